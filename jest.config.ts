@@ -1,0 +1,28 @@
+import type { Config } from 'jest';
+
+// One jest project per package. Tests import sibling packages by name; the moduleNameMapper
+// points those names at the TypeScript sources so `pnpm test` needs no prior build.
+const packages = ['core'];
+
+const moduleNameMapper = {
+  '^@sluice/(core|redis|express|fastify|koa)$': '<rootDir>/../$1/src/index.ts',
+  '^(\\.{1,2}/.*)\\.js$': '$1',
+};
+
+const config: Config = {
+  projects: packages.map((name) => ({
+    displayName: name,
+    rootDir: `<rootDir>/packages/${name}`,
+    testEnvironment: 'node',
+    testMatch: ['<rootDir>/src/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
+    moduleNameMapper,
+    transform: {
+      '^.+\\.ts$': [
+        'ts-jest',
+        { tsconfig: '<rootDir>/tsconfig.test.json', diagnostics: { warnOnly: false } },
+      ],
+    },
+  })),
+};
+
+export default config;

@@ -1,0 +1,71 @@
+import type { Algorithm, State, StepResult } from './algorithm.js';
+import { decide } from './decision.js';
+import { parseWindowOptions, type WindowOptions } from './window-options.js';
+
+/**
+ * Fixed window counter. The window starts at the key's first admitted hit and lasts
+ * `windowMs`; up to `limit` units are admitted in it (Laravel's `throttle`,
+ * express-rate-limit). A denied request does not start or extend a window.
+ *
+ * State: `[windowEnd, count]` (windowEnd in ms since the Unix epoch; it is the expiry).
+ * Lua twin parameters (`Algorithm.params`): `[limit, windowMs]`.
+ */
+export class FixedWindowAlgorithm implements Algorithm {
+  readonly kind = 'fixed-window' as const;
+  readonly limit: number;
+  readonly windowMs: number;
+  readonly params: readonly number[];
+  readonly description: string;
+
+  constructor(limit: number, windowMs: number) {
+    this.limit = limit;
+    this.windowMs = windowMs;
+    this.params = [limit, windowMs];
+    this.description = `fixedWindow(${limit} per ${windowMs} ms)`;
+  }
+
+  step(state: State | undefined, nowMs: number, cost: number): StepResult {
+    const limit = this.limit;
+    let end = nowMs;
+    let count = 0;
+    if (state !== undefined && (state as number[])[0]! > nowMs) {
+      end = (state as number[])[0]!;
+      count = (state as number[])[1]!;
+    }
+    if (count + cost <= limit) {
+      if (cost === 0) {
+        return {
+          state: undefined,
+          decision: decide(true, limit, limit - count, 0, end - nowMs, cost),
+          ttlMs: 0,
+        };
+      }
+      if (count === 0) end = nowMs + this.windowMs;
+      count += cost;
+      const ttlMs = end - nowMs;
+      return {
+        state: [end, count],
+        decision: decide(true, limit, limit - count, 0, ttlMs, cost),
+        ttlMs,
+      };
+    }
+    const retry = cost > limit ? -1 : end - nowMs;
+    return {
+      state: undefined,
+      decision: decide(false, limit, limit - count, retry, end - nowMs, cost),
+      ttlMs: 0,
+    };
+  }
+}
+
+/**
+ * Fixed window: `limit` units per `window`, the window starting at the key's first
+ * admitted hit (Laravel `throttle`, express-rate-limit). State per key: a counter and the
+ * window's end.
+ *
+ * @throws {@link SluiceConfigError} naming `limit` (integer >= 1) or `window` (> 0).
+ */
+export function fixedWindow(options: WindowOptions): FixedWindowAlgorithm {
+  const { limit, windowMs } = parseWindowOptions('fixedWindow', options);
+  return new FixedWindowAlgorithm(limit, windowMs);
+}

@@ -1,0 +1,154 @@
+import type { Algorithm, State, StepResult } from './algorithm.js';
+import type { Decision } from './decision.js';
+import { type Duration, parseDuration } from './duration.js';
+import { SluiceConfigError } from './errors.js';
+import { divide, type Fraction, toFraction } from './rational.js';
+import { integerAtLeast, positiveNumber } from './validate.js';
+
+/**
+ * The one engine behind `gcra`, `cellThrottle`, `leakyBucket` and `tokenBucket`: the
+ * Generic Cell Rate Algorithm with redis-cell's arithmetic (brandur/redis-cell
+ * `CL.THROTTLE`), kept exact for sub-millisecond emission intervals.
+ *
+ * Time inside is counted in **ticks** of `1/ticksPerMs` ms, chosen so that the emission
+ * interval T is a whole number of ticks (`T = intervalTicks / ticksPerMs` ms). The state is
+ * the theoretical arrival time (TAT) in ms since the Unix epoch; it is read back onto the
+ * tick grid, so every comparison is integer arithmetic. That read-back is exact while
+ * `ticksPerMs <= 2048` (any rate whose emission interval in ms has a denominator of at most
+ * 2048, e.g. every rate up to 2048 per period, 3000/s, 10 000/s, 1 000 000/s).
+ *
+ * Lua twin parameters (`Algorithm.params`): `[intervalTicks, ticksPerMs, burst]`.
+ */
+export class GcraAlgorithm implements Algorithm {
+  readonly kind = 'gcra' as const;
+  readonly limit: number;
+  readonly params: readonly number[];
+  readonly description: string;
+  /** Emission interval T in ticks. */
+  readonly intervalTicks: number;
+  /** Ticks per millisecond (the denominator of T in ms). */
+  readonly ticksPerMs: number;
+  /** Delay variation tolerance (burst * T) in ticks. */
+  readonly toleranceTicks: number;
+
+  constructor(emissionIntervalMs: Fraction, burst: number, description: string) {
+    this.intervalTicks = emissionIntervalMs.num;
+    this.ticksPerMs = emissionIntervalMs.den;
+    this.limit = burst;
+    this.toleranceTicks = burst * this.intervalTicks;
+    if (!Number.isSafeInteger(this.toleranceTicks * 2)) {
+      throw new SluiceConfigError(
+        'burst',
+        burst,
+        'a burst whose tolerance (burst x interval) fits in 53 bits',
+      );
+    }
+    this.params = [this.intervalTicks, this.ticksPerMs, burst];
+    this.description = description;
+  }
+
+  /** Emission interval T in ms (may carry a fraction). */
+  get emissionIntervalMs(): number {
+    return this.intervalTicks / this.ticksPerMs;
+  }
+
+  step(state: State | undefined, nowMs: number, cost: number): StepResult {
+    const perMs = this.ticksPerMs;
+    const interval = this.intervalTicks;
+    const tolerance = this.toleranceTicks;
+    // TAT - now, in ticks, never negative (an idle key is a full bucket).
+    let ahead = 0;
+    if (state !== undefined && (state as number) > nowMs) {
+      ahead = Math.round(((state as number) - nowMs) * perMs);
+    }
+    const increment = cost * interval;
+    const next = ahead + increment;
+    if (next <= tolerance) {
+      const decision: Decision = {
+        allowed: true,
+        limit: this.limit,
+        remaining: Math.floor((tolerance - next) / interval),
+        retryAfterMs: 0,
+        resetAfterMs: next / perMs,
+        cost,
+      };
+      if (cost === 0) return { state: undefined, decision, ttlMs: 0 };
+      const ttlMs = next / perMs;
+      return { state: nowMs + ttlMs, decision, ttlMs };
+    }
+    const decision: Decision = {
+      allowed: false,
+      limit: this.limit,
+      remaining: ahead >= tolerance ? 0 : Math.floor((tolerance - ahead) / interval),
+      retryAfterMs: increment > tolerance ? -1 : (next - tolerance) / perMs,
+      resetAfterMs: ahead / perMs,
+      cost,
+    };
+    return { state: undefined, decision, ttlMs: 0 };
+  }
+}
+
+/** Options of {@link gcra}. */
+export interface GcraOptions {
+  /** Requests admitted per `period` on average: a finite number > 0. */
+  rate: number;
+  /** The period of `rate`: ms (number) or a duration string (`'1s'`, `'1 minute'`). */
+  period: Duration;
+  /** Requests admitted back to back from idle: an integer >= 1. Default: `rate` (at least 1). */
+  burst?: number;
+}
+
+/**
+ * GCRA (Generic Cell Rate Algorithm), the default algorithm: `rate` requests per `period`,
+ * up to `burst` back to back from idle. Emission interval T = period / rate, delay
+ * variation tolerance = burst x T. Same arithmetic as redis-cell `CL.THROTTLE`.
+ * State per key: one number (TAT).
+ *
+ * @throws {@link SluiceConfigError} for a `rate` or `period` that is not > 0 and finite,
+ *   an unparsable `period`, or a `burst` that is not an integer >= 1.
+ */
+export function gcra(options: GcraOptions): GcraAlgorithm {
+  if (options === null || typeof options !== 'object') {
+    throw new SluiceConfigError('options', options, 'an object { rate, period, burst? }');
+  }
+  const rate = positiveNumber('rate', options.rate);
+  const periodMs = parseDuration('period', options.period);
+  const burst =
+    options.burst === undefined
+      ? Math.max(1, Math.floor(rate))
+      : integerAtLeast('burst', options.burst, 1);
+  const interval = divide(toFraction('period', periodMs), toFraction('rate', rate), 'rate', rate);
+  return new GcraAlgorithm(interval, burst, `gcra(${rate} per ${periodMs} ms, burst ${burst})`);
+}
+
+/**
+ * redis-cell's `CL.THROTTLE key max_burst count period` exactly:
+ * `gcra({ burst: maxBurst + 1, rate: count, period: periodSeconds * 1000 })`.
+ * The decision's `limit` is `maxBurst + 1`; {@link toCellReply} gives the command's reply.
+ *
+ * @param maxBurst - integer >= 0.
+ * @param count - requests per period, a finite number > 0.
+ * @param periodSeconds - the period in **seconds**, a finite number > 0.
+ * @throws {@link SluiceConfigError} naming `maxBurst`, `count` or `periodSeconds`.
+ */
+export function cellThrottle(
+  maxBurst: number,
+  count: number,
+  periodSeconds: number,
+): GcraAlgorithm {
+  integerAtLeast('maxBurst', maxBurst, 0);
+  const rate = positiveNumber('count', count);
+  const seconds = positiveNumber('periodSeconds', periodSeconds);
+  const periodMs = divide(
+    toFraction('periodSeconds', seconds),
+    { num: 1, den: 1000 },
+    'periodSeconds',
+    periodSeconds,
+  );
+  const interval = divide(periodMs, toFraction('count', rate), 'count', count);
+  return new GcraAlgorithm(
+    interval,
+    maxBurst + 1,
+    `cellThrottle(max_burst ${maxBurst}, ${count} per ${periodSeconds} s)`,
+  );
+}

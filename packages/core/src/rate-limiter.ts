@@ -1,0 +1,170 @@
+import type { Algorithm } from './algorithm.js';
+import type { Decision } from './decision.js';
+import { SluiceConfigError } from './errors.js';
+import { MemoryStore } from './memory-store.js';
+import type { Store } from './store.js';
+import { checkCost } from './validate.js';
+
+/** Options of {@link RateLimiter}. */
+export interface RateLimiterOptions {
+  /** The algorithm and its parameters, e.g. `gcra({ rate: 30, period: '1m', burst: 15 })`. Required. */
+  algorithm: Algorithm;
+  /** Where state lives. Default: a new {@link MemoryStore}. */
+  store?: Store;
+  /** Prepended to every key as `<prefix>:<key>`. Default `'sluice'`. */
+  prefix?: string;
+  /** The time in **ms since the Unix epoch**. Default `Date.now`. Tests inject a fake one. */
+  clock?: () => number;
+  /**
+   * How {@link RateLimiter.acquire} waits, in ms. Default: a `setTimeout` promise. Tests
+   * inject one that advances their fake clock.
+   */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** Options of one {@link RateLimiter.consume} call. */
+export interface ConsumeOptions {
+  /** Units to take: an integer >= 0 (0 = peek). Default 1. A bad value is a `TypeError`. */
+  cost?: number;
+}
+
+/** Options of {@link RateLimiter.acquire}. */
+export interface AcquireOptions extends ConsumeOptions {
+  /** Give up once the next try would fall past this many ms from the call. Default: no limit. */
+  timeoutMs?: number;
+}
+
+interface LimiterConfig {
+  algorithm: Algorithm;
+  store: Store;
+  prefix: string;
+  clock: () => number;
+  sleep: (ms: number) => Promise<void>;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Applies one algorithm on one store to keys: the core of sluice (DESIGN §3).
+ *
+ * ```ts
+ * const limiter = new RateLimiter({ algorithm: gcra({ rate: 30, period: '1m', burst: 15 }) });
+ * const d = await limiter.consume('jack:reply'); // d.allowed, d.remaining, d.retryAfterMs…
+ * ```
+ *
+ * @throws {@link SluiceConfigError} at construction for a missing `algorithm`, a `store`
+ *   without `consume`/`reset`, a non-string `prefix` or a non-function `clock`/`sleep`.
+ */
+export class RateLimiter {
+  readonly #config: LimiterConfig;
+  readonly #prefix: string;
+
+  constructor(options: RateLimiterOptions) {
+    this.#config = parseLimiterOptions(options);
+    this.#prefix = `${this.#config.prefix}:`;
+  }
+
+  /** The algorithm this limiter runs. */
+  get algorithm(): Algorithm {
+    return this.#config.algorithm;
+  }
+
+  /** The store this limiter uses. */
+  get store(): Store {
+    return this.#config.store;
+  }
+
+  /**
+   * Takes `cost` units (default 1) from `key` if the algorithm admits them.
+   * Resolves to the {@link Decision}; a denial is a decision, not a rejection.
+   * @throws `TypeError` (synchronously) for a cost that is not an integer >= 0.
+   */
+  consume(key: string, options?: ConsumeOptions): Promise<Decision> {
+    const cost = options === undefined || options.cost === undefined ? 1 : checkCost(options.cost);
+    return this.#decide(key, cost);
+  }
+
+  /** What `consume(key)` would decide, without taking anything (cost 0). */
+  peek(key: string): Promise<Decision> {
+    return this.#decide(key, 0);
+  }
+
+  /** Forgets `key`: its next decision sees a full quota. */
+  async reset(key: string): Promise<void> {
+    await this.#config.store.reset(this.#prefix + key);
+  }
+
+  /**
+   * Redisson's `tryAcquire(permits, timeout)`: takes `cost` units from `key`, waiting
+   * `retryAfterMs` between tries until admitted. Resolves to the allowing decision, or to
+   * the last denial as soon as the next try would fall past `timeoutMs` (or can never
+   * succeed). Never sleeps past the deadline and never spins.
+   */
+  async acquire(key: string, options: AcquireOptions = {}): Promise<Decision> {
+    const cost = options.cost === undefined ? 1 : checkCost(options.cost);
+    const timeoutMs = options.timeoutMs ?? Number.POSITIVE_INFINITY;
+    if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs < 0) {
+      throw new TypeError(`sluice: timeoutMs must be a number >= 0, got ${String(timeoutMs)}`);
+    }
+    const { clock, sleep } = this.#config;
+    const deadline = clock() + timeoutMs;
+    for (;;) {
+      const decision = await this.#decide(key, cost);
+      if (decision.allowed || decision.retryAfterMs < 0) return decision;
+      const wait = Math.ceil(decision.retryAfterMs);
+      if (clock() + wait > deadline) return decision;
+      await sleep(wait);
+    }
+  }
+
+  #decide(key: string, cost: number): Promise<Decision> {
+    if (typeof key !== 'string') {
+      return Promise.reject(new TypeError(`sluice: key must be a string, got ${typeof key}`));
+    }
+    const { store, algorithm, clock } = this.#config;
+    try {
+      const result = store.consume(this.#prefix + key, algorithm, cost, clock());
+      return result instanceof Promise ? result : Promise.resolve(result);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+}
+
+function parseLimiterOptions(options: RateLimiterOptions): LimiterConfig {
+  if (options === null || typeof options !== 'object') {
+    throw new SluiceConfigError(
+      'options',
+      options,
+      'an object { algorithm, store?, prefix?, clock? }',
+    );
+  }
+  const {
+    algorithm,
+    store = new MemoryStore(),
+    prefix = 'sluice',
+    clock = Date.now,
+    sleep = defaultSleep,
+  } = options;
+  if (algorithm === null || typeof algorithm !== 'object' || typeof algorithm.step !== 'function') {
+    throw new SluiceConfigError(
+      'algorithm',
+      algorithm,
+      'an algorithm such as gcra({ rate, period })',
+    );
+  }
+  if (
+    store === null ||
+    typeof store !== 'object' ||
+    typeof store.consume !== 'function' ||
+    typeof store.reset !== 'function'
+  ) {
+    throw new SluiceConfigError('store', store, 'a Store (MemoryStore, RedisStore)');
+  }
+  if (typeof prefix !== 'string') throw new SluiceConfigError('prefix', prefix, 'a string');
+  if (typeof clock !== 'function')
+    throw new SluiceConfigError('clock', clock, 'a function returning ms since the Unix epoch');
+  if (typeof sleep !== 'function')
+    throw new SluiceConfigError('sleep', sleep, 'a function (ms) => Promise<void>');
+  return { algorithm, store, prefix, clock, sleep };
+}

@@ -1,0 +1,117 @@
+import type { Algorithm, State, StepResult } from './algorithm.js';
+import { decide } from './decision.js';
+import { parseWindowOptions, type WindowOptions } from './window-options.js';
+
+/**
+ * Sliding window counter (as in Cloudflare's and redis-rate-limiting designs): windows are
+ * aligned to multiples of `windowMs` since the Unix epoch, and the count at time t is
+ * `previous x (windowMs - elapsed) / windowMs + current`, where `elapsed` is t minus the
+ * current window's start. A request of `cost` is admitted when that estimate plus `cost`
+ * is at most `limit`. All comparisons are done on integers scaled by `windowMs`, so they
+ * are exact.
+ *
+ * State: `[expiresAt, currentWindowStart, previousCount, currentCount]`.
+ * Lua twin parameters (`Algorithm.params`): `[limit, windowMs]`.
+ */
+export class SlidingWindowAlgorithm implements Algorithm {
+  readonly kind = 'sliding-window' as const;
+  readonly limit: number;
+  readonly windowMs: number;
+  readonly params: readonly number[];
+  readonly description: string;
+
+  constructor(limit: number, windowMs: number) {
+    this.limit = limit;
+    this.windowMs = windowMs;
+    this.params = [limit, windowMs];
+    this.description = `slidingWindow(${limit} per ${windowMs} ms)`;
+  }
+
+  step(state: State | undefined, nowMs: number, cost: number): StepResult {
+    const limit = this.limit;
+    const w = this.windowMs;
+    const start = Math.floor(nowMs / w) * w;
+    const elapsed = nowMs - start;
+    let prev = 0;
+    let curr = 0;
+    if (state !== undefined && (state as number[])[0]! > nowMs) {
+      const s = state as number[];
+      if (s[1] === start) {
+        prev = s[2]!;
+        curr = s[3]!;
+      } else if (s[1] === start - w) {
+        prev = s[3]!;
+      }
+    }
+    const weight = w - elapsed; // previous window's weight, times w
+    const used = prev * weight + curr * w; // the estimate, times w
+    if (used + cost * w <= limit * w) {
+      const after = used + cost * w;
+      const remaining = Math.floor((limit * w - after) / w);
+      if (cost === 0) {
+        return {
+          state: undefined,
+          decision: decide(
+            true,
+            limit,
+            remaining,
+            0,
+            resetAfter(prev, curr, start, w, nowMs),
+            cost,
+          ),
+          ttlMs: 0,
+        };
+      }
+      curr += cost;
+      const expiresAt = start + 2 * w;
+      const ttlMs = expiresAt - nowMs;
+      return {
+        state: [expiresAt, start, prev, curr],
+        decision: decide(true, limit, remaining, 0, ttlMs, cost),
+        ttlMs,
+      };
+    }
+    let retry: number;
+    if (cost > limit) retry = -1;
+    else if (prev > 0 && curr + cost <= limit) {
+      // Within this window, once prev x (w - e) + (curr + cost) x w <= limit x w.
+      // e* - elapsed = (prev x weight - (limit - curr - cost) x w) / prev, one exact division.
+      retry = (prev * weight - (limit - curr - cost) * w) / prev;
+    } else {
+      // In the next window the current count becomes the previous one:
+      // curr x (w - e') + cost x w <= limit x w, so e' = w - (limit - cost) x w / curr.
+      const toNext = start + w - nowMs;
+      retry = curr + cost <= limit ? toNext : toNext + (curr * w - (limit - cost) * w) / curr;
+    }
+    const remaining = Math.max(0, Math.floor((limit * w - used) / w));
+    return {
+      state: undefined,
+      decision: decide(
+        false,
+        limit,
+        remaining,
+        retry,
+        resetAfter(prev, curr, start, w, nowMs),
+        cost,
+      ),
+      ttlMs: 0,
+    };
+  }
+}
+
+function resetAfter(prev: number, curr: number, start: number, w: number, nowMs: number): number {
+  if (curr > 0) return start + 2 * w - nowMs;
+  if (prev > 0) return start + w - nowMs;
+  return 0;
+}
+
+/**
+ * Sliding window counter: `limit` units per `window`, the previous window weighted by its
+ * overlap with the sliding window plus the current window. State per key: two counters.
+ *
+ * @throws {@link SluiceConfigError} naming `limit` (integer >= 1) or `window` (> 0).
+ */
+export function slidingWindow(options: WindowOptions): SlidingWindowAlgorithm {
+  const { limit, windowMs } = parseWindowOptions('slidingWindow', options);
+  return new SlidingWindowAlgorithm(limit, windowMs);
+}

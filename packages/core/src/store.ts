@@ -1,0 +1,29 @@
+import type { Algorithm } from './algorithm.js';
+import type { Decision } from './decision.js';
+
+/**
+ * Where limit state lives. A store runs one whole decision atomically: read the key's
+ * state, run the algorithm's step, write the new state with its expiry. The in-memory
+ * {@link MemoryStore} does it synchronously; `RedisStore` in @sluice/redis does it with one
+ * `EVALSHA` of the algorithm's Lua twin.
+ */
+export interface Store {
+  /**
+   * Decides one request on `key` and records it if admitted.
+   *
+   * @param key - the full key (the limiter has already applied its prefix).
+   * @param algorithm - which algorithm and parameters to run.
+   * @param cost - units asked for: an integer >= 0 (0 = peek), already checked.
+   * @param nowMs - the limiter's clock in ms since the Unix epoch. A store that keeps its
+   *   own time (Redis `TIME`) may ignore it.
+   */
+  consume(
+    key: string,
+    algorithm: Algorithm,
+    cost: number,
+    nowMs: number,
+  ): Decision | Promise<Decision>;
+
+  /** Forgets `key`: its next decision sees a full quota. */
+  reset(key: string): void | Promise<void>;
+}

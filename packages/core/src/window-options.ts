@@ -1,0 +1,33 @@
+import { type Duration, parseDuration } from './duration.js';
+import { SluiceConfigError } from './errors.js';
+import { integerAtLeast } from './validate.js';
+
+/** Options shared by {@link fixedWindow}, {@link slidingWindow} and {@link slidingLog}. */
+export interface WindowOptions {
+  /** Units admitted per window: an integer >= 1. Reported as `limit`. */
+  limit: number;
+  /** The window: ms (number) or a duration string (`'1s'`, `'1 minute'`, `'15m'`). */
+  window: Duration;
+}
+
+/** Validated {@link WindowOptions}: `limit` and `windowMs` (whole ms >= 1). */
+export interface WindowConfig {
+  limit: number;
+  windowMs: number;
+}
+
+/**
+ * Parses {@link WindowOptions} once.
+ * @throws {@link SluiceConfigError} naming `limit` or `window`.
+ */
+export function parseWindowOptions(factory: string, options: WindowOptions): WindowConfig {
+  if (options === null || typeof options !== 'object') {
+    throw new SluiceConfigError('options', options, `an object { limit, window } for ${factory}`);
+  }
+  const limit = integerAtLeast('limit', options.limit, 1);
+  const windowMs = parseDuration('window', options.window);
+  if (!Number.isSafeInteger(windowMs)) {
+    throw new SluiceConfigError('window', options.window, 'a whole number of milliseconds');
+  }
+  return { limit, windowMs };
+}
