@@ -10,6 +10,8 @@ export type { GcraOptions } from './gcra.js';
 export { cellThrottle, GcraAlgorithm, gcra } from './gcra.js';
 export type { LeakyBucketOptions } from './leaky-bucket.js';
 export { leakyBucket } from './leaky-bucket.js';
+export type { LimitAlgorithmFactory, LimitQuota } from './limit.js';
+export { defaultLimitAlgorithm, Limit, limitAlgorithm } from './limit.js';
 export type { MemoryStoreOptions } from './memory-store.js';
 export { MemoryStore } from './memory-store.js';
 export type { AcquireOptions, ConsumeOptions, RateLimiterOptions } from './rate-limiter.js';

@@ -1,0 +1,299 @@
+import type { Algorithm } from './algorithm.js';
+import { type Duration, parseDuration } from './duration.js';
+import { SluiceConfigError } from './errors.js';
+import { gcra } from './gcra.js';
+import { integerAtLeast } from './validate.js';
+
+const SECOND_MS = 1000;
+const MINUTE_MS = 60 * SECOND_MS;
+const HOUR_MS = 60 * MINUTE_MS;
+const DAY_MS = 24 * HOUR_MS;
+
+interface LimitFields {
+  maxAttempts: number;
+  periodMs: number;
+  key: string | undefined;
+  requestCost: number;
+  prefix: string | undefined;
+  unlimited: boolean;
+}
+
+/**
+ * One rate limit on a route: `maxAttempts` requests per `periodMs`, optionally for an
+ * explicit subject key (`.by(key)`), a per-request cost (`.cost(n)`) and a key prefix
+ * (`.withPrefix(name)`).
+ *
+ * Source of semantics: Laravel `Illuminate\Cache\RateLimiting\Limit` (`perSecond`,
+ * `perMinute`, `perMinutes`, `perHour`, `perDay`, `none`, `by`). `cost` and `withPrefix`
+ * are sluice additions (`withPrefix` is the third argument of `'throttle:60,1,uploads'`).
+ *
+ * A `Limit` is immutable (frozen): `.by()`, `.cost()` and `.withPrefix()` return a new
+ * `Limit` and leave the receiver unchanged, so a `Limit` can be shared between routes.
+ *
+ * A `Limit` only states a quota; it does not choose an algorithm. Which algorithm enforces
+ * it is the middleware's `algorithm` option (default: GCRA with `burst` = the quota); see
+ * {@link limitAlgorithm}.
+ *
+ * ```ts
+ * Limit.perMinute(60).by(req.userId ?? req.ip);   // 60 requests per 60 000 ms per subject
+ * Limit.perMinutes(15, 100).cost(5);              // 100 units per 15 minutes, 5 per request
+ * ```
+ */
+export class Limit {
+  /** The quota: requests (units of cost) admitted per period. An integer >= 1, or `Infinity` when {@link Limit.unlimited}. */
+  readonly maxAttempts: number;
+  /** The period of the quota in **milliseconds** (whole ms >= 1). 60 000 for {@link Limit.none}. */
+  readonly periodMs: number;
+  /**
+   * The subject key segment given with {@link Limit.by} (numbers are converted with
+   * `String(n)`), or `undefined`: the middleware then derives the subject itself (user id,
+   * else client IP; DESIGN §5).
+   */
+  readonly key: string | undefined;
+  /** Units each request takes from the quota (set with {@link Limit.cost}): an integer >= 0. Default 1. */
+  readonly requestCost: number;
+  /**
+   * A name for the limit's keys (set with {@link Limit.withPrefix}; `'uploads'` in
+   * `'throttle:60,1,uploads'`), or `undefined`. Keys are `<prefix>:<limit name>:<route>:<subject>`.
+   */
+  readonly prefix: string | undefined;
+  /** `true` only for {@link Limit.none}: the limit never denies and needs no algorithm or store. */
+  readonly unlimited: boolean;
+
+  private constructor(fields: LimitFields) {
+    this.maxAttempts = fields.maxAttempts;
+    this.periodMs = fields.periodMs;
+    this.key = fields.key;
+    this.requestCost = fields.requestCost;
+    this.prefix = fields.prefix;
+    this.unlimited = fields.unlimited;
+    Object.freeze(this);
+  }
+
+  /**
+   * `maxAttempts` requests per `period`.
+   *
+   * @param maxAttempts - an integer >= 1.
+   * @param period - **milliseconds** (a whole number >= 1) or a duration string (`'1s'`,
+   *   `'15m'`, `'1 hour'`; see `parseDuration`).
+   * @throws {@link SluiceConfigError} naming `maxAttempts` or `period`.
+   */
+  static per(maxAttempts: number, period: Duration): Limit {
+    const quota = integerAtLeast('maxAttempts', maxAttempts, 1);
+    const periodMs = parseDuration('period', period);
+    if (!Number.isSafeInteger(periodMs)) {
+      throw new SluiceConfigError('period', period, 'a whole number of milliseconds');
+    }
+    return Limit.#make(quota, periodMs);
+  }
+
+  /**
+   * `maxAttempts` requests per `decaySeconds` **seconds** (default 1).
+   * Laravel `Limit::perSecond($maxAttempts, $decaySeconds = 1)`.
+   * @throws {@link SluiceConfigError} naming `maxAttempts` or `decaySeconds` (integers >= 1).
+   */
+  static perSecond(maxAttempts: number, decaySeconds = 1): Limit {
+    return Limit.#scaled(maxAttempts, 'decaySeconds', decaySeconds, SECOND_MS);
+  }
+
+  /**
+   * `maxAttempts` requests per `decayMinutes` **minutes** (default 1).
+   * Laravel `Limit::perMinute($maxAttempts, $decayMinutes = 1)`.
+   * @throws {@link SluiceConfigError} naming `maxAttempts` or `decayMinutes` (integers >= 1).
+   */
+  static perMinute(maxAttempts: number, decayMinutes = 1): Limit {
+    return Limit.#scaled(maxAttempts, 'decayMinutes', decayMinutes, MINUTE_MS);
+  }
+
+  /**
+   * `maxAttempts` requests per `decayMinutes` **minutes**. Note the argument order, which
+   * is Laravel's: `Limit::perMinutes($decayMinutes, $maxAttempts)`.
+   * @throws {@link SluiceConfigError} naming `decayMinutes` or `maxAttempts` (integers >= 1).
+   */
+  static perMinutes(decayMinutes: number, maxAttempts: number): Limit {
+    return Limit.#scaled(maxAttempts, 'decayMinutes', decayMinutes, MINUTE_MS);
+  }
+
+  /**
+   * `maxAttempts` requests per `decayHours` **hours** (default 1).
+   * Laravel `Limit::perHour($maxAttempts, $decayHours = 1)`.
+   * @throws {@link SluiceConfigError} naming `maxAttempts` or `decayHours` (integers >= 1).
+   */
+  static perHour(maxAttempts: number, decayHours = 1): Limit {
+    return Limit.#scaled(maxAttempts, 'decayHours', decayHours, HOUR_MS);
+  }
+
+  /**
+   * `maxAttempts` requests per `decayDays` **days** (default 1).
+   * Laravel `Limit::perDay($maxAttempts, $decayDays = 1)`.
+   * @throws {@link SluiceConfigError} naming `maxAttempts` or `decayDays` (integers >= 1).
+   */
+  static perDay(maxAttempts: number, decayDays = 1): Limit {
+    return Limit.#scaled(maxAttempts, 'decayDays', decayDays, DAY_MS);
+  }
+
+  /**
+   * A limit that never denies (`unlimited: true`, `maxAttempts: Infinity`,
+   * `periodMs: 60 000`). Laravel `Limit::none()` (`Unlimited`). Use it in a named limiter
+   * to exempt some requests, e.g. `req.userId === 'admin' ? Limit.none() : Limit.perMinute(60)`.
+   */
+  static none(): Limit {
+    noneLimit ??= new Limit({
+      maxAttempts: Number.POSITIVE_INFINITY,
+      periodMs: MINUTE_MS,
+      key: undefined,
+      requestCost: 1,
+      prefix: undefined,
+      unlimited: true,
+    });
+    return noneLimit;
+  }
+
+  /**
+   * The same limit for an explicit subject key (Laravel `Limit::by($key)`), replacing the
+   * middleware's default subject (user id, else client IP).
+   *
+   * @param key - a string (any, `''` included) or a finite number (converted with `String`).
+   * @returns a new `Limit`; the receiver is unchanged.
+   * @throws {@link SluiceConfigError} naming `key` for any other value (e.g. `undefined`, `NaN`).
+   */
+  by(key: string | number): Limit {
+    let text: string;
+    if (typeof key === 'string') text = key;
+    else if (typeof key === 'number' && Number.isFinite(key)) text = String(key);
+    else throw new SluiceConfigError('key', key, 'a string or a finite number');
+    return this.#with({ key: text });
+  }
+
+  /**
+   * The same limit with each request taking `units` from the quota (default 1; 0 makes
+   * requests free). A request whose cost exceeds the quota can never be admitted.
+   *
+   * @param units - an integer >= 0.
+   * @returns a new `Limit`; the receiver is unchanged. Read the value as {@link Limit.requestCost}.
+   * @throws {@link SluiceConfigError} naming `cost` for anything else.
+   */
+  cost(units: number): Limit {
+    return this.#with({ requestCost: integerAtLeast('cost', units, 0) });
+  }
+
+  /**
+   * The same limit under a key prefix / limit name (`'uploads'` in `'throttle:60,1,uploads'`;
+   * Laravel `ThrottleRequests` `$prefix`), so routes with different prefixes count separately.
+   *
+   * @param prefix - a non-empty string.
+   * @returns a new `Limit`; the receiver is unchanged.
+   * @throws {@link SluiceConfigError} naming `prefix` for anything else.
+   */
+  withPrefix(prefix: string): Limit {
+    if (typeof prefix !== 'string' || prefix === '') {
+      throw new SluiceConfigError('prefix', prefix, 'a non-empty string');
+    }
+    return this.#with({ prefix });
+  }
+
+  /** For logs: e.g. `Limit(60 per 60000 ms, by "42", cost 1)` or `Limit(none)`. */
+  toString(): string {
+    if (this.unlimited) return 'Limit(none)';
+    const parts = [`${this.maxAttempts} per ${this.periodMs} ms`];
+    if (this.prefix !== undefined) parts.push(`prefix ${JSON.stringify(this.prefix)}`);
+    if (this.key !== undefined) parts.push(`by ${JSON.stringify(this.key)}`);
+    parts.push(`cost ${this.requestCost}`);
+    return `Limit(${parts.join(', ')})`;
+  }
+
+  #with(change: Partial<LimitFields>): Limit {
+    return new Limit({
+      maxAttempts: this.maxAttempts,
+      periodMs: this.periodMs,
+      key: this.key,
+      requestCost: this.requestCost,
+      prefix: this.prefix,
+      unlimited: this.unlimited,
+      ...change,
+    });
+  }
+
+  static #scaled(maxAttempts: number, unitOption: string, units: number, unitMs: number): Limit {
+    const quota = integerAtLeast('maxAttempts', maxAttempts, 1);
+    const count = integerAtLeast(unitOption, units, 1);
+    const periodMs = count * unitMs;
+    if (!Number.isSafeInteger(periodMs)) {
+      throw new SluiceConfigError(unitOption, units, 'a period that fits in 53 bits of ms');
+    }
+    return Limit.#make(quota, periodMs);
+  }
+
+  static #make(maxAttempts: number, periodMs: number): Limit {
+    return new Limit({
+      maxAttempts,
+      periodMs,
+      key: undefined,
+      requestCost: 1,
+      prefix: undefined,
+      unlimited: false,
+    });
+  }
+}
+
+/** The shared {@link Limit.none} instance, built on first use. */
+let noneLimit: Limit | undefined;
+
+/** The quota handed to a {@link LimitAlgorithmFactory}: `limit` units per `periodMs` **ms**. */
+export interface LimitQuota {
+  /** Units admitted per period ({@link Limit.maxAttempts}): an integer >= 1. */
+  limit: number;
+  /** The period in **milliseconds** ({@link Limit.periodMs}): a whole number >= 1. */
+  periodMs: number;
+}
+
+/**
+ * Builds the algorithm that enforces a {@link Limit}'s quota: the middleware's `algorithm`
+ * option. E.g. `({ limit, periodMs }) => fixedWindow({ limit, window: periodMs })` for
+ * Laravel-exact fixed windows.
+ */
+export type LimitAlgorithmFactory = (quota: LimitQuota) => Algorithm;
+
+/**
+ * The default {@link LimitAlgorithmFactory}: GCRA with `rate = burst = limit` per `periodMs`
+ * (a full quota may be spent back to back from idle, then it refills continuously).
+ */
+export const defaultLimitAlgorithm: LimitAlgorithmFactory = ({ limit, periodMs }) =>
+  gcra({ rate: limit, period: periodMs, burst: limit });
+
+/**
+ * The algorithm that enforces `limit`: `factory({ limit: maxAttempts, periodMs })`, by
+ * default {@link defaultLimitAlgorithm} (`gcra({ rate: maxAttempts, period: periodMs,
+ * burst: maxAttempts })`, DESIGN §4). Returns `undefined` for {@link Limit.none} (nothing
+ * to enforce). Builds a new algorithm on each call: call it once per limit at construction
+ * where possible, or cache by `(maxAttempts, periodMs)`.
+ *
+ * @throws {@link SluiceConfigError} naming `limit` when `limit` is not a {@link Limit},
+ *   naming `algorithm` when `factory` is not a function or returns something that is not an
+ *   `Algorithm`; and whatever the factory throws (e.g. `SluiceConfigError` from `gcra`).
+ */
+export function limitAlgorithm(
+  limit: Limit,
+  factory: LimitAlgorithmFactory = defaultLimitAlgorithm,
+): Algorithm | undefined {
+  if (!(limit instanceof Limit)) {
+    throw new SluiceConfigError('limit', limit, 'a Limit such as Limit.perMinute(60)');
+  }
+  if (typeof factory !== 'function') {
+    throw new SluiceConfigError(
+      'algorithm',
+      factory,
+      'a function ({ limit, periodMs }) => Algorithm',
+    );
+  }
+  if (limit.unlimited) return undefined;
+  const algorithm = factory({ limit: limit.maxAttempts, periodMs: limit.periodMs });
+  if (algorithm === null || typeof algorithm !== 'object' || typeof algorithm.step !== 'function') {
+    throw new SluiceConfigError(
+      'algorithm',
+      algorithm,
+      'the algorithm factory to return an Algorithm such as gcra({ rate, period })',
+    );
+  }
+  return algorithm;
+}
