@@ -3,6 +3,7 @@ import type { Decision } from './decision.js';
 import { SluiceConfigError } from './errors.js';
 import { MemoryStore } from './memory-store.js';
 import type { Store } from './store.js';
+import { FailSafeStore, type StoreErrorPolicy, type StoreFailureLogger } from './store-failure.js';
 import { checkCost } from './validate.js';
 
 /** Options of {@link RateLimiter}. */
@@ -20,6 +21,15 @@ export interface RateLimiterOptions {
    * inject one that advances their fake clock.
    */
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * What to do while the store fails or answers later than its own `timeoutMs`:
+   * `'insurance'` (default: decide in process with a MemoryStore, log once per outage),
+   * `'allow'` (fail open) or `'deny'` (fail closed). A store failure never rejects
+   * `consume`. Not applied to a {@link MemoryStore}, which cannot fail.
+   */
+  onStoreError?: StoreErrorPolicy;
+  /** Where store-failure notices go. Default `console`. */
+  logger?: StoreFailureLogger;
 }
 
 /** Options of one {@link RateLimiter.consume} call. */
@@ -69,7 +79,7 @@ export class RateLimiter {
     return this.#config.algorithm;
   }
 
-  /** The store this limiter uses. */
+  /** The store this limiter uses (a non-memory store is wrapped by its `onStoreError` policy). */
   get store(): Store {
     return this.#config.store;
   }
@@ -145,6 +155,8 @@ function parseLimiterOptions(options: RateLimiterOptions): LimiterConfig {
     prefix = 'sluice',
     clock = Date.now,
     sleep = defaultSleep,
+    onStoreError = 'insurance',
+    logger = console,
   } = options;
   if (algorithm === null || typeof algorithm !== 'object' || typeof algorithm.step !== 'function') {
     throw new SluiceConfigError(
@@ -166,5 +178,13 @@ function parseLimiterOptions(options: RateLimiterOptions): LimiterConfig {
     throw new SluiceConfigError('clock', clock, 'a function returning ms since the Unix epoch');
   if (typeof sleep !== 'function')
     throw new SluiceConfigError('sleep', sleep, 'a function (ms) => Promise<void>');
-  return { algorithm, store, prefix, clock, sleep };
+  if (onStoreError !== 'insurance' && onStoreError !== 'allow' && onStoreError !== 'deny') {
+    throw new SluiceConfigError('onStoreError', onStoreError, "'insurance', 'allow' or 'deny'");
+  }
+  if (logger === null || typeof logger !== 'object' || typeof logger.warn !== 'function') {
+    throw new SluiceConfigError('logger', logger, 'an object with warn(message)');
+  }
+  const guarded =
+    store instanceof MemoryStore ? store : new FailSafeStore(store, onStoreError, logger);
+  return { algorithm, store: guarded, prefix, clock, sleep };
 }

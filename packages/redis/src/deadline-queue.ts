@@ -1,0 +1,83 @@
+/** The error a store call rejects with when it takes longer than `timeoutMs`. */
+export class StoreTimeoutError extends Error {
+  constructor(timeoutMs: number) {
+    super(`sluice: the store did not answer within ${timeoutMs} ms`);
+    this.name = 'StoreTimeoutError';
+  }
+}
+
+interface Pending {
+  deadline: number;
+  reject: (error: Error) => void;
+  settled: boolean;
+}
+
+/**
+ * Bounds how long calls may take, with one timer for all of them: every call has the same
+ * timeout, so deadlines arrive in call order and a FIFO queue needs only its head's timer.
+ * A call past its deadline is rejected with {@link StoreTimeoutError}; its late answer is
+ * ignored.
+ */
+export class DeadlineQueue {
+  readonly timeoutMs: number;
+  #queue: Pending[] = [];
+  #head = 0;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(timeoutMs: number) {
+    this.timeoutMs = timeoutMs;
+  }
+
+  /** `promise`, or a rejection with {@link StoreTimeoutError} after `timeoutMs`. */
+  wrap<T>(promise: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const entry: Pending = {
+        deadline: performance.now() + this.timeoutMs,
+        reject,
+        settled: false,
+      };
+      this.#queue.push(entry);
+      if (this.#timer === undefined) this.#arm(this.timeoutMs);
+      promise.then(
+        (value) => {
+          entry.settled = true;
+          resolve(value);
+        },
+        (error: unknown) => {
+          entry.settled = true;
+          reject(error);
+        },
+      );
+    });
+  }
+
+  #arm(delayMs: number): void {
+    this.#timer = setTimeout(() => this.#expire(), Math.max(0, Math.ceil(delayMs)));
+    this.#timer.unref();
+  }
+
+  #expire(): void {
+    this.#timer = undefined;
+    const now = performance.now();
+    const queue = this.#queue;
+    while (this.#head < queue.length) {
+      const entry = queue[this.#head]!;
+      if (!entry.settled) {
+        if (entry.deadline > now) break;
+        entry.settled = true;
+        entry.reject(new StoreTimeoutError(this.timeoutMs));
+      }
+      this.#head++;
+    }
+    if (this.#head === queue.length) {
+      this.#queue = [];
+      this.#head = 0;
+      return;
+    }
+    if (this.#head > 1024) {
+      this.#queue = queue.slice(this.#head);
+      this.#head = 0;
+    }
+    this.#arm(this.#queue[this.#head]!.deadline - now);
+  }
+}

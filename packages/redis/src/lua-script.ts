@@ -1,0 +1,29 @@
+import { createHash } from 'node:crypto';
+import type { Cluster, Redis } from 'ioredis';
+
+/** What the store needs of an ioredis client: `Redis` and `Cluster` both have it. */
+export type RedisClient = Pick<Redis | Cluster, 'evalsha' | 'eval' | 'del'>;
+
+/**
+ * A Lua script run by `EVALSHA` (one round trip), falling back to `EVAL` (which also loads
+ * it) when Redis answers `NOSCRIPT`, e.g. after `SCRIPT FLUSH`, a restart or a failover.
+ */
+export class LuaScript {
+  readonly source: string;
+  readonly sha1: string;
+
+  constructor(source: string) {
+    this.source = source;
+    this.sha1 = createHash('sha1').update(source).digest('hex');
+  }
+
+  /** Runs the script on one key. */
+  run(client: RedisClient, key: string, args: (string | number)[]): Promise<unknown> {
+    return client.evalsha(this.sha1, 1, key, ...args).catch((error: unknown) => {
+      if (error instanceof Error && error.message.startsWith('NOSCRIPT')) {
+        return client.eval(this.source, 1, key, ...args);
+      }
+      throw error;
+    });
+  }
+}

@@ -1,0 +1,138 @@
+import {
+  type Algorithm,
+  type Decision,
+  type FixedWindowAlgorithm,
+  type GcraAlgorithm,
+  SluiceConfigError,
+  type SlidingLogAlgorithm,
+  type SlidingWindowAlgorithm,
+  type Store,
+} from '@sluice/core';
+import { DeadlineQueue } from './deadline-queue.js';
+import { decodeFixedWindow, FIXED_WINDOW_LUA } from './fixed-window.lua.js';
+import { decodeGcra, GCRA_LUA } from './gcra.lua.js';
+import { LuaScript, type RedisClient } from './lua-script.js';
+import { redisKey } from './redis-key.js';
+import { decodeSlidingLog, SLIDING_LOG_LUA } from './sliding-log.lua.js';
+import { decodeSlidingWindow, SLIDING_WINDOW_LUA } from './sliding-window.lua.js';
+
+/** Options of {@link RedisStore}. */
+export interface RedisStoreOptions {
+  /** An ioredis client: `new Redis(...)` or `new Cluster(...)`. The store never closes it. */
+  client: RedisClient;
+  /** Prepended to every Redis key, before the hash tag. Default `''`. */
+  prefix?: string;
+  /**
+   * Whose clock decides: `'server'` (default) takes the time from Redis `TIME`, so app
+   * servers' clocks do not matter; `'client'` uses the limiter's `clock` (tests, or when
+   * every server's clock is trusted).
+   */
+  clock?: 'server' | 'client';
+  /**
+   * A call that takes longer than this many **ms** rejects with `StoreTimeoutError`, which the
+   * limiter's `onStoreError` policy handles. Default 500.
+   */
+  timeoutMs?: number;
+}
+
+interface Twin {
+  script: LuaScript;
+  decode(reply: number[], algorithm: Algorithm, cost: number): Decision;
+}
+
+const TWINS: Record<Algorithm['kind'], Twin> = {
+  gcra: {
+    script: new LuaScript(GCRA_LUA),
+    decode: (reply, algorithm, cost) => decodeGcra(reply, algorithm as GcraAlgorithm, cost),
+  },
+  'fixed-window': {
+    script: new LuaScript(FIXED_WINDOW_LUA),
+    decode: (reply, algorithm, cost) =>
+      decodeFixedWindow(reply, algorithm as FixedWindowAlgorithm, cost),
+  },
+  'sliding-window': {
+    script: new LuaScript(SLIDING_WINDOW_LUA),
+    decode: (reply, algorithm, cost) =>
+      decodeSlidingWindow(reply, algorithm as SlidingWindowAlgorithm, cost),
+  },
+  'sliding-log': {
+    script: new LuaScript(SLIDING_LOG_LUA),
+    decode: (reply, algorithm, cost) =>
+      decodeSlidingLog(reply, algorithm as SlidingLogAlgorithm, cost),
+  },
+};
+
+/** The Lua source of each algorithm's twin, by `Algorithm.kind` (for tools and tests). */
+export const LUA_SOURCES: Readonly<Record<Algorithm['kind'], string>> = {
+  gcra: GCRA_LUA,
+  'fixed-window': FIXED_WINDOW_LUA,
+  'sliding-window': SLIDING_WINDOW_LUA,
+  'sliding-log': SLIDING_LOG_LUA,
+};
+
+/**
+ * A {@link Store} on Redis or Redis Cluster (ioredis 5): every decision is one `EVALSHA` of
+ * the algorithm's Lua twin (reloaded with `EVAL` on `NOSCRIPT`), atomic, so any number of
+ * processes sharing a key admit exactly the limit. Every key has an expiry, so idle keys
+ * leave Redis; keys carry a hash tag (see `redisKey`).
+ *
+ * ```ts
+ * const store = new RedisStore({ client: new Redis(), timeoutMs: 200 });
+ * const limiter = new RateLimiter({ algorithm: gcra({ rate: 60, period: '1m' }), store });
+ * ```
+ *
+ * @throws {@link SluiceConfigError} naming `client`, `prefix`, `clock` or `timeoutMs`.
+ */
+export class RedisStore implements Store {
+  readonly client: RedisClient;
+  readonly prefix: string;
+  readonly clock: 'server' | 'client';
+  readonly timeoutMs: number;
+  readonly #deadlines: DeadlineQueue;
+
+  constructor(options: RedisStoreOptions) {
+    if (options === null || typeof options !== 'object') {
+      throw new SluiceConfigError(
+        'options',
+        options,
+        'an object { client, prefix?, clock?, timeoutMs? }',
+      );
+    }
+    const { client, prefix = '', clock = 'server', timeoutMs = 500 } = options;
+    if (client === null || typeof client !== 'object' || typeof client.evalsha !== 'function') {
+      throw new SluiceConfigError('client', client, 'an ioredis Redis or Cluster client');
+    }
+    if (typeof prefix !== 'string') throw new SluiceConfigError('prefix', prefix, 'a string');
+    if (clock !== 'server' && clock !== 'client') {
+      throw new SluiceConfigError('clock', clock, "'server' or 'client'");
+    }
+    if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+      throw new SluiceConfigError('timeoutMs', timeoutMs, 'a finite number of ms > 0');
+    }
+    this.client = client;
+    this.prefix = prefix;
+    this.clock = clock;
+    this.timeoutMs = timeoutMs;
+    this.#deadlines = new DeadlineQueue(timeoutMs);
+  }
+
+  /** The Redis key used for a limiter key (hash-tagged; see `redisKey`). */
+  keyFor(key: string): string {
+    return redisKey(this.prefix, key);
+  }
+
+  consume(key: string, algorithm: Algorithm, cost: number, nowMs: number): Promise<Decision> {
+    const twin = TWINS[algorithm.kind];
+    const args: (string | number)[] = [
+      this.clock === 'client' ? nowMs : '',
+      cost,
+      ...algorithm.params,
+    ];
+    const reply = twin.script.run(this.client, redisKey(this.prefix, key), args);
+    return this.#deadlines.wrap(reply).then((r) => twin.decode(r as number[], algorithm, cost));
+  }
+
+  async reset(key: string): Promise<void> {
+    await this.#deadlines.wrap(this.client.del(redisKey(this.prefix, key)));
+  }
+}

@@ -1,0 +1,63 @@
+import type { Decision, SlidingLogAlgorithm } from '@sluice/core';
+import { LUA_PRELUDE } from './lua-common.js';
+
+/**
+ * Lua twin of `SlidingLogAlgorithm.step` (@sluice/core sliding-log.ts): one sorted-set
+ * entry per admitted unit of cost, scored by its time; an entry counts while
+ * now - windowMs < score. Members are `"<time>:<n>"`, n counting the entries at that same time,
+ * so two units at the same millisecond are two entries (unique members). Denied attempts
+ * are not logged.
+ *
+ * KEYS[1] = the key. ARGV = now ('' for Redis TIME), cost, limit, windowMs.
+ * Reply: `{allowed, remaining, retryMs (-1 = never), resetMs}`.
+ */
+export const SLIDING_LOG_LUA = `${LUA_PRELUDE}
+local limit = tonumber(ARGV[3])
+local w = tonumber(ARGV[4])
+local key = KEYS[1]
+redis.call('ZREMRANGEBYSCORE', key, '-inf', string.format('%.17g', now - w))
+local count = redis.call('ZCARD', key)
+local function last_score()
+  local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+  return tonumber(last[2])
+end
+if count + cost <= limit then
+  if cost == 0 then
+    if count == 0 then return {1, limit, 0, 0} end
+    local t = last_score()
+    return {1, limit - count, 0, t + w - now}
+  end
+  local score = string.format('%.17g', now)
+  -- Entries at this exact time are "<score>:1" .. "<score>:n": they arrive and leave together.
+  local seq = redis.call('ZCOUNT', key, score, score)
+  local args = {}
+  for i = 1, cost do
+    args[2 * i - 1] = score
+    args[2 * i] = score .. ':' .. (seq + i)
+  end
+  redis.call('ZADD', key, unpack(args))
+  redis.call('PEXPIRE', key, math.ceil(w) + SLACK_MS)
+  return {1, limit - count - cost, 0, w}
+end
+local reset = 0
+if count > 0 then reset = last_score() + w - now end
+if cost > limit then return {0, limit - count, -1, reset} end
+local oldest = redis.call('ZRANGE', key, count + cost - limit - 1, count + cost - limit - 1, 'WITHSCORES')
+return {0, limit - count, tonumber(oldest[2]) + w - now, reset}
+`;
+
+/** Builds the {@link Decision} from a {@link SLIDING_LOG_LUA} reply. */
+export function decodeSlidingLog(
+  reply: number[],
+  algorithm: SlidingLogAlgorithm,
+  cost: number,
+): Decision {
+  return {
+    allowed: reply[0] === 1,
+    limit: algorithm.limit,
+    remaining: reply[1]!,
+    retryAfterMs: reply[2]!,
+    resetAfterMs: reply[3]!,
+    cost,
+  };
+}
