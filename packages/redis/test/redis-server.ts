@@ -1,0 +1,166 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** A `redis-server` process this test started; it never touches a server it did not start. */
+export interface RedisProcess {
+  port: number;
+  pid: number;
+  /** Stops it (SIGKILL by pid) and removes its directory. */
+  stop(): Promise<void>;
+  /** Kills it abruptly (SIGKILL); `start()` brings it back on the same port. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port after `kill()`. */
+  start(): Promise<void>;
+  /** SIGSTOP: the process stalls, connections stay open. */
+  pause(): void;
+  /** SIGCONT after `pause()`. */
+  resume(): void;
+  /** Runs redis-cli against it and returns stdout. */
+  cli(...args: string[]): Promise<string>;
+}
+
+/** A free TCP port on 127.0.0.1 (and, when `clusterBus`, port + 10000 free as well). */
+export async function freePort(clusterBus = false): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = await listenOnce(0);
+    if (!clusterBus || port + 10000 > 65535) {
+      if (!clusterBus) return port;
+      continue;
+    }
+    try {
+      await listenOnce(port + 10000);
+      return port;
+    } catch {
+      // bus port taken: try another
+    }
+  }
+  throw new Error('no free port found');
+}
+
+function listenOnce(port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      const address = server.address();
+      const chosen = typeof address === 'object' && address ? address.port : port;
+      server.close(() => resolve(chosen));
+    });
+  });
+}
+
+async function cli(port: number, ...args: string[]): Promise<string> {
+  const { stdout } = await run('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args]);
+  return stdout;
+}
+
+async function waitReady(port: number, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null)
+      throw new Error(`redis-server on ${port} exited with ${child.exitCode}`);
+    try {
+      if ((await cli(port, 'PING')).trim() === 'PONG') return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`redis-server on ${port} did not become ready`);
+}
+
+/** Starts a standalone `redis-server` (no persistence) on a free port. */
+export async function startRedis(extraArgs: string[] = []): Promise<RedisProcess> {
+  const port = await freePort(extraArgs.includes('--cluster-enabled'));
+  const dir = mkdtempSync(join(tmpdir(), `sluice-redis-${port}-`));
+  let child: ChildProcess;
+  const launch = async () => {
+    child = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        dir,
+        ...extraArgs,
+      ],
+      { stdio: 'ignore' },
+    );
+    await waitReady(port, child);
+  };
+  await launch();
+  const killChild = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGCONT');
+    child.kill('SIGKILL');
+    await exited;
+  };
+  return {
+    port,
+    get pid() {
+      return child.pid!;
+    },
+    stop: async () => {
+      await killChild();
+      rmSync(dir, { recursive: true, force: true });
+    },
+    kill: killChild,
+    start: launch,
+    pause: () => child.kill('SIGSTOP'),
+    resume: () => child.kill('SIGCONT'),
+    cli: (...args: string[]) => cli(port, ...args),
+  };
+}
+
+/** A 3-master Redis Cluster made with `redis-cli --cluster create`. */
+export interface RedisCluster {
+  nodes: RedisProcess[];
+  stop(): Promise<void>;
+}
+
+/** Starts 3 `redis-server --cluster-enabled yes` and joins them into a Cluster (no replicas). */
+export async function startCluster(): Promise<RedisCluster> {
+  const nodes: RedisProcess[] = [];
+  for (let i = 0; i < 3; i++) {
+    nodes.push(
+      await startRedis([
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        `nodes.conf`,
+        '--cluster-node-timeout',
+        '2000',
+      ]),
+    );
+  }
+  await run('redis-cli', [
+    '--cluster',
+    'create',
+    ...nodes.map((n) => `127.0.0.1:${n.port}`),
+    '--cluster-replicas',
+    '0',
+    '--cluster-yes',
+  ]);
+  const deadline = Date.now() + 20_000;
+  for (const node of nodes) {
+    for (;;) {
+      if ((await node.cli('CLUSTER', 'INFO')).includes('cluster_state:ok')) break;
+      if (Date.now() > deadline) throw new Error('cluster did not reach cluster_state:ok');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return { nodes, stop: async () => void (await Promise.all(nodes.map((n) => n.stop()))) };
+}

@@ -1,0 +1,77 @@
+import {
+  cellThrottle,
+  fixedWindow,
+  gcra,
+  leakyBucket,
+  RateLimiter,
+  slidingLog,
+  slidingWindow,
+  toCellReply,
+} from '@sluice/core';
+import Redis from 'ioredis';
+import { RedisStore } from '../src/index.js';
+import { buildVectorAlgorithm, loadVectors, VECTOR_EPOCH } from '../../core/test/vectors.js';
+import { type RedisProcess, startRedis } from './redis-server.js';
+
+let server: RedisProcess;
+let client: Redis;
+
+beforeAll(async () => {
+  server = await startRedis();
+  client = new Redis({ port: server.port, host: '127.0.0.1', lazyConnect: false });
+}, 30_000);
+
+afterAll(async () => {
+  client?.disconnect();
+  await server?.stop();
+});
+
+describe('redis-cell vectors on RedisStore (client clock)', () => {
+  const runs = loadVectors().flatMap((c) => {
+    const list = [
+      { label: `${c.name} [${c.factory}]`, factory: c.factory, args: c.args, steps: c.steps },
+    ];
+    if (c.equivalent)
+      list.push({ label: `${c.name} [${c.equivalent.factory}]`, ...c.equivalent, steps: c.steps });
+    return list;
+  });
+  it.each(runs)('$label', async ({ factory, args, steps }) => {
+    let now = VECTOR_EPOCH;
+    const limiter = new RateLimiter({
+      algorithm: buildVectorAlgorithm(factory, args),
+      store: new RedisStore({ client, clock: 'client' }),
+      prefix: `vec-${Math.random()}`,
+      clock: () => now,
+    });
+    const replies = [];
+    for (const step of steps) {
+      now = VECTOR_EPOCH + step.t;
+      replies.push(toCellReply(await limiter.consume('k', { cost: step.cost })));
+    }
+    expect(replies).toEqual(steps.map((s) => s.cell));
+  });
+});
+
+it('smoke: every algorithm admits up to its limit then denies', async () => {
+  const algorithms = [
+    gcra({ rate: 3, period: '1m' }),
+    cellThrottle(2, 3, 60),
+    leakyBucket({ capacity: 3, leakRate: 0.05 }),
+    fixedWindow({ limit: 3, window: '1m' }),
+    slidingWindow({ limit: 3, window: '1m' }),
+    slidingLog({ limit: 3, window: '1m' }),
+  ];
+  for (const algorithm of algorithms) {
+    const limiter = new RateLimiter({
+      algorithm,
+      store: new RedisStore({ client }),
+      prefix: `smoke-${algorithm.kind}-${Math.random()}`,
+    });
+    const allowed = [];
+    for (let i = 0; i < 5; i++) allowed.push((await limiter.consume('k')).allowed);
+    expect({ algorithm: algorithm.description, allowed }).toEqual({
+      algorithm: algorithm.description,
+      allowed: [true, true, true, false, false],
+    });
+  }
+});
