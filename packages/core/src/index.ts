@@ -16,11 +16,19 @@ export type { MemoryStoreOptions } from './memory-store.js';
 export { MemoryStore } from './memory-store.js';
 export type { AcquireOptions, ConsumeOptions, RateLimiterOptions } from './rate-limiter.js';
 export { RateLimiter } from './rate-limiter.js';
+export type { RequestView } from './request-view.js';
 export { SlidingLogAlgorithm, slidingLog } from './sliding-log.js';
 export { SlidingWindowAlgorithm, slidingWindow } from './sliding-window.js';
 export type { Store } from './store.js';
 export type { StoreErrorPolicy, StoreFailureLogger } from './store-failure.js';
 export { DENY_RETRY_MS, FailSafeStore } from './store-failure.js';
+export type {
+  LimitInput,
+  LimitResolver,
+  ResolvedLimitEntry,
+  ResolvedLimits,
+} from './throttle-registry.js';
+export { resolveLimitInput, ThrottleRegistry, throttles } from './throttle-registry.js';
 export type { ThrottleSpec } from './throttle-string.js';
 export { parseThrottle, THROTTLE_NAME } from './throttle-string.js';
 export type { TokenBucketOptions } from './token-bucket.js';
