@@ -41,13 +41,13 @@ export class MemoryStore implements Store {
   consume(key: string, algorithm: Algorithm, cost: number, nowMs: number): Decision {
     if (nowMs > this.#lastNow) this.#lastNow = nowMs;
     const cache = this.#cache;
-    let state = cache.get(key);
-    if (state !== undefined && expiryOf(state) <= nowMs) {
-      cache.delete(key);
-      state = undefined;
-    }
-    const result = algorithm.step(state, nowMs, cost);
+    const held = cache.get(key);
+    const expired = held !== undefined && expiryOf(held) <= nowMs;
+    const result = algorithm.step(expired ? undefined : held, nowMs, cost);
+    // Overwrite in place rather than delete + set: lru-cache's delete of its last key
+    // clears (fills) its whole preallocated key and value lists, O(maxKeys).
     if (result.state !== undefined) cache.set(key, result.state);
+    else if (expired) cache.delete(key);
     return result.decision;
   }
 

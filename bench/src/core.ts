@@ -1,0 +1,381 @@
+/**
+ * `pnpm bench:core`: sluice's core (RateLimiter + MemoryStore) against
+ * rate-limiter-flexible's RateLimiterMemory, in one run (DESIGN §8, "core, memory store"
+ * and "heap per key" rows).
+ *
+ * Throughput: decisions/s, each decision awaited one at a time, over 1 key and over
+ * 100 000 pre-built keys taken round robin; sluice and RLF measured interleaved
+ * (A B A B …) and the median of the rounds reported. Memory: heap bytes per key after
+ * inserting 100 000 keys and a full GC (node --expose-gc).
+ */
+import os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import {
+  type Algorithm,
+  type Decision,
+  fixedWindow,
+  gcra,
+  MemoryStore,
+  RateLimiter,
+} from '@sluice/core';
+import Table from 'cli-table3';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
+
+const { values: args } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '5' },
+    ms: { type: 'string', default: '600' },
+    keys: { type: 'string', default: '100000' },
+  },
+});
+const ROUNDS = Number(args.rounds);
+const MEASURE_MS = Number(args.ms);
+const MANY = Number(args.keys);
+
+const gc = (globalThis as { gc?: () => void }).gc;
+if (gc === undefined) {
+  console.error('bench:core needs node --expose-gc (use `pnpm bench:core`)');
+  process.exit(1);
+}
+
+// ---------------------------------------------------------------------------------------
+// The limiters under test. Every one of them is configured never to deny.
+
+/** `gcra({ rate: 1e9, period: '1s' })`: burst 1e9, never denies at any rate we reach. */
+const gcraAlgo = (): Algorithm => gcra({ rate: 1e9, period: '1s' });
+/** A fixed window of 60 s (RLF's `duration: 60`) with a limit we never reach. */
+const fixedAlgo = (): Algorithm => fixedWindow({ limit: 1e12, window: '60s' });
+const sluice = (algorithm: Algorithm) =>
+  new RateLimiter({ algorithm, store: new MemoryStore({ maxKeys: MANY }) });
+const rlf = (keyPrefix = 'rlflx') =>
+  new RateLimiterMemory({ points: 1e12, duration: 60, keyPrefix });
+
+const makeKeys = (n: number): string[] => {
+  const keys = new Array<string>(n);
+  for (let i = 0; i < n; i++) keys[i] = `user:${i}`;
+  return keys;
+};
+
+// ---------------------------------------------------------------------------------------
+// Measurement loops: one per API so every call site stays monomorphic.
+
+const BATCH = 2048;
+
+function check(d: Decision): void {
+  if (!d.allowed) throw new Error('sluice denied a request: the bench limits are wrong');
+}
+
+async function loopLimiter(limiter: RateLimiter, keys: string[], ms: number): Promise<number> {
+  const n = keys.length;
+  let i = 0;
+  let ops = 0;
+  const start = performance.now();
+  let now = start;
+  do {
+    for (let j = 0; j < BATCH; j++) {
+      check(await limiter.consume(keys[i]!));
+      if (++i === n) i = 0;
+    }
+    ops += BATCH;
+    now = performance.now();
+  } while (now - start < ms);
+  return (ops * 1000) / (now - start);
+}
+
+async function loopRlf(limiter: RateLimiterMemory, keys: string[], ms: number): Promise<number> {
+  const n = keys.length;
+  let i = 0;
+  let ops = 0;
+  const start = performance.now();
+  let now = start;
+  do {
+    // consume rejects when over the limit; it never is here, so a rejection aborts the run.
+    for (let j = 0; j < BATCH; j++) {
+      await limiter.consume(keys[i]!);
+      if (++i === n) i = 0;
+    }
+    ops += BATCH;
+    now = performance.now();
+  } while (now - start < ms);
+  return (ops * 1000) / (now - start);
+}
+
+// The synchronous store path, deliberately not async: no promise per decision.
+function loopStore(store: MemoryStore, algorithm: Algorithm, keys: string[], ms: number): number {
+  const n = keys.length;
+  let i = 0;
+  let ops = 0;
+  const start = performance.now();
+  let now = start;
+  do {
+    for (let j = 0; j < BATCH; j++) {
+      check(store.consume(keys[i]!, algorithm, 1, Date.now()));
+      if (++i === n) i = 0;
+    }
+    ops += BATCH;
+    now = performance.now();
+  } while (now - start < ms);
+  return (ops * 1000) / (now - start);
+}
+
+// ---------------------------------------------------------------------------------------
+// Heap bytes per key.
+
+function heapNow(): number {
+  gc!();
+  gc!();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+}
+
+interface HeapSubject {
+  /** Store overhead only: keys are pre-built, retained outside, and stored as given. */
+  overhead: (keys: string[]) => Promise<unknown>;
+  /** Keys built during insertion and retained only by the limiter (key text included). */
+  withKeys: (n: number) => Promise<unknown>;
+}
+
+const heapSubjects: Record<string, HeapSubject> = {
+  'sluice GCRA': {
+    async overhead(keys) {
+      // The store is what keeps the state; it is handed the very key strings we retain.
+      const store = new MemoryStore({ maxKeys: keys.length });
+      const algorithm = gcraAlgo();
+      for (const key of keys) store.consume(key, algorithm, 1, Date.now());
+      return store;
+    },
+    async withKeys(n) {
+      const limiter = sluice(gcraAlgo());
+      for (let i = 0; i < n; i++) await limiter.consume(`user:${i}`);
+      return limiter;
+    },
+  },
+  'sluice fixed window': {
+    async overhead(keys) {
+      const store = new MemoryStore({ maxKeys: keys.length });
+      const algorithm = fixedAlgo();
+      for (const key of keys) store.consume(key, algorithm, 1, Date.now());
+      return store;
+    },
+    async withKeys(n) {
+      const limiter = sluice(fixedAlgo());
+      for (let i = 0; i < n; i++) await limiter.consume(`user:${i}`);
+      return limiter;
+    },
+  },
+  'rate-limiter-flexible': {
+    async overhead(keys) {
+      // keyPrefix '' so RLF stores the given key strings themselves.
+      const limiter = rlf('');
+      for (const key of keys) await limiter.consume(key);
+      return limiter;
+    },
+    async withKeys(n) {
+      const limiter = rlf();
+      for (let i = 0; i < n; i++) await limiter.consume(`user:${i}`);
+      return limiter;
+    },
+  },
+};
+
+/** Module-level holders: what a measurement must keep alive is kept here, explicitly. */
+let retainedKeys: string[] = [];
+const retained: unknown[] = [];
+
+/**
+ * Heap delta of one `build`, per key. Its own async function, so nothing it awaited lingers
+ * in a suspended frame of the caller when the next baseline is taken.
+ */
+async function heapDelta(build: () => Promise<unknown>, n: number): Promise<number> {
+  const before = heapNow();
+  retained.push(await build());
+  const after = heapNow();
+  retained.length = 0;
+  return (after - before) / n;
+}
+
+async function heapPerKey(subject: HeapSubject, n: number): Promise<[number, number]> {
+  // Store overhead: the keys exist (and stay alive) before the baseline.
+  retainedKeys = makeKeys(n);
+  const overhead = await heapDelta(() => subject.overhead(retainedKeys), n);
+  retainedKeys = [];
+  // Key text included: keys are built during insertion and held only by the limiter.
+  const withKeys = await heapDelta(() => subject.withKeys(n), n);
+  return [overhead, withKeys];
+}
+
+// ---------------------------------------------------------------------------------------
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+const fmtRate = (x: number) => `${(x / 1e6).toFixed(2)} M/s`;
+
+interface Case {
+  label: string;
+  /** Sluice's side, async limiter or sync store. */
+  a: () => Promise<number> | number;
+  /** RLF's side, or undefined to reuse the RLF figure of another case. */
+  b: () => Promise<number>;
+  target: number | undefined;
+  a_: number[];
+  b_: number[];
+}
+
+async function main(): Promise<void> {
+  const cpus = os.cpus();
+  console.log(
+    `machine: ${cpus.length} cores, ${cpus[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version}, ${os.platform()} ${os.arch()}`,
+  );
+  console.log(
+    `throughput: median of ${ROUNDS} rounds, ~${MEASURE_MS} ms per measurement, sluice and RLF interleaved; each decision awaited one at a time\n`,
+  );
+
+  // --- heap first, on a clean heap ---
+  const heapRows: [string, number, number][] = [];
+  for (const [name, subject] of Object.entries(heapSubjects)) {
+    const [overhead, withKeys] = await heapPerKey(subject, MANY);
+    heapRows.push([name, overhead, withKeys]);
+  }
+
+  // --- throughput ---
+  const one = ['user:42'];
+  const many = makeKeys(MANY);
+  const sG1 = sluice(gcraAlgo());
+  const sGn = sluice(gcraAlgo());
+  const sF1 = sluice(fixedAlgo());
+  const sFn = sluice(fixedAlgo());
+  const r1 = rlf();
+  const rn = rlf();
+  const rawStore1 = new MemoryStore({ maxKeys: MANY });
+  const rawStoreN = new MemoryStore({ maxKeys: MANY });
+  const gAlg = gcraAlgo();
+  const cases: Case[] = [
+    mk(
+      'GCRA, 1 key',
+      () => loopLimiter(sG1, one, MEASURE_MS),
+      () => loopRlf(r1, one, MEASURE_MS),
+      2,
+    ),
+    mk(
+      'GCRA, 100k keys',
+      () => loopLimiter(sGn, many, MEASURE_MS),
+      () => loopRlf(rn, many, MEASURE_MS),
+      2,
+    ),
+    mk(
+      'fixed window, 1 key',
+      () => loopLimiter(sF1, one, MEASURE_MS),
+      () => loopRlf(r1, one, MEASURE_MS),
+      2,
+    ),
+    mk(
+      'fixed window, 100k keys',
+      () => loopLimiter(sFn, many, MEASURE_MS),
+      () => loopRlf(rn, many, MEASURE_MS),
+      2,
+    ),
+    mk(
+      'extra: GCRA, 1 key, sync store.consume (no limiter, no promise)',
+      () => loopStore(rawStore1, gAlg, one, MEASURE_MS),
+      () => loopRlf(r1, one, MEASURE_MS),
+      undefined,
+    ),
+    mk(
+      'extra: GCRA, 100k keys, sync store.consume (no limiter, no promise)',
+      () => loopStore(rawStoreN, gAlg, many, MEASURE_MS),
+      () => loopRlf(rn, many, MEASURE_MS),
+      undefined,
+    ),
+  ];
+  if (MANY !== 100_000) for (const c of cases) c.label = c.label.replace('100k', `${MANY}`);
+
+  // Warm-up: JIT and fill every store with its keys, not measured.
+  for (const c of cases) {
+    await c.a();
+    await c.b();
+  }
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const c of cases) {
+      c.a_.push(await c.a());
+      c.b_.push(await c.b());
+    }
+    process.stderr.write(`round ${r + 1}/${ROUNDS} done\n`);
+  }
+
+  const t = new Table({
+    style: { head: [], border: [] },
+    head: ['decisions/s (median)', 'sluice', 'RLF', 'sluice / RLF', 'target', 'verdict'],
+  });
+  let failed = false;
+  for (const c of cases) {
+    const a = median(c.a_);
+    const b = median(c.b_);
+    const ratio = a / b;
+    const pass = c.target === undefined ? '(info)' : ratio >= c.target ? 'PASS' : 'FAIL';
+    if (pass === 'FAIL') failed = true;
+    t.push([
+      c.label,
+      fmtRate(a),
+      fmtRate(b),
+      `${ratio.toFixed(2)}x`,
+      c.target === undefined ? '-' : `>= ${c.target}x RLF`,
+      pass,
+    ]);
+  }
+  console.log(t.toString());
+  console.log(
+    'sluice: RateLimiter + MemoryStore, gcra({ rate: 1e9, period: "1s" }) / fixedWindow({ limit: 1e12, window: "60s" });',
+  );
+  console.log(
+    'RLF: rate-limiter-flexible RateLimiterMemory({ points: 1e12, duration: 60 }) in every row.',
+  );
+  console.log(
+    `per-round figures (M/s) sluice | RLF:\n${cases
+      .map(
+        (c) =>
+          `  ${c.label}: ${c.a_.map((x) => (x / 1e6).toFixed(2)).join(' ')} | ${c.b_.map((x) => (x / 1e6).toFixed(2)).join(' ')}`,
+      )
+      .join('\n')}\n`,
+  );
+
+  const h = new Table({
+    style: { head: [], border: [] },
+    head: [
+      `heap bytes per key (${MANY} keys)`,
+      'store overhead (keys pre-built, retained outside)',
+      'incl. key text (keys built on insert, held only by the store)',
+      'vs RLF (overhead)',
+      'target',
+      'verdict',
+    ],
+  });
+  const rlfOverhead = heapRows.find(([n]) => n === 'rate-limiter-flexible')![1];
+  for (const [name, overhead, withKeys] of heapRows) {
+    const isGcra = name === 'sluice GCRA';
+    const verdict = isGcra ? (overhead <= 100 ? 'PASS' : 'FAIL') : '(info)';
+    if (verdict === 'FAIL') failed = true;
+    h.push([
+      name,
+      `${overhead.toFixed(1)} B`,
+      `${withKeys.toFixed(1)} B`,
+      name === 'rate-limiter-flexible' ? '-' : `${(overhead / rlfOverhead).toFixed(2)}x`,
+      isGcra ? '<= 100 B' : '-',
+      verdict,
+    ]);
+  }
+  console.log(h.toString());
+  console.log(
+    'heap = (heapUsed + arrayBuffers) delta after global.gc(), divided by the key count; the store is created after the baseline, so preallocated LRU arrays count. "incl. key text": keys `user:<i>` built during insertion, prefixed by each limiter (sluice:/rlflx:).',
+  );
+  console.log(`\noverall: ${failed ? 'FAIL' : 'PASS'}`);
+
+  function mk(label: string, a: Case['a'], b: Case['b'], target: number | undefined): Case {
+    return { label, a, b, target, a_: [], b_: [] };
+  }
+}
+
+await main();
