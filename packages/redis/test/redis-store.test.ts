@@ -8,7 +8,7 @@ import {
   slidingWindow,
   toCellReply,
 } from '@sluice/core';
-import Redis from 'ioredis';
+import { Redis } from 'ioredis';
 import { RedisStore } from '../src/index.js';
 import { buildVectorAlgorithm, loadVectors, VECTOR_EPOCH } from '../../core/test/vectors.js';
 import { type RedisProcess, startRedis } from './redis-server.js';

@@ -1,0 +1,129 @@
+import {
+  HttpLimiter,
+  type HttpVerdict,
+  Limit,
+  MemoryStore,
+  type RequestView,
+  ThrottleRegistry,
+} from '../src/index.js';
+
+const EPOCH = Date.UTC(2026, 0, 1);
+
+function view(over: Partial<RequestView> = {}): RequestView {
+  return { method: 'GET', route: 'GET /a', ip: '10.0.0.1', headers: {}, raw: {}, ...over };
+}
+
+function setup(options: ConstructorParameters<typeof HttpLimiter>[0] = {}) {
+  const time = { now: EPOCH };
+  const store = new MemoryStore();
+  const limiter = new HttpLimiter({ store, clock: () => time.now, ...options });
+  const check = (v: RequestView = view()) => limiter.check(v) as HttpVerdict;
+  return { time, store, limiter, check };
+}
+
+const header = (v: HttpVerdict, name: string) => v.headers.find(([n]) => n === name)?.[1];
+
+describe('HttpLimiter', () => {
+  it('admits the quota, then answers 429 with Retry-After and the JSON body', () => {
+    const { check } = setup({ limit: 'throttle:3,1' });
+    const verdicts = [
+      check(view({ raw: {} })),
+      check(view({ raw: {} })),
+      check(view({ raw: {} })),
+      check(view({ raw: {} })),
+    ];
+    expect(verdicts.map((v) => v.allowed)).toEqual([true, true, true, false]);
+    expect(verdicts.map((v) => header(v, 'X-RateLimit-Remaining'))).toEqual(['2', '1', '0', '0']);
+    const denied = verdicts[3]!;
+    expect(denied.statusCode).toBe(429);
+    expect(header(denied, 'Retry-After')).toBe('20');
+    expect(JSON.parse(denied.body as string)).toEqual({
+      statusCode: 429,
+      error: 'Too Many Requests',
+      message: 'Rate limit exceeded, retry in 20 seconds',
+    });
+    expect(header(verdicts[0]!, 'X-RateLimit-Reset')).toBe(String(EPOCH / 1000 + 20));
+  });
+
+  it('keys routes, users and IPs apart; groups IPv6 by /64 and maps IPv4-mapped addresses', () => {
+    const { check, store } = setup({ limit: 'throttle:1,1' });
+    expect(check(view({ raw: {} })).allowed).toBe(true);
+    expect(check(view({ route: 'GET /b', raw: {} })).allowed).toBe(true);
+    expect(check(view({ userId: 7, raw: {} })).allowed).toBe(true);
+    expect(check(view({ ip: '::ffff:10.0.0.1', raw: {} })).allowed).toBe(false);
+    expect(check(view({ ip: '2001:db8:1:2::1', raw: {} })).allowed).toBe(true);
+    expect(check(view({ ip: '2001:db8:1:2:ffff::9', raw: {} })).allowed).toBe(false);
+    expect(check(view({ ip: '2001:db8:1:3::1', raw: {} })).allowed).toBe(true);
+    expect(store.inspect('sluice:1-per-60000ms:GET /a:ip:2001:db8:1:2::/64')).toBeDefined();
+    expect(store.inspect('sluice:1-per-60000ms:GET /a:user:7')).toBeDefined();
+  });
+
+  it('hashes unusual or long key segments', () => {
+    const { check, store } = setup({
+      limit: 'throttle:5,1',
+      key: (req) => String(req.headers['x-key']),
+    });
+    check(view({ headers: { 'x-key': '{evil}' }, raw: {} }));
+    check(view({ headers: { 'x-key': 'x'.repeat(10_000) }, raw: {} }));
+    expect(store.size).toBe(2);
+    expect(store.inspect('sluice:5-per-60000ms:{evil}')).toBeUndefined();
+  });
+
+  it('with several limits, a request denied by one consumes from none', () => {
+    const { check } = setup({ limit: [Limit.perMinute(2), Limit.perMinute(5).withPrefix('wide')] });
+    check(view({ raw: {} }));
+    check(view({ raw: {} }));
+    const third = check(view({ raw: {} }));
+    expect(third.allowed).toBe(false);
+    // The wide limit was charged only for the two admitted requests.
+    expect(third.decisions[1]!.remaining).toBe(3);
+  });
+
+  it('charges a request once per key even when checked twice (global + per-route)', () => {
+    const { check } = setup({ limit: 'throttle:5,1' });
+    const raw = {};
+    const first = check(view({ raw }));
+    const second = check(view({ raw }));
+    expect(first.decision.remaining).toBe(4);
+    expect(second.decision.remaining).toBe(4);
+    expect(check(view({ raw: {} })).decision.remaining).toBe(3);
+  });
+
+  it('named limiters resolve per request; skip bypasses; onLimited sees the denial', () => {
+    const registry = new ThrottleRegistry();
+    registry.define('api', (req) => Limit.perMinute(1).by(String(req.userId ?? req.ip)));
+    const limited: number[] = [];
+    const { check } = setup({
+      limit: 'throttle:api',
+      throttles: registry,
+      skip: (req) => req.headers['x-skip'] === '1',
+      onLimited: (_req, d) => limited.push(d.retryAfterMs),
+    });
+    expect(check(view({ userId: 'ann', raw: {} })).allowed).toBe(true);
+    expect(check(view({ userId: 'ann', route: 'GET /other', raw: {} })).allowed).toBe(false);
+    expect(check(view({ userId: 'bob', raw: {} })).allowed).toBe(true);
+    expect(check(view({ userId: 'ann', headers: { 'x-skip': '1' }, raw: {} }))).toBeUndefined();
+    expect(limited).toEqual([60_000]);
+  });
+
+  it('draft-8 headers list one member per limit', () => {
+    const { check } = setup({
+      limit: [Limit.perMinute(10).withPrefix('burst'), Limit.perDay(100).withPrefix('daily')],
+      headers: 'draft-8',
+    });
+    const v = check(view({ raw: {} }));
+    expect(header(v, 'RateLimit-Policy')).toBe('"burst";q=10;w=60, "daily";q=100;w=86400');
+    expect(header(v, 'RateLimit')).toBe('"burst";r=9;t=6, "daily";r=99;t=864');
+    expect(header(v, 'X-RateLimit-Limit')).toBeUndefined();
+  });
+
+  it('rejects bad options at construction, naming them', () => {
+    expect(() => new HttpLimiter({ limit: 'throttle:nope-not-defined' })).toThrow(
+      /nope-not-defined/,
+    );
+    expect(() => new HttpLimiter({ headers: 'draft-9' as never })).toThrow(/headers.*draft-9/);
+    expect(() => new HttpLimiter({ algorithm: 'magic' as never })).toThrow(/algorithm.*magic/);
+    expect(() => new HttpLimiter({ statusCode: 200 })).toThrow(/statusCode.*200/);
+    expect(() => new HttpLimiter({ ipv6Subnet: 129 })).toThrow(/ipv6Subnet.*129/);
+  });
+});
