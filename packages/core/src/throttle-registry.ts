@@ -127,8 +127,12 @@ export interface ResolvedLimits {
   /**
    * The limits that apply to `req`, in input order: fixed limits as given, then each named
    * limiter's result in its place. A limit from a named limiter that has no
-   * {@link Limit.prefix} gets the limiter's name as prefix (Laravel keys named limits by
-   * limiter name), so `'throttle:api'` and `'throttle:login'` never share a key. When
+   * {@link Limit.prefix} gets one derived from the limiter's name (Laravel keys named
+   * limits by limiter name), so `'throttle:api'` and `'throttle:login'` never share a key:
+   * the name itself (`'api'`) when the limiter returned one limit, and
+   * `'<name>.<maxAttempts>-per-<periodMs>ms'` (`'login.5-per-60000ms'`,
+   * `'login.100-per-86400000ms'`) when it returned several, so that
+   * `[Limit.perMinute(5).by(ip), Limit.perDay(100).by(ip)]` keeps two counters. When
    * {@link ResolvedLimits.isStatic}, returns the same frozen array on every call (no allocation).
    * Unlimited limits ({@link Limit.none}) are included; the caller skips them.
    *
@@ -195,8 +199,15 @@ function makeResolved(entries: readonly ResolvedLimitEntry[]): ResolvedLimits {
         limits.push(entry.limit);
         continue;
       }
-      for (const limit of normalizeResolved(entry.name, entry.resolver(req))) {
-        limits.push(limit.prefix === undefined ? limit.withPrefix(entry.name) : limit);
+      const resolved = normalizeResolved(entry.name, entry.resolver(req));
+      const several = resolved.length > 1;
+      for (const limit of resolved) {
+        if (limit.prefix !== undefined) limits.push(limit);
+        else if (!several) limits.push(limit.withPrefix(entry.name));
+        else {
+          const quota = `${limit.maxAttempts}-per-${limit.periodMs}ms`;
+          limits.push(limit.withPrefix(`${entry.name}.${quota}`));
+        }
       }
     }
     return limits;

@@ -148,11 +148,21 @@ describe('resolveLimitInput', () => {
     expect(resolver).toHaveBeenCalledTimes(1);
     expect(resolver).toHaveBeenCalledWith(req);
     expect(limits.map((l) => [l.maxAttempts, l.periodMs, l.key, l.prefix])).toEqual([
-      [5, 60_000, '192.0.2.9', 'login'],
+      [5, 60_000, '192.0.2.9', 'login.5-per-60000ms'],
       [100, 86_400_000, '192.0.2.9', 'login-daily'],
       [1000, 3_600_000, undefined, undefined],
     ]);
     expect(resolved.limitsFor(request({ ip: '192.0.2.10' }))[0]?.key).toBe('192.0.2.10');
+  });
+
+  it('names limits from a named limiter so none share a prefix (DESIGN §4 login example)', () => {
+    const registry = new ThrottleRegistry()
+      .define('api', (req) => Limit.perMinute(60).by(req.userId ?? req.ip))
+      .define('login', (req) => [Limit.perMinute(5).by(req.ip), Limit.perDay(100).by(req.ip)]);
+    const resolved = resolveLimitInput(['throttle:api', 'throttle:login'], registry);
+    const prefixes = resolved.limitsFor(request()).map((l) => l.prefix);
+    expect(prefixes).toEqual(['api', 'login.5-per-60000ms', 'login.100-per-86400000ms']);
+    expect(new Set(prefixes).size).toBe(prefixes.length);
   });
 
   it('keeps the resolver found at construction', () => {
