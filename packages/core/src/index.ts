@@ -2,6 +2,14 @@ export type { Algorithm, AlgorithmKind, State, StepResult } from './algorithm.js
 export { expiryOf } from './algorithm.js';
 export type { CellReply, Decision } from './decision.js';
 export { toCellReply } from './decision.js';
+export type { MethodDecorator } from './decorators.js';
+export {
+  isThrottleSkipped,
+  markSkipThrottle,
+  methodDecorator,
+  SKIP_THROTTLE,
+  SkipThrottle,
+} from './decorators.js';
 export type { Duration } from './duration.js';
 export { parseDuration } from './duration.js';
 export { SluiceConfigError } from './errors.js';

@@ -1,0 +1,62 @@
+/**
+ * Framework-neutral plumbing for the `@Throttle(...)` / `@SkipThrottle()` method decorators
+ * that every adapter exports (DESIGN §7, as in @nestjs/throttler). The adapter supplies how
+ * a handler is wrapped; this module makes one decorator work both as a TC39 standard
+ * decorator (TypeScript 5+, the default) and as a legacy `experimentalDecorators` one.
+ */
+
+// biome-ignore lint/suspicious/noExplicitAny: handlers of any framework signature
+type AnyFunction = (...args: any[]) => any;
+
+/** Marks a handler exempt from the global limiter (`@SkipThrottle()`). */
+export const SKIP_THROTTLE: unique symbol = Symbol.for('sluice.skipThrottle');
+
+/** Whether `handler` was marked by `@SkipThrottle()` (or {@link markSkipThrottle}). */
+export function isThrottleSkipped(handler: unknown): boolean {
+  return (
+    typeof handler === 'function' &&
+    (handler as unknown as Record<symbol, unknown>)[SKIP_THROTTLE] === true
+  );
+}
+
+/** Marks `handler` exempt from the global limiter; returns it. */
+export function markSkipThrottle<F extends AnyFunction>(handler: F): F {
+  Object.defineProperty(handler, SKIP_THROTTLE, { value: true });
+  return handler;
+}
+
+/** A method decorator usable in both the TC39 and the legacy (`experimentalDecorators`) forms. */
+export type MethodDecorator = {
+  <F extends AnyFunction>(value: F, context: ClassMethodDecoratorContext): F | undefined;
+  (
+    target: object,
+    propertyKey: string | symbol,
+    descriptor: PropertyDescriptor,
+  ): PropertyDescriptor | undefined;
+};
+
+/**
+ * Builds a method decorator from a function that replaces the method (`wrap`) — e.g. an
+ * adapter's `Throttle(limit)` wraps the handler with its limit check.
+ */
+export function methodDecorator(wrap: (method: AnyFunction) => AnyFunction): MethodDecorator {
+  return ((first: unknown, second: unknown, descriptor?: PropertyDescriptor) => {
+    if (
+      typeof first === 'function' &&
+      typeof second === 'object' &&
+      second !== null &&
+      'kind' in second
+    ) {
+      return wrap(first as AnyFunction);
+    }
+    if (descriptor && typeof descriptor.value === 'function') {
+      return { ...descriptor, value: wrap(descriptor.value as AnyFunction) };
+    }
+    throw new TypeError('sluice: @Throttle / @SkipThrottle decorate methods only');
+  }) as MethodDecorator;
+}
+
+/** `@SkipThrottle()`: exempts a handler from the adapter's global limiter, where the adapter can see the handler. */
+export function SkipThrottle(): MethodDecorator {
+  return methodDecorator((method) => markSkipThrottle(method));
+}
