@@ -30,12 +30,18 @@ if count + cost <= limit then
   local score = string.format('%.17g', now)
   -- Entries at this exact time are "<score>:1" .. "<score>:n": they arrive and leave together.
   local seq = redis.call('ZCOUNT', key, score, score)
-  local args = {}
-  for i = 1, cost do
-    args[2 * i - 1] = score
-    args[2 * i] = score .. ':' .. (seq + i)
+  -- ZADD in chunks: unpack() of more than ~8000 values overflows the Lua C stack.
+  local i = 1
+  while i <= cost do
+    local last = math.min(cost, i + 999)
+    local args = {}
+    for j = i, last do
+      args[#args + 1] = score
+      args[#args + 1] = score .. ':' .. (seq + j)
+    end
+    redis.call('ZADD', key, unpack(args))
+    i = last + 1
   end
-  redis.call('ZADD', key, unpack(args))
   redis.call('PEXPIRE', key, math.ceil(w) + SLACK_MS)
   return {1, limit - count - cost, 0, w}
 end
