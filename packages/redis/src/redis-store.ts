@@ -3,9 +3,9 @@ import {
   type Decision,
   type FixedWindowAlgorithm,
   type GcraAlgorithm,
-  SluiceConfigError,
   type SlidingLogAlgorithm,
   type SlidingWindowAlgorithm,
+  SluiceConfigError,
   type Store,
 } from '@sluice/core';
 import { DeadlineQueue } from './deadline-queue.js';

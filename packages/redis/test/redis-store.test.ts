@@ -9,8 +9,8 @@ import {
   toCellReply,
 } from '@sluice/core';
 import { Redis } from 'ioredis';
-import { RedisStore } from '../src/index.js';
 import { buildVectorAlgorithm, loadVectors, VECTOR_EPOCH } from '../../core/test/vectors.js';
+import { RedisStore } from '../src/index.js';
 import { type RedisProcess, startRedis } from './redis-server.js';
 
 let server: RedisProcess;
