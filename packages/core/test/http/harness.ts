@@ -5,7 +5,12 @@ import type { HttpLimitOptions, LimitInput } from '../../src/index.js';
  * (`behaviours.ts`) runs against Express, Fastify and Koa alike (issue 4).
  */
 
-/** A route of the test app. Its handler answers 200 `{"ok":true}` and counts its runs. */
+/**
+ * A route of the test app. Its handler counts its runs and answers 200 with the JSON
+ * `{ ok: true, rateLimit }`, `rateLimit` being the decision the adapter exposes on the
+ * request (Express `req.rateLimit`, Fastify `request.rateLimit`, Koa `ctx.state.rateLimit`;
+ * left out when there is none, e.g. a skipped request).
+ */
 export interface RouteSpec {
   method: 'GET' | 'POST';
   /** A route pattern such as `/users/:id`. */
