@@ -1,0 +1,40 @@
+// Runs a TypeScript test worker in a child process straight from the sources, with no prior
+// build: `fork(require.resolve('./ts-worker.cjs'), ['<worker>.ts'])`.
+//
+// - ts-node (root devDependency) transpiles .ts on require (transpile-only, CommonJS, even
+//   though the package is "type": "module");
+// - `@sluice/<name>` resolves to packages/<name>/src/index.ts and `./x.js` to `./x.ts`, the
+//   same mapping jest.config.ts's moduleNameMapper does for the tests.
+const Module = require('node:module');
+const { existsSync } = require('node:fs');
+const path = require('node:path');
+
+const packagesDir = path.resolve(__dirname, '..', '..');
+const resolve = Module._resolveFilename;
+Module._resolveFilename = function resolveTs(request, parent, ...rest) {
+  const named = /^@sluice\/(core|redis)$/.exec(request);
+  if (named) {
+    return resolve.call(this, path.join(packagesDir, named[1], 'src', 'index.ts'), parent, ...rest);
+  }
+  if (request.startsWith('.') && request.endsWith('.js') && parent?.filename?.endsWith('.ts')) {
+    const ts = path.resolve(path.dirname(parent.filename), `${request.slice(0, -3)}.ts`);
+    if (existsSync(ts)) return ts;
+  }
+  return resolve.call(this, request, parent, ...rest);
+};
+
+require('ts-node').register({
+  transpileOnly: true,
+  skipProject: true,
+  compilerOptions: {
+    module: 'CommonJS',
+    moduleResolution: 'Node10',
+    target: 'ES2022',
+    esModuleInterop: true,
+  },
+  moduleTypes: { '**/*.ts': 'cjs' },
+});
+
+const worker = process.argv[2];
+if (!worker) throw new Error('usage: ts-worker.cjs <worker.ts>');
+require(path.resolve(__dirname, worker));
