@@ -5,6 +5,12 @@ import { SluiceConfigError } from './errors.js';
 import type { Store } from './store.js';
 import { integerAtLeast } from './validate.js';
 
+// lru-cache's get/set default their options argument to a fresh `{}` and write `status`
+// into it; passing one reused object each (its `status` cleared before each call, so a
+// diagnostics subscriber still gets a fresh status object) saves that allocation.
+const GET_OPTIONS: LRUCache.GetOptions<string, State, unknown> = {};
+const SET_OPTIONS: LRUCache.SetOptions<string, State, unknown> = {};
+
 /** Options of {@link MemoryStore}. */
 export interface MemoryStoreOptions {
   /**
@@ -41,13 +47,16 @@ export class MemoryStore implements Store {
   consume(key: string, algorithm: Algorithm, cost: number, nowMs: number): Decision {
     if (nowMs > this.#lastNow) this.#lastNow = nowMs;
     const cache = this.#cache;
-    const held = cache.get(key);
+    GET_OPTIONS.status = undefined;
+    const held = cache.get(key, GET_OPTIONS);
     const expired = held !== undefined && expiryOf(held) <= nowMs;
     const result = algorithm.step(expired ? undefined : held, nowMs, cost);
     // Overwrite in place rather than delete + set: lru-cache's delete of its last key
     // clears (fills) its whole preallocated key and value lists, O(maxKeys).
-    if (result.state !== undefined) cache.set(key, result.state);
-    else if (expired) cache.delete(key);
+    if (result.state !== undefined) {
+      SET_OPTIONS.status = undefined;
+      cache.set(key, result.state, SET_OPTIONS);
+    } else if (expired) cache.delete(key);
     return result.decision;
   }
 

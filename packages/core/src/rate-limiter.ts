@@ -68,6 +68,9 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 export class RateLimiter {
   readonly #config: LimiterConfig;
   readonly #prefix: string;
+  /** The last key decided on and its prefixed form (see `#decide`). */
+  #lastKey: string | undefined = undefined;
+  #lastFullKey = '';
 
   constructor(options: RateLimiterOptions) {
     this.#config = parseLimiterOptions(options);
@@ -132,8 +135,18 @@ export class RateLimiter {
       return Promise.reject(new TypeError(`sluice: key must be a string, got ${typeof key}`));
     }
     const { store, algorithm, clock } = this.#config;
+    // Reuse the last prefixed key when the same key comes again (a hot key, a burst from one
+    // client): no concatenation, and the store's map sees a string whose hash is cached.
+    let fullKey: string;
+    if (key === this.#lastKey) {
+      fullKey = this.#lastFullKey;
+    } else {
+      fullKey = this.#prefix + key;
+      this.#lastKey = key;
+      this.#lastFullKey = fullKey;
+    }
     try {
-      const result = store.consume(this.#prefix + key, algorithm, cost, clock());
+      const result = store.consume(fullKey, algorithm, cost, clock());
       return result instanceof Promise ? result : Promise.resolve(result);
     } catch (error) {
       return Promise.reject(error);
