@@ -1,0 +1,81 @@
+import type { Decision, HttpLimitOptions, HttpVerdict, LimitInput } from '@sluice/core';
+import type { FastifyRequest, onRequestHookHandler } from 'fastify';
+
+/**
+ * Builds the response of a denied request, replacing the default 429 JSON body (the
+ * Fastify-idiomatic hook, after @fastify/rate-limit's `errorResponseBuilder`).
+ *
+ * It receives the request and the core's verdict (`verdict.statusCode`, `verdict.decision`
+ * with `retryAfterMs` in ms, `verdict.body`: the default body). Its return value is sent with
+ * `reply.code(verdict.statusCode).send(value)` after the rate-limit headers and `Retry-After`
+ * have been set: an object is serialized as JSON, a string is sent as is. Returning an
+ * `Error` hands it to Fastify's error handling instead (its `statusCode`, else 500, applies).
+ * A throw also goes to Fastify's error handling.
+ */
+export type ErrorResponseBuilder = (request: FastifyRequest, verdict: HttpVerdict) => unknown;
+
+/**
+ * Options of the per-route forms (`config: { rateLimit: { … } }`, `app.rateLimit({ … })`,
+ * `@Throttle(limit, { … })`): the core's `HttpLimitOptions` (DESIGN §7: `limit`, `algorithm`,
+ * `store`, `clock`, `prefix`, `throttles`, `user`, `key`, `ipv6Subnet`, `headers`, `skip`,
+ * `onLimited`, `message`, `statusCode`, `onStoreError`, `logger`) plus `errorResponseBuilder`.
+ * In `config.rateLimit` and `app.rateLimit()`, an option left out is inherited from the
+ * nearest `rateLimit` plugin registration (as in @fastify/rate-limit), `limit` included.
+ * `user` defaults to `request.user?.id`.
+ */
+export interface RouteRateLimitOptions extends HttpLimitOptions<FastifyRequest> {
+  /** Replaces the 429 response (see {@link ErrorResponseBuilder}). Default: the core's JSON body. */
+  errorResponseBuilder?: ErrorResponseBuilder;
+}
+
+/**
+ * The plugin's options: `await app.register(rateLimit, options)`. All of
+ * {@link RouteRateLimitOptions}, with `limit` defaulting to `'throttle:60,1'` (60 requests
+ * per minute, Laravel `ThrottleRequests`' default), plus `global`.
+ */
+export interface FastifyRateLimitOptions extends RouteRateLimitOptions {
+  /**
+   * `true` (default): the limit applies to every route registered after the plugin in its
+   * context (and its children), except `config: { rateLimit: false }` routes and
+   * `@SkipThrottle()` handlers. `false`: only routes with `config.rateLimit` or an
+   * `app.rateLimit()` hook are limited (@fastify/rate-limit's `global`).
+   */
+  global?: boolean;
+}
+
+/**
+ * A route's `config.rateLimit`, read once when the route is registered:
+ * - a throttle string (`'throttle:10,1'`, `'throttle:api'`, `'10/s'`), a `Limit`, or an
+ *   array of them: this limit applies to the route **in addition to** the global one (the
+ *   request must pass both; a key both share is charged once);
+ * - an options object ({@link RouteRateLimitOptions}): the same, with its own options
+ *   overriding the registration's; its `limit` defaults to the registration's;
+ * - `false`: the route is exempt from the global limit.
+ */
+export type RouteRateLimit = LimitInput | RouteRateLimitOptions | false;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** This route's rate limit (see `RouteRateLimit` in @sluice/fastify); `false` opts out. */
+    rateLimit?: RouteRateLimit;
+  }
+  interface FastifyRequest {
+    /**
+     * The rate-limit decision of this request (the most restrictive of its limits), set by
+     * @sluice/fastify once a limit has been checked; `undefined` on unlimited routes.
+     */
+    rateLimit?: Decision;
+  }
+  interface FastifyInstance {
+    /**
+     * An `onRequest` (or `preHandler`) hook limiting the routes it is attached to:
+     * `app.get('/c', { onRequest: app.rateLimit('throttle:api') }, handler)`. Options left
+     * out are inherited from the nearest plugin registration; no argument: the
+     * registration's own limit. Added by @sluice/fastify's plugin.
+     *
+     * @throws `SluiceConfigError` (from @sluice/core) for an invalid limit or option, when
+     *   called, never on a request.
+     */
+    rateLimit(limit?: LimitInput | RouteRateLimitOptions): onRequestHookHandler;
+  }
+}
