@@ -1,0 +1,350 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Router from '@koa/router';
+import { Limit, MemoryStore, markSkipThrottle, SkipThrottle } from '@sluice/core';
+import Koa, { type Context, type Middleware, type Next } from 'koa';
+import request from 'supertest';
+import { describeHttpBehaviours } from '../../core/test/http/behaviours.js';
+import type { AdapterHarness, AppSpec, TestClient } from '../../core/test/http/harness.js';
+import { rateLimit, Throttle, throttle } from '../src/index.js';
+
+/** The handler of every test route: counts its runs, answers `{ ok: true, rateLimit }`. */
+function counted(runs: Map<string, number>, id: string) {
+  return (ctx: Context) => {
+    runs.set(id, (runs.get(id) ?? 0) + 1);
+    ctx.body = { ok: true, rateLimit: ctx.state.rateLimit };
+  };
+}
+
+/** `Authorization: Bearer <user>` → `ctx.state.user = { id }` (Koa's usual place, e.g. koa-passport). */
+const bearerUser: Middleware = (ctx, next) => {
+  const m = /^Bearer (.+)$/.exec(ctx.get('authorization'));
+  if (m) ctx.state.user = { id: m[1] };
+  return next();
+};
+
+async function listen(app: Koa): Promise<Server> {
+  const server = createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
+}
+
+function client(server: Server, runs: Map<string, number>): TestClient {
+  const agent = request(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  return {
+    async request(method, path, headers = {}) {
+      const res = await (method === 'GET' ? agent.get(path) : agent.post(path)).set(headers);
+      const json = /^application\/json/.test(String(res.headers['content-type']));
+      return {
+        status: res.status,
+        headers: res.headers as Record<string, string>,
+        body: json ? res.body : res.text,
+      };
+    },
+    handlerRuns: (method, path) => runs.get(`${method} ${path}`) ?? 0,
+    close: () =>
+      new Promise<void>((resolve, reject) => server.close((e) => (e ? reject(e) : resolve()))),
+  };
+}
+
+/**
+ * The Koa harness, mounted the recommended way: routes with `limit: false` on a router placed
+ * before the global limiter (so they never reach it), the global `rateLimit` with `app.use`
+ * before the main router (route `'*'`), per-route limits as `throttle(limit, options)` in
+ * the @koa/router route.
+ */
+const koaHarness: AdapterHarness = {
+  name: 'koa',
+  async start(spec: AppSpec) {
+    const app = new Koa();
+    app.proxy = spec.trustProxy === true;
+    app.silent = true;
+    const runs = new Map<string, number>();
+    const open = new Router();
+    const router = new Router();
+    for (const route of spec.routes) {
+      const handler = counted(runs, `${route.method} ${route.path}`);
+      const target = route.limit === false ? open : router;
+      const verb = route.method === 'GET' ? 'get' : 'post';
+      if (route.limit === false || route.limit === undefined) target[verb](route.path, handler);
+      else target[verb](route.path, throttle(route.limit, route.options), handler);
+    }
+    if (spec.bearerUser) app.use(bearerUser);
+    app.use(open.routes());
+    if (spec.global) app.use(rateLimit(spec.global));
+    app.use(router.routes());
+    return client(await listen(app), runs);
+  },
+};
+
+describeHttpBehaviours(koaHarness);
+
+const EPOCH = Date.UTC(2026, 0, 1);
+
+const ok = (ctx: Context) => {
+  ctx.body = 'ok';
+};
+
+function base() {
+  const time = { now: EPOCH };
+  return { time, options: { store: new MemoryStore(), clock: () => time.now } };
+}
+
+async function withApp(app: Koa, fn: (agent: ReturnType<typeof request>) => Promise<void>) {
+  const server = await listen(app);
+  try {
+    await fn(request(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+describe('@sluice/koa', () => {
+  it('throttle() in a @koa/router route keys by METHOD + matched pattern, not the raw URL', async () => {
+    const { options } = base();
+    const keys: string[] = [];
+    const app = new Koa();
+    const router = new Router({ prefix: '/api' });
+    const limit = throttle('throttle:2,1', {
+      ...options,
+      key: (req) => {
+        keys.push(req.route);
+        return req.route;
+      },
+    });
+    router.get('/users/:id', limit, (ctx) => {
+      ctx.body = 'ok';
+    });
+    app.use(router.routes());
+    await withApp(app, async (agent) => {
+      expect((await agent.get('/api/users/1')).status).toBe(200);
+      expect((await agent.get('/api/users/2')).status).toBe(200);
+      // Same pattern, different URL: one bucket.
+      expect((await agent.get('/api/users/3')).status).toBe(429);
+    });
+    expect(keys).toEqual(['GET /api/users/:id', 'GET /api/users/:id', 'GET /api/users/:id']);
+  });
+
+  it("app.use(rateLimit()) before the router sees route '*': all routes share a bucket", async () => {
+    const { options } = base();
+    const routes: string[] = [];
+    const app = new Koa();
+    const router = new Router();
+    router.get('/a', (ctx) => {
+      ctx.body = 'a';
+    });
+    router.get('/b/:x', (ctx) => {
+      ctx.body = 'b';
+    });
+    app.use(
+      rateLimit({
+        ...options,
+        limit: 'throttle:2,1',
+        skip: (req) => {
+          routes.push(req.route);
+          return false;
+        },
+      }),
+    );
+    app.use(router.routes());
+    await withApp(app, async (agent) => {
+      expect((await agent.get('/a')).status).toBe(200);
+      expect((await agent.get('/b/1')).status).toBe(200);
+      expect((await agent.get('/a')).status).toBe(429);
+    });
+    expect(routes).toEqual(['*', '*', '*']);
+  });
+
+  it('router.use(rateLimit()) sees the matched route and honours @SkipThrottle() handlers', async () => {
+    const { options } = base();
+    const routes: string[] = [];
+    class Health {
+      @SkipThrottle()
+      check(ctx: Context) {
+        ctx.body = 'up';
+      }
+    }
+    const app = new Koa();
+    const router = new Router();
+    router.use(
+      rateLimit({
+        ...options,
+        limit: 'throttle:1,1',
+        skip: (req) => {
+          routes.push(req.route);
+          return false;
+        },
+      }),
+    );
+    router.get('/health', new Health().check);
+    router.get('/items/:id', markSkipThrottle(ok));
+    router.post('/items/:id', (ctx) => {
+      ctx.body = 'posted';
+    });
+    app.use(router.routes());
+    await withApp(app, async (agent) => {
+      for (let i = 0; i < 3; i++) {
+        const r = await agent.get('/health');
+        expect(r.status).toBe(200);
+        expect(r.headers['x-ratelimit-limit']).toBeUndefined();
+        expect((await agent.get('/items/1')).status).toBe(200);
+      }
+      expect((await agent.post('/items/1')).status).toBe(200);
+      expect((await agent.post('/items/2')).status).toBe(429);
+    });
+    expect(routes).toEqual(['POST /items/:id', 'POST /items/:id']);
+  });
+
+  it('handler option replaces the 429 answer (headers already set, next() not called)', async () => {
+    const { options } = base();
+    let runs = 0;
+    const app = new Koa();
+    app.use(
+      rateLimit({
+        ...options,
+        limit: 'throttle:1,1',
+        handler: (ctx, verdict) => {
+          ctx.status = 503;
+          ctx.body = `busy, ${verdict.decision.retryAfterMs} ms`;
+        },
+      }),
+    );
+    app.use((ctx) => {
+      runs++;
+      ctx.body = 'ok';
+    });
+    await withApp(app, async (agent) => {
+      await agent.get('/');
+      const r = await agent.get('/');
+      expect(r.status).toBe(503);
+      expect(r.text).toBe('busy, 60000 ms');
+      expect(r.headers['retry-after']).toBe('60');
+      expect(r.headers['x-ratelimit-remaining']).toBe('0');
+    });
+    expect(runs).toBe(1);
+  });
+
+  it('@Throttle on a controller method wraps the Koa handler, keeping `this`', async () => {
+    const { options } = base();
+    class Users {
+      prefix = 'user';
+      @Throttle('throttle:2,1', options)
+      async show(ctx: Context, _next: Next) {
+        ctx.body = { id: `${this.prefix}-${ctx.params.id}`, rateLimit: ctx.state.rateLimit };
+      }
+    }
+    const users = new Users();
+    const app = new Koa();
+    const router = new Router();
+    router.get('/users/:id', (ctx, next) => users.show(ctx, next));
+    app.use(router.routes());
+    await withApp(app, async (agent) => {
+      const first = await agent.get('/users/7');
+      expect(first.body).toMatchObject({ id: 'user-7', rateLimit: { remaining: 1, limit: 2 } });
+      expect((await agent.get('/users/8')).status).toBe(200);
+      const denied = await agent.get('/users/9');
+      expect(denied.status).toBe(429);
+      expect(denied.body.statusCode).toBe(429);
+    });
+  });
+
+  it("a message function's plain string is sent as text; a global and per-route limiter on one key charge once", async () => {
+    const { options } = base();
+    const shared = Limit.perMinute(2).withPrefix('shared').by('all');
+    const app = new Koa();
+    const router = new Router();
+    router.get('/x', throttle(shared, { ...options, message: () => 'nope' }), (ctx) => {
+      ctx.body = 'ok';
+    });
+    app.use(rateLimit({ ...options, limit: shared }));
+    app.use(router.routes());
+    await withApp(app, async (agent) => {
+      expect((await agent.get('/x')).headers['x-ratelimit-remaining']).toBe('1');
+      expect((await agent.get('/x')).headers['x-ratelimit-remaining']).toBe('0');
+      const denied = await agent.get('/x');
+      expect(denied.status).toBe(429);
+      expect(denied.body).toEqual({
+        statusCode: 429,
+        error: 'Too Many Requests',
+        message: 'Rate limit exceeded, retry in 30 seconds',
+      });
+    });
+  });
+
+  it('errors thrown by user callbacks reach Koa error handling (500, app "error" event) instead of crashing', async () => {
+    const { options } = base();
+    const errors: Error[] = [];
+    const app = new Koa();
+    app.on('error', (e: Error) => errors.push(e));
+    const router = new Router();
+    router.get(
+      '/sync',
+      throttle('throttle:5,1', {
+        ...options,
+        key: () => {
+          throw new Error('key boom');
+        },
+      }),
+      ok,
+    );
+    router.get(
+      '/limited',
+      throttle('throttle:1,1', {
+        ...options,
+        onLimited: () => {
+          throw new Error('onLimited boom');
+        },
+      }),
+      ok,
+    );
+    const asyncStore = new MemoryStore();
+    router.get(
+      '/async',
+      throttle('throttle:5,1', {
+        clock: options.clock,
+        // An asynchronous store: the verdict is a promise; the user callback throws after it.
+        store: {
+          consume: async (...a: Parameters<MemoryStore['consume']>) => asyncStore.consume(...a),
+        } as never,
+        message: () => {
+          throw new Error('never reached');
+        },
+        skip: (req) => {
+          if (req.headers['x-boom']) throw new Error('skip boom');
+          return false;
+        },
+      }),
+      ok,
+    );
+    app.use(router.routes());
+    await withApp(app, async (agent) => {
+      expect((await agent.get('/sync')).status).toBe(500);
+      expect((await agent.get('/limited')).status).toBe(200);
+      expect((await agent.get('/limited')).status).toBe(500);
+      expect((await agent.get('/async')).status).toBe(200);
+      expect((await agent.get('/async').set('x-boom', '1')).status).toBe(500);
+      expect((await agent.get('/async')).status).toBe(200);
+    });
+    expect(errors.map((e) => e.message)).toEqual(['key boom', 'onLimited boom', 'skip boom']);
+  });
+
+  it('invalid options throw SluiceConfigError at creation, naming the option', () => {
+    expect(() => rateLimit({ limit: 'throttle:0,1' })).toThrow(/throttle:0,1/);
+    expect(() => throttle('throttle:nope')).toThrow(/nope/);
+    expect(() => rateLimit({ handler: 42 as never })).toThrow(/"handler"/);
+  });
+
+  it('allowed requests with a synchronous store return no extra promise from the middleware', () => {
+    const mw = rateLimit({ store: new MemoryStore(), limit: 'throttle:1,1' });
+    const ctx = {
+      method: 'GET',
+      ip: '127.0.0.1',
+      headers: {},
+      state: {},
+      set: () => {},
+    } as unknown as Context;
+    const nextResult = Promise.resolve('from next');
+    expect(mw(ctx, () => nextResult)).toBe(nextResult);
+    expect((ctx.state as { rateLimit?: { remaining: number } }).rateLimit?.remaining).toBe(0);
+  });
+});
