@@ -187,7 +187,7 @@ export class HttpLimiter<Req = unknown> {
    */
   check(view: RequestView): HttpVerdict | Promise<HttpVerdict> | undefined {
     const c = this.#config;
-    if (c.skip !== undefined && c.skip(view)) return undefined;
+    if (c.skip?.(view)) return undefined;
     const prepared = this.#static ?? this.#prepare(c.limits.limitsFor(view));
     if (prepared.length === 0) return undefined;
     const subject = this.#subject(view);
@@ -401,7 +401,8 @@ function parseHttpOptions<Req>(
       algorithm,
       `one of ${Object.keys(ALGORITHMS).join(', ')} or a function ({ limit, periodMs }) => Algorithm`,
     );
-  const store = options.store ?? (sharedStore ??= new MemoryStore());
+  if (sharedStore === undefined) sharedStore = new MemoryStore();
+  const store = options.store ?? sharedStore;
   if (store === null || typeof store !== 'object' || typeof store.consume !== 'function') {
     throw new SluiceConfigError('store', store, 'a Store (MemoryStore, RedisStore)');
   }
