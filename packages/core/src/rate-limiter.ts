@@ -113,12 +113,16 @@ export class RateLimiter {
    * the last denial as soon as the next try would fall past `timeoutMs` (or can never
    * succeed). Never sleeps past the deadline and never spins.
    */
-  async acquire(key: string, options: AcquireOptions = {}): Promise<Decision> {
+  acquire(key: string, options: AcquireOptions = {}): Promise<Decision> {
     const cost = options.cost === undefined ? 1 : checkCost(options.cost);
     const timeoutMs = options.timeoutMs ?? Number.POSITIVE_INFINITY;
     if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs < 0) {
       throw new TypeError(`sluice: timeoutMs must be a number >= 0, got ${String(timeoutMs)}`);
     }
+    return this.#acquire(key, cost, timeoutMs);
+  }
+
+  async #acquire(key: string, cost: number, timeoutMs: number): Promise<Decision> {
     const { clock, sleep } = this.#config;
     const deadline = clock() + timeoutMs;
     for (;;) {

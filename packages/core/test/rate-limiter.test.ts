@@ -129,3 +129,11 @@ describe('RateLimiter.acquire (Redisson tryAcquire)', () => {
     expect(time.sleeps).toEqual([1]);
   });
 });
+
+describe('RateLimiter.acquire argument checks', () => {
+  it('throws a TypeError synchronously for a bad cost or timeout', () => {
+    const limiter = new RateLimiter({ algorithm: gcra({ rate: 5, period: '1m' }) });
+    expect(() => limiter.acquire('a', { cost: -2 })).toThrow(TypeError);
+    expect(() => limiter.acquire('a', { timeoutMs: -1 })).toThrow(TypeError);
+  });
+});
