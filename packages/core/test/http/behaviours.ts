@@ -365,9 +365,18 @@ export function describeHttpBehaviours(harness: AdapterHarness): void {
             const denied = await client.request('GET', '/a');
             expect(denied.status).toBe(429);
             expect(denied.headers['retry-after']).toBe('1');
-            // A second later the per-second limit is full again; the 5/min one has 3 left.
+            // A second later the per-second limit is full again (2 more); the 5/min one
+            // (one unit per 12 s) has 3 left.
             time.now += 1000;
-            expect(await statuses(client, 4, '/a')).toEqual([200, 200, 200, 429]);
+            expect(await statuses(client, 3, '/a')).toEqual([200, 200, 429]);
+            // One more second: the 5/min limit admits its last unit, then denies for 10 s,
+            // and the denial is reported by it (the per-second limit is not charged).
+            time.now += 1000;
+            expect((await client.request('GET', '/a')).status).toBe(200);
+            const last = await client.request('GET', '/a');
+            expect(last.status).toBe(429);
+            expect(last.headers['x-ratelimit-limit']).toBe('5');
+            expect(last.headers['retry-after']).toBe('10');
             expect(client.handlerRuns('GET', '/a')).toBe(5);
           },
         );

@@ -1,0 +1,136 @@
+import {
+  HttpLimiter,
+  type HttpVerdict,
+  isThrottleSkipped,
+  type LimitInput,
+  SluiceConfigError,
+} from '@sluice/core';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { ExpressRateLimitOptions, RateLimitHandler } from './types.js';
+
+/** Passport's convention: `req.user?.id` when it is a string or a number. */
+function defaultUser(req: Request): string | number | undefined {
+  const id = (req as { user?: { id?: unknown } | null }).user?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}
+
+/** `true` when a handler of the matched route is marked `@SkipThrottle()`. */
+function routeSkipsThrottle(route: { stack?: { handle?: unknown }[] }): boolean {
+  const stack = route.stack;
+  if (stack === undefined) return false;
+  for (let i = 0; i < stack.length; i++) if (isThrottleSkipped(stack[i]!.handle)) return true;
+  return false;
+}
+
+/**
+ * Express middleware that rate-limits requests (DESIGN §4–§7). All decisions are the
+ * core's `HttpLimiter`; this middleware only translates:
+ *
+ * - key route: `` `${req.method} ${req.baseUrl}${req.route.path}` `` (`GET /api/users/:id`)
+ *   when Express has matched a route (the middleware is mounted on a route), else `'*'`
+ *   (mounted with `app.use` before routing: every route shares the subject's bucket);
+ * - subject: `user(req)` (default `req.user?.id`), else `req.ip`, so Express's
+ *   `trust proxy` setting decides whether `X-Forwarded-For` counts;
+ * - allowed: sets `req.rateLimit` and the rate-limit headers, then calls `next()`;
+ * - denied: sets the headers and `Retry-After`, answers `statusCode` (429) with the JSON
+ *   body (`application/json`; a `message` function's object is sent with `res.json`, its
+ *   string with `res.send`) or calls `options.handler`, and does not call `next()`;
+ * - errors thrown by `user`, `key`, `skip`, `onLimited`, `message`, a named limiter or
+ *   `handler` go to `next(err)` (Express's error handler), never crash the server.
+ *
+ * Opting a route out of a global limiter: Express runs `app.use(rateLimit())` before it
+ * knows the route, so no later marker can exempt a route from it. Register exempt routes
+ * before `app.use(rateLimit())` (the mounting order), mount the limiter on a `Router` that
+ * does not contain them, or use `skip`. A limiter mounted on a route (`app.get(path,
+ * limiter, handler)`) does see the route, and skips it when one of its handlers is marked
+ * `@SkipThrottle()` (the function itself, not a `.bind()` copy).
+ *
+ * A request already charged for the same key by another sluice middleware (global and
+ * per-route with the same limit) is not charged twice. With a synchronous store
+ * (`MemoryStore`) the request is decided without a promise.
+ *
+ * Source of semantics: express-rate-limit (middleware shape, `req.rateLimit`, `handler`,
+ * `skip`), Laravel `ThrottleRequests` (throttle strings, named limiters).
+ *
+ * @param options - see `ExpressRateLimitOptions`; default limit `'throttle:60,1'`.
+ * @returns an Express `RequestHandler`.
+ * @throws `SluiceConfigError` at creation for any invalid option (e.g. a malformed throttle
+ *   string or an undefined named limiter), naming the option.
+ */
+export function rateLimit(options: ExpressRateLimitOptions = {}): RequestHandler {
+  const limiter = new HttpLimiter<Request>(options, defaultUser);
+  const handler: RateLimitHandler | undefined = options.handler;
+  if (handler !== undefined && typeof handler !== 'function') {
+    throw new SluiceConfigError('handler', handler, 'a function (req, res, next, verdict) => void');
+  }
+  // Our default body is JSON text; a `message` function's string is sent as the user made it.
+  const jsonText = typeof options.message !== 'function';
+
+  const respond = (req: Request, res: Response, next: NextFunction, verdict: HttpVerdict) => {
+    try {
+      req.rateLimit = verdict.decision;
+      const headers = verdict.headers;
+      for (let i = 0; i < headers.length; i++) res.setHeader(headers[i]![0], headers[i]![1]);
+      if (!verdict.allowed) {
+        if (handler !== undefined) return handler(req, res, next, verdict);
+        res.status(verdict.statusCode);
+        const body = verdict.body;
+        if (typeof body !== 'string') res.json(body);
+        else if (jsonText) res.type('application/json').send(body);
+        else res.send(body);
+        return;
+      }
+    } catch (err) {
+      return next(err);
+    }
+    next();
+  };
+
+  return function sluiceRateLimit(req: Request, res: Response, next: NextFunction): void {
+    let verdict: HttpVerdict | Promise<HttpVerdict> | undefined;
+    try {
+      const route = req.route as { path: unknown; stack?: { handle?: unknown }[] } | undefined;
+      if (route === undefined || !routeSkipsThrottle(route)) {
+        verdict = limiter.check({
+          method: req.method,
+          route: route === undefined ? '*' : `${req.method} ${req.baseUrl}${String(route.path)}`,
+          ip: req.ip ?? req.socket.remoteAddress ?? '',
+          userId: limiter.userOf(req),
+          headers: req.headers,
+          raw: req,
+        });
+      }
+    } catch (err) {
+      next(err);
+      return;
+    }
+    if (verdict === undefined) next();
+    else if (verdict instanceof Promise) verdict.then((v) => respond(req, res, next, v), next);
+    else respond(req, res, next, verdict);
+  };
+}
+
+/**
+ * Rate-limits one route: `throttle(limit, options)` is `rateLimit({ ...options, limit })`,
+ * mounted on the route (`app.post('/login', throttle('throttle:login'), handler)`), so its
+ * key has the route (`POST /login`). It adds to a global `rateLimit()`: the request must
+ * pass both (Laravel stacks `throttle` middleware the same way).
+ *
+ * @param limit - a throttle string (`'throttle:60,1'`, `'throttle:api'`, `'10/s'`), a
+ *   `Limit`, or an array of them. `false` is not accepted: see `rateLimit` for opting out.
+ * @throws `SluiceConfigError` at creation for an invalid limit or option.
+ */
+export function throttle(
+  limit: LimitInput,
+  options: Omit<ExpressRateLimitOptions, 'limit'> = {},
+): RequestHandler {
+  if ((limit as unknown) === false) {
+    throw new SluiceConfigError(
+      'limit',
+      limit,
+      'a limit (throttle(false) cannot exempt a route from a global rateLimit() that ran ' +
+        'before routing: register the route before app.use(rateLimit()), or use skip)',
+    );
+  }
+  return rateLimit({ ...options, limit });
+}

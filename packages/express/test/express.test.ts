@@ -1,0 +1,330 @@
+import { once } from 'node:events';
+import type { Server } from 'node:net';
+import {
+  type Decision,
+  type HttpVerdict,
+  Limit,
+  MemoryStore,
+  SluiceConfigError,
+  type Store,
+} from '@sluice/core';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import request from 'supertest';
+import { describeHttpBehaviours } from '../../core/test/http/behaviours.js';
+import type {
+  AdapterHarness,
+  AppSpec,
+  RouteSpec,
+  TestClient,
+  TestResponse,
+} from '../../core/test/http/harness.js';
+import { rateLimit, SkipThrottle, Throttle, throttle } from '../src/index.js';
+
+const EPOCH = Date.UTC(2026, 0, 1);
+
+async function listen(app: express.Express): Promise<Server> {
+  const server = app.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return server;
+}
+
+async function get(
+  server: Server,
+  path: string,
+  headers: Record<string, string> = {},
+  method: 'GET' | 'POST' = 'GET',
+): Promise<TestResponse> {
+  const res = await request(server)[method === 'GET' ? 'get' : 'post'](path).set(headers);
+  return {
+    status: res.status,
+    headers: res.headers as Record<string, string>,
+    body: /json/.test(res.type) ? res.body : res.text,
+  };
+}
+
+function close(server: Server): Promise<void> {
+  return new Promise((resolve, reject) => server.close((e) => (e ? reject(e) : resolve())));
+}
+
+/** Express error handler that answers 500 `{ caught: message }`. */
+function catchErrors(app: express.Express): void {
+  app.use((err: Error, _req: Request, res: Response, _next: NextFunction) => {
+    res.status(500).json({ caught: err.message });
+  });
+}
+
+/**
+ * The Express harness. `limit: false` uses Express's mounting order: opted-out routes are
+ * registered before `app.use(rateLimit(global))`, so requests to them never reach it.
+ */
+const expressHarness: AdapterHarness = {
+  name: 'express',
+  async start(spec: AppSpec): Promise<TestClient> {
+    const app = express();
+    if (spec.trustProxy) app.set('trust proxy', true);
+    if (spec.bearerUser) {
+      app.use((req, _res, next) => {
+        const m = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
+        if (m) (req as Request & { user?: { id: string } }).user = { id: m[1]! };
+        next();
+      });
+    }
+    const runs = new Map<string, number>();
+    const register = (route: RouteSpec) => {
+      const id = `${route.method} ${route.path}`;
+      const handler = (req: Request, res: Response) => {
+        runs.set(id, (runs.get(id) ?? 0) + 1);
+        res.json({ ok: true, rateLimit: req.rateLimit });
+      };
+      const method = route.method === 'GET' ? 'get' : 'post';
+      if (route.limit === undefined || route.limit === false) app[method](route.path, handler);
+      else app[method](route.path, throttle(route.limit, route.options), handler);
+    };
+    for (const route of spec.routes) if (route.limit === false) register(route);
+    if (spec.global) app.use(rateLimit(spec.global));
+    for (const route of spec.routes) if (route.limit !== false) register(route);
+    const server = await listen(app);
+    return {
+      request: (method, path, headers) => get(server, path, headers, method),
+      handlerRuns: (method, path) => runs.get(`${method} ${path}`) ?? 0,
+      close: () => close(server),
+    };
+  },
+};
+
+describeHttpBehaviours(expressHarness);
+
+describe('@sluice/express', () => {
+  let server: Server | undefined;
+  afterEach(async () => {
+    if (server) await close(server);
+    server = undefined;
+  });
+  const ok = (req: Request, res: Response) => {
+    res.json({ ok: true, rateLimit: req.rateLimit });
+  };
+  const clock = () => EPOCH;
+
+  it('keys a route by req.baseUrl + req.route.path under a Router, never the raw URL', async () => {
+    const store = new MemoryStore();
+    const app = express();
+    const router = express.Router();
+    router.get('/users/:id', throttle('throttle:1,1', { store, clock }), ok);
+    app.use('/api', router);
+    server = await listen(app);
+    expect((await get(server, '/api/users/1')).status).toBe(200);
+    expect((await get(server, '/api/users/2')).status).toBe(429);
+    expect(store.inspect('sluice:1-per-60000ms:GET /api/users/:id:ip:127.0.0.1')).toBeDefined();
+    expect(store.size).toBe(1);
+  });
+
+  it("uses route '*' before routing: every route shares the subject's bucket", async () => {
+    const store = new MemoryStore();
+    const app = express();
+    app.use(rateLimit({ limit: 'throttle:2,1', store, clock }));
+    app.get('/a', ok);
+    app.get('/b', ok);
+    server = await listen(app);
+    expect((await get(server, '/a')).status).toBe(200);
+    expect((await get(server, '/b')).status).toBe(200);
+    expect((await get(server, '/a')).status).toBe(429);
+    expect(store.inspect('sluice:2-per-60000ms:*:ip:127.0.0.1')).toBeDefined();
+  });
+
+  it('a per-route throttle adds to the global limit', async () => {
+    const store = new MemoryStore();
+    const app = express();
+    app.use(rateLimit({ limit: 'throttle:3,1', store, clock }));
+    app.get('/wide', throttle('throttle:10,1', { store, clock }), ok);
+    server = await listen(app);
+    // The global 3/min ('*') denies the 4th request although the route allows 10.
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await get(server, '/wide')).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+  });
+
+  it('a request reaching two limiters with the same key is charged once', async () => {
+    const store = new MemoryStore();
+    const app = express();
+    const key = () => 'shared';
+    app.use(rateLimit({ limit: 'throttle:3,1', store, clock, key }));
+    app.get('/once', throttle('throttle:3,1', { store, clock, key }), ok);
+    server = await listen(app);
+    const remaining = [];
+    for (let i = 0; i < 4; i++) {
+      const r = await get(server, '/once');
+      remaining.push(
+        r.status === 200 ? (r.body as { rateLimit: Decision }).rateLimit.remaining : r.status,
+      );
+    }
+    expect(remaining).toEqual([2, 1, 0, 429]);
+  });
+
+  it('handler option replaces the denied response; headers are already set', async () => {
+    const app = express();
+    const seen: HttpVerdict[] = [];
+    app.use(
+      rateLimit({
+        limit: 'throttle:1,1',
+        store: new MemoryStore(),
+        clock,
+        handler: (req, res, _next, verdict) => {
+          seen.push(verdict);
+          res.status(418).json({ teapot: true, wait: req.rateLimit?.retryAfterMs });
+        },
+      }),
+    );
+    app.get('/a', ok);
+    server = await listen(app);
+    await get(server, '/a');
+    const denied = await get(server, '/a');
+    expect(denied.status).toBe(418);
+    expect(denied.body).toEqual({ teapot: true, wait: 60_000 });
+    expect(denied.headers['retry-after']).toBe('60');
+    expect(denied.headers['x-ratelimit-remaining']).toBe('0');
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.statusCode).toBe(429);
+  });
+
+  it('a message function returning a string is sent as is (not labelled JSON)', async () => {
+    const app = express();
+    app.use(
+      rateLimit({ limit: 'throttle:1,1', store: new MemoryStore(), message: () => 'slow down' }),
+    );
+    app.get('/a', ok);
+    server = await listen(app);
+    await get(server, '/a');
+    const denied = await get(server, '/a');
+    expect(denied.status).toBe(429);
+    expect(denied.body).toBe('slow down');
+    expect(denied.headers['content-type']).not.toMatch(/json/);
+  });
+
+  it('@Throttle limits a controller method; @SkipThrottle exempts a handler from a route-level limiter', async () => {
+    const store = new MemoryStore();
+    class Users {
+      shown = 0;
+      @Throttle('throttle:2,1', { store, clock })
+      show(req: Request, res: Response) {
+        this.shown++;
+        res.json({ id: req.params.id, rateLimit: req.rateLimit });
+      }
+      @Throttle('throttle:5,1', { store, clock })
+      async fail(_req: Request, _res: Response) {
+        throw new Error('async failure');
+      }
+      @SkipThrottle()
+      health(_req: Request, res: Response) {
+        res.json({ healthy: true });
+      }
+    }
+    const users = new Users();
+    const limiter = rateLimit({ limit: 'throttle:1,1', store, clock });
+    const app = express();
+    app.get('/users/:id', users.show.bind(users));
+    app.get('/fail', users.fail.bind(users));
+    app.get('/health', limiter, users.health);
+    app.get('/other', limiter, ok);
+    catchErrors(app);
+    server = await listen(app);
+    const shows = [];
+    for (let i = 0; i < 3; i++) shows.push(await get(server, `/users/${i}`));
+    expect(shows.map((r) => r.status)).toEqual([200, 200, 429]);
+    expect(shows[0]!.body).toMatchObject({ id: '0', rateLimit: { limit: 2, remaining: 1 } });
+    expect(users.shown).toBe(2);
+    expect(store.inspect('sluice:2-per-60000ms:GET /users/:id:ip:127.0.0.1')).toBeDefined();
+    expect(await get(server, '/fail')).toMatchObject({
+      status: 500,
+      body: { caught: 'async failure' },
+    });
+    for (let i = 0; i < 3; i++) expect((await get(server, '/health')).status).toBe(200);
+    expect((await get(server, '/other')).status).toBe(200);
+    expect((await get(server, '/other')).status).toBe(429);
+  });
+
+  it('errors thrown by user callbacks reach the Express error handler', async () => {
+    const boom = (what: string) => () => {
+      throw new Error(`${what} failed`);
+    };
+    const app = express();
+    const store = new MemoryStore();
+    app.get('/key', rateLimit({ store, key: boom('key') }), ok);
+    app.get('/skip', rateLimit({ store, skip: boom('skip') }), ok);
+    app.get('/user', rateLimit({ store, user: boom('user') }), ok);
+    app.get(
+      '/on-limited',
+      rateLimit({ store, limit: 'throttle:1,1', onLimited: boom('onLimited') }),
+      ok,
+    );
+    app.get('/handler', rateLimit({ store, limit: 'throttle:1,1', handler: boom('handler') }), ok);
+    catchErrors(app);
+    server = await listen(app);
+    for (const what of ['key', 'skip', 'user']) {
+      expect(await get(server, `/${what}`)).toMatchObject({
+        status: 500,
+        body: { caught: `${what} failed` },
+      });
+    }
+    expect((await get(server, '/on-limited')).status).toBe(200);
+    expect((await get(server, '/on-limited')).body).toEqual({ caught: 'onLimited failed' });
+    expect((await get(server, '/handler')).status).toBe(200);
+    expect((await get(server, '/handler')).body).toEqual({ caught: 'handler failed' });
+  });
+
+  it('works with an asynchronous store, including its errors under onStoreError: deny', async () => {
+    const memory = new MemoryStore();
+    let failing = false;
+    const asyncStore: Store = {
+      consume: async (key, algorithm, cost, now) => {
+        if (failing) throw new Error('store down');
+        return memory.consume(key, algorithm, cost, now);
+      },
+      reset: async (key) => memory.reset(key),
+    };
+    const app = express();
+    app.use(
+      rateLimit({
+        limit: 'throttle:1,1',
+        store: asyncStore,
+        clock,
+        onStoreError: 'deny',
+        logger: { warn: () => {} },
+      }),
+    );
+    app.get('/a', ok);
+    server = await listen(app);
+    const first = await get(server, '/a');
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ rateLimit: { remaining: 0 } });
+    expect((await get(server, '/a')).status).toBe(429);
+    failing = true;
+    expect((await get(server, '/a', { 'x-forwarded-for': '9.9.9.9' })).status).toBe(429);
+  });
+
+  it('decides synchronously with a MemoryStore (next() is called before the middleware returns)', () => {
+    const middleware = rateLimit({ limit: Limit.perMinute(1), store: new MemoryStore() });
+    const req = {
+      method: 'GET',
+      baseUrl: '',
+      ip: '10.0.0.1',
+      headers: {},
+      socket: {},
+    } as unknown as Request;
+    const headers: Record<string, string> = {};
+    const res = { setHeader: (n: string, v: string) => (headers[n] = v) } as unknown as Response;
+    const next = jest.fn();
+    middleware(req, res, next);
+    expect(next).toHaveBeenCalledWith();
+    expect(headers['X-RateLimit-Remaining']).toBe('0');
+    expect(req.rateLimit).toMatchObject({ allowed: true, limit: 1 });
+  });
+
+  it('throws SluiceConfigError for invalid options at creation', () => {
+    expect(() => rateLimit({ limit: 'throttle:nope' })).toThrow(SluiceConfigError);
+    expect(() => throttle('throttle:0,1')).toThrow(SluiceConfigError);
+    expect(() => throttle(false as never)).toThrow(/register the route before/);
+    expect(() => rateLimit({ handler: 'x' as never })).toThrow(/"handler"/);
+    expect(() => rateLimit({ headers: 'draft-9' as never })).toThrow(/"headers"/);
+    expect(() => Throttle('60/fortnight')).toThrow(SluiceConfigError);
+  });
+});
