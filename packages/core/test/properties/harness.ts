@@ -14,7 +14,7 @@ import type { Model, ModelDecision, Ratio } from './models.js';
 export const EPOCH = Date.UTC(2026, 0, 1);
 
 /** Runs per property; the whole folder stays well under a minute on 2 cores. */
-export const RUNS = Number(process.env.SLUICE_PROPERTY_RUNS ?? 250);
+export const RUNS = Number(process.env.SLUICE_PROPERTY_RUNS ?? 300);
 
 export interface TraceStep {
   /** ms since the previous request (0 = same instant). */
