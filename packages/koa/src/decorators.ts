@@ -1,6 +1,7 @@
 import {
   isThrottleSkipped,
   type LimitInput,
+  type MethodDecorator,
   markSkipThrottle,
   methodDecorator,
 } from '@sluice/core';
@@ -21,7 +22,7 @@ export { SkipThrottle } from '@sluice/core';
  * @param options - as for {@link throttle}.
  * @throws `SluiceConfigError` when the class is defined, for an invalid limit or option.
  */
-export function Throttle(limit: LimitInput, options?: KoaRateLimitOptions) {
+export function Throttle(limit: LimitInput, options?: KoaRateLimitOptions): MethodDecorator {
   const check = throttle(limit, options);
   return methodDecorator((method) => {
     const wrapped = function (this: unknown, ctx: Context, next: Next): unknown {

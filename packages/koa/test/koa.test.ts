@@ -1,12 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
-import { Limit, MemoryStore, markSkipThrottle, SkipThrottle } from '@sluice/core';
+import { type Decision, Limit, MemoryStore, markSkipThrottle } from '@sluice/core';
 import Koa, { type Context, type Middleware, type Next } from 'koa';
 import request from 'supertest';
 import { describeHttpBehaviours } from '../../core/test/http/behaviours.js';
 import type { AdapterHarness, AppSpec, TestClient } from '../../core/test/http/harness.js';
-import { rateLimit, Throttle, throttle } from '../src/index.js';
+import { rateLimit, SkipThrottle, Throttle, throttle } from '../src/index.js';
 
 /** The handler of every test route: counts its runs, answers `{ ok: true, rateLimit }`. */
 function counted(runs: Map<string, number>, id: string) {
@@ -245,6 +245,28 @@ describe('@sluice/koa', () => {
       const denied = await agent.get('/users/9');
       expect(denied.status).toBe(429);
       expect(denied.body.statusCode).toBe(429);
+    });
+  });
+
+  it('@SkipThrottle() with @Throttle(): exempt from the router-level limiter, held to its own', async () => {
+    const { options } = base();
+    class Admin {
+      @SkipThrottle()
+      @Throttle('throttle:2,1', options)
+      stats(ctx: Context) {
+        const d: Decision | undefined = ctx.state.rateLimit; // typed by the DefaultState merge
+        ctx.body = { remaining: d?.remaining };
+      }
+    }
+    const app = new Koa();
+    const router = new Router();
+    router.use(rateLimit({ ...options, limit: 'throttle:1,1' }));
+    router.get('/stats', new Admin().stats);
+    app.use(router.routes());
+    await withApp(app, async (agent) => {
+      expect((await agent.get('/stats')).body).toEqual({ remaining: 1 });
+      expect((await agent.get('/stats')).body).toEqual({ remaining: 0 });
+      expect((await agent.get('/stats')).status).toBe(429);
     });
   });
 
