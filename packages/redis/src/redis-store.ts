@@ -20,7 +20,7 @@ import { decodeSlidingWindow, SLIDING_WINDOW_LUA } from './sliding-window.lua.js
 export interface RedisStoreOptions {
   /** An ioredis client: `new Redis(...)` or `new Cluster(...)`. The store never closes it. */
   client: RedisClient;
-  /** Prepended to every Redis key, before the hash tag. Default `''`. */
+  /** Prepended to every Redis key, before the hash tag; no `{` or `}`. Default `''`. */
   prefix?: string;
   /**
    * Whose clock decides: `'server'` (default) takes the time from Redis `TIME`, so app
@@ -102,7 +102,10 @@ export class RedisStore implements Store {
     if (client === null || typeof client !== 'object' || typeof client.evalsha !== 'function') {
       throw new SluiceConfigError('client', client, 'an ioredis Redis or Cluster client');
     }
-    if (typeof prefix !== 'string') throw new SluiceConfigError('prefix', prefix, 'a string');
+    // Braces in the prefix would be the key's hash tag: every key in one Cluster slot.
+    if (typeof prefix !== 'string' || prefix.includes('{') || prefix.includes('}')) {
+      throw new SluiceConfigError('prefix', prefix, 'a string without { or }');
+    }
     if (clock !== 'server' && clock !== 'client') {
       throw new SluiceConfigError('clock', clock, "'server' or 'client'");
     }
