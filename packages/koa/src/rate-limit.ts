@@ -15,7 +15,9 @@ import type { Context, Middleware, Next } from 'koa';
  * with Koa's `ctx` as the request, plus Koa's way to replace the 429 answer.
  *
  * Defaults that are Koa's own: `user` is `ctx.state.user?.id`; the client IP is `ctx.ip`
- * (so `app.proxy` / `X-Forwarded-For` rules apply).
+ * (so `app.proxy` / `X-Forwarded-For` rules apply). A 429 body is sent as
+ * `application/json` when it is an object or JSON object text (the default), and as
+ * `text/plain` when a `message` function returns other text.
  */
 export interface KoaRateLimitOptions extends HttpLimitOptions<Context> {
   /**

@@ -270,14 +270,12 @@ describe('@sluice/koa', () => {
     });
   });
 
-  it("a message function's plain string is sent as text; a global and per-route limiter on one key charge once", async () => {
+  it('a global and a per-route limiter on one key charge a request once (the global one denies first)', async () => {
     const { options } = base();
     const shared = Limit.perMinute(2).withPrefix('shared').by('all');
     const app = new Koa();
     const router = new Router();
-    router.get('/x', throttle(shared, { ...options, message: () => 'nope' }), (ctx) => {
-      ctx.body = 'ok';
-    });
+    router.get('/x', throttle(shared, options), ok);
     app.use(rateLimit({ ...options, limit: shared }));
     app.use(router.routes());
     await withApp(app, async (agent) => {
@@ -290,6 +288,28 @@ describe('@sluice/koa', () => {
         error: 'Too Many Requests',
         message: 'Rate limit exceeded, retry in 30 seconds',
       });
+    });
+  });
+
+  it("a message function's plain string is sent as text/plain, a JSON object as JSON", async () => {
+    const { options } = base();
+    const app = new Koa();
+    const router = new Router();
+    router.get('/text', throttle('throttle:1,1', { ...options, message: () => 'nope' }), ok);
+    router.get('/json', throttle('throttle:1,1', { ...options, message: () => ({ a: 1 }) }), ok);
+    app.use(router.routes());
+    await withApp(app, async (agent) => {
+      await agent.get('/text');
+      const text = await agent.get('/text');
+      expect([text.status, text.headers['content-type'], text.text]).toEqual([
+        429,
+        'text/plain; charset=utf-8',
+        'nope',
+      ]);
+      await agent.get('/json');
+      const json = await agent.get('/json');
+      expect(json.headers['content-type']).toMatch(/^application\/json/);
+      expect(json.body).toEqual({ a: 1 });
     });
   });
 
