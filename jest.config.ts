@@ -2,7 +2,7 @@ import type { Config } from 'jest';
 
 // One jest project per package. Tests import sibling packages by name; the moduleNameMapper
 // points those names at the TypeScript sources so `pnpm test` needs no prior build.
-const packages = ['core', 'redis', 'koa', 'express'];
+const packages = ['core', 'redis', 'koa', 'fastify', 'express'];
 
 const moduleNameMapper = {
   '^@sluice/(core|redis|express|fastify|koa)$': '<rootDir>/../$1/src/index.ts',

@@ -100,7 +100,9 @@ export function runGuards(
     if (verdict instanceof Promise) {
       const r = route;
       return verdict.then((v) =>
-        v.allowed ? runGuards(guards, r, request, reply, i + 1, better(best, v)) : deny(g, v, request, reply),
+        v.allowed
+          ? runGuards(guards, r, request, reply, i + 1, better(best, v))
+          : deny(g, v, request, reply),
       );
     }
     if (!verdict.allowed) return deny(g, verdict, request, reply);
@@ -148,6 +150,15 @@ function bindHooks(hooks: RouteOptions['onRequest'], route: string | undefined) 
 }
 
 const plugin: FastifyPluginCallback<FastifyRateLimitOptions> = (app, options, done) => {
+  try {
+    setup(app, options);
+  } catch (err) {
+    return done(err as Error); // avvio does not catch a callback plugin's throw
+  }
+  done();
+};
+
+function setup(app: FastifyInstance, options: FastifyRateLimitOptions): void {
   const global = options.global ?? true;
   if (typeof global !== 'boolean') throw new SluiceConfigError('global', global, 'a boolean');
   const state: State = {
@@ -180,10 +191,10 @@ const plugin: FastifyPluginCallback<FastifyRateLimitOptions> = (app, options, do
     if (guards.length === 0) return;
     const hook = hookFor(guards, key);
     const own = route.onRequest;
-    route.onRequest = own === undefined ? [hook] : Array.isArray(own) ? [...own, hook] : [own, hook];
+    route.onRequest =
+      own === undefined ? [hook] : Array.isArray(own) ? [...own, hook] : [own, hook];
   });
-  done();
-};
+}
 
 /**
  * The Fastify plugin: `await app.register(rateLimit, options)` (see
