@@ -24,7 +24,7 @@ export type { LeakyBucketOptions } from './leaky-bucket.js';
 export { leakyBucket } from './leaky-bucket.js';
 export type { LimitAlgorithmFactory, LimitQuota } from './limit.js';
 export { defaultLimitAlgorithm, Limit, limitAlgorithm } from './limit.js';
-export type { MemoryStoreOptions } from './memory-store.js';
+export type { MemoryKeySpace, MemoryStoreOptions } from './memory-store.js';
 export { MemoryStore } from './memory-store.js';
 export type { AcquireOptions, ConsumeOptions, RateLimiterOptions } from './rate-limiter.js';
 export { RateLimiter } from './rate-limiter.js';

@@ -1,7 +1,7 @@
 import type { Algorithm } from './algorithm.js';
 import type { Decision } from './decision.js';
 import { SluiceConfigError } from './errors.js';
-import { MemoryStore } from './memory-store.js';
+import { type MemoryKeySpace, MemoryStore } from './memory-store.js';
 import type { Store } from './store.js';
 import { FailSafeStore, type StoreErrorPolicy, type StoreFailureLogger } from './store-failure.js';
 import { checkCost } from './validate.js';
@@ -68,13 +68,14 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 export class RateLimiter {
   readonly #config: LimiterConfig;
   readonly #prefix: string;
-  /** The last key decided on and its prefixed form (see `#decide`). */
-  #lastKey: string | undefined = undefined;
-  #lastFullKey = '';
+  /** This limiter's key space when its store is a MemoryStore (see `MemoryStore.space`). */
+  readonly #space: MemoryKeySpace | undefined;
 
   constructor(options: RateLimiterOptions) {
     this.#config = parseLimiterOptions(options);
     this.#prefix = `${this.#config.prefix}:`;
+    const store = this.#config.store;
+    this.#space = store instanceof MemoryStore ? store.space(this.#prefix) : undefined;
   }
 
   /** The algorithm this limiter runs. */
@@ -104,7 +105,9 @@ export class RateLimiter {
 
   /** Forgets `key`: its next decision sees a full quota. */
   async reset(key: string): Promise<void> {
-    await this.#config.store.reset(this.#prefix + key);
+    const store = this.#config.store;
+    if (this.#space !== undefined) (store as MemoryStore).reset(key, this.#space);
+    else await store.reset(this.#prefix + key);
   }
 
   /**
@@ -139,18 +142,15 @@ export class RateLimiter {
       return Promise.reject(new TypeError(`sluice: key must be a string, got ${typeof key}`));
     }
     const { store, algorithm, clock } = this.#config;
-    // Reuse the last prefixed key when the same key comes again (a hot key, a burst from one
-    // client): no concatenation, and the store's map sees a string whose hash is cached.
-    let fullKey: string;
-    if (key === this.#lastKey) {
-      fullKey = this.#lastFullKey;
-    } else {
-      fullKey = this.#prefix + key;
-      this.#lastKey = key;
-      this.#lastFullKey = fullKey;
-    }
     try {
-      const result = store.consume(fullKey, algorithm, cost, clock());
+      // On a MemoryStore the limiter's prefix is a key space of its own: the caller's key
+      // string is used as is (no concatenation, its hash already cached by V8).
+      if (this.#space !== undefined) {
+        return Promise.resolve(
+          (store as MemoryStore).consumeIn(this.#space, key, algorithm, cost, clock()),
+        );
+      }
+      const result = store.consume(this.#prefix + key, algorithm, cost, clock());
       return result instanceof Promise ? result : Promise.resolve(result);
     } catch (error) {
       return Promise.reject(error);
