@@ -125,6 +125,8 @@ export class RedisStore implements Store {
   }
 
   consume(key: string, algorithm: Algorithm, cost: number, nowMs: number): Promise<Decision> {
+    const down = this.#down();
+    if (down) return Promise.reject(down);
     const twin = TWINS[algorithm.kind];
     const args: (string | number)[] = [
       this.clock === 'client' ? nowMs : '',
@@ -136,6 +138,21 @@ export class RedisStore implements Store {
   }
 
   async reset(key: string): Promise<void> {
+    const down = this.#down();
+    if (down) throw down;
     await this.#deadlines.wrap(this.client.del(redisKey(this.prefix, key)));
+  }
+
+  /**
+   * An error when the client knows its connection is lost. Such a call fails at once rather
+   * than wait in ioredis's offline queue: that queue would run it after the reconnect, long
+   * after its caller got a fallback decision (a denial that consumes, a ghost DEL).
+   */
+  #down(): Error | undefined {
+    const status = (this.client as { status?: unknown }).status;
+    if (status === 'reconnecting' || status === 'close' || status === 'end') {
+      return new Error(`sluice: the Redis client is ${status}`);
+    }
+    return undefined;
   }
 }
