@@ -81,7 +81,8 @@ export class SlidingWindowAlgorithm implements Algorithm {
       // In the next window the current count becomes the previous one:
       // curr x (w - e') + cost x w <= limit x w, so e' = w - (limit - cost) x w / curr.
       const toNext = start + w - nowMs;
-      retry = curr + cost <= limit ? toNext : toNext + (curr * w - (limit - cost) * w) / curr;
+      // One exact division of integers (toNext + (curr x w - (limit - cost) x w) / curr).
+      retry = curr + cost <= limit ? toNext : (toNext * curr + curr * w - (limit - cost) * w) / curr;
     }
     const remaining = Math.max(0, Math.floor((limit * w - used) / w));
     return {

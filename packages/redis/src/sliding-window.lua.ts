@@ -8,8 +8,8 @@ import { LUA_PRELUDE } from './lua-common.js';
  *
  * KEYS[1] = the key. ARGV = now ('' for Redis TIME), cost, limit, windowMs.
  * Reply: `{allowed, remaining, retryBase, retryNum, retryDen, resetMs}`; retryAfterMs is
- * `retryBase + retryNum / retryDen` (-1 in retryBase = never), the same division the TS
- * engine does, so both give the same double.
+ * `(retryBase x retryDen + retryNum) / retryDen` (-1 in retryBase = never), the same single
+ * division the TS engine does, so both give the same double.
  */
 export const SLIDING_WINDOW_LUA = `${LUA_PRELUDE}
 local limit = tonumber(ARGV[3])
@@ -65,7 +65,8 @@ export function decodeSlidingWindow(
   let retryAfterMs: number;
   if (base < 0) retryAfterMs = -1;
   else if (num === 0) retryAfterMs = base;
-  else retryAfterMs = base === 0 ? num / reply[4]! : base + num / reply[4]!;
+  // One division, as the TS engine does: (base x den + num) / den.
+  else retryAfterMs = (base * reply[4]! + num) / reply[4]!;
   return {
     allowed: reply[0] === 1,
     limit: algorithm.limit,
