@@ -1,0 +1,295 @@
+/**
+ * `pnpm bench:redis`: sluice's RedisStore against rate-limiter-flexible's RateLimiterRedis
+ * on one `redis-server` this bench starts itself (free port, no persistence), in one run
+ * (DESIGN §8, "Redis decisions/s, one client" and "Redis bytes per key" rows).
+ *
+ * Throughput: decisions/s through ONE ioredis connection per subject, with `--inflight`
+ * consumes outstanding at all times (one async worker per slot, each awaiting its next
+ * decision as soon as the previous one settles), spread round robin over `--keys` keys.
+ * Subjects are measured interleaved (A B A' B' …) and the median of the rounds reported.
+ * Ceiling: `redis-benchmark -P 16` running `EVALSHA` of sluice's GCRA script on random keys:
+ * the most single-decision script calls the server itself can take.
+ * Memory: `MEMORY USAGE` of one key written by each limiter.
+ */
+import { execFile } from 'node:child_process';
+import os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { parseArgs, promisify } from 'node:util';
+import { type Algorithm, gcra, RateLimiter } from '@sluice/core';
+import { LUA_SOURCES, RedisStore } from '@sluice/redis';
+import Table from 'cli-table3';
+import { Redis } from 'ioredis';
+import { RateLimiterRedis } from 'rate-limiter-flexible';
+import { type RedisProcess, startRedis } from '../../packages/redis/test/redis-server.js';
+
+const run = promisify(execFile);
+
+const { values: args } = parseArgs({
+  // `pnpm bench:redis -- --rounds 3` passes the `--` through; drop it.
+  args: process.argv.slice(2).filter((arg) => arg !== '--'),
+  options: {
+    rounds: { type: 'string', default: '5' },
+    ms: { type: 'string', default: '2000' },
+    keys: { type: 'string', default: '10000' },
+    inflight: { type: 'string', default: '256' },
+  },
+});
+const ROUNDS = Number(args.rounds);
+const MEASURE_MS = Number(args.ms);
+const KEYS = Number(args.keys);
+const INFLIGHT = Number(args.inflight);
+
+/** The floor (DESIGN §8): sluice >= 1.5x RLF auto-pipelined. */
+const FLOOR_VS_RLF = 1.5;
+/** The aim: >= 70% of redis-benchmark's EVALSHA ceiling. */
+const AIM_OF_CEILING = 0.7;
+const MAX_KEY_BYTES = 100;
+const AIM_KEY_BYTES = 56;
+
+// ---------------------------------------------------------------------------------------
+// The limiters under test. Every one of them is configured never to deny.
+
+/** 1M per second (an exact 1/1000 ms emission interval) with a burst of 1e9: never denies. */
+const gcraAlgo = (): Algorithm => gcra({ rate: 1e6, period: '1s', burst: 1e9 });
+
+type Consume = (key: string) => Promise<unknown>;
+
+interface Subject {
+  label: string;
+  client: Redis;
+  consume: Consume;
+  rates: number[];
+}
+
+function sluiceSubject(port: number, autoPipelining: boolean): Subject {
+  const client = new Redis({ port, host: '127.0.0.1', enableAutoPipelining: autoPipelining });
+  // onStoreError 'deny': a store failure shows up as a denial, which aborts the run.
+  const limiter = new RateLimiter({
+    algorithm: gcraAlgo(),
+    store: new RedisStore({ client }),
+    onStoreError: 'deny',
+  });
+  return {
+    label: `sluice RedisStore, GCRA${autoPipelining ? ', auto-pipelining' : ''}`,
+    client,
+    consume: async (key) => {
+      const d = await limiter.consume(key);
+      if (!d.allowed) throw new Error('sluice denied a request: the bench limits are wrong');
+    },
+    rates: [],
+  };
+}
+
+function rlfSubject(port: number, autoPipelining: boolean): Subject {
+  const client = new Redis({ port, host: '127.0.0.1', enableAutoPipelining: autoPipelining });
+  // consume rejects when over the limit; it never is here, so a rejection aborts the run.
+  const limiter = new RateLimiterRedis({
+    storeClient: client,
+    useRedisPackage: false,
+    points: 1e12,
+    duration: 60,
+  });
+  return {
+    label: `rate-limiter-flexible RateLimiterRedis${autoPipelining ? ', auto-pipelining' : ''}`,
+    client,
+    consume: (key) => limiter.consume(key),
+    rates: [],
+  };
+}
+
+/** Decisions/s with `INFLIGHT` calls outstanding for `ms`. */
+async function measure(consume: Consume, keys: string[], ms: number): Promise<number> {
+  const n = keys.length;
+  let i = 0;
+  let ops = 0;
+  const start = performance.now();
+  const end = start + ms;
+  const worker = async () => {
+    while (performance.now() < end) {
+      const key = keys[i]!;
+      if (++i === n) i = 0;
+      await consume(key);
+      ops++;
+    }
+  };
+  const workers: Promise<void>[] = [];
+  for (let w = 0; w < INFLIGHT; w++) workers.push(worker());
+  await Promise.all(workers);
+  return (ops * 1000) / (performance.now() - start);
+}
+
+// ---------------------------------------------------------------------------------------
+
+/** `redis-benchmark -P 16` on EVALSHA of sluice's GCRA script (server clock): requests/s. */
+async function ceiling(server: RedisProcess, algorithm: Algorithm): Promise<number> {
+  const sha = (await server.cli('SCRIPT', 'LOAD', LUA_SOURCES.gcra)).trim();
+  const { stdout } = await run(
+    'redis-benchmark',
+    [
+      ...['-h', '127.0.0.1', '-p', String(server.port), '-n', '200000', '-P', '16', '-q'],
+      ...['-r', '10000', 'evalsha', sha, '1', '{ceiling:__rand_int__}', '', '1'],
+      ...algorithm.params.map(String),
+    ],
+    { maxBuffer: 1 << 24 },
+  );
+  const all = [...stdout.matchAll(/([\d.]+) requests per second/g)];
+  const last = all.at(-1);
+  if (last === undefined) throw new Error(`redis-benchmark printed no rate:\n${stdout}`);
+  return Number(last[1]);
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+const fmtRate = (x: number) => `${(x / 1e3).toFixed(1)} k/s`;
+
+async function main(server: RedisProcess): Promise<boolean> {
+  const cpus = os.cpus();
+  const version = (await run('redis-server', ['--version'])).stdout.match(/v=(\S+)/)?.[1];
+  console.log(
+    `machine: ${cpus.length} cores, ${cpus[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version}, redis-server ${version ?? '?'}, ${os.platform()} ${os.arch()}`,
+  );
+  console.log(
+    `throughput: median of ${ROUNDS} rounds, ~${MEASURE_MS} ms per measurement, subjects interleaved; one ioredis connection each, ${INFLIGHT} consumes in flight over ${KEYS} keys; redis-server on port ${server.port} (pid ${server.pid})\n`,
+  );
+
+  const keys = Array.from({ length: KEYS }, (_, i) => `user:${i}`);
+  const subjects = [
+    sluiceSubject(server.port, false),
+    rlfSubject(server.port, false),
+    sluiceSubject(server.port, true),
+    rlfSubject(server.port, true),
+  ];
+  const [sPlain, rPlain, sAuto, rAuto] = subjects as [Subject, Subject, Subject, Subject];
+  const ceilings: number[] = [];
+  try {
+    // Warm-up: JIT, script cache, every key written once; not measured.
+    for (const s of subjects) await measure(s.consume, keys, Math.min(MEASURE_MS, 1000));
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const s of subjects) s.rates.push(await measure(s.consume, keys, MEASURE_MS));
+      ceilings.push(await ceiling(server, gcraAlgo()));
+      process.stderr.write(`round ${r + 1}/${ROUNDS} done\n`);
+    }
+  } finally {
+    for (const s of subjects) s.client.disconnect();
+  }
+
+  // --- bytes per key ---
+  const mem = new Redis({ port: server.port, host: '127.0.0.1' });
+  const memRows: [string, string, number][] = [];
+  try {
+    await mem.flushdb(); // our own server only
+    const memKey = 'user:1';
+    const sluiceKey = async (label: string, algorithm: Algorithm) => {
+      const store = new RedisStore({ client: mem });
+      const limiter = new RateLimiter({ algorithm, store, onStoreError: 'deny' });
+      await limiter.consume(memKey);
+      const redisKey = store.keyFor(`sluice:${memKey}`);
+      memRows.push([label, redisKey, Number(await mem.memory('USAGE', redisKey))]);
+    };
+    await sluiceKey('sluice GCRA, bench limit (1e6/s: fractional TAT)', gcraAlgo());
+    await sluiceKey('sluice GCRA, 100/min (whole-ms TAT)', gcra({ rate: 100, period: '1m' }));
+    const rlf = new RateLimiterRedis({
+      storeClient: mem,
+      useRedisPackage: false,
+      points: 1e12,
+      duration: 60,
+    });
+    await rlf.consume(memKey);
+    const rlfKey = `rlflx:${memKey}`;
+    memRows.push([
+      'rate-limiter-flexible RateLimiterRedis',
+      rlfKey,
+      Number(await mem.memory('USAGE', rlfKey)),
+    ]);
+  } finally {
+    mem.disconnect();
+  }
+
+  // --- report ---
+  const rlfAuto = median(rAuto.rates);
+  const top = median(ceilings);
+  let failed = false;
+  const t = new Table({
+    style: { head: [], border: [] },
+    head: ['decisions/s (median)', 'rate', '/ RLF auto-pipelined', 'of EVALSHA ceiling', 'verdict'],
+  });
+  for (const s of subjects) {
+    const rate = median(s.rates);
+    const isSluice = s === sPlain || s === sAuto;
+    const ratio = rate / rlfAuto;
+    let verdict = '(info)';
+    if (isSluice) {
+      const pass = ratio >= FLOOR_VS_RLF;
+      if (!pass) failed = true;
+      verdict = `${pass ? 'PASS' : 'FAIL'} (>= ${FLOOR_VS_RLF}x); aim ${rate / top >= AIM_OF_CEILING ? 'met' : 'not met'} (>= ${AIM_OF_CEILING * 100}%)`;
+    }
+    t.push([
+      s.label,
+      fmtRate(rate),
+      `${ratio.toFixed(2)}x`,
+      `${((rate / top) * 100).toFixed(0)}%`,
+      verdict,
+    ]);
+  }
+  t.push([
+    'ceiling: redis-benchmark -P 16, EVALSHA gcra (server clock), 10k random keys',
+    fmtRate(top),
+    '-',
+    '100%',
+    '(info)',
+  ]);
+  console.log(t.toString());
+  console.log(
+    'sluice: RateLimiter + RedisStore (server clock), gcra({ rate: 1e6, period: "1s", burst: 1e9 }); RLF: RateLimiterRedis({ points: 1e12, duration: 60, useRedisPackage: false }); both never deny.',
+  );
+  console.log(
+    `per-round figures (k/s):\n${[
+      ...subjects.map((s) => [s.label, s.rates] as const),
+      ['ceiling', ceilings] as const,
+    ]
+      .map(([label, xs]) => `  ${label}: ${xs.map((x) => (x / 1e3).toFixed(1)).join(' ')}`)
+      .join('\n')}\n`,
+  );
+
+  const m = new Table({
+    style: { head: [], border: [] },
+    head: ['MEMORY USAGE of one key', 'Redis key', 'bytes', 'target', 'verdict'],
+  });
+  for (const [label, key, bytes] of memRows) {
+    const isSluice = label.startsWith('sluice');
+    let verdict = '(info)';
+    if (isSluice) {
+      const pass = bytes <= MAX_KEY_BYTES;
+      if (!pass) failed = true;
+      verdict = `${pass ? 'PASS' : 'FAIL'}; aim ${bytes <= AIM_KEY_BYTES ? 'met' : 'not met'}`;
+    }
+    m.push([
+      label,
+      key,
+      `${bytes} B`,
+      isSluice ? `<= ${MAX_KEY_BYTES} B (aim <= ${AIM_KEY_BYTES} B)` : '-',
+      verdict,
+    ]);
+  }
+  console.log(m.toString());
+  console.log(`\noverall: ${failed ? 'FAIL' : 'PASS'}`);
+  return !failed;
+}
+
+const server = await startRedis();
+const stop = () => server.stop();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    void stop().finally(() => process.exit(130));
+  });
+}
+let ok = false;
+try {
+  ok = await main(server);
+} finally {
+  await stop();
+}
+process.exitCode = ok ? 0 : 1;
