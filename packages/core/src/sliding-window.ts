@@ -82,7 +82,8 @@ export class SlidingWindowAlgorithm implements Algorithm {
       // curr x (w - e') + cost x w <= limit x w, so e' = w - (limit - cost) x w / curr.
       const toNext = start + w - nowMs;
       // One exact division of integers (toNext + (curr x w - (limit - cost) x w) / curr).
-      retry = curr + cost <= limit ? toNext : (toNext * curr + curr * w - (limit - cost) * w) / curr;
+      retry =
+        curr + cost <= limit ? toNext : (toNext * curr + curr * w - (limit - cost) * w) / curr;
     }
     const remaining = Math.max(0, Math.floor((limit * w - used) / w));
     return {
