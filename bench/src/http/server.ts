@@ -1,0 +1,184 @@
+/**
+ * One benchmark server for `pnpm bench:http` (see ../http.ts): a hello-world route on one
+ * framework, unlimited or behind one limiter. Started by the parent with an IPC channel
+ * (pinned to one core with `taskset`), it listens on 127.0.0.1 on a free port and answers:
+ *
+ * - `{ type: 'start' }`: remember `process.cpuUsage()` (the start of a measurement);
+ * - `{ type: 'stop' }`: reply `{ type: 'cpu', us }`, the CPU (user + system) used since.
+ *
+ * argv: `<framework> <variant>`; framework `express` | `fastify` | `koa`; variant `none`
+ * (no limiter), `sluice`, `peer` (express-rate-limit / @fastify/rate-limit / koa-ratelimit),
+ * `sluice-deny`, `peer-deny`, `rlf-deny` (Fastify: every request after the first is denied).
+ * Allowing limiters never deny (a quota of 1e9 per minute); denying ones allow 1 per hour.
+ * Every limiter keys on the client IP and sends its default headers.
+ */
+import { createRequire } from 'node:module';
+import type { AddressInfo, Server } from 'node:net';
+import type { FastifyPluginCallback } from 'fastify';
+
+// Express, Koa and koa-ratelimit have no types reachable from bench/ (their @types live with the adapters);
+// they are loaded untyped, through the few calls made here.
+const require = createRequire(import.meta.url);
+type Handler = (...args: never[]) => unknown;
+interface App {
+  use(fn: unknown): unknown;
+  listen(port: number, host: string, cb: () => void): Server;
+}
+interface ExpressApp extends App {
+  set(name: string, value: unknown): void;
+  get(path: string, fn: (req: unknown, res: { send(body: string): void }) => void): void;
+}
+
+export const FRAMEWORKS = ['express', 'fastify', 'koa'] as const;
+export type Framework = (typeof FRAMEWORKS)[number];
+export type Variant = 'none' | 'sluice' | 'peer' | 'sluice-deny' | 'peer-deny' | 'rlf-deny';
+
+/** Never denies: GCRA with 1e9 per minute and a burst of 1e9 (the quota). */
+const ALLOW = 'throttle:1000000000,1';
+/** Denies all but the first request: 1 per 60 minutes. */
+const DENY = 'throttle:1,60';
+const BODY = 'hello world';
+
+type Listen = () => Promise<{ port: number; close: () => Promise<unknown> }>;
+
+async function express(variant: Variant): Promise<Listen> {
+  const app = (require('express') as () => ExpressApp)();
+  app.set('etag', false);
+  app.set('x-powered-by', false);
+  if (variant === 'sluice') {
+    const { rateLimit } = await import('@sluice/express');
+    app.use(rateLimit({ limit: ALLOW }));
+  } else if (variant === 'peer') {
+    const { rateLimit } = await import('express-rate-limit');
+    app.use(rateLimit({ windowMs: 60_000, limit: 1e9 }));
+  } else if (variant !== 'none') throw new Error(`express: no variant ${variant}`);
+  app.get('/', (_req, res) => {
+    res.send(BODY);
+  });
+  return () =>
+    new Promise((resolve) => {
+      const server = app.listen(0, '127.0.0.1', () =>
+        resolve({
+          port: (server.address() as AddressInfo).port,
+          close: () => new Promise((r) => server.close(r)),
+        }),
+      );
+    });
+}
+
+async function fastify(variant: Variant): Promise<Listen> {
+  const { default: Fastify } = await import('fastify');
+  const app = Fastify({ logger: false });
+  if (variant === 'sluice' || variant === 'sluice-deny') {
+    const { rateLimit } = await import('@sluice/fastify');
+    await app.register(rateLimit, { limit: variant === 'sluice' ? ALLOW : DENY });
+  } else if (variant === 'peer' || variant === 'peer-deny') {
+    // Untyped: its `FastifyInstance.rateLimit` declaration would clash with @sluice/fastify's.
+    const rateLimit = require('@fastify/rate-limit') as FastifyPluginCallback<{
+      max: number;
+      timeWindow: number;
+    }>;
+    await app.register(rateLimit, {
+      max: variant === 'peer' ? 1e9 : 1,
+      timeWindow: variant === 'peer' ? 60_000 : 3_600_000,
+    });
+  } else if (variant === 'rlf-deny') {
+    // rate-limiter-flexible has no Fastify plugin: its README's middleware pattern, with the
+    // same headers as the others (X-RateLimit-*, Retry-After on a denial).
+    const { RateLimiterMemory, RateLimiterRes } = await import('rate-limiter-flexible');
+    const limiter = new RateLimiterMemory({ points: 1, duration: 3600 });
+    app.addHook('onRequest', (request, reply, done) => {
+      limiter.consume(request.ip).then(
+        (res) => {
+          reply.header('X-RateLimit-Limit', 1);
+          reply.header('X-RateLimit-Remaining', res.remainingPoints);
+          reply.header('X-RateLimit-Reset', Math.ceil((Date.now() + res.msBeforeNext) / 1000));
+          done();
+        },
+        (err: unknown) => {
+          if (!(err instanceof RateLimiterRes)) return done(err as Error);
+          const seconds = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
+          reply.header('Retry-After', seconds);
+          reply.header('X-RateLimit-Limit', 1);
+          reply.header('X-RateLimit-Remaining', 0);
+          reply.header('X-RateLimit-Reset', Math.ceil((Date.now() + err.msBeforeNext) / 1000));
+          reply.code(429).send({
+            statusCode: 429,
+            error: 'Too Many Requests',
+            message: `Rate limit exceeded, retry in ${seconds} seconds`,
+          });
+        },
+      );
+    });
+  } else if (variant !== 'none') throw new Error(`fastify: no variant ${variant}`);
+  app.get('/', async () => BODY);
+  return async () => {
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    return { port: (app.server.address() as AddressInfo).port, close: () => app.close() };
+  };
+}
+
+async function koa(variant: Variant): Promise<Listen> {
+  const Koa = require('koa') as new () => App;
+  const { default: Router } = await import('@koa/router');
+  const app = new Koa();
+  if (variant === 'sluice') {
+    const { rateLimit } = await import('@sluice/koa');
+    app.use(rateLimit({ limit: ALLOW }));
+  } else if (variant === 'peer') {
+    const ratelimit = require('koa-ratelimit') as (options: object) => Handler;
+    app.use(
+      ratelimit({
+        driver: 'memory',
+        db: new Map(),
+        duration: 60_000,
+        max: 1e9,
+        id: (ctx: { ip: string }) => ctx.ip,
+      }),
+    );
+  } else if (variant !== 'none') throw new Error(`koa: no variant ${variant}`);
+  const router = new Router();
+  router.get('/', (ctx: { body: unknown }) => {
+    ctx.body = BODY;
+  });
+  app.use(router.routes());
+  return () =>
+    new Promise((resolve) => {
+      const server = app.listen(0, '127.0.0.1', () =>
+        resolve({
+          port: (server.address() as AddressInfo).port,
+          close: () => new Promise((r) => server.close(r)),
+        }),
+      );
+    });
+}
+
+const BUILDERS: Record<Framework, (variant: Variant) => Promise<Listen>> = {
+  express,
+  fastify,
+  koa,
+};
+
+async function main(): Promise<void> {
+  const [framework, variant] = process.argv.slice(2) as [Framework, Variant];
+  const build = BUILDERS[framework];
+  if (build === undefined || process.send === undefined) {
+    console.error('usage: started by bench/src/http.ts with an IPC channel: <framework> <variant>');
+    process.exit(2);
+  }
+  const listen = await build(variant);
+  const { port } = await listen();
+  let start = process.cpuUsage();
+  process.on('message', (msg: { type: string }) => {
+    if (msg.type === 'start') start = process.cpuUsage();
+    else if (msg.type === 'stop') {
+      const d = process.cpuUsage(start);
+      process.send!({ type: 'cpu', us: d.user + d.system });
+    }
+  });
+  // The parent going away ends us too.
+  process.on('disconnect', () => process.exit(0));
+  process.send({ type: 'ready', port });
+}
+
+await main();
