@@ -25,4 +25,22 @@ const config: Config = {
   })),
 };
 
+// The runnable demo (examples/demo): its test starts the three apps and drives them.
+config.projects!.push({
+  displayName: 'examples',
+  rootDir: '<rootDir>/examples/demo',
+  testEnvironment: 'node',
+  testMatch: ['<rootDir>/test/**/*.test.ts'],
+  moduleNameMapper: {
+    ...moduleNameMapper,
+    '^@sluice/(core|redis|express|fastify|koa)$': '<rootDir>/../../packages/$1/src/index.ts',
+  },
+  transform: {
+    '^.+\\.ts$': [
+      'ts-jest',
+      { tsconfig: '<rootDir>/tsconfig.test.json', diagnostics: { warnOnly: false } },
+    ],
+  },
+});
+
 export default config;

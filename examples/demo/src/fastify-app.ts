@@ -1,0 +1,38 @@
+/**
+ * The demo API on Fastify 5 with `@sluice/fastify`: the plugin registered with
+ * `global: false` (no limit unless a route asks), and `config: { rateLimit }` per route,
+ * the limits being the named limiters of `limits.ts`.
+ */
+import type { Store } from '@sluice/core';
+import { rateLimit } from '@sluice/fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
+import * as handlers from './handlers.js';
+import './limits.js'; // defines 'throttle:login', 'throttle:api', 'throttle:report'
+
+export async function createFastifyApp(store: Store): Promise<FastifyInstance> {
+  const app = Fastify();
+  // Options given here (the store) are inherited by every route's config.rateLimit.
+  await app.register(rateLimit, { global: false, store });
+
+  // Public: no config.rateLimit, so no limit.
+  app.get('/', async () => handlers.home());
+
+  // 5 per minute and 100 per day per IP.
+  app.post('/login', { config: { rateLimit: 'throttle:login' } }, async () => handlers.login());
+
+  // The /api group: one bucket per user, shared by its routes; the report takes 10 from it.
+  await app.register(
+    async (api) => {
+      api.get('/me', { config: { rateLimit: 'throttle:api' } }, async (req) =>
+        handlers.me(req.headers),
+      );
+      api.get('/items', { config: { rateLimit: 'throttle:api' } }, async () => handlers.items());
+      api.get('/report', { config: { rateLimit: 'throttle:report' } }, async (req) =>
+        handlers.report(req.headers),
+      );
+    },
+    { prefix: '/api' },
+  );
+
+  return app;
+}

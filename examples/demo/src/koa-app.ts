@@ -1,0 +1,41 @@
+/**
+ * The demo API on Koa 3 with `@sluice/koa` and @koa/router: `throttle(limit, options)` on
+ * each limited route, the limits being the named limiters of `limits.ts`.
+ */
+import Router from '@koa/router';
+import type { Store } from '@sluice/core';
+import { throttle } from '@sluice/koa';
+import Koa from 'koa';
+import * as handlers from './handlers.js';
+import './limits.js'; // defines 'throttle:login', 'throttle:api', 'throttle:report'
+
+export function createKoaApp(store: Store): Koa {
+  const app = new Koa();
+  const router = new Router();
+
+  // Public: no limiter on this route.
+  router.get('/', (ctx) => {
+    ctx.body = handlers.home();
+  });
+
+  // 5 per minute and 100 per day per IP.
+  router.post('/login', throttle('throttle:login', { store }), (ctx) => {
+    ctx.body = handlers.login();
+  });
+
+  // The /api group: one bucket per user, shared by its routes; the report takes 10 from it.
+  const api = new Router({ prefix: '/api' });
+  api.get('/me', throttle('throttle:api', { store }), (ctx) => {
+    ctx.body = handlers.me(ctx.headers);
+  });
+  api.get('/items', throttle('throttle:api', { store }), (ctx) => {
+    ctx.body = handlers.items();
+  });
+  api.get('/report', throttle('throttle:report', { store }), (ctx) => {
+    ctx.body = handlers.report(ctx.headers);
+  });
+
+  app.use(router.routes()).use(router.allowedMethods());
+  app.use(api.routes()).use(api.allowedMethods());
+  return app;
+}

@@ -1,0 +1,54 @@
+/**
+ * The demo's limits, defined once and used by the Express, Fastify and Koa apps alike.
+ *
+ * They are named limiters (Laravel's `RateLimiter::for`) in the default `throttles`
+ * registry; a route refers to one as `'throttle:<name>'`:
+ *
+ * - `login`: 5 per minute and 100 per day per client IP (`POST /login`);
+ * - `api`: 60 per minute per user, the user named in `Authorization: Bearer <user>`, else the
+ *   client IP. `.by(subject)` keys the limit by the subject alone (not by route) and
+ *   `.withPrefix('api')` names its bucket, so every `/api/*` route draws from the same
+ *   per-user bucket;
+ * - `report`: the same bucket as `api`, but each request takes {@link REPORT_COST} units
+ *   (`GET /api/report` is expensive).
+ */
+import { Limit, type RequestView, throttles } from '@sluice/core';
+
+/** `POST /login`: requests per minute per IP. */
+export const LOGIN_PER_MINUTE = 5;
+/** `POST /login`: requests per day per IP. */
+export const LOGIN_PER_DAY = 100;
+/** `/api/*`: units per minute per user (or per IP for anonymous requests). */
+export const API_PER_MINUTE = 60;
+/** Units one `GET /api/report` takes from the user's `/api` bucket. */
+export const REPORT_COST = 10;
+
+/**
+ * The user named in `Authorization: Bearer <user>` (the demo's stand-in for real
+ * authentication: the token *is* the user name), or `undefined`.
+ */
+export function bearerUser(
+  headers: Record<string, string | string[] | undefined>,
+): string | undefined {
+  const value = headers.authorization;
+  const match = typeof value === 'string' ? /^Bearer\s+(\S+)$/i.exec(value) : null;
+  return match?.[1];
+}
+
+/** Whom an `/api` request is counted against: `user:<name>`, else `ip:<client IP>`. */
+export function apiSubject(req: RequestView): string {
+  const user = bearerUser(req.headers);
+  return user !== undefined ? `user:${user}` : `ip:${req.ip}`;
+}
+
+const apiLimit = (req: RequestView) =>
+  Limit.perMinute(API_PER_MINUTE).by(apiSubject(req)).withPrefix('api');
+
+throttles.define('login', (req) => [
+  Limit.perMinute(LOGIN_PER_MINUTE).by(req.ip),
+  Limit.perDay(LOGIN_PER_DAY).by(req.ip),
+]);
+throttles.define('api', apiLimit);
+throttles.define('report', (req) => apiLimit(req).cost(REPORT_COST));
+
+export { throttles };
