@@ -162,7 +162,7 @@ async function main(server: RedisProcess): Promise<boolean> {
     sluiceSubject(server.port, true),
     rlfSubject(server.port, true),
   ];
-  const [sPlain, rPlain, sAuto, rAuto] = subjects as [Subject, Subject, Subject, Subject];
+  const [sPlain, , sAuto, rAuto] = subjects as [Subject, Subject, Subject, Subject];
   const ceilings: number[] = [];
   try {
     // Warm-up: JIT, script cache, every key written once; not measured.

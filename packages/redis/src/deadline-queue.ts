@@ -6,7 +6,9 @@ export class StoreTimeoutError extends Error {
   }
 }
 
-interface Pending {
+/** A call a {@link DeadlineQueue} watches: set `settled` when it is answered. */
+export interface Pending {
+  /** `performance.now()` past which the call is rejected; set by `track`. */
   deadline: number;
   reject: (error: Error) => void;
   settled: boolean;
@@ -28,16 +30,21 @@ export class DeadlineQueue {
     this.timeoutMs = timeoutMs;
   }
 
+  /**
+   * Watches `entry` from now: unless it is `settled` first, its `reject` is called with
+   * {@link StoreTimeoutError} after `timeoutMs` (and `settled` set).
+   */
+  track(entry: Pending): void {
+    entry.deadline = performance.now() + this.timeoutMs;
+    this.#queue.push(entry);
+    if (this.#timer === undefined) this.#arm(this.timeoutMs);
+  }
+
   /** `promise`, or a rejection with {@link StoreTimeoutError} after `timeoutMs`. */
   wrap<T>(promise: Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const entry: Pending = {
-        deadline: performance.now() + this.timeoutMs,
-        reject,
-        settled: false,
-      };
-      this.#queue.push(entry);
-      if (this.#timer === undefined) this.#arm(this.timeoutMs);
+      const entry: Pending = { deadline: 0, reject, settled: false };
+      this.track(entry);
       promise.then(
         (value) => {
           entry.settled = true;

@@ -1,19 +1,82 @@
+/** Milliseconds a key outlives its logical expiry (see {@link luaTwin}). */
+export const SLACK_MS = 1000;
+
 /**
- * Lua shared by every twin. `now` is ARGV[1] in ms since the Unix epoch when the store uses
- * the client's clock, or empty to take it from Redis `TIME` (whole ms, like `Date.now()`).
+ * One algorithm's Lua twin, written once as a Lua function and run by two scripts built
+ * from it: {@link LuaTwin.single} (one key) and {@link LuaTwin.batch} (many keys in one
+ * `EVALSHA`, each decided by the same function, in order).
+ */
+export interface LuaTwin {
+  /** The Lua function's name. */
+  readonly name: string;
+  /** How many algorithm parameters (`Algorithm.params`) the function takes after `cost`. */
+  readonly params: number;
+  /** How many numbers the function returns (the width of one decision in a reply). */
+  readonly width: number;
+  /**
+   * KEYS[1] = the key. ARGV = now ('' for Redis TIME), cost, ...params.
+   * Reply: the function's `width` numbers.
+   */
+  readonly single: string;
+  /**
+   * KEYS = n keys. ARGV = n groups of (now, cost, ...params), one per key, in KEYS order;
+   * '' as now takes Redis TIME (read once per batch). Reply: n groups of `width` values,
+   * flat. A key whose function raised an error answers `-1, "<message>"` (padded with 0s),
+   * so one bad key fails its own decision only.
+   */
+  readonly batch: string;
+}
+
+/**
+ * Lua shared by every script. `server_now()` is Redis `TIME` in whole ms since the Unix
+ * epoch (like `Date.now()`); `now` is ARGV's when the store uses the client's clock.
  * `SLACK_MS`: keys outlive their logical expiry by this much, so a client clock a little
  * behind Redis never loses live state; logical expiry is always decided from the stored
  * value, never from the key's TTL.
  */
-export const LUA_PRELUDE = `
-local now = tonumber(ARGV[1])
-if now == nil then
+const LUA_PRELUDE = `local SLACK_MS = ${SLACK_MS}
+local function server_now()
   local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
-local cost = tonumber(ARGV[2])
-local SLACK_MS = 1000
 `;
 
-/** Milliseconds a key outlives its logical expiry (see {@link LUA_PRELUDE}). */
-export const SLACK_MS = 1000;
+/**
+ * Builds the single and batch scripts around `fn`, the Lua text of
+ * `local function <name>(key, now, cost, <params...>) ... return <width values> end`
+ * (params arrive as ARGV strings; now and cost as numbers).
+ */
+export function luaTwin(name: string, params: number, width: number, fn: string): LuaTwin {
+  const list = (n: number, make: (i: number) => string, separator = ', ') =>
+    Array.from({ length: n }, (_, i) => make(i + 1)).join(separator);
+  const single = `${LUA_PRELUDE}${fn}
+local now = tonumber(ARGV[1]) or server_now()
+return {${name}(KEYS[1], now, tonumber(ARGV[2]), ${list(params, (i) => `ARGV[${i + 2}]`)})}
+`;
+  const results = list(width, (i) => `r${i}`);
+  const batch = `${LUA_PRELUDE}${fn}
+local out = {}
+local n = 0
+local clock
+for i = 1, #KEYS do
+  local b = (i - 1) * ${params + 2}
+  local now = tonumber(ARGV[b + 1])
+  if now == nil then
+    clock = clock or server_now()
+    now = clock
+  end
+  local ok, ${results} = pcall(${name}, KEYS[i], now, tonumber(ARGV[b + 2]), ${list(params, (i) => `ARGV[b + ${i + 2}]`)})
+  if ok then
+${list(width, (i) => `    out[n + ${i}] = r${i}`, '\n')}
+  else
+    if type(r1) == 'table' then r1 = r1.err end
+    out[n + 1] = -1
+    out[n + 2] = tostring(r1)
+${list(width - 2, (i) => `    out[n + ${i + 2}] = 0`, '\n')}
+  end
+  n = n + ${width}
+end
+return out
+`;
+  return { name, params, width, single, batch };
+}

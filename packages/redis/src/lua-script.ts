@@ -19,9 +19,16 @@ export class LuaScript {
 
   /** Runs the script on one key. */
   run(client: RedisClient, key: string, args: (string | number)[]): Promise<unknown> {
-    return client.evalsha(this.sha1, 1, key, ...args).catch((error: unknown) => {
+    return this.runMany(client, 1, [key, ...args]);
+  }
+
+  /** Runs the script with `argv` = `numKeys` keys, then the arguments (no copy made). */
+  runMany(client: RedisClient, numKeys: number, argv: (string | number)[]): Promise<unknown> {
+    // ioredis flattens an array argument: one array for keys and arguments, no spread.
+    const flat = argv as string[];
+    return client.evalsha(this.sha1, numKeys, flat).catch((error: unknown) => {
       if (error instanceof Error && error.message.startsWith('NOSCRIPT')) {
-        return client.eval(this.source, 1, key, ...args);
+        return client.eval(this.source, numKeys, flat);
       }
       throw error;
     });

@@ -24,3 +24,45 @@ export function redisKey(prefix: string, key: string): string {
   }
   return `${prefix}{${key}}`;
 }
+
+/** CRC16-XMODEM (Redis Cluster's key hash), table-driven. */
+const CRC16 = (() => {
+  const table = new Uint16Array(256);
+  for (let i = 0; i < 256; i++) {
+    let crc = i << 8;
+    for (let bit = 0; bit < 8; bit++) crc = crc & 0x8000 ? (crc << 1) ^ 0x1021 : crc << 1;
+    table[i] = crc & 0xffff;
+  }
+  return table;
+})();
+
+/**
+ * The Redis Cluster slot (0..16383) of a Redis key, by Redis's rule: CRC16 of the UTF-8
+ * bytes of the hash tag (the text between the first `{` and the next `}`, when not empty),
+ * else of the whole key. Same result as ioredis's `cluster-key-slot`.
+ */
+export function keySlot(key: string): number {
+  let start = 0;
+  let end = key.length;
+  const open = key.indexOf('{');
+  if (open !== -1) {
+    const close = key.indexOf('}', open + 1);
+    if (close > open + 1) {
+      start = open + 1;
+      end = close;
+    }
+  }
+  let crc = 0;
+  for (let i = start; i < end; i++) {
+    const code = key.charCodeAt(i);
+    if (code >= 0x80) return slotOfBytes(Buffer.from(key.slice(start, end), 'utf8'));
+    crc = ((crc << 8) & 0xff00) ^ CRC16[((crc >> 8) ^ code) & 0xff]!;
+  }
+  return crc & 16383;
+}
+
+function slotOfBytes(bytes: Uint8Array): number {
+  let crc = 0;
+  for (const byte of bytes) crc = ((crc << 8) & 0xff00) ^ CRC16[((crc >> 8) ^ byte) & 0xff]!;
+  return crc & 16383;
+}

@@ -1,20 +1,16 @@
-import {
-  type Algorithm,
-  type Decision,
-  type FixedWindowAlgorithm,
-  type GcraAlgorithm,
-  type SlidingLogAlgorithm,
-  type SlidingWindowAlgorithm,
-  SluiceConfigError,
-  type Store,
-} from '@sluice/core';
+import { type Algorithm, type Decision, SluiceConfigError, type Store } from '@sluice/core';
+import { Coalescer, type ScriptTwin } from './coalescer.js';
 import { DeadlineQueue } from './deadline-queue.js';
-import { decodeFixedWindow, FIXED_WINDOW_LUA } from './fixed-window.lua.js';
-import { decodeGcra, GCRA_LUA } from './gcra.lua.js';
+import { decodeFixedWindow, FIXED_WINDOW_BATCH_LUA, FIXED_WINDOW_LUA } from './fixed-window.lua.js';
+import { decodeGcra, GCRA_BATCH_LUA, GCRA_LUA } from './gcra.lua.js';
 import { LuaScript, type RedisClient } from './lua-script.js';
 import { redisKey } from './redis-key.js';
-import { decodeSlidingLog, SLIDING_LOG_LUA } from './sliding-log.lua.js';
-import { decodeSlidingWindow, SLIDING_WINDOW_LUA } from './sliding-window.lua.js';
+import { decodeSlidingLog, SLIDING_LOG_BATCH_LUA, SLIDING_LOG_LUA } from './sliding-log.lua.js';
+import {
+  decodeSlidingWindow,
+  SLIDING_WINDOW_BATCH_LUA,
+  SLIDING_WINDOW_LUA,
+} from './sliding-window.lua.js';
 
 /** Options of {@link RedisStore}. */
 export interface RedisStoreOptions {
@@ -35,31 +31,35 @@ export interface RedisStoreOptions {
   timeoutMs?: number;
 }
 
-interface Twin {
-  script: LuaScript;
-  decode(reply: number[], algorithm: Algorithm, cost: number): Decision;
+type Decode = (reply: number[], at: number, algorithm: never, cost: number) => Decision;
+
+function twin(
+  id: number,
+  single: string,
+  batch: string,
+  width: number,
+  decode: Decode,
+): ScriptTwin {
+  return {
+    id,
+    single: new LuaScript(single),
+    batch: new LuaScript(batch),
+    width,
+    decode: decode as ScriptTwin['decode'],
+  };
 }
 
-const TWINS: Record<Algorithm['kind'], Twin> = {
-  gcra: {
-    script: new LuaScript(GCRA_LUA),
-    decode: (reply, algorithm, cost) => decodeGcra(reply, algorithm as GcraAlgorithm, cost),
-  },
-  'fixed-window': {
-    script: new LuaScript(FIXED_WINDOW_LUA),
-    decode: (reply, algorithm, cost) =>
-      decodeFixedWindow(reply, algorithm as FixedWindowAlgorithm, cost),
-  },
-  'sliding-window': {
-    script: new LuaScript(SLIDING_WINDOW_LUA),
-    decode: (reply, algorithm, cost) =>
-      decodeSlidingWindow(reply, algorithm as SlidingWindowAlgorithm, cost),
-  },
-  'sliding-log': {
-    script: new LuaScript(SLIDING_LOG_LUA),
-    decode: (reply, algorithm, cost) =>
-      decodeSlidingLog(reply, algorithm as SlidingLogAlgorithm, cost),
-  },
+const TWINS: Record<Algorithm['kind'], ScriptTwin> = {
+  gcra: twin(0, GCRA_LUA, GCRA_BATCH_LUA, 4, decodeGcra as Decode),
+  'fixed-window': twin(1, FIXED_WINDOW_LUA, FIXED_WINDOW_BATCH_LUA, 4, decodeFixedWindow as Decode),
+  'sliding-window': twin(
+    2,
+    SLIDING_WINDOW_LUA,
+    SLIDING_WINDOW_BATCH_LUA,
+    6,
+    decodeSlidingWindow as Decode,
+  ),
+  'sliding-log': twin(3, SLIDING_LOG_LUA, SLIDING_LOG_BATCH_LUA, 4, decodeSlidingLog as Decode),
 };
 
 /** The Lua source of each algorithm's twin, by `Algorithm.kind` (for tools and tests). */
@@ -89,6 +89,7 @@ export class RedisStore implements Store {
   readonly clock: 'server' | 'client';
   readonly timeoutMs: number;
   readonly #deadlines: DeadlineQueue;
+  readonly #coalescer: Coalescer;
 
   constructor(options: RedisStoreOptions) {
     if (options === null || typeof options !== 'object') {
@@ -117,6 +118,7 @@ export class RedisStore implements Store {
     this.clock = clock;
     this.timeoutMs = timeoutMs;
     this.#deadlines = new DeadlineQueue(timeoutMs);
+    this.#coalescer = new Coalescer(client, this.#deadlines, () => this.#down());
   }
 
   /** The Redis key used for a limiter key (hash-tagged; see `redisKey`). */
@@ -127,19 +129,20 @@ export class RedisStore implements Store {
   consume(key: string, algorithm: Algorithm, cost: number, nowMs: number): Promise<Decision> {
     const down = this.#down();
     if (down) return Promise.reject(down);
-    const twin = TWINS[algorithm.kind];
-    const args: (string | number)[] = [
+    return this.#coalescer.add(
+      TWINS[algorithm.kind],
+      redisKey(this.prefix, key),
       this.clock === 'client' ? nowMs : '',
       cost,
-      ...algorithm.params,
-    ];
-    const reply = twin.script.run(this.client, redisKey(this.prefix, key), args);
-    return this.#deadlines.wrap(reply).then((r) => twin.decode(r as number[], algorithm, cost));
+      algorithm,
+    );
   }
 
   async reset(key: string): Promise<void> {
     const down = this.#down();
     if (down) throw down;
+    // Decisions asked for before this reset reach Redis before its DEL.
+    this.#coalescer.flush();
     await this.#deadlines.wrap(this.client.del(redisKey(this.prefix, key)));
   }
 

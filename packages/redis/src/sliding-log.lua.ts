@@ -1,5 +1,5 @@
 import type { Decision, SlidingLogAlgorithm } from '@sluice/core';
-import { LUA_PRELUDE } from './lua-common.js';
+import { luaTwin } from './lua-common.js';
 
 /**
  * Lua twin of `SlidingLogAlgorithm.step` (@sluice/core sliding-log.ts): one sorted-set
@@ -8,62 +8,69 @@ import { LUA_PRELUDE } from './lua-common.js';
  * so two units at the same millisecond are two entries (unique members). Denied attempts
  * are not logged.
  *
- * KEYS[1] = the key. ARGV = now ('' for Redis TIME), cost, limit, windowMs.
- * Reply: `{allowed, remaining, retryMs (-1 = never), resetMs}`.
+ * Params: limit, windowMs.
+ * Returns `allowed, remaining, retryMs (-1 = never), resetMs`.
  */
-export const SLIDING_LOG_LUA = `${LUA_PRELUDE}
-local limit = tonumber(ARGV[3])
-local w = tonumber(ARGV[4])
-local key = KEYS[1]
-redis.call('ZREMRANGEBYSCORE', key, '-inf', string.format('%.17g', now - w))
-local count = redis.call('ZCARD', key)
-local function last_score()
-  local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
-  return tonumber(last[2])
-end
-if count + cost <= limit then
-  if cost == 0 then
-    if count == 0 then return {1, limit, 0, 0} end
-    local t = last_score()
-    return {1, limit - count, 0, t + w - now}
+const SLIDING_LOG_FN = `local function sliding_log(key, now, cost, limit, w)
+  limit = tonumber(limit)
+  w = tonumber(w)
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', string.format('%.17g', now - w))
+  local count = redis.call('ZCARD', key)
+  local function last_score()
+    local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+    return tonumber(last[2])
   end
-  local score = string.format('%.17g', now)
-  -- Entries at this exact time are "<score>:1" .. "<score>:n": they arrive and leave together.
-  local seq = redis.call('ZCOUNT', key, score, score)
-  -- ZADD in chunks: unpack() of more than ~8000 values overflows the Lua C stack.
-  local i = 1
-  while i <= cost do
-    local last = math.min(cost, i + 999)
-    local args = {}
-    for j = i, last do
-      args[#args + 1] = score
-      args[#args + 1] = score .. ':' .. (seq + j)
+  if count + cost <= limit then
+    if cost == 0 then
+      if count == 0 then return 1, limit, 0, 0 end
+      local t = last_score()
+      return 1, limit - count, 0, t + w - now
     end
-    redis.call('ZADD', key, unpack(args))
-    i = last + 1
+    local score = string.format('%.17g', now)
+    -- Entries at this exact time are "<score>:1" .. "<score>:n": they arrive and leave together.
+    local seq = redis.call('ZCOUNT', key, score, score)
+    -- ZADD in chunks: unpack() of more than ~8000 values overflows the Lua C stack.
+    local i = 1
+    while i <= cost do
+      local last = math.min(cost, i + 999)
+      local args = {}
+      for j = i, last do
+        args[#args + 1] = score
+        args[#args + 1] = score .. ':' .. (seq + j)
+      end
+      redis.call('ZADD', key, unpack(args))
+      i = last + 1
+    end
+    redis.call('PEXPIRE', key, math.ceil(w) + SLACK_MS)
+    return 1, limit - count - cost, 0, w
   end
-  redis.call('PEXPIRE', key, math.ceil(w) + SLACK_MS)
-  return {1, limit - count - cost, 0, w}
+  local reset = 0
+  if count > 0 then reset = last_score() + w - now end
+  if cost > limit then return 0, limit - count, -1, reset end
+  local oldest = redis.call('ZRANGE', key, count + cost - limit - 1, count + cost - limit - 1, 'WITHSCORES')
+  return 0, limit - count, tonumber(oldest[2]) + w - now, reset
 end
-local reset = 0
-if count > 0 then reset = last_score() + w - now end
-if cost > limit then return {0, limit - count, -1, reset} end
-local oldest = redis.call('ZRANGE', key, count + cost - limit - 1, count + cost - limit - 1, 'WITHSCORES')
-return {0, limit - count, tonumber(oldest[2]) + w - now, reset}
 `;
+
+const SLIDING_LOG = luaTwin('sliding_log', 2, 4, SLIDING_LOG_FN);
+/** Sliding log on one key: KEYS[1], ARGV = now ('' for Redis TIME), cost, ...params. */
+export const SLIDING_LOG_LUA = SLIDING_LOG.single;
+/** Sliding log on many keys in one call (see `LuaTwin.batch`). */
+export const SLIDING_LOG_BATCH_LUA = SLIDING_LOG.batch;
 
 /** Builds the {@link Decision} from a {@link SLIDING_LOG_LUA} reply. */
 export function decodeSlidingLog(
   reply: number[],
+  at: number,
   algorithm: SlidingLogAlgorithm,
   cost: number,
 ): Decision {
   return {
-    allowed: reply[0] === 1,
+    allowed: reply[at] === 1,
     limit: algorithm.limit,
-    remaining: reply[1]!,
-    retryAfterMs: reply[2]!,
-    resetAfterMs: reply[3]!,
+    remaining: reply[at + 1]!,
+    retryAfterMs: reply[at + 2]!,
+    resetAfterMs: reply[at + 3]!,
     cost,
   };
 }

@@ -1,78 +1,86 @@
 import type { Decision, SlidingWindowAlgorithm } from '@sluice/core';
-import { LUA_PRELUDE } from './lua-common.js';
+import { luaTwin } from './lua-common.js';
 
 /**
  * Lua twin of `SlidingWindowAlgorithm.step` (@sluice/core sliding-window.ts): epoch-aligned
  * windows, previous window weighted by overlap, all sums scaled by windowMs so they stay
  * integers. One string key `"<currentWindowStart>,<previousCount>,<currentCount>"`.
  *
- * KEYS[1] = the key. ARGV = now ('' for Redis TIME), cost, limit, windowMs.
- * Reply: `{allowed, remaining, retryBase, retryNum, retryDen, resetMs}`; retryAfterMs is
+ * Params: limit, windowMs.
+ * Returns `allowed, remaining, retryBase, retryNum, retryDen, resetMs`; retryAfterMs is
  * `(retryBase x retryDen + retryNum) / retryDen` (-1 in retryBase = never), the same single
  * division the TS engine does, so both give the same double.
  */
-export const SLIDING_WINDOW_LUA = `${LUA_PRELUDE}
-local limit = tonumber(ARGV[3])
-local w = tonumber(ARGV[4])
-local start = math.floor(now / w) * w
-local elapsed = now - start
-local prev = 0
-local curr = 0
-local stored = redis.call('GET', KEYS[1])
-if stored then
-  local s, p, c = string.match(stored, '^([^,]+),([^,]+),(.+)$')
-  s = tonumber(s)
-  if s == start then
-    prev = tonumber(p)
-    curr = tonumber(c)
-  elseif s == start - w then
-    prev = tonumber(c)
+const SLIDING_WINDOW_FN = `local function sliding_window(key, now, cost, limit, w)
+  limit = tonumber(limit)
+  w = tonumber(w)
+  local start = math.floor(now / w) * w
+  local elapsed = now - start
+  local prev = 0
+  local curr = 0
+  local stored = redis.call('GET', key)
+  if stored then
+    local s, p, c = string.match(stored, '^([^,]+),([^,]+),(.+)$')
+    s = tonumber(s)
+    if s == start then
+      prev = tonumber(p)
+      curr = tonumber(c)
+    elseif s == start - w then
+      prev = tonumber(c)
+    end
   end
+  local function reset_after()
+    if curr > 0 then return start + 2 * w - now end
+    if prev > 0 then return start + w - now end
+    return 0
+  end
+  local weight = w - elapsed
+  local used = prev * weight + curr * w
+  if used + cost * w <= limit * w then
+    local remaining = math.floor((limit * w - used - cost * w) / w)
+    if cost == 0 then return 1, remaining, 0, 0, 1, reset_after() end
+    curr = curr + cost
+    redis.call('SET', key, string.format('%.17g', start) .. ',' .. prev .. ',' .. curr, 'PX', math.ceil(start + 2 * w - now) + SLACK_MS)
+    return 1, remaining, 0, 0, 1, start + 2 * w - now
+  end
+  local remaining = math.floor((limit * w - used) / w)
+  if remaining < 0 then remaining = 0 end
+  if cost > limit then return 0, remaining, -1, 0, 1, reset_after() end
+  if prev > 0 and curr + cost <= limit then
+    return 0, remaining, 0, prev * weight - (limit - curr - cost) * w, prev, reset_after()
+  end
+  local toNext = start + w - now
+  if curr + cost <= limit then return 0, remaining, toNext, 0, 1, reset_after() end
+  return 0, remaining, toNext, curr * w - (limit - cost) * w, curr, reset_after()
 end
-local function reset_after()
-  if curr > 0 then return start + 2 * w - now end
-  if prev > 0 then return start + w - now end
-  return 0
-end
-local weight = w - elapsed
-local used = prev * weight + curr * w
-if used + cost * w <= limit * w then
-  local remaining = math.floor((limit * w - used - cost * w) / w)
-  if cost == 0 then return {1, remaining, 0, 0, 1, reset_after()} end
-  curr = curr + cost
-  redis.call('SET', KEYS[1], string.format('%.17g', start) .. ',' .. prev .. ',' .. curr, 'PX', math.ceil(start + 2 * w - now) + SLACK_MS)
-  return {1, remaining, 0, 0, 1, start + 2 * w - now}
-end
-local remaining = math.floor((limit * w - used) / w)
-if remaining < 0 then remaining = 0 end
-if cost > limit then return {0, remaining, -1, 0, 1, reset_after()} end
-if prev > 0 and curr + cost <= limit then
-  return {0, remaining, 0, prev * weight - (limit - curr - cost) * w, prev, reset_after()}
-end
-local toNext = start + w - now
-if curr + cost <= limit then return {0, remaining, toNext, 0, 1, reset_after()} end
-return {0, remaining, toNext, curr * w - (limit - cost) * w, curr, reset_after()}
 `;
+
+const SLIDING_WINDOW = luaTwin('sliding_window', 2, 6, SLIDING_WINDOW_FN);
+/** Sliding window on one key: KEYS[1], ARGV = now ('' for Redis TIME), cost, ...params. */
+export const SLIDING_WINDOW_LUA = SLIDING_WINDOW.single;
+/** Sliding window on many keys in one call (see `LuaTwin.batch`). */
+export const SLIDING_WINDOW_BATCH_LUA = SLIDING_WINDOW.batch;
 
 /** Builds the {@link Decision} from a {@link SLIDING_WINDOW_LUA} reply. */
 export function decodeSlidingWindow(
   reply: number[],
+  at: number,
   algorithm: SlidingWindowAlgorithm,
   cost: number,
 ): Decision {
-  const base = reply[2]!;
-  const num = reply[3]!;
+  const base = reply[at + 2]!;
+  const num = reply[at + 3]!;
   let retryAfterMs: number;
   if (base < 0) retryAfterMs = -1;
   else if (num === 0) retryAfterMs = base;
   // One division, as the TS engine does: (base x den + num) / den.
-  else retryAfterMs = (base * reply[4]! + num) / reply[4]!;
+  else retryAfterMs = (base * reply[at + 4]! + num) / reply[at + 4]!;
   return {
-    allowed: reply[0] === 1,
+    allowed: reply[at] === 1,
     limit: algorithm.limit,
-    remaining: reply[1]!,
+    remaining: reply[at + 1]!,
     retryAfterMs,
-    resetAfterMs: reply[5]!,
+    resetAfterMs: reply[at + 5]!,
     cost,
   };
 }
