@@ -68,8 +68,12 @@ describe('@sluice/express built package', () => {
       const target = join(scratch, 'node_modules', '@sluice', name);
       mkdirSync(target, { recursive: true });
       cpSync(join(dir, 'package.json'), join(target, 'package.json'));
-      // The package's own dependencies (core: lru-cache, ms, ipaddr.js).
-      symlinkSync(join(dir, 'node_modules'), join(target, 'node_modules'), 'dir');
+      // Core's own dependencies (ms, ipaddr.js). Not express's: its one dependency is
+      // @sluice/core, which must resolve to the scratch build above, not to the workspace
+      // link in packages/express/node_modules (packages/core/dist, absent on a fresh clone).
+      if (name === 'core') {
+        symlinkSync(join(dir, 'node_modules'), join(target, 'node_modules'), 'dir');
+      }
       build(dir, join(target, 'dist'));
     }
   }, 60_000);
