@@ -5,8 +5,6 @@ import { keySlot } from './redis-key.js';
 
 /** One algorithm's Lua twin as the store runs it: its two scripts and its reply decoder. */
 export interface ScriptTwin {
-  /** Index of this twin among the store's twins (part of the batch grouping). */
-  readonly id: number;
   /** One key per call (`LuaTwin.single`). */
   readonly single: LuaScript;
   /** Many keys per call (`LuaTwin.batch`). */
@@ -21,25 +19,29 @@ export const MAX_BATCH = 128;
 
 interface Call extends Pending {
   resolve: (decision: Decision) => void;
-  algorithm: Algorithm;
   cost: number;
 }
 
+/** Calls of one algorithm (one limiter's settings) on keys of one slot, in call order. */
 class Batch {
   readonly twin: ScriptTwin;
+  readonly algorithm: Algorithm;
   readonly keys: string[] = [];
-  /** (now, cost, ...params) per call, in call order. */
-  readonly args: (string | number)[] = [];
+  /** (now, cost) per call. */
+  readonly pairs: (string | number)[] = [];
   readonly calls: Call[] = [];
+  sent = false;
 
-  constructor(twin: ScriptTwin) {
+  constructor(twin: ScriptTwin, algorithm: Algorithm) {
     this.twin = twin;
+    this.algorithm = algorithm;
   }
 }
 
 /**
  * Coalesces the decisions asked for in one turn of the event loop into few script calls:
- * calls are grouped by twin and (on a Cluster) by slot, so every batch's keys share a slot;
+ * calls are grouped by algorithm (so its parameters are sent once per batch) and, on a
+ * Cluster, by slot, so every batch's keys share a slot;
  * a group is sent when it reaches {@link MAX_BATCH} calls or at `setImmediate`, whichever
  * comes first. A group of one runs the single-key script. In a batch each key is decided
  * by the same Lua function as alone, in call order, all in one atomic script.
@@ -49,8 +51,11 @@ export class Coalescer {
   readonly #deadlines: DeadlineQueue;
   readonly #cluster: boolean;
   readonly #down: () => Error | undefined;
-  #open = new Map<number, Batch>();
-  #scheduled = false;
+  /** Open batches by algorithm (standalone), or by algorithm then slot (Cluster). */
+  #open = new Map<Algorithm, Batch>();
+  #openBySlot = new Map<Algorithm, Map<number, Batch>>();
+  /** Open batches in the order they were opened. */
+  #pending: Batch[] = [];
 
   constructor(client: RedisClient, deadlines: DeadlineQueue, down: () => Error | undefined) {
     this.#client = client;
@@ -67,29 +72,38 @@ export class Coalescer {
     cost: number,
     algorithm: Algorithm,
   ): Promise<Decision> {
-    const group = this.#cluster ? twin.id * 16384 + keySlot(key) : twin.id;
-    let batch = this.#open.get(group);
-    if (batch === undefined) {
-      batch = new Batch(twin);
-      this.#open.set(group, batch);
-      if (!this.#scheduled) {
-        this.#scheduled = true;
-        setImmediate(this.#flushAll);
+    let batch: Batch | undefined;
+    let bySlot: Map<number, Batch> | undefined;
+    let slot = 0;
+    if (this.#cluster) {
+      slot = keySlot(key);
+      bySlot = this.#openBySlot.get(algorithm);
+      if (bySlot === undefined) {
+        bySlot = new Map();
+        this.#openBySlot.set(algorithm, bySlot);
       }
+      batch = bySlot.get(slot);
+    } else {
+      batch = this.#open.get(algorithm);
+    }
+    if (batch === undefined) {
+      batch = new Batch(twin, algorithm);
+      if (bySlot !== undefined) bySlot.set(slot, batch);
+      else this.#open.set(algorithm, batch);
+      if (this.#pending.push(batch) === 1) setImmediate(this.#flushAll);
     }
     batch.keys.push(key);
-    const args = batch.args;
-    args.push(now, cost);
-    const params = algorithm.params;
-    for (let i = 0; i < params.length; i++) args.push(params[i]!);
+    batch.pairs.push(now, cost);
     let call!: Call;
     const promise = new Promise<Decision>((resolve, reject) => {
-      call = { deadline: 0, reject, settled: false, resolve, algorithm, cost };
+      call = { deadline: 0, reject, settled: false, resolve, cost };
     });
     batch.calls.push(call);
     this.#deadlines.track(call);
     if (batch.calls.length >= MAX_BATCH) {
-      this.#open.delete(group);
+      // Full: sent now; the next call of this group opens a new batch.
+      if (bySlot !== undefined) bySlot.delete(slot);
+      else this.#open.delete(algorithm);
       this.#send(batch);
     }
     return promise;
@@ -97,28 +111,41 @@ export class Coalescer {
 
   /** Sends every open batch now (e.g. before a `DEL` that must come after them). */
   flush(): void {
-    if (this.#open.size === 0) return;
-    const open = this.#open;
-    this.#open = new Map();
-    for (const batch of open.values()) this.#send(batch);
+    if (this.#pending.length === 0) return;
+    const pending = this.#pending;
+    this.#pending = [];
+    this.#open.clear();
+    this.#openBySlot.clear();
+    for (const batch of pending) if (!batch.sent) this.#send(batch);
   }
 
   readonly #flushAll = (): void => {
-    this.#scheduled = false;
     this.flush();
   };
 
   #send(batch: Batch): void {
+    batch.sent = true;
     const down = this.#down();
     if (down !== undefined) {
       this.#fail(batch, down);
       return;
     }
     const n = batch.calls.length;
-    const script = n === 1 ? batch.twin.single : batch.twin.batch;
-    const argv = batch.keys;
-    const args = batch.args;
-    for (let i = 0; i < args.length; i++) argv.push(args[i] as string);
+    const params = batch.algorithm.params;
+    const argv: (string | number)[] = batch.keys;
+    let script: LuaScript;
+    if (n === 1) {
+      // KEYS[1], now, cost, ...params
+      script = batch.twin.single;
+      argv.push(batch.pairs[0]!, batch.pairs[1]!);
+      for (let i = 0; i < params.length; i++) argv.push(params[i]!);
+    } else {
+      // KEYS, ...params, (now, cost) x n
+      script = batch.twin.batch;
+      for (let i = 0; i < params.length; i++) argv.push(params[i]!);
+      const pairs = batch.pairs;
+      for (let i = 0; i < pairs.length; i++) argv.push(pairs[i]!);
+    }
     script.runMany(this.#client, n, argv).then(
       (reply) => this.#settle(batch, reply as unknown[]),
       (error: unknown) => this.#fail(batch, error),
@@ -126,7 +153,7 @@ export class Coalescer {
   }
 
   #settle(batch: Batch, reply: unknown[]): void {
-    const { calls, twin } = batch;
+    const { calls, twin, algorithm } = batch;
     const width = twin.width;
     for (let i = 0, at = 0; i < calls.length; i++, at += width) {
       const call = calls[i]!;
@@ -137,7 +164,7 @@ export class Coalescer {
         continue;
       }
       try {
-        call.resolve(twin.decode(reply, at, call.algorithm, call.cost));
+        call.resolve(twin.decode(reply, at, algorithm, call.cost));
       } catch (error) {
         call.reject(error as Error);
       }

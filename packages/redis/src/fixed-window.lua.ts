@@ -9,8 +9,6 @@ import { luaTwin } from './lua-common.js';
  * Returns `allowed (0|1), remaining, retryMs (-1 = never), resetMs`.
  */
 const FIXED_WINDOW_FN = `local function fixed_window(key, now, cost, limit, windowMs)
-  limit = tonumber(limit)
-  windowMs = tonumber(windowMs)
   local windowEnd = now
   local count = 0
   local stored = redis.call('GET', key)
@@ -36,7 +34,7 @@ end
 `;
 
 const FIXED_WINDOW = luaTwin('fixed_window', 2, 4, FIXED_WINDOW_FN);
-/** Fixed window on one key: KEYS[1], ARGV = now ('' for Redis TIME), cost, ...params. */
+/** Fixed window on one key (see `LuaTwin.single`). */
 export const FIXED_WINDOW_LUA = FIXED_WINDOW.single;
 /** Fixed window on many keys in one call (see `LuaTwin.batch`). */
 export const FIXED_WINDOW_BATCH_LUA = FIXED_WINDOW.batch;

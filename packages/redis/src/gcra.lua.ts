@@ -10,9 +10,7 @@ import { luaTwin } from './lua-common.js';
  * Returns `allowed (0|1), remaining, retryTicks (-1 = never), resetTicks`.
  */
 const GCRA_FN = `local function gcra(key, now, cost, interval, perMs, burst)
-  interval = tonumber(interval)
-  perMs = tonumber(perMs)
-  local tolerance = tonumber(burst) * interval
+  local tolerance = burst * interval
   local ahead = 0
   local tat = tonumber(redis.call('GET', key))
   if tat ~= nil and tat > now then
@@ -36,7 +34,7 @@ end
 `;
 
 const GCRA = luaTwin('gcra', 3, 4, GCRA_FN);
-/** GCRA on one key: KEYS[1], ARGV = now ('' for Redis TIME), cost, ...params. */
+/** GCRA on one key (see `LuaTwin.single`). */
 export const GCRA_LUA = GCRA.single;
 /** GCRA on many keys in one call (see `LuaTwin.batch`). */
 export const GCRA_BATCH_LUA = GCRA.batch;

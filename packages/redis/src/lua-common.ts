@@ -19,8 +19,9 @@ export interface LuaTwin {
    */
   readonly single: string;
   /**
-   * KEYS = n keys. ARGV = n groups of (now, cost, ...params), one per key, in KEYS order;
-   * '' as now takes Redis TIME (read once per batch). Reply: n groups of `width` values,
+   * KEYS = n keys. ARGV = ...params (shared by every key), then n pairs (now, cost), one
+   * per key, in KEYS order; '' as now takes Redis TIME (read once per batch). Each key is
+   * decided after the previous one, all in one atomic script. Reply: n groups of `width` values,
    * flat. A key whose function raised an error answers `-1, "<message>"` (padded with 0s),
    * so one bad key fails its own decision only.
    */
@@ -44,28 +45,29 @@ end
 /**
  * Builds the single and batch scripts around `fn`, the Lua text of
  * `local function <name>(key, now, cost, <params...>) ... return <width values> end`
- * (params arrive as ARGV strings; now and cost as numbers).
+ * (every argument a number, converted once per script call).
  */
 export function luaTwin(name: string, params: number, width: number, fn: string): LuaTwin {
   const list = (n: number, make: (i: number) => string, separator = ', ') =>
     Array.from({ length: n }, (_, i) => make(i + 1)).join(separator);
   const single = `${LUA_PRELUDE}${fn}
 local now = tonumber(ARGV[1]) or server_now()
-return {${name}(KEYS[1], now, tonumber(ARGV[2]), ${list(params, (i) => `ARGV[${i + 2}]`)})}
+return {${name}(KEYS[1], now, tonumber(ARGV[2]), ${list(params, (i) => `tonumber(ARGV[${i + 2}])`)})}
 `;
   const results = list(width, (i) => `r${i}`);
   const batch = `${LUA_PRELUDE}${fn}
+local ${list(params, (i) => `p${i}`)} = ${list(params, (i) => `tonumber(ARGV[${i}])`)}
 local out = {}
 local n = 0
 local clock
 for i = 1, #KEYS do
-  local b = (i - 1) * ${params + 2}
-  local now = tonumber(ARGV[b + 1])
+  local b = ${params - 1} + 2 * i
+  local now = tonumber(ARGV[b])
   if now == nil then
     clock = clock or server_now()
     now = clock
   end
-  local ok, ${results} = pcall(${name}, KEYS[i], now, tonumber(ARGV[b + 2]), ${list(params, (i) => `ARGV[b + ${i + 2}]`)})
+  local ok, ${results} = pcall(${name}, KEYS[i], now, tonumber(ARGV[b + 1]), ${list(params, (i) => `p${i}`)})
   if ok then
 ${list(width, (i) => `    out[n + ${i}] = r${i}`, '\n')}
   else

@@ -33,15 +33,8 @@ export interface RedisStoreOptions {
 
 type Decode = (reply: number[], at: number, algorithm: never, cost: number) => Decision;
 
-function twin(
-  id: number,
-  single: string,
-  batch: string,
-  width: number,
-  decode: Decode,
-): ScriptTwin {
+function twin(single: string, batch: string, width: number, decode: Decode): ScriptTwin {
   return {
-    id,
     single: new LuaScript(single),
     batch: new LuaScript(batch),
     width,
@@ -50,16 +43,15 @@ function twin(
 }
 
 const TWINS: Record<Algorithm['kind'], ScriptTwin> = {
-  gcra: twin(0, GCRA_LUA, GCRA_BATCH_LUA, 4, decodeGcra as Decode),
-  'fixed-window': twin(1, FIXED_WINDOW_LUA, FIXED_WINDOW_BATCH_LUA, 4, decodeFixedWindow as Decode),
+  gcra: twin(GCRA_LUA, GCRA_BATCH_LUA, 4, decodeGcra as Decode),
+  'fixed-window': twin(FIXED_WINDOW_LUA, FIXED_WINDOW_BATCH_LUA, 4, decodeFixedWindow as Decode),
   'sliding-window': twin(
-    2,
     SLIDING_WINDOW_LUA,
     SLIDING_WINDOW_BATCH_LUA,
     6,
     decodeSlidingWindow as Decode,
   ),
-  'sliding-log': twin(3, SLIDING_LOG_LUA, SLIDING_LOG_BATCH_LUA, 4, decodeSlidingLog as Decode),
+  'sliding-log': twin(SLIDING_LOG_LUA, SLIDING_LOG_BATCH_LUA, 4, decodeSlidingLog as Decode),
 };
 
 /** The Lua source of each algorithm's twin, by `Algorithm.kind` (for tools and tests). */

@@ -12,8 +12,6 @@ import { luaTwin } from './lua-common.js';
  * Returns `allowed, remaining, retryMs (-1 = never), resetMs`.
  */
 const SLIDING_LOG_FN = `local function sliding_log(key, now, cost, limit, w)
-  limit = tonumber(limit)
-  w = tonumber(w)
   redis.call('ZREMRANGEBYSCORE', key, '-inf', string.format('%.17g', now - w))
   local count = redis.call('ZCARD', key)
   local function last_score()
@@ -53,7 +51,7 @@ end
 `;
 
 const SLIDING_LOG = luaTwin('sliding_log', 2, 4, SLIDING_LOG_FN);
-/** Sliding log on one key: KEYS[1], ARGV = now ('' for Redis TIME), cost, ...params. */
+/** Sliding log on one key (see `LuaTwin.single`). */
 export const SLIDING_LOG_LUA = SLIDING_LOG.single;
 /** Sliding log on many keys in one call (see `LuaTwin.batch`). */
 export const SLIDING_LOG_BATCH_LUA = SLIDING_LOG.batch;

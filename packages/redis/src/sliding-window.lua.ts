@@ -12,8 +12,6 @@ import { luaTwin } from './lua-common.js';
  * division the TS engine does, so both give the same double.
  */
 const SLIDING_WINDOW_FN = `local function sliding_window(key, now, cost, limit, w)
-  limit = tonumber(limit)
-  w = tonumber(w)
   local start = math.floor(now / w) * w
   local elapsed = now - start
   local prev = 0
@@ -56,7 +54,7 @@ end
 `;
 
 const SLIDING_WINDOW = luaTwin('sliding_window', 2, 6, SLIDING_WINDOW_FN);
-/** Sliding window on one key: KEYS[1], ARGV = now ('' for Redis TIME), cost, ...params. */
+/** Sliding window on one key (see `LuaTwin.single`). */
 export const SLIDING_WINDOW_LUA = SLIDING_WINDOW.single;
 /** Sliding window on many keys in one call (see `LuaTwin.batch`). */
 export const SLIDING_WINDOW_BATCH_LUA = SLIDING_WINDOW.batch;

@@ -1,0 +1,197 @@
+// The coalesced path: many decisions asked for in one tick are sent as few batch script
+// calls, and decide exactly as the same calls made one at a time (and as MemoryStore).
+import {
+  type Algorithm,
+  type Decision,
+  fixedWindow,
+  gcra,
+  MemoryStore,
+  RateLimiter,
+  slidingLog,
+  slidingWindow,
+} from '@sluice/core';
+import calculateSlot from 'cluster-key-slot';
+import { Redis } from 'ioredis';
+import { MAX_BATCH } from '../src/coalescer.js';
+import { keySlot, RedisStore } from '../src/index.js';
+import { type RedisProcess, startRedis } from './redis-server.js';
+
+const EPOCH = Date.UTC(2026, 0, 1);
+
+let server: RedisProcess;
+let client: Redis;
+
+beforeAll(async () => {
+  server = await startRedis();
+  client = new Redis({ port: server.port, host: '127.0.0.1' });
+}, 30_000);
+
+afterAll(async () => {
+  client?.disconnect();
+  await server?.stop();
+});
+
+async function scriptCalls(): Promise<number> {
+  const info = await client.info('commandstats');
+  let calls = 0;
+  // Answered calls (a NOSCRIPT reply is a failed call, followed by an EVAL).
+  for (const m of info.matchAll(/cmdstat_(?:evalsha|eval):calls=(\d+),.*failed_calls=(\d+)/g)) {
+    calls += Number(m[1]) - Number(m[2]);
+  }
+  return calls;
+}
+
+const algorithms: [string, () => Algorithm][] = [
+  ['gcra 5/s burst 3', () => gcra({ rate: 5, period: '1s', burst: 3 })],
+  ['gcra 30/s burst 3 (fractional TAT)', () => gcra({ rate: 30, period: '1s', burst: 3 })],
+  ['fixed window 4 / 1s', () => fixedWindow({ limit: 4, window: '1s' })],
+  ['sliding window 6 / 1s', () => slidingWindow({ limit: 6, window: '1s' })],
+  ['sliding log 5 / 1s', () => slidingLog({ limit: 5, window: '1s' })],
+];
+
+describe.each(algorithms)('%s: 1000 concurrent calls on 50 keys', (_label, make) => {
+  it('decide exactly like the sequential path and like MemoryStore', async () => {
+    const algorithm = make();
+    const calls = Array.from({ length: 1000 }, (_, i) => ({
+      key: `k${(i * 7919) % 50}`,
+      cost: i % 11 === 0 ? 0 : i % 13 === 0 ? 2 : 1,
+      t: EPOCH + Math.floor(i / 100) * 37,
+    }));
+    let now = EPOCH;
+    const clock = () => now;
+    const prefix = `b-${Math.random()}`;
+    const limiter = (store: RedisStore | MemoryStore, p: string) =>
+      new RateLimiter({ algorithm, store, prefix: p, clock, onStoreError: 'deny' });
+    const batched = limiter(new RedisStore({ client, clock: 'client', timeoutMs: 5000 }), prefix);
+    const sequential = limiter(
+      new RedisStore({ client, clock: 'client', timeoutMs: 5000 }),
+      `${prefix}-seq`,
+    );
+    const memory = limiter(new MemoryStore(), prefix);
+
+    // Batched: 10 ticks of 100 calls each, every call of a tick made before any reply.
+    const before = await scriptCalls();
+    const got: Decision[] = [];
+    for (let tick = 0; tick < 10; tick++) {
+      const inTick = calls.slice(tick * 100, tick * 100 + 100);
+      now = inTick[0]!.t;
+      got.push(...(await Promise.all(inTick.map((c) => batched.consume(c.key, { cost: c.cost })))));
+    }
+    const used = (await scriptCalls()) - before;
+    // At most one EVAL per tick loads a script, plus the batches themselves.
+    expect(used).toBeLessThanOrEqual(10 * Math.ceil(100 / MAX_BATCH) + 1);
+
+    const seq: Decision[] = [];
+    const mem: Decision[] = [];
+    for (const c of calls) {
+      now = c.t;
+      seq.push(await sequential.consume(c.key, { cost: c.cost }));
+      mem.push(await memory.consume(c.key, { cost: c.cost }));
+    }
+    expect(got).toEqual(seq);
+    expect(got).toEqual(mem);
+    expect(got.some((d) => !d.allowed)).toBe(true);
+    expect(got.some((d) => d.allowed)).toBe(true);
+  });
+});
+
+it('more than MAX_BATCH calls in one tick split into batches, call order kept per key', async () => {
+  const algorithm = gcra({ rate: 1, period: '1h', burst: 300 });
+  const limiter = new RateLimiter({
+    algorithm,
+    store: new RedisStore({ client, clock: 'client', timeoutMs: 5000 }),
+    prefix: `split-${Math.random()}`,
+    clock: () => EPOCH,
+    onStoreError: 'deny',
+  });
+  const n = MAX_BATCH * 2 + 17;
+  const decisions = await Promise.all(Array.from({ length: n }, () => limiter.consume('one')));
+  expect(decisions.map((d) => d.remaining)).toEqual(
+    Array.from({ length: n }, (_, i) => Math.max(0, 300 - i - 1)),
+  );
+  expect(decisions.map((d) => d.allowed)).toEqual(Array.from({ length: n }, (_, i) => i < 300));
+});
+
+it('different limiters (algorithms, clocks) in one tick each get their own decisions', async () => {
+  const server = new RedisStore({ client, timeoutMs: 5000 });
+  const a = new RateLimiter({
+    algorithm: gcra({ rate: 2, period: '1m' }),
+    store: server,
+    prefix: `x-${Math.random()}`,
+  });
+  const b = new RateLimiter({
+    algorithm: gcra({ rate: 5, period: '1m' }),
+    store: server,
+    prefix: `y-${Math.random()}`,
+  });
+  const c = new RateLimiter({
+    algorithm: fixedWindow({ limit: 1, window: '1m' }),
+    store: server,
+    prefix: `z-${Math.random()}`,
+  });
+  const all = await Promise.all([
+    ...Array.from({ length: 4 }, () => a.consume('k')),
+    ...Array.from({ length: 7 }, () => b.consume('k')),
+    ...Array.from({ length: 3 }, () => c.consume('k')),
+  ]);
+  expect(all.map((d) => d.allowed)).toEqual([
+    true,
+    true,
+    false,
+    false,
+    true,
+    true,
+    true,
+    true,
+    true,
+    false,
+    false,
+    true,
+    false,
+    false,
+  ]);
+});
+
+it('a key that fails in the script fails its own call only', async () => {
+  const prefix = `err-${Math.random()}`;
+  const store = new RedisStore({ client, clock: 'client', timeoutMs: 5000 });
+  const algorithm = gcra({ rate: 10, period: '1s' });
+  await client.hset(store.keyFor(`${prefix}:bad`), 'f', 'v'); // GET on a hash: WRONGTYPE
+  const results = await Promise.allSettled(
+    ['a', 'bad', 'b'].map((k) => store.consume(`${prefix}:${k}`, algorithm, 1, EPOCH)),
+  );
+  expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+  expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/WRONGTYPE/);
+});
+
+it('reset after consumes in the same tick runs after them', async () => {
+  const limiter = new RateLimiter({
+    algorithm: gcra({ rate: 1, period: '1h', burst: 2 }),
+    store: new RedisStore({ client, timeoutMs: 5000 }),
+    prefix: `reset-${Math.random()}`,
+  });
+  const consumed = [limiter.consume('k'), limiter.consume('k')];
+  await limiter.reset('k');
+  await Promise.all(consumed);
+  expect((await limiter.consume('k')).remaining).toBe(1);
+});
+
+// (Not '{}{x}': Redis hashes the whole key when the first tag is empty, cluster-key-slot
+// hashes '{x'; redisKey never builds an empty tag.)
+it('keySlot equals cluster-key-slot for tagged, untagged and non-ASCII keys', () => {
+  const keys = [
+    '',
+    'a',
+    'user:1',
+    '{user:1}',
+    'p{}x',
+    'p{a}{b}',
+    'x{y',
+    'x}y{z}',
+    '{é}',
+    'ключ',
+    '{👍}tail',
+  ];
+  for (let i = 0; i < 2000; i++) keys.push(`sluice:{user:${i}}`, `{r${i * 31}}`);
+  for (const key of keys) expect([key, keySlot(key)]).toEqual([key, calculateSlot(key)]);
+});
