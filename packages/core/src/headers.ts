@@ -17,14 +17,24 @@ export type HeaderStyle = 'legacy' | 'draft-6' | 'draft-7' | 'draft-8';
 /** The `headers` option: one style, several, or `false` for none. */
 export type HeadersOption = HeaderStyle | readonly HeaderStyle[] | false;
 
-/** One limit's decision with what the headers need to describe its policy. */
-export interface PolicyDecision {
+/** What the headers say about one limit's policy. */
+export interface LimitPolicy {
   /** The policy name used by draft-8 (the limit's name). */
   name: string;
   /** The policy window in **seconds** (`w=`), rounded up. */
   windowSeconds: number;
+}
+
+/** One limit's decision with what the headers need to describe its policy. */
+export interface PolicyDecision extends LimitPolicy {
   decision: Decision;
 }
+
+/**
+ * Sets one header on an adapter's response (`res.setHeader`, `reply.header`, `ctx.set`). A
+ * plain function of the target, so writing headers needs no closure per request.
+ */
+export type HeaderSetter<T> = (target: T, name: string, value: string) => void;
 
 /** Whole seconds, rounded up, of a time in ms (at least 0). */
 export function ceilSeconds(ms: number): number {
@@ -51,46 +61,86 @@ export function rateLimitHeaders(
   nowMs: number,
   out: [string, string][],
 ): void {
-  const d = reported.decision;
-  const remaining = d.allowed ? d.remaining : 0;
-  for (const style of styles) {
-    switch (style) {
+  const decisions = all.map((p) => p.decision);
+  writeRateLimitHeaders(styles, reported, reported.decision, all, decisions, nowMs, out, pushPair);
+}
+
+function pushPair(out: [string, string][], name: string, value: string): void {
+  out.push([name, value]);
+}
+
+/**
+ * Writes the rate-limit headers of `styles` with `set`, one call per header: what
+ * {@link rateLimitHeaders} appends, without building pairs (the adapters' hot path).
+ *
+ * @param reported - the most restrictive limit's policy, and `decision` its decision
+ *   (legacy, draft-6, draft-7).
+ * @param policies - every limit's policy, in order (draft-8); `decisions` their decisions,
+ *   or `undefined` when there is one limit (its decision is `decision`).
+ * @param nowMs - the decision time in ms since the Unix epoch (for `X-RateLimit-Reset`).
+ */
+export function writeRateLimitHeaders<T>(
+  styles: readonly HeaderStyle[],
+  reported: LimitPolicy,
+  decision: Decision,
+  policies: readonly LimitPolicy[],
+  decisions: readonly Decision[] | undefined,
+  nowMs: number,
+  target: T,
+  set: HeaderSetter<T>,
+): void {
+  const d = decision;
+  const limit = String(d.limit);
+  const remaining = String(d.allowed ? d.remaining : 0);
+  for (let s = 0; s < styles.length; s++) {
+    switch (styles[s]) {
       case 'legacy':
-        out.push(
-          ['X-RateLimit-Limit', String(d.limit)],
-          ['X-RateLimit-Remaining', String(remaining)],
-          ['X-RateLimit-Reset', String(Math.ceil((nowMs + d.resetAfterMs) / 1000))],
-        );
+        set(target, 'X-RateLimit-Limit', limit);
+        set(target, 'X-RateLimit-Remaining', remaining);
+        set(target, 'X-RateLimit-Reset', epochSecondsText(nowMs + d.resetAfterMs));
         break;
       case 'draft-6':
-        out.push(
-          ['RateLimit-Policy', `${d.limit};w=${reported.windowSeconds}`],
-          ['RateLimit-Limit', String(d.limit)],
-          ['RateLimit-Remaining', String(remaining)],
-          ['RateLimit-Reset', String(ceilSeconds(d.resetAfterMs))],
-        );
+        set(target, 'RateLimit-Policy', `${limit};w=${reported.windowSeconds}`);
+        set(target, 'RateLimit-Limit', limit);
+        set(target, 'RateLimit-Remaining', remaining);
+        set(target, 'RateLimit-Reset', String(ceilSeconds(d.resetAfterMs)));
         break;
       case 'draft-7':
-        out.push(
-          ['RateLimit-Policy', `${d.limit};w=${reported.windowSeconds}`],
-          [
-            'RateLimit',
-            `limit=${d.limit}, remaining=${remaining}, reset=${ceilSeconds(d.resetAfterMs)}`,
-          ],
+        set(target, 'RateLimit-Policy', `${limit};w=${reported.windowSeconds}`);
+        set(
+          target,
+          'RateLimit',
+          `limit=${limit}, remaining=${remaining}, reset=${ceilSeconds(d.resetAfterMs)}`,
         );
         break;
       case 'draft-8': {
         let policy = '';
         let state = '';
-        for (const p of all) {
-          const sep = policy === '' ? '' : ', ';
-          const r = p.decision.remaining;
-          policy += `${sep}"${p.name}";q=${p.decision.limit};w=${p.windowSeconds}`;
-          state += `${sep}"${p.name}";r=${r};t=${ceilSeconds(p.decision.resetAfterMs)}`;
+        for (let i = 0; i < policies.length; i++) {
+          const p = policies[i]!;
+          const pd = decisions === undefined ? d : decisions[i]!;
+          const sep = i === 0 ? '' : ', ';
+          policy += `${sep}"${p.name}";q=${pd.limit};w=${p.windowSeconds}`;
+          state += `${sep}"${p.name}";r=${pd.remaining};t=${ceilSeconds(pd.resetAfterMs)}`;
         }
-        out.push(['RateLimit-Policy', policy], ['RateLimit', state]);
+        set(target, 'RateLimit-Policy', policy);
+        set(target, 'RateLimit', state);
         break;
       }
     }
   }
+}
+
+/** The last `X-RateLimit-Reset` value and its text: it changes once a second at most. */
+let lastEpochSeconds = Number.NaN;
+let lastEpochText = '';
+
+/** `Math.ceil(ms / 1000)` as text, the previous answer reused while the second is the same. */
+function epochSecondsText(ms: number): string {
+  const seconds = Math.ceil(ms / 1000);
+  if (seconds !== lastEpochSeconds) {
+    lastEpochSeconds = seconds;
+    lastEpochText = String(seconds);
+  }
+  return lastEpochText;
 }

@@ -4,11 +4,12 @@ import type { Decision } from './decision.js';
 import { SluiceConfigError } from './errors.js';
 import { fixedWindow } from './fixed-window.js';
 import {
+  type HeaderSetter,
   type HeaderStyle,
   type HeadersOption,
-  type PolicyDecision,
-  rateLimitHeaders,
+  type LimitPolicy,
   retryAfterSeconds,
+  writeRateLimitHeaders,
 } from './headers.js';
 import {
   defaultLimitAlgorithm,
@@ -104,13 +105,17 @@ export interface HttpVerdict {
   decision: Decision;
   /** Every limit's decision, in order. */
   decisions: Decision[];
+  /**
+   * Writes {@link HttpVerdict.headers} to an adapter's response, one `set(target, name,
+   * value)` per header, without building the pairs (the adapters' hot path).
+   */
+  writeHeaders<T>(target: T, set: HeaderSetter<T>): void;
 }
 
 interface Entry {
   key: string;
   algorithm: Algorithm;
   cost: number;
-  policy: PolicyDecision;
 }
 
 interface HttpConfig<Req> {
@@ -131,8 +136,37 @@ interface HttpConfig<Req> {
 
 let sharedStore: MemoryStore | undefined;
 
-/** Keys already charged for a request: a request is charged once per key (DESIGN §6). */
-const charged = new WeakMap<object, Map<string, Decision>>();
+/**
+ * Keys already charged for a request (a request is charged once per key, DESIGN §6): a
+ * short list on the framework's request object, under a symbol. Looked up when the same
+ * request reaches a second limiter (global and per-route); one small record per charge.
+ */
+const kCharged = Symbol('sluice.charged');
+interface Charge {
+  key: string;
+  decision: Decision;
+  next: Charge | undefined;
+}
+type ChargedRequest = { [kCharged]?: Charge };
+
+/** The decision `raw` was already charged under `key`, if any. */
+function chargedFor(raw: ChargedRequest | undefined, key: string): Decision | undefined {
+  for (let c = raw?.[kCharged]; c !== undefined; c = c.next) if (c.key === key) return c.decision;
+  return undefined;
+}
+
+/** Records an admitted charge of `raw` under `key`. */
+function remember(raw: ChargedRequest | undefined, key: string, decision: Decision): void {
+  if (raw !== undefined && decision.allowed) {
+    raw[kCharged] = { key, decision, next: raw[kCharged] };
+  }
+}
+
+const requestOf = (view: RequestView): ChargedRequest | undefined =>
+  typeof view.raw === 'object' && view.raw !== null ? (view.raw as ChargedRequest) : undefined;
+
+/** Routes whose key prefix a limit keeps (routes are patterns, so few; this bounds odd adapters). */
+const MAX_CACHED_ROUTES = 1000;
 
 const ALGORITHMS: Record<AlgorithmName, LimitAlgorithmFactory> = {
   gcra: defaultLimitAlgorithm,
@@ -189,49 +223,71 @@ export class HttpLimiter<Req = unknown> {
     const c = this.#config;
     if (c.skip?.(view)) return undefined;
     const prepared = this.#static ?? this.#prepare(c.limits.limitsFor(view));
+    if (prepared.length === 1) return this.#checkOne(view, prepared);
     if (prepared.length === 0) return undefined;
-    const subject = this.#subject(view);
+    const custom = this.#customSubject(view);
+    let who: string | undefined;
     const entries: Entry[] = new Array(prepared.length);
     for (let i = 0; i < prepared.length; i++) {
       const p = prepared[i]!;
-      entries[i] = {
-        key: p.key + subject(p),
-        algorithm: p.algorithm,
-        cost: p.cost,
-        policy: p.policy,
-      };
+      let key: string;
+      if (custom !== undefined) key = p.key + custom;
+      else if (p.byKey !== undefined) key = p.byKey;
+      else {
+        if (who === undefined) who = this.#who(view);
+        key = routeKey(p, view.route) + who;
+      }
+      entries[i] = { key, algorithm: p.algorithm, cost: p.cost };
     }
-    const raw = typeof view.raw === 'object' && view.raw !== null ? view.raw : undefined;
-    let done = raw === undefined ? undefined : charged.get(raw);
-    if (done === undefined && raw !== undefined) {
-      done = new Map();
-      charged.set(raw, done);
-    }
+    const raw = requestOf(view);
     const now = c.clock();
-    const decided = this.#consume(entries, now, done);
+    const decided = this.#consume(entries, now, raw);
     if (decided instanceof Promise)
-      return decided.then((ds) => this.#verdict(view, entries, ds, now));
-    return this.#verdict(view, entries, decided, now);
+      return decided.then((ds) => this.#verdict(view, prepared, ds, now));
+    return this.#verdict(view, prepared, decided, now);
   }
 
-  #subject(view: RequestView): (p: Prepared) => string {
+  /** {@link HttpLimiter.check} for one limit: no arrays, no closures. */
+  #checkOne(view: RequestView, prepared: Prepared[]): HttpVerdict | Promise<HttpVerdict> {
     const c = this.#config;
-    if (c.key !== undefined) {
-      const custom = keySegment(String(c.key(view)));
-      return () => custom;
+    const p = prepared[0]!;
+    const custom = this.#customSubject(view);
+    const key =
+      custom !== undefined
+        ? p.key + custom
+        : (p.byKey ?? routeKey(p, view.route) + this.#who(view));
+    const raw = requestOf(view);
+    const now = c.clock();
+    const previous = chargedFor(raw, key);
+    if (previous !== undefined) return this.#verdictOne(view, prepared, previous, now);
+    const decision = c.store.consume(key, p.algorithm, p.cost, now);
+    if (decision instanceof Promise) {
+      return decision.then((d) => {
+        remember(raw, key, d);
+        return this.#verdictOne(view, prepared, d, now);
+      });
     }
-    const route = keySegment(view.route);
-    const who =
-      view.userId !== undefined
-        ? `user:${keySegment(String(view.userId))}`
-        : `ip:${ipSubject(view.ip, c.ipv6Subnet)}`;
-    return (p) => (p.by !== undefined ? p.by : `${route}:${who}`);
+    remember(raw, key, decision);
+    return this.#verdictOne(view, prepared, decision, now);
+  }
+
+  /** The subject of the `key` option, when given: it replaces route and user/IP. */
+  #customSubject(view: RequestView): string | undefined {
+    const key = this.#config.key;
+    return key === undefined ? undefined : keySegment(String(key(view)));
+  }
+
+  /** `user:<id>` or `ip:<subject>`: the last segment of a key. */
+  #who(view: RequestView): string {
+    return view.userId !== undefined
+      ? `user:${keySegment(String(view.userId))}`
+      : `ip:${ipSubject(view.ip, this.#config.ipv6Subnet)}`;
   }
 
   #consume(
     entries: Entry[],
     now: number,
-    done: Map<string, Decision> | undefined,
+    raw: ChargedRequest | undefined,
   ): Decision[] | Promise<Decision[]> {
     const store = this.#config.store;
     // Keys this request was already charged for (e.g. a global and a per-route limiter
@@ -240,7 +296,7 @@ export class HttpLimiter<Req = unknown> {
     const decisions: (Decision | undefined)[] = new Array(entries.length);
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i]!;
-      const previous = done?.get(e.key);
+      const previous = chargedFor(raw, e.key);
       if (previous !== undefined) decisions[i] = previous;
       else todo.push(e);
     }
@@ -250,7 +306,7 @@ export class HttpLimiter<Req = unknown> {
         if (decisions[i] === undefined) {
           const d = results[j++]!;
           decisions[i] = d;
-          if (d.allowed && done !== undefined) done.set(entries[i]!.key, d);
+          remember(raw, entries[i]!.key, d);
         }
       }
       return decisions as Decision[];
@@ -265,13 +321,16 @@ export class HttpLimiter<Req = unknown> {
     return all instanceof Promise ? all.then(record) : record(all);
   }
 
-  #verdict(view: RequestView, entries: Entry[], decisions: Decision[], now: number): HttpVerdict {
-    const c = this.#config;
+  #verdict(
+    view: RequestView,
+    prepared: Prepared[],
+    decisions: Decision[],
+    now: number,
+  ): HttpVerdict {
     let reported = 0;
     let allowed = true;
     for (let i = 0; i < decisions.length; i++) {
       const d = decisions[i]!;
-      entries[i]!.policy.decision = d;
       const r = decisions[reported]!;
       if (!d.allowed) {
         if (allowed || d.retryAfterMs > r.retryAfterMs) reported = i;
@@ -280,32 +339,45 @@ export class HttpLimiter<Req = unknown> {
         reported = i;
       }
     }
-    const decision = decisions[reported]!;
-    const headers: [string, string][] = [];
-    if (c.headerStyles.length > 0) {
-      const policies = entries.map((e) => e.policy);
-      rateLimitHeaders(c.headerStyles, policies[reported]!, policies, now, headers);
-    }
-    if (allowed) return { allowed, statusCode: 200, headers, body: undefined, decision, decisions };
-    const seconds = retryAfterSeconds(decision);
-    headers.push(['Retry-After', String(seconds)]);
-    c.onLimited?.(view, decision);
-    return {
-      allowed,
-      statusCode: c.statusCode,
-      headers,
-      body: this.#body(view, decision, seconds),
-      decision,
-      decisions,
-    };
+    return this.#answer(view, prepared, reported, decisions[reported]!, decisions, now);
   }
+
+  #verdictOne(view: RequestView, prepared: Prepared[], d: Decision, now: number): HttpVerdict {
+    return this.#answer(view, prepared, 0, d, undefined, now);
+  }
+
+  #answer(
+    view: RequestView,
+    prepared: Prepared[],
+    reported: number,
+    decision: Decision,
+    decisions: Decision[] | undefined,
+    now: number,
+  ): HttpVerdict {
+    const c = this.#config;
+    const v = new Verdict(decision, decisions, c.headerStyles, prepared, reported, now);
+    if (!decision.allowed) {
+      v.retryAfter = retryAfterSeconds(decision);
+      v.statusCode = c.statusCode;
+      c.onLimited?.(view, decision);
+      v.body = this.#body(view, decision, v.retryAfter);
+    }
+    return v;
+  }
+
+  /** The default 429 body of the last denial, by its Retry-After seconds. */
+  #lastBody: [seconds: number, body: string] | undefined;
 
   #body(view: RequestView, decision: Decision, seconds: number): string | object {
     const c = this.#config;
     const message = c.message;
     if (typeof message === 'function') return message(view, decision);
+    const last = this.#lastBody;
+    if (last !== undefined && last[0] === seconds) return last[1];
     const text = message ?? `Rate limit exceeded, retry in ${seconds} seconds`;
-    return `{"statusCode":${c.statusCode},"error":${JSON.stringify(STATUS_CODES[c.statusCode] ?? 'Too Many Requests')},"message":${JSON.stringify(text)}}`;
+    const body = `{"statusCode":${c.statusCode},"error":${JSON.stringify(STATUS_CODES[c.statusCode] ?? 'Too Many Requests')},"message":${JSON.stringify(text)}}`;
+    this.#lastBody = [seconds, body];
+    return body;
   }
 
   #prepare(limits: readonly Limit[]): Prepared[] {
@@ -320,31 +392,117 @@ export class HttpLimiter<Req = unknown> {
         this.#algorithms.set(quota, algorithm);
       }
       const name = limit.prefix ?? `${limit.maxAttempts}-per-${limit.periodMs}ms`;
-      const by = limit.key === undefined ? undefined : keySegment(String(limit.key));
+      const key = `${c.prefix}:${keySegment(name)}:`;
       out.push({
-        key: `${c.prefix}:${keySegment(name)}:`,
-        by,
+        key,
+        byKey: limit.key === undefined ? undefined : key + keySegment(String(limit.key)),
+        routes: new Map(),
         algorithm,
         cost: limit.requestCost,
-        policy: {
-          name,
-          windowSeconds: Math.ceil(limit.periodMs / 1000),
-          decision: undefined as never,
-        },
+        name,
+        windowSeconds: Math.ceil(limit.periodMs / 1000),
       });
     }
     return out;
   }
 }
 
-interface Prepared {
+/** One limit of a limiter, ready for requests; its `name` and `windowSeconds` go in headers. */
+interface Prepared extends LimitPolicy {
   /** `<prefix>:<limit name>:` */
   key: string;
-  /** The limit's own subject (`Limit.by`), replacing route and user/IP. */
-  by: string | undefined;
+  /** The whole key when the limit has its own subject (`Limit.by`, replacing route and user/IP). */
+  byKey: string | undefined;
+  /** `<prefix>:<limit name>:<route>:` by route (see {@link routeKey}). */
+  routes: Map<string, string>;
   algorithm: Algorithm;
   cost: number;
-  policy: PolicyDecision;
+}
+
+/** `<prefix>:<limit name>:<route>:`, built once per route and limit. */
+function routeKey(p: Prepared, route: string): string {
+  let key = p.routes.get(route);
+  if (key === undefined) {
+    key = `${p.key}${keySegment(route)}:`;
+    if (p.routes.size < MAX_CACHED_ROUTES) p.routes.set(route, key);
+  }
+  return key;
+}
+
+/**
+ * An {@link HttpVerdict}. Its headers are written straight to the response
+ * ({@link Verdict.writeHeaders}); the `headers` pairs and, for one limit, the `decisions`
+ * array are only built when read.
+ */
+class Verdict implements HttpVerdict {
+  readonly allowed: boolean;
+  statusCode = 200;
+  body: string | object | undefined = undefined;
+  readonly decision: Decision;
+  /** `Retry-After` in seconds when denied. */
+  retryAfter = 0;
+  #decisions: Decision[] | undefined;
+  #headers: [string, string][] | undefined = undefined;
+  readonly #styles: readonly HeaderStyle[];
+  readonly #limits: readonly Prepared[];
+  readonly #reported: number;
+  readonly #now: number;
+
+  /**
+   * @param decisions - every limit's decision, or `undefined` for one limit (`decision`).
+   * @param reported - the index in `limits` of the limit `decision` belongs to.
+   */
+  constructor(
+    decision: Decision,
+    decisions: Decision[] | undefined,
+    styles: readonly HeaderStyle[],
+    limits: readonly Prepared[],
+    reported: number,
+    now: number,
+  ) {
+    this.allowed = decision.allowed;
+    this.decision = decision;
+    this.#decisions = decisions;
+    this.#styles = styles;
+    this.#limits = limits;
+    this.#reported = reported;
+    this.#now = now;
+  }
+
+  get decisions(): Decision[] {
+    if (this.#decisions === undefined) this.#decisions = [this.decision];
+    return this.#decisions;
+  }
+
+  get headers(): [string, string][] {
+    if (this.#headers === undefined) {
+      const out: [string, string][] = [];
+      this.writeHeaders(out, pushPair);
+      this.#headers = out;
+    }
+    return this.#headers;
+  }
+
+  writeHeaders<T>(target: T, set: HeaderSetter<T>): void {
+    const styles = this.#styles;
+    if (styles.length > 0) {
+      writeRateLimitHeaders(
+        styles,
+        this.#limits[this.#reported]!,
+        this.decision,
+        this.#limits,
+        this.#decisions,
+        this.#now,
+        target,
+        set,
+      );
+    }
+    if (!this.allowed) set(target, 'Retry-After', String(this.retryAfter));
+  }
+}
+
+function pushPair(out: [string, string][], name: string, value: string): void {
+  out.push([name, value]);
 }
 
 /**

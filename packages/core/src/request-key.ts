@@ -28,10 +28,62 @@ export function keySegment(text: string): string {
  * @param ipv6Subnet - prefix length 1..128; default 64.
  */
 export function ipSubject(ip: string, ipv6Subnet = 64): string {
+  if (isDottedQuad(ip, 0)) return ip;
+  if (ip.length > 7 && ip.startsWith('::ffff:') && isDottedQuad(ip, 7)) return ip.slice(7);
+  let cache = ipv6Subjects.get(ipv6Subnet);
+  if (cache === undefined) {
+    cache = new Map();
+    ipv6Subjects.set(ipv6Subnet, cache);
+  }
+  let subject = cache.get(ip);
+  if (subject === undefined) {
+    subject = parsedSubject(ip, ipv6Subnet);
+    if (cache.size >= IPV6_CACHE_SIZE) cache.clear();
+    cache.set(ip, subject);
+  }
+  return subject;
+}
+
+/** Subjects of the recent IPv6 (and other non-IPv4) addresses, by `ipv6Subnet`: parsing costs µs. */
+const ipv6Subjects = new Map<number, Map<string, string>>();
+const IPV6_CACHE_SIZE = 4096;
+
+function parsedSubject(ip: string, ipv6Subnet: number): string {
   if (!ip.includes(':')) return keySegment(ip);
   if (!ipaddr.IPv6.isValid(ip)) return keySegment(ip);
   const parsed = ipaddr.IPv6.parse(ip);
   if (parsed.isIPv4MappedAddress()) return parsed.toIPv4Address().toString();
   if (ipv6Subnet >= 128) return parsed.toString();
   return `${ipaddr.IPv6.networkAddressFromCIDR(`${parsed.toString()}/${ipv6Subnet}`).toString()}/${ipv6Subnet}`;
+}
+
+/**
+ * Whether `text` from `start` to its end is an IPv4 address in canonical dotted-quad form
+ * (four decimal parts 0..255, no leading zeros): such text is its own subject, as parsing
+ * and printing it would give it back.
+ */
+function isDottedQuad(text: string, start: number): boolean {
+  const end = text.length;
+  if (end - start < 7 || end - start > 15) return false;
+  let parts = 0;
+  let i = start;
+  while (i < end) {
+    const first = i;
+    let value = 0;
+    while (i < end) {
+      const c = text.charCodeAt(i);
+      if (c < 48 || c > 57) break;
+      value = value * 10 + (c - 48);
+      i++;
+    }
+    const digits = i - first;
+    if (digits === 0 || digits > 3 || value > 255 || (digits > 1 && text.charCodeAt(first) === 48))
+      return false;
+    parts++;
+    if (i === end) break;
+    if (text.charCodeAt(i) !== 46 /* . */ || parts === 4) return false;
+    i++;
+    if (i === end) return false;
+  }
+  return parts === 4;
 }

@@ -14,6 +14,10 @@ function defaultUser(req: Request): string | number | undefined {
   return typeof id === 'string' || typeof id === 'number' ? id : undefined;
 }
 
+function setHeader(res: Response, name: string, value: string): void {
+  res.setHeader(name, value);
+}
+
 /** `true` when a handler of the matched route is marked `@SkipThrottle()`. */
 function routeSkipsThrottle(route: { stack?: { handle?: unknown }[] }): boolean {
   const stack = route.stack;
@@ -69,8 +73,7 @@ export function rateLimit(options: ExpressRateLimitOptions = {}): RequestHandler
   const respond = (req: Request, res: Response, next: NextFunction, verdict: HttpVerdict) => {
     try {
       req.rateLimit = verdict.decision;
-      const headers = verdict.headers;
-      for (let i = 0; i < headers.length; i++) res.setHeader(headers[i]![0], headers[i]![1]);
+      verdict.writeHeaders(res, setHeader);
       if (!verdict.allowed) {
         if (handler !== undefined) return handler(req, res, next, verdict);
         res.status(verdict.statusCode);

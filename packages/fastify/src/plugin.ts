@@ -110,7 +110,7 @@ export function runGuards(
   }
   if (best !== undefined) {
     request.rateLimit = best.decision;
-    for (const [name, value] of best.headers) reply.header(name, value);
+    best.writeHeaders(reply, setHeader);
   }
   return true;
 }
@@ -121,7 +121,7 @@ function better(best: HttpVerdict | undefined, v: HttpVerdict): HttpVerdict {
 
 function deny(g: Guard, v: HttpVerdict, request: FastifyRequest, reply: FastifyReply): false {
   request.rateLimit = v.decision;
-  for (const [name, value] of v.headers) reply.header(name, value);
+  v.writeHeaders(reply, setHeader);
   reply.code(v.statusCode);
   if (g.build !== undefined) reply.send(g.build(request, v));
   else {
@@ -129,6 +129,10 @@ function deny(g: Guard, v: HttpVerdict, request: FastifyRequest, reply: FastifyR
     reply.send(v.body);
   }
   return false;
+}
+
+function setHeader(reply: FastifyReply, name: string, value: string): void {
+  reply.header(name, value);
 }
 
 /** An `onRequest` / `preHandler` hook running `guards`; `route` undefined: read per request. */

@@ -47,6 +47,10 @@ function routeLayer(ctx: Context): RouterLayer | undefined {
   return undefined;
 }
 
+function setHeader(ctx: Context, name: string, value: string): void {
+  ctx.set(name, value);
+}
+
 const defaultUser = (ctx: Context): string | number | undefined => ctx.state.user?.id;
 
 function middleware(options: KoaRateLimitOptions, honourSkip: boolean): Middleware {
@@ -57,8 +61,7 @@ function middleware(options: KoaRateLimitOptions, honourSkip: boolean): Middlewa
   }
   const answer = (ctx: Context, next: Next, verdict: HttpVerdict): unknown => {
     ctx.state.rateLimit = verdict.decision;
-    const headers = verdict.headers;
-    for (let i = 0; i < headers.length; i++) ctx.set(headers[i]![0], headers[i]![1]);
+    verdict.writeHeaders(ctx, setHeader);
     if (verdict.allowed) return next();
     if (handler !== undefined) return handler(ctx, verdict);
     const body = verdict.body;
