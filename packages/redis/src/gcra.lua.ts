@@ -3,8 +3,12 @@ import { luaTwin } from './lua-common.js';
 
 /**
  * Lua twin of `GcraAlgorithm.step` (@sluice/core gcra.ts): GCRA with redis-cell's
- * arithmetic on the same tick grid, one key holding the TAT in ms (`%.17g`, so it reads
- * back as the same double; a whole ms is stored as an integer).
+ * arithmetic on the same tick grid, one key holding the TAT: in ms since the epoch, an
+ * integer when it is a whole ms; a TAT with a fraction of a ms is stored as whole µs when a
+ * tick is a whole number of µs (ticksPerMs divides 1000, e.g. 1 000 000/s), else as ms in
+ * `%.17g` text (reads back as the same double). Integers are int-encoded by Redis: no
+ * string allocation, MEMORY USAGE as for a counter. µs values are >= 1e14 (written only for
+ * now >= 1e11 ms, after 1973), ms values stay below 1e14 (until year 5138): never confused.
  *
  * Params: intervalTicks, ticksPerMs, burst.
  * Returns `allowed (0|1), remaining, retryTicks (-1 = never), resetTicks`.
@@ -13,15 +17,22 @@ const GCRA_FN = `local function gcra(key, now, cost, interval, perMs, burst)
   local tolerance = burst * interval
   local ahead = 0
   local tat = tonumber(redis.call('GET', key))
-  if tat ~= nil and tat > now then
-    ahead = math.floor((tat - now) * perMs + 0.5)
+  if tat ~= nil then
+    if tat >= 1e14 then tat = tat / 1000 end
+    if tat > now then ahead = math.floor((tat - now) * perMs + 0.5) end
   end
   local increment = cost * interval
   local nxt = ahead + increment
   if nxt <= tolerance then
     if cost > 0 then
       local ttl = nxt / perMs
-      redis.call('SET', key, string.format('%.17g', now + ttl), 'PX', math.ceil(ttl) + SLACK_MS)
+      local value = now + ttl
+      if value % 1 ~= 0 and now % 1 == 0 and now >= 1e11 and (1000 / perMs) % 1 == 0 then
+        local us = now * 1000 + nxt * (1000 / perMs)
+        if us < 9007199254740992 then value = us end
+      end
+      value = string.format('%.17g', value)
+      redis.call('SET', key, value, 'PX', math.ceil(ttl) + SLACK_MS)
     end
     return 1, math.floor((tolerance - nxt) / interval), 0, nxt
   end

@@ -195,3 +195,31 @@ it('keySlot equals cluster-key-slot for tagged, untagged and non-ASCII keys', ()
   for (let i = 0; i < 2000; i++) keys.push(`sluice:{user:${i}}`, `{r${i * 31}}`);
   for (const key of keys) expect([key, keySlot(key)]).toEqual([key, calculateSlot(key)]);
 });
+
+it('GCRA stores a whole-ms or µs-grid TAT as an int-encoded integer, decides like MemoryStore', async () => {
+  for (const algorithm of [
+    gcra({ rate: 1e6, period: '1s', burst: 5 }), // 1 µs interval: fractional ms TAT
+    gcra({ rate: 3, period: '1s', burst: 2 }), // 333.33 ms interval: stays %.17g text
+    gcra({ rate: 100, period: '1m' }), // whole ms
+  ]) {
+    let now = EPOCH;
+    const clock = () => now;
+    const prefix = `enc-${Math.random()}`;
+    const store = new RedisStore({ client, clock: 'client', timeoutMs: 5000 });
+    const redis = new RateLimiter({ algorithm, store, prefix, clock, onStoreError: 'deny' });
+    const memory = new RateLimiter({ algorithm, store: new MemoryStore(), prefix, clock });
+    const got: Decision[] = [];
+    const want: Decision[] = [];
+    for (let i = 0; i < 40; i++) {
+      now = EPOCH + [0, 0, 1, 0, 3, 200, 0, 1][i % 8]! * (i + 1);
+      got.push(await redis.consume('k', { cost: i % 5 === 4 ? 2 : 1 }));
+      want.push(await memory.consume('k', { cost: i % 5 === 4 ? 2 : 1 }));
+    }
+    expect(got).toEqual(want);
+    const encoding = await client.object('ENCODING', store.keyFor(`${prefix}:k`));
+    expect([algorithm.description, encoding]).toEqual([
+      algorithm.description,
+      algorithm.ticksPerMs === 1 || 1000 % algorithm.ticksPerMs === 0 ? 'int' : 'embstr',
+    ]);
+  }
+});
