@@ -178,6 +178,7 @@ async function main(): Promise<void> {
   });
   // The parent going away ends us too.
   process.on('disconnect', () => process.exit(0));
+  process.on('SIGINT', () => process.exit(0));
   process.send({ type: 'ready', port });
 }
 
