@@ -8,6 +8,7 @@
  * (A B A B …) and the median of the rounds reported. Memory: heap bytes per key after
  * inserting 100 000 keys and a full GC (node --expose-gc).
  */
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -29,11 +30,19 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '5' },
     ms: { type: 'string', default: '600' },
     keys: { type: 'string', default: '100000' },
+    /** Also write every figure, per-round values and the configuration as JSON to this file. */
+    json: { type: 'string' },
+    /** Add the scale section: decisions/s and heap bytes per key at each of `--scale-keys`. */
+    scale: { type: 'boolean', default: false },
+    'scale-keys': { type: 'string', default: '1000,100000,1000000' },
+    'scale-rounds': { type: 'string', default: '3' },
   },
 });
 const ROUNDS = Number(args.rounds);
 const MEASURE_MS = Number(args.ms);
 const MANY = Number(args.keys);
+const SCALE_KEYS = args['scale-keys'].split(',').map(Number);
+const SCALE_ROUNDS = Number(args['scale-rounds']);
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) {
@@ -285,6 +294,83 @@ async function heapPerKey(subject: HeapSubject, n: number): Promise<[number, num
 }
 
 // ---------------------------------------------------------------------------------------
+// Scale (--scale): the same awaited decision over 1k, 100k and 1M resident keys.
+
+/**
+ * Long-lived keys for the scale rows: T = 1 h, so every key's state outlives the run and
+ * all `n` keys stay resident (the bench limit's 1 µs states expire at once and would be
+ * dropped and re-inserted on every visit); burst 1e7, so it never denies here.
+ */
+const residentAlgo = (): Algorithm => gcra({ rate: 1, period: '1h', burst: 1e7 });
+const RESIDENT_CONFIG = 'gcra({ rate: 1, period: "1h", burst: 1e7 })';
+
+interface ScaleRow {
+  keys: number;
+  /** RateLimiter + MemoryStore({ maxKeys: keys }), awaited one at a time. */
+  sluice: number[];
+  /** rate-limiter-flexible RateLimiterMemory, awaited one at a time. */
+  rlf: number[];
+  /** MemoryStore.consume, synchronous (the store alone). */
+  store: number[];
+  /** Heap bytes per key, store overhead (keys pre-built and retained outside). */
+  heapSluice: number;
+  heapRlf: number;
+  /** Live keys in the store after the run: must equal `keys`. */
+  liveKeys: number;
+}
+
+async function scaleAt(n: number): Promise<ScaleRow> {
+  retainedKeys = makeKeys(n);
+  const heapSluice = await heapDelta(async () => {
+    const store = new MemoryStore({ maxKeys: n });
+    const algorithm = residentAlgo();
+    for (const key of retainedKeys) store.consume(key, algorithm, 1, Date.now());
+    return store;
+  }, n);
+  const heapRlf = await heapDelta(async () => {
+    const limiter = rlf('');
+    for (const key of retainedKeys) await limiter.consume(key);
+    return limiter;
+  }, n);
+  const keys = retainedKeys;
+  retainedKeys = [];
+
+  const limiter = new RateLimiter({
+    algorithm: residentAlgo(),
+    store: new MemoryStore({ maxKeys: n }),
+  });
+  const peer = rlf();
+  const store = new MemoryStore({ maxKeys: n });
+  const algorithm = residentAlgo();
+  // Fill: every key once in each subject, not measured (also the JIT warm-up).
+  for (const key of keys) {
+    check(await limiter.consume(key));
+    await peer.consume(key);
+    check(store.consume(key, algorithm, 1, Date.now()));
+  }
+  const row: ScaleRow = {
+    keys: n,
+    sluice: [],
+    rlf: [],
+    store: [],
+    heapSluice,
+    heapRlf,
+    liveKeys: 0,
+  };
+  for (let r = 0; r < SCALE_ROUNDS; r++) {
+    row.sluice.push(await loopLimiter(limiter, keys, MEASURE_MS));
+    row.rlf.push(await loopRlf(peer, keys, MEASURE_MS));
+    row.store.push(loopStore(store, algorithm, keys, MEASURE_MS));
+  }
+  row.liveKeys = store.size;
+  if (row.liveKeys !== n) throw new Error(`scale ${n}: ${row.liveKeys} live keys, expected ${n}`);
+  return row;
+}
+
+/** Flat: cost per decision at the most keys within 1.25x of that at the fewest (rate ratio >= 0.8). */
+const FLAT_MIN_RATIO = 0.8;
+
+// ---------------------------------------------------------------------------------------
 
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -292,6 +378,60 @@ const median = (xs: number[]): number => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 const fmtRate = (x: number) => `${(x / 1e6).toFixed(2)} M/s`;
+
+/** The JSON written by `--json` (read by `pnpm bench`'s report). */
+export interface CoreReport {
+  kind: 'core';
+  date: string;
+  machine: { cores: number; cpu: string; node: string; platform: string };
+  config: {
+    rounds: number;
+    ms: number;
+    keys: number;
+    inFlight: number;
+    sluice: string;
+    rlf: string;
+  };
+  /** Decisions/s, medians (sluice, rlf) and every round. */
+  throughput: {
+    label: string;
+    sluice: number;
+    rlf: number;
+    ratio: number;
+    target: number | undefined;
+    verdict: string;
+    sluiceRounds: number[];
+    rlfRounds: number[];
+  }[];
+  heap: {
+    name: string;
+    keys: number;
+    overhead: number;
+    withKeys: number;
+    target: number | undefined;
+    verdict: string;
+  }[];
+  scale?: {
+    config: string;
+    rounds: number;
+    flatMinRatio: number;
+    flatness: { sluice: number; rlf: number; store: number };
+    verdict: string;
+    rows: {
+      keys: number;
+      sluice: number;
+      rlf: number;
+      store: number;
+      sluiceRounds: number[];
+      rlfRounds: number[];
+      storeRounds: number[];
+      heapSluice: number;
+      heapRlf: number;
+      liveKeys: number;
+    }[];
+  };
+  overall: string;
+}
 
 interface Case {
   label: string;
@@ -306,6 +446,28 @@ interface Case {
 
 async function main(): Promise<void> {
   const cpus = os.cpus();
+  const report: CoreReport = {
+    kind: 'core',
+    date: new Date().toISOString(),
+    machine: {
+      cores: cpus.length,
+      cpu: cpus[0]?.model.trim() ?? 'unknown CPU',
+      node: process.version,
+      platform: `${os.platform()} ${os.arch()}`,
+    },
+    config: {
+      rounds: ROUNDS,
+      ms: MEASURE_MS,
+      keys: MANY,
+      inFlight: IN_FLIGHT,
+      sluice:
+        'RateLimiter + MemoryStore({ maxKeys: keys }), gcra({ rate: 1e6, period: "1s", burst: 1e9 }) / fixedWindow({ limit: 1e12, window: "60s" })',
+      rlf: 'rate-limiter-flexible RateLimiterMemory({ points: 1e12, duration: 60 })',
+    },
+    throughput: [],
+    heap: [],
+    overall: 'PASS',
+  };
   console.log(
     `machine: ${cpus.length} cores, ${cpus[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version}, ${os.platform()} ${os.arch()}`,
   );
@@ -426,6 +588,16 @@ async function main(): Promise<void> {
     const ratio = a / b;
     const pass = c.target === undefined ? '(info)' : ratio >= c.target ? 'PASS' : 'FAIL';
     if (pass === 'FAIL') failed = true;
+    report.throughput.push({
+      label: c.label,
+      sluice: a,
+      rlf: b,
+      ratio,
+      target: c.target,
+      verdict: pass,
+      sluiceRounds: c.a_,
+      rlfRounds: c.b_,
+    });
     t.push([
       c.label,
       fmtRate(a),
@@ -467,6 +639,14 @@ async function main(): Promise<void> {
     const isGcra = name === 'sluice GCRA';
     const verdict = isGcra ? (overhead <= 100 ? 'PASS' : 'FAIL') : '(info)';
     if (verdict === 'FAIL') failed = true;
+    report.heap.push({
+      name,
+      keys: MANY,
+      overhead,
+      withKeys,
+      target: isGcra ? 100 : undefined,
+      verdict,
+    });
     h.push([
       name,
       `${overhead.toFixed(1)} B`,
@@ -480,7 +660,76 @@ async function main(): Promise<void> {
   console.log(
     'heap = (heapUsed + arrayBuffers) delta after global.gc(), divided by the key count; the store is created after the baseline, so preallocated LRU arrays count. "incl. key text": keys `user:<i>` built during insertion, prefixed by each limiter (sluice:/rlflx:).',
   );
+
+  if (args.scale) {
+    const rows: ScaleRow[] = [];
+    for (const n of SCALE_KEYS) {
+      rows.push(await scaleAt(n));
+      process.stderr.write(`scale ${n} keys done\n`);
+    }
+    const s = new Table({
+      style: { head: [], border: [] },
+      head: [
+        'scale: keys',
+        'sluice decisions/s',
+        'RLF decisions/s',
+        'sluice / RLF',
+        'sluice store.consume (sync)',
+        'sluice heap B/key',
+        'RLF heap B/key',
+      ],
+    });
+    for (const row of rows) {
+      s.push([
+        row.keys.toLocaleString('en-US'),
+        fmtRate(median(row.sluice)),
+        fmtRate(median(row.rlf)),
+        `${(median(row.sluice) / median(row.rlf)).toFixed(2)}x`,
+        fmtRate(median(row.store)),
+        `${row.heapSluice.toFixed(1)} B`,
+        `${row.heapRlf.toFixed(1)} B`,
+      ]);
+    }
+    console.log(s.toString());
+    const first = rows[0]!;
+    const last = rows.at(-1)!;
+    const flat = (pick: (r: ScaleRow) => number[]) => median(pick(last)) / median(pick(first));
+    const flatness = {
+      sluice: flat((r) => r.sluice),
+      rlf: flat((r) => r.rlf),
+      store: flat((r) => r.store),
+    };
+    const flatPass = flatness.sluice >= FLAT_MIN_RATIO;
+    if (!flatPass) failed = true;
+    console.log(
+      `scale: ${RESIDENT_CONFIG} for sluice (T = 1 h: every key stays resident), RLF as above; every key consumed once before measuring; median of ${SCALE_ROUNDS} interleaved rounds of ~${MEASURE_MS} ms over all keys round robin; heap = store overhead with keys pre-built.`,
+    );
+    console.log(
+      `flat (decisions/s at ${last.keys} keys / at ${first.keys} keys, >= ${FLAT_MIN_RATIO}): sluice ${flatness.sluice.toFixed(2)} ${flatPass ? 'PASS' : 'FAIL'}; store.consume ${flatness.store.toFixed(2)}; RLF ${flatness.rlf.toFixed(2)} (info)`,
+    );
+    report.scale = {
+      config: RESIDENT_CONFIG,
+      rounds: SCALE_ROUNDS,
+      flatMinRatio: FLAT_MIN_RATIO,
+      flatness,
+      verdict: flatPass ? 'PASS' : 'FAIL',
+      rows: rows.map((r) => ({
+        keys: r.keys,
+        sluice: median(r.sluice),
+        rlf: median(r.rlf),
+        store: median(r.store),
+        sluiceRounds: r.sluice,
+        rlfRounds: r.rlf,
+        storeRounds: r.store,
+        heapSluice: r.heapSluice,
+        heapRlf: r.heapRlf,
+        liveKeys: r.liveKeys,
+      })),
+    };
+  }
   console.log(`\noverall: ${failed ? 'FAIL' : 'PASS'}`);
+  report.overall = failed ? 'FAIL' : 'PASS';
+  if (args.json !== undefined) writeFileSync(args.json, `${JSON.stringify(report, null, 2)}\n`);
 
   function mk(label: string, a: Case['a'], b: Case['b'], target: number | undefined): Case {
     return { label, a, b, target, a_: [], b_: [] };

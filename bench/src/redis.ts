@@ -12,6 +12,7 @@
  * Memory: `MEMORY USAGE` of one key written by each limiter.
  */
 import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs, promisify } from 'node:util';
@@ -32,12 +33,24 @@ const { values: args } = parseArgs({
     ms: { type: 'string', default: '2000' },
     keys: { type: 'string', default: '10000' },
     inflight: { type: 'string', default: '256' },
+    /** Also write every figure, per-round values and the configuration as JSON to this file. */
+    json: { type: 'string' },
+    /** Add the scale section: decisions/s and used_memory per key at each of `--scale-keys`. */
+    scale: { type: 'boolean', default: false },
+    'scale-keys': { type: 'string', default: '1000,100000,1000000' },
+    'scale-rounds': { type: 'string', default: '3' },
+    'scale-ms': { type: 'string', default: '1000' },
   },
 });
 const ROUNDS = Number(args.rounds);
 const MEASURE_MS = Number(args.ms);
 const KEYS = Number(args.keys);
 const INFLIGHT = Number(args.inflight);
+const SCALE_KEYS = args['scale-keys'].split(',').map(Number);
+const SCALE_ROUNDS = Number(args['scale-rounds']);
+const SCALE_MS = Number(args['scale-ms']);
+/** Calls outstanding while pre-filling the scale keys (sluice coalesces them into batches). */
+const FILL_INFLIGHT = 1024;
 
 /** The floor (DESIGN §8): sluice >= 1.5x RLF auto-pipelined. */
 const FLOOR_VS_RLF = 1.5;
@@ -61,11 +74,11 @@ interface Subject {
   rates: number[];
 }
 
-function sluiceSubject(port: number, autoPipelining: boolean): Subject {
+function sluiceSubject(port: number, autoPipelining: boolean, algorithm = gcraAlgo()): Subject {
   const client = new Redis({ port, host: '127.0.0.1', enableAutoPipelining: autoPipelining });
   // onStoreError 'deny': a store failure shows up as a denial, which aborts the run.
   const limiter = new RateLimiter({
-    algorithm: gcraAlgo(),
+    algorithm,
     store: new RedisStore({ client }),
     onStoreError: 'deny',
   });
@@ -97,8 +110,13 @@ function rlfSubject(port: number, autoPipelining: boolean): Subject {
   };
 }
 
-/** Decisions/s with `INFLIGHT` calls outstanding for `ms`. */
-async function measure(consume: Consume, keys: string[], ms: number): Promise<number> {
+/** Decisions/s with `inflight` calls outstanding for `ms`. */
+async function measure(
+  consume: Consume,
+  keys: string[],
+  ms: number,
+  inflight = INFLIGHT,
+): Promise<number> {
   const n = keys.length;
   let i = 0;
   let ops = 0;
@@ -113,9 +131,138 @@ async function measure(consume: Consume, keys: string[], ms: number): Promise<nu
     }
   };
   const workers: Promise<void>[] = [];
-  for (let w = 0; w < INFLIGHT; w++) workers.push(worker());
+  for (let w = 0; w < inflight; w++) workers.push(worker());
   await Promise.all(workers);
   return (ops * 1000) / (performance.now() - start);
+}
+
+// ---------------------------------------------------------------------------------------
+// Scale (--scale): decisions/s and server memory per key over 1k, 100k and 1M resident keys.
+
+/**
+ * Long-lived keys for the scale rows: T = 1 h, so every key outlives the run (its PX is
+ * hours) and all `n` keys stay in Redis; burst 1e7, so it never denies here.
+ */
+const residentAlgo = (): Algorithm => gcra({ rate: 1, period: '1h', burst: 1e7 });
+const RESIDENT_CONFIG = 'gcra({ rate: 1, period: "1h", burst: 1e7 })';
+
+/** Consumes every key exactly once with `FILL_INFLIGHT` calls outstanding; returns seconds. */
+async function fill(consume: Consume, keys: string[]): Promise<number> {
+  let i = 0;
+  const start = performance.now();
+  const worker = async () => {
+    while (i < keys.length) await consume(keys[i++]!);
+  };
+  const workers: Promise<void>[] = [];
+  for (let w = 0; w < FILL_INFLIGHT; w++) workers.push(worker());
+  await Promise.all(workers);
+  return (performance.now() - start) / 1000;
+}
+
+async function usedMemory(client: Redis): Promise<number> {
+  const info = await client.info('memory');
+  const m = info.match(/^used_memory:(\d+)/m);
+  if (m === null) throw new Error(`INFO memory has no used_memory:\n${info}`);
+  return Number(m[1]);
+}
+
+interface ScaleRow {
+  keys: number;
+  sluice: number[];
+  rlf: number[];
+  /** used_memory delta per key after the fill, bytes. */
+  memSluice: number;
+  memRlf: number;
+  /** Seconds to pre-fill the keys (each consumed once, FILL_INFLIGHT in flight). */
+  fillSluice: number;
+  fillRlf: number;
+}
+
+async function scaleAt(port: number, mem: Redis, n: number): Promise<ScaleRow> {
+  const keys = Array.from({ length: n }, (_, i) => `user:${i}`);
+  await mem.flushdb(); // our own server only
+  const s = sluiceSubject(port, true, residentAlgo());
+  const r = rlfSubject(port, true);
+  try {
+    await Promise.all([s.client.ping(), r.client.ping()]);
+    const used0 = await usedMemory(mem);
+    const fillSluice = await fill(s.consume, keys);
+    const used1 = await usedMemory(mem);
+    const afterSluice = await mem.dbsize();
+    if (afterSluice !== n) throw new Error(`scale ${n}: ${afterSluice} keys after sluice's fill`);
+    const fillRlf = await fill(r.consume, keys);
+    const used2 = await usedMemory(mem);
+    const afterRlf = await mem.dbsize();
+    if (afterRlf !== 2 * n) throw new Error(`scale ${n}: ${afterRlf} keys after RLF's fill`);
+    for (let round = 0; round < SCALE_ROUNDS; round++) {
+      s.rates.push(await measure(s.consume, keys, SCALE_MS));
+      r.rates.push(await measure(r.consume, keys, SCALE_MS));
+    }
+    return {
+      keys: n,
+      sluice: s.rates,
+      rlf: r.rates,
+      memSluice: (used1 - used0) / n,
+      memRlf: (used2 - used1) / n,
+      fillSluice,
+      fillRlf,
+    };
+  } finally {
+    s.client.disconnect();
+    r.client.disconnect();
+  }
+}
+
+/** Flat: cost per decision at the most keys within 1.25x of that at the fewest (rate ratio >= 0.8). */
+const FLAT_MIN_RATIO = 0.8;
+
+/** The JSON written by `--json` (read by `pnpm bench`'s report). */
+export interface RedisReport {
+  kind: 'redis';
+  date: string;
+  machine: { cores: number; cpu: string; node: string; redis: string; platform: string };
+  config: {
+    rounds: number;
+    ms: number;
+    keys: number;
+    inFlight: number;
+    sluice: string;
+    rlf: string;
+    ceiling: string;
+  };
+  throughput: {
+    label: string;
+    sluice: boolean;
+    autoPipelining: boolean;
+    rate: number;
+    rounds: number[];
+    vsRlfAuto: number;
+    ofCeiling: number;
+    verdict: string;
+  }[];
+  ceiling: { rate: number; rounds: number[] };
+  memory: { label: string; key: string; bytes: number; verdict: string }[];
+  scale?: {
+    config: string;
+    rounds: number;
+    ms: number;
+    fillInFlight: number;
+    flatMinRatio: number;
+    flatness: { sluice: number; rlf: number };
+    verdict: string;
+    rows: {
+      keys: number;
+      sluice: number;
+      rlf: number;
+      sluiceRounds: number[];
+      rlfRounds: number[];
+      memSluice: number;
+      memRlf: number;
+      fillSluice: number;
+      fillRlf: number;
+    }[];
+  };
+  overall: string;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -154,6 +301,31 @@ async function main(server: RedisProcess): Promise<boolean> {
   console.log(
     `throughput: median of ${ROUNDS} rounds, ~${MEASURE_MS} ms per measurement, subjects interleaved; one ioredis connection each, ${INFLIGHT} consumes in flight over ${KEYS} keys; redis-server on port ${server.port} (pid ${server.pid})\n`,
   );
+  const report: RedisReport = {
+    kind: 'redis',
+    date: new Date().toISOString(),
+    machine: {
+      cores: cpus.length,
+      cpu: cpus[0]?.model.trim() ?? 'unknown CPU',
+      node: process.version,
+      redis: version ?? '?',
+      platform: `${os.platform()} ${os.arch()}`,
+    },
+    config: {
+      rounds: ROUNDS,
+      ms: MEASURE_MS,
+      keys: KEYS,
+      inFlight: INFLIGHT,
+      sluice:
+        'RateLimiter + RedisStore({ client }) (server clock), gcra({ rate: 1e6, period: "1s", burst: 1e9 }), onStoreError: "deny"',
+      rlf: 'rate-limiter-flexible RateLimiterRedis({ storeClient, useRedisPackage: false, points: 1e12, duration: 60 })',
+      ceiling: `redis-benchmark -h 127.0.0.1 -n 200000 -P 16 -q -r 10000 evalsha <sha of sluice's gcra script> 1 {ceiling:__rand_int__} '' 1 ${gcraAlgo().params.join(' ')}`,
+    },
+    throughput: [],
+    ceiling: { rate: 0, rounds: [] },
+    memory: [],
+    overall: 'PASS',
+  };
 
   const keys = Array.from({ length: KEYS }, (_, i) => `user:${i}`);
   const subjects = [
@@ -226,6 +398,16 @@ async function main(server: RedisProcess): Promise<boolean> {
       if (!pass) failed = true;
       verdict = `${pass ? 'PASS' : 'FAIL'} (>= ${FLOOR_VS_RLF}x); aim ${rate / top >= AIM_OF_CEILING ? 'met' : 'not met'} (>= ${AIM_OF_CEILING * 100}%)`;
     }
+    report.throughput.push({
+      label: s.label,
+      sluice: isSluice,
+      autoPipelining: s === sAuto || s === rAuto,
+      rate,
+      rounds: s.rates,
+      vsRlfAuto: ratio,
+      ofCeiling: rate / top,
+      verdict,
+    });
     t.push([
       s.label,
       fmtRate(rate),
@@ -266,6 +448,7 @@ async function main(server: RedisProcess): Promise<boolean> {
       if (!pass) failed = true;
       verdict = `${pass ? 'PASS' : 'FAIL'}; aim ${bytes <= AIM_KEY_BYTES ? 'met' : 'not met'}`;
     }
+    report.memory.push({ label, key, bytes, verdict });
     m.push([
       label,
       key,
@@ -275,7 +458,83 @@ async function main(server: RedisProcess): Promise<boolean> {
     ]);
   }
   console.log(m.toString());
+  report.ceiling = { rate: top, rounds: ceilings };
+
+  if (args.scale) {
+    const rows: ScaleRow[] = [];
+    const client = new Redis({ port: server.port, host: '127.0.0.1' });
+    try {
+      for (const n of SCALE_KEYS) {
+        rows.push(await scaleAt(server.port, client, n));
+        process.stderr.write(`scale ${n} keys done\n`);
+      }
+      await client.flushdb(); // our own server only
+    } finally {
+      client.disconnect();
+    }
+    const st = new Table({
+      style: { head: [], border: [] },
+      head: [
+        'scale: keys',
+        'sluice decisions/s',
+        'RLF decisions/s',
+        'sluice / RLF',
+        'sluice used_memory B/key',
+        'RLF used_memory B/key',
+        'fill s (sluice | RLF)',
+      ],
+    });
+    for (const row of rows) {
+      st.push([
+        row.keys.toLocaleString('en-US'),
+        fmtRate(median(row.sluice)),
+        fmtRate(median(row.rlf)),
+        `${(median(row.sluice) / median(row.rlf)).toFixed(2)}x`,
+        `${row.memSluice.toFixed(1)} B`,
+        `${row.memRlf.toFixed(1)} B`,
+        `${row.fillSluice.toFixed(1)} | ${row.fillRlf.toFixed(1)}`,
+      ]);
+    }
+    console.log(st.toString());
+    const first = rows[0]!;
+    const last = rows.at(-1)!;
+    const flatness = {
+      sluice: median(last.sluice) / median(first.sluice),
+      rlf: median(last.rlf) / median(first.rlf),
+    };
+    const flatPass = flatness.sluice >= FLAT_MIN_RATIO;
+    if (!flatPass) failed = true;
+    console.log(
+      `scale: sluice RedisStore ${RESIDENT_CONFIG} (T = 1 h: every key stays in Redis), RLF as above, both auto-pipelining; keys pre-filled by consuming each once with ${FILL_INFLIGHT} calls in flight (sluice coalesces them into batched EVALSHA); used_memory = INFO memory delta over the fill / keys; median of ${SCALE_ROUNDS} interleaved rounds of ~${SCALE_MS} ms, ${INFLIGHT} in flight over all keys round robin.`,
+    );
+    console.log(
+      `flat (decisions/s at ${last.keys} keys / at ${first.keys} keys, >= ${FLAT_MIN_RATIO}): sluice ${flatness.sluice.toFixed(2)} ${flatPass ? 'PASS' : 'FAIL'}; RLF ${flatness.rlf.toFixed(2)} (info)`,
+    );
+    report.scale = {
+      config: RESIDENT_CONFIG,
+      rounds: SCALE_ROUNDS,
+      ms: SCALE_MS,
+      fillInFlight: FILL_INFLIGHT,
+      flatMinRatio: FLAT_MIN_RATIO,
+      flatness,
+      verdict: flatPass ? 'PASS' : 'FAIL',
+      rows: rows.map((r) => ({
+        keys: r.keys,
+        sluice: median(r.sluice),
+        rlf: median(r.rlf),
+        sluiceRounds: r.sluice,
+        rlfRounds: r.rlf,
+        memSluice: r.memSluice,
+        memRlf: r.memRlf,
+        fillSluice: r.fillSluice,
+        fillRlf: r.fillRlf,
+      })),
+    };
+  }
+
   console.log(`\noverall: ${failed ? 'FAIL' : 'PASS'}`);
+  report.overall = failed ? 'FAIL' : 'PASS';
+  if (args.json !== undefined) writeFileSync(args.json, `${JSON.stringify(report, null, 2)}\n`);
   return !failed;
 }
 

@@ -1,0 +1,187 @@
+/**
+ * `pnpm bench`: the core, Redis and HTTP benchmarks in sequence, each as a child process
+ * running its own script (`bench:core --scale --json`, `bench:redis --scale --json`,
+ * `bench:http`), then `docs/benchmarks.md` and `docs/benchmarks.svg` from their results.
+ *
+ * Each part's stdout is shown as it runs and kept in bench/results/ (with the JSON), so
+ * `--report-only` can rewrite the note from the last run without measuring again.
+ * Traffic goes to 127.0.0.1 only (the parts start their own redis-server and HTTP servers).
+ *
+ * Flags: `--only core,redis,http` runs a subset; `--quick` runs one short round per figure
+ * (a smoke test of the suite, marked as such in the note); `--report-only`.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { CoreReport } from './core.js';
+import type { RedisReport } from './redis.js';
+import { type PartRun, type RunInfo, renderChart, renderMarkdown } from './report.js';
+
+const { values: args } = parseArgs({
+  // `pnpm bench -- --quick` passes the `--` through; drop it.
+  args: process.argv.slice(2).filter((arg) => arg !== '--'),
+  options: {
+    only: { type: 'string', default: 'core,redis,http' },
+    quick: { type: 'boolean', default: false },
+    'report-only': { type: 'boolean', default: false },
+  },
+});
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const benchDir = path.resolve(here, '..');
+const root = path.resolve(benchDir, '..');
+const results = path.join(benchDir, 'results');
+const docs = path.join(root, 'docs');
+const NOTE = path.join(docs, 'benchmarks.md');
+const CHART = 'benchmarks.svg';
+const RUN_FILE = path.join(results, 'run.json');
+
+type Name = PartRun['name'];
+const PARTS: { name: Name; script: string; node: string[]; args: string[]; quick: string[] }[] = [
+  {
+    name: 'core',
+    script: 'src/core.ts',
+    node: ['--expose-gc', '--import', 'tsx'],
+    args: ['--scale', '--json', 'results/core.json'],
+    quick: ['--rounds', '1', '--ms', '200', '--scale-rounds', '1'],
+  },
+  {
+    name: 'redis',
+    script: 'src/redis.ts',
+    node: ['--import', 'tsx'],
+    args: ['--scale', '--json', 'results/redis.json'],
+    quick: ['--rounds', '1', '--ms', '500', '--scale-rounds', '1', '--scale-ms', '500'],
+  },
+  {
+    name: 'http',
+    script: 'src/http.ts',
+    node: ['--import', 'tsx'],
+    args: [],
+    quick: ['--rounds', '1', '--duration', '2', '--warmup', '1'],
+  },
+];
+
+/** Runs one part with bench/ as its working directory; its stdout is echoed and returned. */
+function runPart(node: string[], argv: string[]): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...node, ...argv], {
+      cwd: benchDir,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      process.stdout.write(chunk);
+    });
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, out: Buffer.concat(chunks).toString('utf8') }));
+  });
+}
+
+function redisVersion(): string {
+  try {
+    const out = execFileSync('redis-server', ['--version'], { encoding: 'utf8' });
+    return out.match(/v=(\S+)/)?.[1] ?? '?';
+  } catch {
+    return 'not found';
+  }
+}
+
+function osName(): string {
+  try {
+    const release = readFileSync('/etc/os-release', 'utf8').match(/^PRETTY_NAME="?([^"\n]*)/m);
+    return `${release?.[1] ?? os.type()}, kernel ${os.release()}, ${os.arch()}`;
+  } catch {
+    return `${os.type()} ${os.release()} ${os.arch()}`;
+  }
+}
+
+async function measureAll(): Promise<RunInfo> {
+  const only = new Set(args.only.split(','));
+  mkdirSync(results, { recursive: true });
+  const cpus = os.cpus();
+  const run: RunInfo = {
+    date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    command: `pnpm bench${
+      args.quick || only.size < 3
+        ? ` -- ${process.argv
+            .slice(2)
+            .filter((a) => a !== '--')
+            .join(' ')}`
+        : ''
+    }`,
+    quick: args.quick,
+    machine: {
+      cores: cpus.length,
+      cpu: cpus[0]?.model.trim() ?? 'unknown CPU',
+      memGiB: os.totalmem() / 2 ** 30,
+      os: osName(),
+      node: process.version,
+      redis: redisVersion(),
+      loadBefore: os.loadavg(),
+      loadAfter: [],
+    },
+    parts: [],
+    totalSeconds: 0,
+  };
+  const start = performance.now();
+  for (const part of PARTS) {
+    if (!only.has(part.name)) continue;
+    const argv = [part.script, ...part.args, ...(args.quick ? part.quick : [])];
+    console.log(`\n=== ${part.name}: node ${[...part.node, ...argv].join(' ')} ===\n`);
+    const t0 = performance.now();
+    const { code, out } = await runPart(part.node, argv);
+    writeFileSync(path.join(results, `${part.name}.txt`), out);
+    run.parts.push({
+      name: part.name,
+      command: `node ${[...part.node, ...argv].join(' ')}`,
+      seconds: (performance.now() - t0) / 1000,
+      exitCode: code,
+    });
+    // Exit code 1 is a failed verdict (the figures are still there); anything else, or no
+    // verdict line, is a crash: say so and go on with the other parts.
+    if (!/^overall: /m.test(out))
+      console.error(`\n${part.name} ended (exit ${code}) without its "overall:" line`);
+  }
+  run.totalSeconds = (performance.now() - start) / 1000;
+  run.machine.loadAfter = os.loadavg();
+  writeFileSync(RUN_FILE, `${JSON.stringify(run, null, 2)}\n`);
+  return run;
+}
+
+function readJson<T>(name: string, run: RunInfo, part: Name): T | undefined {
+  const ran = run.parts.find((x) => x.name === part);
+  if (ran === undefined) return undefined;
+  try {
+    return JSON.parse(readFileSync(path.join(results, name), 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+async function main(): Promise<void> {
+  const run: RunInfo = args['report-only']
+    ? (JSON.parse(readFileSync(RUN_FILE, 'utf8')) as RunInfo)
+    : await measureAll();
+  const httpRan = run.parts.find((x) => x.name === 'http');
+  const input = {
+    run,
+    core: readJson<CoreReport>('core.json', run, 'core'),
+    redis: readJson<RedisReport>('redis.json', run, 'redis'),
+    httpText:
+      httpRan === undefined ? undefined : readFileSync(path.join(results, 'http.txt'), 'utf8'),
+    chartFile: CHART,
+  };
+  mkdirSync(docs, { recursive: true });
+  writeFileSync(path.join(docs, CHART), await renderChart(input));
+  writeFileSync(NOTE, renderMarkdown(input));
+  console.log(
+    `\nwrote ${path.relative(root, NOTE)} and docs/${CHART} (run: ${(run.totalSeconds / 60).toFixed(1)} min${run.totalSeconds > 600 ? ', OVER the 10-minute budget' : ''})`,
+  );
+}
+
+await main();

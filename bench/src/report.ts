@@ -1,0 +1,659 @@
+/**
+ * `docs/benchmarks.md` and its chart, from the JSON that `bench:core --json` and
+ * `bench:redis --json` write and the printed output of `bench:http` (included verbatim:
+ * it has no machine-readable output). Used by `pnpm bench` (src/all.ts); pure functions
+ * of the run's results, so every figure in the note comes from that run.
+ */
+import * as vega from 'vega';
+import { compile, type TopLevelSpec } from 'vega-lite';
+import type { CoreReport } from './core.js';
+import type { RedisReport } from './redis.js';
+
+export interface PartRun {
+  name: 'core' | 'redis' | 'http';
+  /** The command line, relative to bench/. */
+  command: string;
+  seconds: number;
+  exitCode: number | null;
+}
+
+export interface RunInfo {
+  /** ISO time the run started. */
+  date: string;
+  /** What reproduces the run, from the repository root. */
+  command: string;
+  quick: boolean;
+  machine: {
+    cores: number;
+    cpu: string;
+    memGiB: number;
+    os: string;
+    node: string;
+    redis: string;
+    /** 1/5/15-minute load averages before and after the run. */
+    loadBefore: number[];
+    loadAfter: number[];
+  };
+  parts: PartRun[];
+  totalSeconds: number;
+}
+
+export interface ReportInput {
+  run: RunInfo;
+  core?: CoreReport;
+  redis?: RedisReport;
+  /** bench:http's stdout, verbatim. */
+  httpText?: string;
+  /** File name of the chart, relative to the note. */
+  chartFile: string;
+}
+
+// ---------------------------------------------------------------------------------------
+// Formatting.
+
+const mps = (x: number) => `${(x / 1e6).toFixed(2)} M/s`;
+const kps = (x: number) => `${(x / 1e3).toFixed(1)} k/s`;
+const ns = (rate: number) => `${(1e9 / rate).toFixed(0)} ns`;
+const ratio = (x: number) => `${x.toFixed(2)}x`;
+const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
+const bytes = (x: number) => `${x.toFixed(1)} B`;
+const rounds = (xs: number[], scale: number, digits: number) =>
+  xs.map((x) => (x / scale).toFixed(digits)).join(' ');
+const count = (n: number) => n.toLocaleString('en-US');
+/** Escapes a table cell. */
+const cell = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
+
+function table(head: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.map(cell).join(' | ')} |`;
+  return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+const code = (s: string) => `\`${s}\``;
+
+// ---------------------------------------------------------------------------------------
+// DESIGN §8 targets.
+
+interface TargetRow {
+  target: string;
+  measured: string;
+  floor: string;
+  aim: string;
+  verdict: string;
+  gap: string;
+}
+
+function coreTargets(core: CoreReport): TargetRow[] {
+  const rows: TargetRow[] = [];
+  const floor = core.throughput.find((r) => r.label.startsWith('extra: await floor'));
+  const many = `${core.config.keys === 100_000 ? '100k' : core.config.keys} keys`;
+  // [the compared row, its "what the store alone does" row, the aim in decisions/s]
+  const cases: [string, number][] = [
+    ['1 key', 10e6],
+    [many, 4e6],
+  ];
+  for (const [keys, aim] of cases) {
+    const label = `GCRA, ${keys}`;
+    const r = core.throughput.find((x) => x.label === label);
+    if (r === undefined) continue;
+    const store = core.throughput.find((x) => x.label.startsWith(`extra: ${label}, sync`));
+    const pass = r.ratio >= 2;
+    const aimMet = r.sluice >= aim;
+    const parts: string[] = [];
+    if (!pass) parts.push(`floor: ${ratio(r.ratio)} of RLF, ${pct(1 - r.ratio / 2)} short of 2x`);
+    if (!aimMet) parts.push(`aim: ${mps(r.sluice)} is ${pct(r.sluice / aim)} of ${mps(aim)}`);
+    if (parts.length > 0 && store !== undefined && store.sluice > r.sluice) {
+      parts.push(
+        `where the time goes: ${ns(r.sluice)} per awaited RateLimiter.consume = ${ns(store.sluice)} in the synchronous store.consume + ${(1e9 / r.sluice - 1e9 / store.sluice).toFixed(0)} ns in RateLimiter and the await` +
+          (floor === undefined
+            ? ''
+            : ` (an await of a constant alone: ${ns(floor.sluice)}, i.e. the ceiling of any promise API is ${mps(floor.sluice)})`),
+      );
+    }
+    rows.push({
+      target: `core, memory store, GCRA, ${keys} (awaited one at a time)`,
+      measured: `sluice ${mps(r.sluice)}, RLF ${mps(r.rlf)}: ${ratio(r.ratio)}`,
+      floor: '>= 2x rate-limiter-flexible',
+      aim: `>= ${mps(aim)}`,
+      verdict: `${pass ? 'PASS' : 'FAIL'}; aim ${aimMet ? 'met' : 'not met'}`,
+      gap: parts.join('; ') || '-',
+    });
+  }
+  const withTarget = core.throughput.filter((r) => r.target !== undefined);
+  const failing = withTarget.filter((r) => r.verdict === 'FAIL');
+  rows.push({
+    target:
+      'core, all compared rows (GCRA and fixed window, 1 key and many, awaited and 256 in flight)',
+    measured: `${withTarget.length - failing.length} of ${withTarget.length} at >= 2x RLF`,
+    floor: '>= 2x rate-limiter-flexible',
+    aim: '-',
+    verdict: failing.length === 0 ? 'PASS' : 'FAIL',
+    gap: failing.map((r) => `${r.label}: ${ratio(r.ratio)}`).join('; ') || '-',
+  });
+  const heap = core.heap.find((h) => h.name === 'sluice GCRA');
+  const rlfHeap = core.heap.find((h) => h.name === 'rate-limiter-flexible');
+  if (heap !== undefined) {
+    const pass = heap.overhead <= 100;
+    rows.push({
+      target: `heap per key, memory store (GCRA, ${count(heap.keys)} keys, store overhead)`,
+      measured: `sluice ${bytes(heap.overhead)}${rlfHeap ? `, RLF ${bytes(rlfHeap.overhead)}: ${ratio(heap.overhead / rlfHeap.overhead)}` : ''}`,
+      floor: '<= 100 B',
+      aim: '<= 100 B',
+      verdict: pass ? 'PASS' : 'FAIL',
+      gap: pass ? '-' : `${bytes(heap.overhead - 100)} over`,
+    });
+  }
+  if (core.scale !== undefined) {
+    const s = core.scale;
+    const worst = Math.max(...s.rows.map((r) => r.heapSluice));
+    rows.push({
+      target: `heap per key at ${s.rows.map((r) => count(r.keys)).join(' / ')} keys`,
+      measured: s.rows.map((r) => bytes(r.heapSluice)).join(' / '),
+      floor: '<= 100 B',
+      aim: '<= 100 B',
+      verdict: worst <= 100 ? 'PASS' : 'FAIL',
+      gap: worst <= 100 ? '-' : `worst ${bytes(worst)}`,
+    });
+    const first = s.rows[0]!;
+    const last = s.rows.at(-1)!;
+    const pass = s.flatness.sluice >= s.flatMinRatio;
+    rows.push({
+      target: `memory store: cost per decision flat from ${count(first.keys)} to ${count(last.keys)} keys`,
+      measured: `decisions/s at ${count(last.keys)} / at ${count(first.keys)}: sluice ${s.flatness.sluice.toFixed(2)} (${mps(first.sluice)} -> ${mps(last.sluice)}), RLF ${s.flatness.rlf.toFixed(2)}`,
+      floor: `ratio >= ${s.flatMinRatio} (this note's reading of "flat")`,
+      aim: '-',
+      verdict: pass ? 'PASS' : 'FAIL',
+      gap: pass
+        ? '-'
+        : `${ns(first.sluice)} -> ${ns(last.sluice)} per awaited decision; the synchronous store.consume alone goes ${ns(first.store)} -> ${ns(last.store)} (ratio ${s.flatness.store.toFixed(2)}), so the growth is in the store's own lookup and update, not in the limiter around it; RLF's store slows too (ratio ${s.flatness.rlf.toFixed(2)}), consistent with memory-access cost once the keys no longer fit in the CPU caches (not yet profiled)`,
+    });
+  }
+  return rows;
+}
+
+function redisTargets(redis: RedisReport): TargetRow[] {
+  const rows: TargetRow[] = [];
+  const auto = redis.throughput.find((r) => r.sluice && r.autoPipelining);
+  const plain = redis.throughput.find((r) => r.sluice && !r.autoPipelining);
+  const rlfAuto = redis.throughput.find((r) => !r.sluice && r.autoPipelining);
+  const ceiling = redis.ceiling.rate;
+  for (const r of [auto, plain]) {
+    if (r === undefined || rlfAuto === undefined) continue;
+    const pass = r.vsRlfAuto >= 1.5;
+    const aimMet = r.ofCeiling >= 0.7;
+    const parts: string[] = [];
+    if (!pass)
+      parts.push(`floor: ${ratio(r.vsRlfAuto)} of RLF, ${pct(1 - r.vsRlfAuto / 1.5)} short`);
+    if (!aimMet)
+      parts.push(
+        `aim: ${pct(r.ofCeiling)} of the ceiling; needs ${kps(0.7 * ceiling)}, ${kps(0.7 * ceiling - r.rate)} more`,
+      );
+    rows.push({
+      target: `Redis decisions/s, one client${r.autoPipelining ? ', auto-pipelining' : ', no auto-pipelining'}`,
+      measured: `sluice ${kps(r.rate)}, RLF auto-pipelined ${kps(rlfAuto.rate)}: ${ratio(r.vsRlfAuto)}; ${pct(r.ofCeiling)} of redis-benchmark's ${kps(ceiling)}`,
+      floor: '>= 1.5x RLF (auto-pipelined)',
+      aim: '>= 70% of the EVALSHA -P 16 ceiling',
+      verdict: `${pass ? 'PASS' : 'FAIL'}; aim ${aimMet ? 'met' : 'not met'}`,
+      gap: parts.join('; ') || '-',
+    });
+  }
+  const sluiceMem = redis.memory.filter((m) => m.label.startsWith('sluice'));
+  const rlfMem = redis.memory.find((m) => !m.label.startsWith('sluice'));
+  if (sluiceMem.length > 0) {
+    const worst = Math.max(...sluiceMem.map((m) => m.bytes));
+    rows.push({
+      target: 'Redis bytes per key (MEMORY USAGE)',
+      measured: `sluice ${sluiceMem.map((m) => `${m.bytes} B`).join(' / ')}${rlfMem ? `, RLF ${rlfMem.bytes} B` : ''}`,
+      floor: '<= 100 B',
+      aim: '<= 56 B',
+      verdict: `${worst <= 100 ? 'PASS' : 'FAIL'}; aim ${worst <= 56 ? 'met' : 'not met'}`,
+      gap:
+        worst <= 56
+          ? '-'
+          : `aim: ${worst - 56} B over 56 B (RLF's key is ${rlfMem ? `${rlfMem.bytes} B` : '?'}; see the Redis memory table for the key names: the hash-tagged name itself is part of the figure)`,
+    });
+  }
+  if (redis.scale !== undefined) {
+    const s = redis.scale;
+    const first = s.rows[0]!;
+    const last = s.rows.at(-1)!;
+    const pass = s.flatness.sluice >= s.flatMinRatio;
+    rows.push({
+      target: `Redis: cost per decision flat from ${count(first.keys)} to ${count(last.keys)} keys`,
+      measured: `decisions/s at ${count(last.keys)} / at ${count(first.keys)}: sluice ${s.flatness.sluice.toFixed(2)} (${kps(first.sluice)} -> ${kps(last.sluice)}), RLF ${s.flatness.rlf.toFixed(2)}`,
+      floor: `ratio >= ${s.flatMinRatio} (this note's reading of "flat")`,
+      aim: '-',
+      verdict: pass ? 'PASS' : 'FAIL',
+      gap: pass ? '-' : `${kps(first.sluice)} -> ${kps(last.sluice)}`,
+    });
+    rows.push({
+      target: `Redis memory per key at ${s.rows.map((r) => count(r.keys)).join(' / ')} keys (used_memory delta)`,
+      measured: `sluice ${s.rows.map((r) => bytes(r.memSluice)).join(' / ')}; RLF ${s.rows.map((r) => bytes(r.memRlf)).join(' / ')}`,
+      floor: '(info: MEMORY USAGE is the §8 figure)',
+      aim: '-',
+      verdict: '(info)',
+      gap: '-',
+    });
+  }
+  return rows;
+}
+
+// ---------------------------------------------------------------------------------------
+// The chart.
+
+interface Bar {
+  panel: string;
+  case: string;
+  limiter: string;
+  value: number;
+}
+
+function chartBars(input: ReportInput): Bar[] {
+  const bars: Bar[] = [];
+  const { core, redis } = input;
+  if (core !== undefined) {
+    const panel = 'memory store: decisions/s, awaited one at a time (medians)';
+    for (const r of core.throughput) {
+      if (r.label.startsWith('extra') || r.label.includes('in flight')) continue;
+      bars.push({ panel, case: r.label, limiter: 'sluice', value: r.sluice });
+      bars.push({ panel, case: r.label, limiter: 'rate-limiter-flexible', value: r.rlf });
+    }
+    for (const r of core.scale?.rows ?? []) {
+      const label = `GCRA, ${count(r.keys)} resident keys`;
+      bars.push({ panel, case: label, limiter: 'sluice', value: r.sluice });
+      bars.push({ panel, case: label, limiter: 'rate-limiter-flexible', value: r.rlf });
+    }
+  }
+  if (redis !== undefined) {
+    const panel = `Redis: decisions/s, one client, ${redis.config.inFlight} in flight (medians)`;
+    for (const r of redis.throughput) {
+      const label = `GCRA, ${count(redis.config.keys)} keys${r.autoPipelining ? ', auto-pipelining' : ''}`;
+      bars.push({
+        panel,
+        case: label,
+        limiter: r.sluice ? 'sluice' : 'rate-limiter-flexible',
+        value: r.rate,
+      });
+    }
+    bars.push({
+      panel,
+      case: 'redis-benchmark EVALSHA -P 16 (ceiling)',
+      limiter: 'redis-benchmark',
+      value: redis.ceiling.rate,
+    });
+    for (const r of redis.scale?.rows ?? []) {
+      const label = `GCRA, ${count(r.keys)} resident keys, auto-pipelining`;
+      bars.push({ panel, case: label, limiter: 'sluice', value: r.sluice });
+      bars.push({ panel, case: label, limiter: 'rate-limiter-flexible', value: r.rlf });
+    }
+  }
+  return bars;
+}
+
+export function chartSpec(input: ReportInput): TopLevelSpec {
+  const bars = chartBars(input);
+  const panels = [...new Set(bars.map((b) => b.panel))];
+  const color = {
+    field: 'limiter',
+    type: 'nominal' as const,
+    title: 'limiter',
+    scale: {
+      domain: ['sluice', 'rate-limiter-flexible', 'redis-benchmark'],
+      range: ['#1f77b4', '#ff7f0e', '#7f7f7f'],
+    },
+  };
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title: `sluice vs rate-limiter-flexible, ${input.run.date.slice(0, 10)}, ${input.run.machine.cores} cores (${input.run.machine.cpu})`,
+    config: { font: 'sans-serif', axis: { labelLimit: 400 }, legend: { labelLimit: 300 } },
+    vconcat: panels.map((panel) => ({
+      title: panel,
+      data: { values: bars.filter((b) => b.panel === panel) },
+      width: 420,
+      mark: { type: 'bar' as const, tooltip: true },
+      encoding: {
+        y: {
+          field: 'case',
+          type: 'nominal' as const,
+          title: null,
+          sort: null,
+          axis: { labelLimit: 400 },
+        },
+        yOffset: { field: 'limiter', type: 'nominal' as const, sort: color.scale.domain },
+        x: {
+          field: 'value',
+          type: 'quantitative' as const,
+          title: 'decisions/s',
+          axis: { format: '~s' },
+        },
+        color,
+      },
+    })),
+    resolve: { scale: { x: 'independent' } },
+  };
+}
+
+/** The chart as SVG, rendered by vega (no browser, no canvas). */
+export async function renderChart(input: ReportInput): Promise<string> {
+  const view = new vega.View(vega.parse(compile(chartSpec(input)).spec), { renderer: 'none' });
+  const svg = await view.toSVG();
+  view.finalize();
+  return `${svg}\n`;
+}
+
+// ---------------------------------------------------------------------------------------
+// The note.
+
+export function renderMarkdown(input: ReportInput): string {
+  const { run, core, redis, httpText } = input;
+  const m = run.machine;
+  const out: string[] = [];
+  // One paragraph per argument; consecutive list items stay one list.
+  const p = (...blocks: string[]) => {
+    blocks.forEach((block, i) => {
+      out.push(block);
+      const next = blocks[i + 1];
+      if (!(block.startsWith('- ') && next?.startsWith('- '))) out.push('');
+    });
+  };
+
+  p(
+    '# Benchmarks',
+    `Reproduce (from the repository root, on a quiet machine): ${code(`pnpm install --frozen-lockfile && ${run.command}`)}`,
+    `Generated by that command on ${run.date} (UTC), in ${(run.totalSeconds / 60).toFixed(1)} minutes ` +
+      `(${run.parts.map((x) => `${x.name} ${x.seconds.toFixed(0)} s`).join(', ')}${run.totalSeconds > 600 ? '; **over the 10-minute budget**' : ''}). ` +
+      'Every figure below is from that one run: medians of interleaved rounds (sluice and its peer measured A B A B …), every round listed beside the median. ' +
+      'Compare ratios, not absolute figures: the absolute ones depend on the machine and on whatever else it was running.',
+  );
+  if (run.quick)
+    p(
+      '> **Smoke run (`--quick`)**: one short round per figure. These figures only show that the suite works; run `pnpm bench` for figures.',
+    );
+
+  p('## Machine');
+  p(
+    table(
+      ['', ''],
+      [
+        ['cores', String(m.cores)],
+        ['CPU', m.cpu],
+        ['memory', `${m.memGiB.toFixed(0)} GiB`],
+        ['OS', m.os],
+        ['Node', m.node],
+        [
+          'Redis',
+          `redis-server ${m.redis} (started by the bench on 127.0.0.1, a free port, no persistence)`,
+        ],
+        ['date', run.date],
+        [
+          'load average (1/5/15 min) before / after',
+          `${m.loadBefore.map((x) => x.toFixed(2)).join(' ')} / ${m.loadAfter.map((x) => x.toFixed(2)).join(' ')}`,
+        ],
+      ],
+    ),
+  );
+  if (m.loadBefore[0]! > 0.5)
+    p(
+      `The 1-minute load average was ${m.loadBefore[0]!.toFixed(2)} before the run started: other processes were sharing the ${m.cores} cores, so absolute figures are lower and the rounds noisier than on a quiet machine (see the per-round values).`,
+    );
+  p(
+    table(
+      ['part', 'command (in bench/)', 'seconds', 'exit code'],
+      run.parts.map((x) => [
+        x.name,
+        code(x.command),
+        x.seconds.toFixed(0),
+        `${x.exitCode}${x.exitCode === 1 ? ' (a verdict failed)' : ''}`,
+      ]),
+    ),
+  );
+
+  // --- targets ---
+  p('## DESIGN §8 targets');
+  const targets: TargetRow[] = [];
+  for (const c of [
+    'Fastify, memory, allow',
+    'Fastify, memory, all requests denied (429)',
+    'Express, memory, allow',
+    'Koa, memory, allow',
+    'Fastify, Redis, allow',
+  ]) {
+    const inHttp = httpText !== undefined && !c.includes('Redis');
+    targets.push({
+      target: c,
+      measured: inHttp ? 'see "HTTP" below (its own verdict columns)' : 'not measured',
+      floor: '-',
+      aim: '-',
+      verdict: inHttp ? 'see HTTP' : 'NOT MEASURED',
+      gap: inHttp
+        ? 'bench:http has no JSON output yet, so its verdicts are not repeated here'
+        : c.includes('Redis')
+          ? 'bench:http has no Redis case yet'
+          : 'bench:http did not run',
+    });
+  }
+  if (core !== undefined) targets.push(...coreTargets(core));
+  else targets.push({ ...notRun('core (memory store) rows') });
+  if (redis !== undefined) targets.push(...redisTargets(redis));
+  else targets.push({ ...notRun('Redis rows') });
+  p(
+    table(
+      ['target', 'measured', 'floor (must)', 'aim', 'verdict', 'gap'],
+      targets.map((t) => [t.target, t.measured, t.floor, t.aim, t.verdict, t.gap]),
+    ),
+  );
+
+  // --- core ---
+  if (core !== undefined) {
+    p('## Core: memory store', `Command: ${code(partCommand(run, 'core'))}`);
+    p(
+      'Configuration:',
+      `- sluice: ${core.config.sluice}`,
+      `- peer: ${core.config.rlf}`,
+      `- ${core.config.rounds} interleaved rounds of ~${core.config.ms} ms per figure, after an unmeasured warm-up pass; "${count(core.config.keys)} keys": pre-built keys ${code('user:<i>')} taken round robin; rows without "in flight" await each decision before the next; "256 in flight" rows keep ${core.config.inFlight} calls outstanding (Promise.all per ${core.config.inFlight}). The limits never deny.`,
+      '- "extra" rows show where the time goes: an await of a constant decision (the ceiling of any promise-returning limiter) and the synchronous MemoryStore.consume without RateLimiter or promise, each beside RLF again.',
+    );
+    p(
+      table(
+        [
+          'decisions/s',
+          'sluice',
+          'RLF',
+          'sluice / RLF',
+          'target',
+          'verdict',
+          'rounds, M/s (sluice | RLF)',
+        ],
+        core.throughput.map((r) => [
+          r.label,
+          mps(r.sluice),
+          mps(r.rlf),
+          ratio(r.ratio),
+          r.target === undefined ? '-' : `>= ${r.target}x RLF`,
+          r.verdict,
+          `${rounds(r.sluiceRounds, 1e6, 2)} | ${rounds(r.rlfRounds, 1e6, 2)}`,
+        ]),
+      ),
+    );
+    p(
+      `Heap bytes per key, ${count(core.config.keys)} keys: (heapUsed + arrayBuffers) delta after two ${code('global.gc()')} around building the store, divided by the key count. "Store overhead": the key strings exist before the baseline and are handed to the store as they are; "incl. key text": keys built during insertion and held only by the limiter (sluice prefixes ${code('sluice:')}, RLF ${code('rlflx:')}).`,
+    );
+    const rlfHeap = core.heap.find((h) => h.name === 'rate-limiter-flexible');
+    p(
+      table(
+        [
+          'heap per key',
+          'store overhead',
+          'incl. key text',
+          'vs RLF (overhead)',
+          'target',
+          'verdict',
+        ],
+        core.heap.map((h) => [
+          h.name,
+          bytes(h.overhead),
+          bytes(h.withKeys),
+          rlfHeap === undefined || h === rlfHeap ? '-' : ratio(h.overhead / rlfHeap.overhead),
+          h.target === undefined ? '-' : `<= ${h.target} B`,
+          h.verdict,
+        ]),
+      ),
+    );
+    if (core.scale !== undefined) {
+      const s = core.scale;
+      p(
+        '### Memory store at scale',
+        `sluice: RateLimiter + MemoryStore({ maxKeys: keys }) with ${code(s.config)} (T = 1 h, so every key's state outlives the run and all keys stay resident; the store's live key count is checked to equal the key count after the run). Peer: RLF as above. Every key consumed once before measuring; then ${s.rounds} interleaved rounds of ~${core.config.ms} ms, each decision on the next key round robin, awaited one at a time; "store.consume" is the synchronous store alone. Heap: store overhead per key, as above, measured at each size.`,
+      );
+      p(
+        table(
+          [
+            'keys',
+            'sluice',
+            'RLF',
+            'sluice / RLF',
+            'ns/decision (sluice | RLF)',
+            'store.consume (sync)',
+            'heap B/key sluice',
+            'heap B/key RLF',
+            'heap vs RLF',
+            'rounds, M/s (sluice | RLF | store)',
+          ],
+          s.rows.map((r) => [
+            count(r.keys),
+            mps(r.sluice),
+            mps(r.rlf),
+            ratio(r.sluice / r.rlf),
+            `${ns(r.sluice)} | ${ns(r.rlf)}`,
+            `${mps(r.store)} (${ns(r.store)})`,
+            bytes(r.heapSluice),
+            bytes(r.heapRlf),
+            ratio(r.heapSluice / r.heapRlf),
+            `${rounds(r.sluiceRounds, 1e6, 2)} | ${rounds(r.rlfRounds, 1e6, 2)} | ${rounds(r.storeRounds, 1e6, 2)}`,
+          ]),
+        ),
+      );
+      p(
+        `Decisions/s at ${count(s.rows.at(-1)!.keys)} keys / at ${count(s.rows[0]!.keys)}: sluice ${s.flatness.sluice.toFixed(2)}, store.consume ${s.flatness.store.toFixed(2)}, RLF ${s.flatness.rlf.toFixed(2)}. Flat here means >= ${s.flatMinRatio} (cost per decision within 1.25x): ${s.verdict}.`,
+      );
+    }
+  }
+
+  // --- redis ---
+  if (redis !== undefined) {
+    p('## Redis', `Command: ${code(partCommand(run, 'redis'))}`);
+    p(
+      'Configuration:',
+      `- sluice: ${redis.config.sluice}`,
+      `- peer: ${redis.config.rlf}`,
+      `- one ioredis connection per subject, ${redis.config.inFlight} consumes in flight (one async worker per slot), ${count(redis.config.keys)} keys round robin; ${redis.config.rounds} interleaved rounds of ~${redis.config.ms} ms after an unmeasured warm-up; with and without ioredis ${code('enableAutoPipelining')}. The limits never deny.`,
+      `- ceiling, run once per round in the same run: ${code(redis.config.ceiling)}: the most single-decision calls of sluice's own GCRA script the server takes, pipelined 16 deep.`,
+    );
+    const rlfAuto = redis.throughput.find((r) => !r.sluice && r.autoPipelining);
+    p(
+      table(
+        [
+          'decisions/s',
+          'rate',
+          'RLF auto-pipelined beside it',
+          'ratio',
+          'of EVALSHA ceiling',
+          'verdict',
+          'rounds, k/s',
+        ],
+        [
+          ...redis.throughput.map((r) => [
+            r.label,
+            kps(r.rate),
+            rlfAuto === undefined ? '-' : kps(rlfAuto.rate),
+            ratio(r.vsRlfAuto),
+            pct(r.ofCeiling),
+            r.verdict,
+            rounds(r.rounds, 1e3, 1),
+          ]),
+          [
+            'ceiling: redis-benchmark -P 16, EVALSHA gcra',
+            kps(redis.ceiling.rate),
+            '-',
+            '-',
+            '100%',
+            '(info)',
+            rounds(redis.ceiling.rounds, 1e3, 1),
+          ],
+        ],
+      ),
+    );
+    p(
+      'Bytes per key: `MEMORY USAGE` of one key written by each limiter (key names as stored).',
+      table(
+        ['MEMORY USAGE of one key', 'Redis key', 'bytes', 'verdict (<= 100 B; aim <= 56 B)'],
+        redis.memory.map((x) => [x.label, code(x.key), `${x.bytes} B`, x.verdict]),
+      ),
+    );
+    if (redis.scale !== undefined) {
+      const s = redis.scale;
+      p(
+        '### Redis at scale',
+        `sluice: RedisStore with ${code(s.config)} (T = 1 h: every key stays in Redis; the server's DBSIZE is checked after each fill), RLF as above, both with auto-pipelining. Per size: FLUSHDB, then each limiter consumes every key once with ${s.fillInFlight} calls in flight (sluice coalesces them into batched EVALSHA calls), INFO memory ${code('used_memory')} read before and after each fill (delta / keys, so it includes the server's dictionary and expiry overhead, unlike MEMORY USAGE); then ${s.rounds} interleaved rounds of ~${s.ms} ms, ${redis.config.inFlight} in flight over all keys round robin.`,
+      );
+      p(
+        table(
+          [
+            'keys',
+            'sluice',
+            'RLF',
+            'sluice / RLF',
+            'used_memory B/key sluice',
+            'used_memory B/key RLF',
+            'fill seconds (sluice | RLF)',
+            'rounds, k/s (sluice | RLF)',
+          ],
+          s.rows.map((r) => [
+            count(r.keys),
+            kps(r.sluice),
+            kps(r.rlf),
+            ratio(r.sluice / r.rlf),
+            bytes(r.memSluice),
+            bytes(r.memRlf),
+            `${r.fillSluice.toFixed(1)} | ${r.fillRlf.toFixed(1)}`,
+            `${rounds(r.sluiceRounds, 1e3, 1)} | ${rounds(r.rlfRounds, 1e3, 1)}`,
+          ]),
+        ),
+      );
+      p(
+        `Decisions/s at ${count(s.rows.at(-1)!.keys)} keys / at ${count(s.rows[0]!.keys)}: sluice ${s.flatness.sluice.toFixed(2)}, RLF ${s.flatness.rlf.toFixed(2)}. Flat here means >= ${s.flatMinRatio}: ${s.verdict}. At ${count(s.rows[0]!.keys)} keys the used_memory delta is small next to the server's own allocations, so that row's bytes per key is the least precise.`,
+      );
+    }
+  }
+
+  // --- http ---
+  p('## HTTP', `Command: ${code(partCommand(run, 'http'))}`);
+  if (httpText !== undefined)
+    p(
+      "bench:http's own output, verbatim (it has no machine-readable output yet, so its figures are not in the chart or the targets table above):",
+      `\`\`\`text\n${httpText.trimEnd()}\n\`\`\``,
+    );
+  else p('Not run.');
+
+  // --- chart ---
+  p(
+    '## Chart',
+    `![decisions/s per limiter](${input.chartFile})`,
+    `Made with vega-lite + vega (rendered to SVG in Node) from the figures above. It shows decisions/s from the core and Redis benchmarks: bench:http's requests/s are not machine-readable yet.`,
+  );
+  return `${out.join('\n').trimEnd()}\n`;
+}
+
+function notRun(what: string): TargetRow {
+  return {
+    target: what,
+    measured: 'not run',
+    floor: '-',
+    aim: '-',
+    verdict: 'NOT MEASURED',
+    gap: '-',
+  };
+}
+
+function partCommand(run: RunInfo, name: PartRun['name']): string {
+  return run.parts.find((x) => x.name === name)?.command ?? '(not run)';
+}
