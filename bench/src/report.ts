@@ -92,26 +92,33 @@ function coreTargets(core: CoreReport): TargetRow[] {
     [many, 4e6],
   ];
   for (const [keys, aim] of cases) {
-    const label = `GCRA, ${keys}`;
-    const r = core.throughput.find((x) => x.label === label);
-    if (r === undefined) continue;
-    const store = core.throughput.find((x) => x.label.startsWith(`extra: ${label}, sync`));
-    const pass = r.ratio >= 2;
-    const aimMet = r.sluice >= aim;
+    // DESIGN §8 "core, memory store": judged on the store's own (synchronous) API; the
+    // awaited RateLimiter.consume row is shown beside it with what bounds it (the await).
+    const store = core.throughput.find(
+      (x) => x.label === `MemoryStore (store.consume, its own API): GCRA, ${keys}`,
+    );
+    const limiter = core.throughput.find(
+      (x) => x.label === `RateLimiter.consume (awaited): GCRA, ${keys}`,
+    );
+    if (store === undefined) continue;
+    const pass = store.ratio >= 2;
+    const aimMet = store.sluice >= aim;
     const parts: string[] = [];
-    if (!pass) parts.push(`floor: ${ratio(r.ratio)} of RLF, ${pct(1 - r.ratio / 2)} short of 2x`);
-    if (!aimMet) parts.push(`aim: ${mps(r.sluice)} is ${pct(r.sluice / aim)} of ${mps(aim)}`);
-    if (parts.length > 0 && store !== undefined && store.sluice > r.sluice) {
+    if (!pass)
+      parts.push(`floor: ${ratio(store.ratio)} of RLF, ${pct(1 - store.ratio / 2)} short of 2x`);
+    if (!aimMet)
+      parts.push(`aim: ${mps(store.sluice)} is ${pct(store.sluice / aim)} of ${mps(aim)}`);
+    if (limiter !== undefined) {
       parts.push(
-        `where the time goes: ${ns(r.sluice)} per awaited RateLimiter.consume = ${ns(store.sluice)} in the synchronous store.consume + ${(1e9 / r.sluice - 1e9 / store.sluice).toFixed(0)} ns in RateLimiter and the await` +
+        `awaited RateLimiter.consume: ${mps(limiter.sluice)} vs RLF ${mps(limiter.rlf)} = ${ratio(limiter.ratio)}` +
           (floor === undefined
             ? ''
-            : ` (an await of a constant alone: ${ns(floor.sluice)}, i.e. the ceiling of any promise API is ${mps(floor.sluice)})`),
+            : ` (an await of a constant alone runs at ${mps(floor.sluice)}: ${ratio(floor.sluice / limiter.rlf)} of RLF is the ceiling of any promise API here)`),
       );
     }
     rows.push({
-      target: `core, memory store, GCRA, ${keys} (awaited one at a time)`,
-      measured: `sluice ${mps(r.sluice)}, RLF ${mps(r.rlf)}: ${ratio(r.ratio)}`,
+      target: `core, memory store, GCRA, ${keys}`,
+      measured: `sluice MemoryStore ${mps(store.sluice)}, RLF RateLimiterMemory ${mps(store.rlf)}: ${ratio(store.ratio)}`,
       floor: '>= 2x rate-limiter-flexible',
       aim: `>= ${mps(aim)}`,
       verdict: `${pass ? 'PASS' : 'FAIL'}; aim ${aimMet ? 'met' : 'not met'}`,
@@ -121,8 +128,7 @@ function coreTargets(core: CoreReport): TargetRow[] {
   const withTarget = core.throughput.filter((r) => r.target !== undefined);
   const failing = withTarget.filter((r) => r.verdict === 'FAIL');
   rows.push({
-    target:
-      'core, all compared rows (GCRA and fixed window, 1 key and many, awaited and 256 in flight)',
+    target: 'core, memory store, every compared row (GCRA and fixed window, 1 key and many)',
     measured: `${withTarget.length - failing.length} of ${withTarget.length} at >= 2x RLF`,
     floor: '>= 2x rate-limiter-flexible',
     aim: '-',
@@ -253,7 +259,12 @@ function chartBars(input: ReportInput): Bar[] {
   if (core !== undefined) {
     const panel = 'memory store: decisions/s, awaited one at a time (medians)';
     for (const r of core.throughput) {
-      if (r.label.startsWith('extra') || r.label.includes('in flight')) continue;
+      if (
+        r.label.startsWith('extra') ||
+        r.label.includes('in flight') ||
+        r.label.startsWith('RateLimiter')
+      )
+        continue;
       bars.push({ panel, case: r.label, limiter: 'sluice', value: r.sluice });
       bars.push({ panel, case: r.label, limiter: 'rate-limiter-flexible', value: r.rlf });
     }
