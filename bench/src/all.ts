@@ -17,13 +17,14 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { scriptArgs } from './common.js';
 import type { CoreReport } from './core.js';
 import type { RedisReport } from './redis.js';
 import { type PartRun, type RunInfo, renderChart, renderMarkdown } from './report.js';
 
 const { values: args } = parseArgs({
   // `pnpm bench -- --quick` passes the `--` through; drop it.
-  args: process.argv.slice(2).filter((arg) => arg !== '--'),
+  args: scriptArgs(),
   options: {
     only: { type: 'string', default: 'core,redis,http' },
     quick: { type: 'boolean', default: false },

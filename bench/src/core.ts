@@ -12,20 +12,14 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import {
-  type Algorithm,
-  type Decision,
-  fixedWindow,
-  gcra,
-  MemoryStore,
-  RateLimiter,
-} from '@sluice/core';
+import { type Algorithm, type Decision, fixedWindow, MemoryStore, RateLimiter } from '@sluice/core';
 import Table from 'cli-table3';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
+import { gcraAlgo, median, RESIDENT_CONFIG, residentAlgo, scriptArgs } from './common.js';
 
 const { values: args } = parseArgs({
   // `pnpm bench:core -- --rounds 3` passes the `--` through; drop it.
-  args: process.argv.slice(2).filter((arg) => arg !== '--'),
+  args: scriptArgs(),
   options: {
     rounds: { type: 'string', default: '5' },
     ms: { type: 'string', default: '600' },
@@ -53,8 +47,6 @@ if (gc === undefined) {
 // ---------------------------------------------------------------------------------------
 // The limiters under test. Every one of them is configured never to deny.
 
-/** 1M per second (an exact 1/1000 ms emission interval) with a burst of 1e9: never denies at any rate we reach, and every decision advances the TAT. */
-const gcraAlgo = (): Algorithm => gcra({ rate: 1e6, period: '1s', burst: 1e9 });
 /** A fixed window of 60 s (RLF's `duration: 60`) with a limit we never reach. */
 const fixedAlgo = (): Algorithm => fixedWindow({ limit: 1e12, window: '60s' });
 const sluice = (algorithm: Algorithm) =>
@@ -296,14 +288,6 @@ async function heapPerKey(subject: HeapSubject, n: number): Promise<[number, num
 // ---------------------------------------------------------------------------------------
 // Scale (--scale): the same awaited decision over 1k, 100k and 1M resident keys.
 
-/**
- * Long-lived keys for the scale rows: T = 1 h, so every key's state outlives the run and
- * all `n` keys stay resident (the bench limit's 1 µs states expire at once and would be
- * dropped and re-inserted on every visit); burst 1e7, so it never denies here.
- */
-const residentAlgo = (): Algorithm => gcra({ rate: 1, period: '1h', burst: 1e7 });
-const RESIDENT_CONFIG = 'gcra({ rate: 1, period: "1h", burst: 1e7 })';
-
 interface ScaleRow {
   keys: number;
   /** RateLimiter + MemoryStore({ maxKeys: keys }), awaited one at a time. */
@@ -372,11 +356,6 @@ const FLAT_MIN_RATIO = 0.8;
 
 // ---------------------------------------------------------------------------------------
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 const fmtRate = (x: number) => `${(x / 1e6).toFixed(2)} M/s`;
 
 /** The JSON written by `--json` (read by `pnpm bench`'s report). */

@@ -25,11 +25,12 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import Table from 'cli-table3';
+import { median, scriptArgs } from './common.js';
 import type { Framework, Variant } from './http/server.js';
 
 const { values: args } = parseArgs({
   // `pnpm bench:http -- --rounds 5` passes the `--` through; drop it.
-  args: process.argv.slice(2).filter((arg) => arg !== '--'),
+  args: scriptArgs(),
   options: {
     rounds: { type: 'string', default: '5' },
     duration: { type: 'string', default: '3' },
@@ -117,12 +118,6 @@ const GROUPS: Group[] = [
     aim: '>= 0.99',
   },
 ];
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 function hasTaskset(): boolean {
   try {

@@ -22,12 +22,13 @@ import Table from 'cli-table3';
 import { Redis } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import { type RedisProcess, startRedis } from '../../packages/redis/test/redis-server.js';
+import { gcraAlgo, median, RESIDENT_CONFIG, residentAlgo, scriptArgs } from './common.js';
 
 const run = promisify(execFile);
 
 const { values: args } = parseArgs({
   // `pnpm bench:redis -- --rounds 3` passes the `--` through; drop it.
-  args: process.argv.slice(2).filter((arg) => arg !== '--'),
+  args: scriptArgs(),
   options: {
     rounds: { type: 'string', default: '5' },
     ms: { type: 'string', default: '2000' },
@@ -61,9 +62,6 @@ const AIM_KEY_BYTES = 56;
 
 // ---------------------------------------------------------------------------------------
 // The limiters under test. Every one of them is configured never to deny.
-
-/** 1M per second (an exact 1/1000 ms emission interval) with a burst of 1e9: never denies. */
-const gcraAlgo = (): Algorithm => gcra({ rate: 1e6, period: '1s', burst: 1e9 });
 
 type Consume = (key: string) => Promise<unknown>;
 
@@ -138,13 +136,6 @@ async function measure(
 
 // ---------------------------------------------------------------------------------------
 // Scale (--scale): decisions/s and server memory per key over 1k, 100k and 1M resident keys.
-
-/**
- * Long-lived keys for the scale rows: T = 1 h, so every key outlives the run (its PX is
- * hours) and all `n` keys stay in Redis; burst 1e7, so it never denies here.
- */
-const residentAlgo = (): Algorithm => gcra({ rate: 1, period: '1h', burst: 1e7 });
-const RESIDENT_CONFIG = 'gcra({ rate: 1, period: "1h", burst: 1e7 })';
 
 /** Consumes every key exactly once with `FILL_INFLIGHT` calls outstanding; returns seconds. */
 async function fill(consume: Consume, keys: string[]): Promise<number> {
@@ -285,11 +276,6 @@ async function ceiling(server: RedisProcess, algorithm: Algorithm): Promise<numb
   return Number(last[1]);
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 const fmtRate = (x: number) => `${(x / 1e3).toFixed(1)} k/s`;
 
 async function main(server: RedisProcess): Promise<boolean> {

@@ -37,9 +37,15 @@ export type MethodDecorator = {
 
 /**
  * Builds a method decorator from a function that replaces the method (`wrap`) — e.g. an
- * adapter's `Throttle(limit)` wraps the handler with its limit check.
+ * adapter's `Throttle(limit)` wraps the handler with its limit check. The replacement keeps
+ * a `@SkipThrottle()` mark the method had.
  */
 export function methodDecorator(wrap: (method: AnyFunction) => AnyFunction): MethodDecorator {
+  // A wrapper keeps the method's `@SkipThrottle()` mark, whichever decorator runs first.
+  const replace = (method: AnyFunction): AnyFunction => {
+    const wrapped = wrap(method);
+    return wrapped !== method && isThrottleSkipped(method) ? markSkipThrottle(wrapped) : wrapped;
+  };
   return ((first: unknown, second: unknown, descriptor?: PropertyDescriptor) => {
     if (
       typeof first === 'function' &&
@@ -47,10 +53,10 @@ export function methodDecorator(wrap: (method: AnyFunction) => AnyFunction): Met
       second !== null &&
       'kind' in second
     ) {
-      return wrap(first as AnyFunction);
+      return replace(first as AnyFunction);
     }
     if (descriptor && typeof descriptor.value === 'function') {
-      return { ...descriptor, value: wrap(descriptor.value as AnyFunction) };
+      return { ...descriptor, value: replace(descriptor.value as AnyFunction) };
     }
     throw new TypeError('sluice: @Throttle / @SkipThrottle decorate methods only');
   }) as MethodDecorator;

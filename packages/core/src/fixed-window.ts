@@ -1,5 +1,6 @@
-import type { Algorithm, State, StepResult } from './algorithm.js';
+import type { State, StepResult } from './algorithm.js';
 import { decide } from './decision.js';
+import { WindowAlgorithm } from './window-algorithm.js';
 import { parseWindowOptions, type WindowOptions } from './window-options.js';
 
 /**
@@ -10,18 +11,11 @@ import { parseWindowOptions, type WindowOptions } from './window-options.js';
  * State: `[windowEnd, count]` (windowEnd in ms since the Unix epoch; it is the expiry).
  * Lua twin parameters (`Algorithm.params`): `[limit, windowMs]`.
  */
-export class FixedWindowAlgorithm implements Algorithm {
+export class FixedWindowAlgorithm extends WindowAlgorithm {
   readonly kind = 'fixed-window' as const;
-  readonly limit: number;
-  readonly windowMs: number;
-  readonly params: readonly number[];
-  readonly description: string;
 
   constructor(limit: number, windowMs: number) {
-    this.limit = limit;
-    this.windowMs = windowMs;
-    this.params = [limit, windowMs];
-    this.description = `fixedWindow(${limit} per ${windowMs} ms)`;
+    super('fixedWindow', limit, windowMs);
   }
 
   step(state: State | undefined, nowMs: number, cost: number): StepResult {

@@ -101,6 +101,12 @@ export interface HttpVerdict {
   headers: [string, string][];
   /** The 429 body when denied: a string (JSON by default) or an object. */
   body: string | object | undefined;
+  /**
+   * The body's media type when denied: `application/json; charset=utf-8` for the default
+   * body and for an object (which the adapter serialises as JSON), `text/plain;
+   * charset=utf-8` for a string returned by a `message` function (sent as the user made it).
+   */
+  contentType: string | undefined;
   /** The most restrictive decision: what `req.rateLimit` exposes. */
   decision: Decision;
   /** Every limit's decision, in order. */
@@ -361,6 +367,8 @@ export class HttpLimiter<Req = unknown> {
       v.statusCode = c.statusCode;
       c.onLimited?.(view, decision);
       v.body = this.#body(view, decision, v.retryAfter);
+      v.contentType =
+        typeof v.body === 'string' && typeof c.message === 'function' ? TEXT : JSON_TYPE;
     }
     return v;
   }
@@ -434,10 +442,14 @@ function routeKey(p: Prepared, route: string): string {
  * ({@link Verdict.writeHeaders}); the `headers` pairs and, for one limit, the `decisions`
  * array are only built when read.
  */
+const JSON_TYPE = 'application/json; charset=utf-8';
+const TEXT = 'text/plain; charset=utf-8';
+
 class Verdict implements HttpVerdict {
   readonly allowed: boolean;
   statusCode = 200;
   body: string | object | undefined = undefined;
+  contentType: string | undefined = undefined;
   readonly decision: Decision;
   /** `Retry-After` in seconds when denied. */
   retryAfter = 0;

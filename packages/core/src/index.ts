@@ -46,4 +46,5 @@ export type { ThrottleSpec } from './throttle-string.js';
 export { parseThrottle, THROTTLE_NAME } from './throttle-string.js';
 export type { TokenBucketOptions } from './token-bucket.js';
 export { tokenBucket } from './token-bucket.js';
+export { WindowAlgorithm } from './window-algorithm.js';
 export type { WindowOptions } from './window-options.js';

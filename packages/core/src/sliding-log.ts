@@ -1,5 +1,6 @@
-import type { Algorithm, State, StepResult } from './algorithm.js';
+import type { State, StepResult } from './algorithm.js';
 import { decide } from './decision.js';
+import { WindowAlgorithm } from './window-algorithm.js';
 import { parseWindowOptions, type WindowOptions } from './window-options.js';
 
 /**
@@ -11,18 +12,11 @@ import { parseWindowOptions, type WindowOptions } from './window-options.js';
  * State: `[expiresAt, t1, t2, ..., tn]`, entries ascending; expiresAt = tn + windowMs.
  * Lua twin parameters (`Algorithm.params`): `[limit, windowMs]`.
  */
-export class SlidingLogAlgorithm implements Algorithm {
+export class SlidingLogAlgorithm extends WindowAlgorithm {
   readonly kind = 'sliding-log' as const;
-  readonly limit: number;
-  readonly windowMs: number;
-  readonly params: readonly number[];
-  readonly description: string;
 
   constructor(limit: number, windowMs: number) {
-    this.limit = limit;
-    this.windowMs = windowMs;
-    this.params = [limit, windowMs];
-    this.description = `slidingLog(${limit} per ${windowMs} ms)`;
+    super('slidingLog', limit, windowMs);
   }
 
   step(state: State | undefined, nowMs: number, cost: number): StepResult {

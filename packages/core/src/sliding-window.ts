@@ -1,5 +1,6 @@
-import type { Algorithm, State, StepResult } from './algorithm.js';
+import type { State, StepResult } from './algorithm.js';
 import { decide } from './decision.js';
+import { WindowAlgorithm } from './window-algorithm.js';
 import { parseWindowOptions, type WindowOptions } from './window-options.js';
 
 /**
@@ -13,18 +14,11 @@ import { parseWindowOptions, type WindowOptions } from './window-options.js';
  * State: `[expiresAt, currentWindowStart, previousCount, currentCount]`.
  * Lua twin parameters (`Algorithm.params`): `[limit, windowMs]`.
  */
-export class SlidingWindowAlgorithm implements Algorithm {
+export class SlidingWindowAlgorithm extends WindowAlgorithm {
   readonly kind = 'sliding-window' as const;
-  readonly limit: number;
-  readonly windowMs: number;
-  readonly params: readonly number[];
-  readonly description: string;
 
   constructor(limit: number, windowMs: number) {
-    this.limit = limit;
-    this.windowMs = windowMs;
-    this.params = [limit, windowMs];
-    this.description = `slidingWindow(${limit} per ${windowMs} ms)`;
+    super('slidingWindow', limit, windowMs);
   }
 
   step(state: State | undefined, nowMs: number, cost: number): StepResult {

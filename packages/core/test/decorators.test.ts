@@ -38,4 +38,36 @@ describe('method decorators (TC39 form)', () => {
     )({}, 'm', descriptor);
     expect(isThrottleSkipped(result.value)).toBe(true);
   });
+
+  it('a wrapping decorator keeps a @SkipThrottle() mark, in either order', () => {
+    const Wrap = () =>
+      methodDecorator(
+        (method) =>
+          (...args: unknown[]) =>
+            method(...args),
+      );
+    class Controller {
+      @Wrap()
+      @SkipThrottle()
+      a() {
+        return 'a';
+      }
+      @SkipThrottle()
+      @Wrap()
+      b() {
+        return 'b';
+      }
+      @Wrap()
+      c() {
+        return 'c';
+      }
+    }
+    const c = new Controller();
+    expect([isThrottleSkipped(c.a), isThrottleSkipped(c.b), isThrottleSkipped(c.c)]).toEqual([
+      true,
+      true,
+      false,
+    ]);
+    expect([c.a(), c.b(), c.c()]).toEqual(['a', 'b', 'c']);
+  });
 });

@@ -1,6 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Algorithm, cellThrottle, leakyBucket } from '../src/index.js';
+import {
+  type Algorithm,
+  type CellReply,
+  cellThrottle,
+  leakyBucket,
+  RateLimiter,
+  type Store,
+  toCellReply,
+} from '../src/index.js';
 
 /** One step of a `shared/vectors/gcra.json` case. */
 export interface VectorStep {
@@ -46,4 +54,49 @@ export function buildVectorAlgorithm(factory: string, args: unknown[]): Algorith
   if (factory === 'leakyBucket')
     return leakyBucket(args[0] as { capacity: number; leakRate: number });
   throw new Error(`unknown vector factory ${factory}`);
+}
+
+/** One run of a vector case: the case's own factory, or its `equivalent`. */
+export interface VectorRun {
+  label: string;
+  factory: VectorCase['factory'];
+  args: unknown[];
+  steps: VectorStep[];
+}
+
+/** Every case of the vectors file, once per factory that must reproduce it. */
+export function vectorRuns(): VectorRun[] {
+  return loadVectors().flatMap((c) => {
+    const runs: VectorRun[] = [
+      { label: `${c.name} [${c.factory}]`, factory: c.factory, args: c.args, steps: c.steps },
+    ];
+    if (c.equivalent) {
+      runs.push({ label: `${c.name} [${c.equivalent.factory}]`, ...c.equivalent, steps: c.steps });
+    }
+    return runs;
+  });
+}
+
+/**
+ * Replays a run's steps on `store` through a `RateLimiter` whose clock is VECTOR_EPOCH plus
+ * each step's `t`, and returns the `toCellReply` of every decision.
+ */
+export async function replayVector(
+  run: VectorRun,
+  store: Store,
+  prefix = 'sluice',
+): Promise<CellReply[]> {
+  let now = VECTOR_EPOCH;
+  const limiter = new RateLimiter({
+    algorithm: buildVectorAlgorithm(run.factory, run.args),
+    store,
+    prefix,
+    clock: () => now,
+  });
+  const replies: CellReply[] = [];
+  for (const step of run.steps) {
+    now = VECTOR_EPOCH + step.t;
+    replies.push(toCellReply(await limiter.consume('vector-key', { cost: step.cost })));
+  }
+  return replies;
 }

@@ -37,8 +37,8 @@ function routeSkipsThrottle(route: { stack?: { handle?: unknown }[] }): boolean 
  *   `trust proxy` setting decides whether `X-Forwarded-For` counts;
  * - allowed: sets `req.rateLimit` and the rate-limit headers, then calls `next()`;
  * - denied: sets the headers and `Retry-After`, answers `statusCode` (429) with the JSON
- *   body (`application/json`; a `message` function's object is sent with `res.json`, its
- *   string with `res.send`) or calls `options.handler`, and does not call `next()`;
+ *   body with the core's `verdict.contentType` (JSON, or `text/plain` for a string from a
+ *   `message` function) or calls `options.handler`, and does not call `next()`;
  * - errors thrown by `user`, `key`, `skip`, `onLimited`, `message`, a named limiter or
  *   `handler` go to `next(err)` (Express's error handler), never crash the server.
  *
@@ -67,20 +67,15 @@ export function rateLimit(options: ExpressRateLimitOptions = {}): RequestHandler
   if (handler !== undefined && typeof handler !== 'function') {
     throw new SluiceConfigError('handler', handler, 'a function (req, res, next, verdict) => void');
   }
-  // Our default body is JSON text; a `message` function's string is sent as the user made it.
-  const jsonText = typeof options.message !== 'function';
-
   const respond = (req: Request, res: Response, next: NextFunction, verdict: HttpVerdict) => {
     try {
       req.rateLimit = verdict.decision;
       verdict.writeHeaders(res, setHeader);
       if (!verdict.allowed) {
         if (handler !== undefined) return handler(req, res, next, verdict);
-        res.status(verdict.statusCode);
         const body = verdict.body;
-        if (typeof body !== 'string') res.json(body);
-        else if (jsonText) res.type('application/json').send(body);
-        else res.send(body);
+        res.status(verdict.statusCode).type(verdict.contentType!);
+        res.send(typeof body === 'string' ? body : JSON.stringify(body));
         return;
       }
     } catch (err) {

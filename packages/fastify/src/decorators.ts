@@ -1,10 +1,4 @@
-import {
-  isThrottleSkipped,
-  type LimitInput,
-  type MethodDecorator,
-  markSkipThrottle,
-  methodDecorator,
-} from '@sluice/core';
+import { type LimitInput, type MethodDecorator, methodDecorator } from '@sluice/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { guard, runGuards } from './plugin.js';
 import type { RouteRateLimitOptions } from './types.js';
@@ -48,6 +42,6 @@ export function Throttle(limit: LimitInput, options: RouteRateLimitOptions = {})
         return out === undefined ? reply : out;
       });
     };
-    return isThrottleSkipped(method) ? markSkipThrottle(wrapped) : wrapped;
+    return wrapped;
   });
 }

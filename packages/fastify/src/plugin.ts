@@ -27,8 +27,6 @@ import type {
 interface Guard {
   limiter: HttpLimiter<FastifyRequest>;
   build: ErrorResponseBuilder | undefined;
-  /** The default body is a JSON string (unless `message` is a function). */
-  json: boolean;
 }
 
 /** One plugin registration; `parent` is the registration visible where it was registered. */
@@ -56,7 +54,7 @@ export function guard(options: RouteRateLimitOptions & { global?: unknown }): Gu
     throw new SluiceConfigError('errorResponseBuilder', build, 'a function (request, verdict)');
   }
   const limiter = new HttpLimiter<FastifyRequest>(core, defaultUser);
-  return { limiter, build, json: typeof core.message !== 'function' };
+  return { limiter, build };
 }
 
 /** `base` with `input` (a limit or options) applied over it. */
@@ -124,10 +122,7 @@ function deny(g: Guard, v: HttpVerdict, request: FastifyRequest, reply: FastifyR
   v.writeHeaders(reply, setHeader);
   reply.code(v.statusCode);
   if (g.build !== undefined) reply.send(g.build(request, v));
-  else {
-    if (g.json || typeof v.body === 'object') reply.type('application/json');
-    reply.send(v.body);
-  }
+  else reply.type(v.contentType!).send(v.body);
   return false;
 }
 

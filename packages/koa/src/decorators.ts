@@ -1,10 +1,4 @@
-import {
-  isThrottleSkipped,
-  type LimitInput,
-  type MethodDecorator,
-  markSkipThrottle,
-  methodDecorator,
-} from '@sluice/core';
+import { type LimitInput, type MethodDecorator, methodDecorator } from '@sluice/core';
 import type { Context, Next } from 'koa';
 import { type KoaRateLimitOptions, throttle } from './rate-limit.js';
 
@@ -28,6 +22,6 @@ export function Throttle(limit: LimitInput, options?: KoaRateLimitOptions): Meth
     const wrapped = function (this: unknown, ctx: Context, next: Next): unknown {
       return check(ctx, () => Promise.resolve(method.call(this, ctx, next)));
     };
-    return isThrottleSkipped(method) ? markSkipThrottle(wrapped) : wrapped;
+    return wrapped;
   });
 }

@@ -15,9 +15,8 @@ import type { Context, Middleware, Next } from 'koa';
  * with Koa's `ctx` as the request, plus Koa's way to replace the 429 answer.
  *
  * Defaults that are Koa's own: `user` is `ctx.state.user?.id`; the client IP is `ctx.ip`
- * (so `app.proxy` / `X-Forwarded-For` rules apply). A 429 body is sent as
- * `application/json` when it is an object or JSON object text (the default), and as
- * `text/plain` when a `message` function returns other text.
+ * (so `app.proxy` / `X-Forwarded-For` rules apply). A 429 body is sent with the core's
+ * `verdict.contentType` (JSON, or `text/plain` for a string from a `message` function).
  */
 export interface KoaRateLimitOptions extends HttpLimitOptions<Context> {
   /**
@@ -64,13 +63,9 @@ function middleware(options: KoaRateLimitOptions, honourSkip: boolean): Middlewa
     verdict.writeHeaders(ctx, setHeader);
     if (verdict.allowed) return next();
     if (handler !== undefined) return handler(ctx, verdict);
-    const body = verdict.body;
     ctx.status = verdict.statusCode;
-    if (typeof body === 'string') {
-      // The core's default body is JSON text; a custom `message` function's string is sent as is.
-      ctx.type = body.charCodeAt(0) === 123 /* { */ ? 'application/json' : 'text/plain';
-    }
-    ctx.body = body;
+    ctx.type = verdict.contentType!;
+    ctx.body = verdict.body;
     return undefined;
   };
   return function sluiceRateLimit(ctx: Context, next: Next): unknown {

@@ -1,4 +1,3 @@
-import type { Decision, FixedWindowAlgorithm } from '@sluice/core';
 import { luaTwin } from './lua-common.js';
 
 /**
@@ -38,20 +37,3 @@ const FIXED_WINDOW = luaTwin('fixed_window', 2, 4, FIXED_WINDOW_FN);
 export const FIXED_WINDOW_LUA = FIXED_WINDOW.single;
 /** Fixed window on many keys in one call (see `LuaTwin.batch`). */
 export const FIXED_WINDOW_BATCH_LUA = FIXED_WINDOW.batch;
-
-/** Builds the {@link Decision} from a {@link FIXED_WINDOW_LUA} reply. */
-export function decodeFixedWindow(
-  reply: number[],
-  at: number,
-  algorithm: FixedWindowAlgorithm,
-  cost: number,
-): Decision {
-  return {
-    allowed: reply[at] === 1,
-    limit: algorithm.limit,
-    remaining: reply[at + 1]!,
-    retryAfterMs: reply[at + 2]!,
-    resetAfterMs: reply[at + 3]!,
-    cost,
-  };
-}

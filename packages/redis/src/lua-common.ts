@@ -1,3 +1,5 @@
+import type { Algorithm, Decision } from '@sluice/core';
+
 /** Milliseconds a key outlives its logical expiry (see {@link luaTwin}). */
 export const SLACK_MS = 1000;
 
@@ -81,4 +83,25 @@ end
 return out
 `;
   return { name, params, width, single, batch };
+}
+
+/**
+ * Builds the {@link Decision} from the 4 numbers at `at` in a reply whose times are whole
+ * ms: `allowed (0|1), remaining, retryMs (-1 = never), resetMs`. The reply shape of the
+ * fixed-window and sliding-log twins.
+ */
+export function decodeMsReply(
+  reply: number[],
+  at: number,
+  algorithm: Algorithm,
+  cost: number,
+): Decision {
+  return {
+    allowed: reply[at] === 1,
+    limit: algorithm.limit,
+    remaining: reply[at + 1]!,
+    retryAfterMs: reply[at + 2]!,
+    resetAfterMs: reply[at + 3]!,
+    cost,
+  };
 }

@@ -1,11 +1,12 @@
 import { type Algorithm, type Decision, SluiceConfigError, type Store } from '@sluice/core';
 import { Coalescer, type ScriptTwin } from './coalescer.js';
 import { DeadlineQueue } from './deadline-queue.js';
-import { decodeFixedWindow, FIXED_WINDOW_BATCH_LUA, FIXED_WINDOW_LUA } from './fixed-window.lua.js';
+import { FIXED_WINDOW_BATCH_LUA, FIXED_WINDOW_LUA } from './fixed-window.lua.js';
 import { decodeGcra, GCRA_BATCH_LUA, GCRA_LUA } from './gcra.lua.js';
+import { decodeMsReply } from './lua-common.js';
 import { LuaScript, type RedisClient } from './lua-script.js';
 import { redisKey } from './redis-key.js';
-import { decodeSlidingLog, SLIDING_LOG_BATCH_LUA, SLIDING_LOG_LUA } from './sliding-log.lua.js';
+import { SLIDING_LOG_BATCH_LUA, SLIDING_LOG_LUA } from './sliding-log.lua.js';
 import {
   decodeSlidingWindow,
   SLIDING_WINDOW_BATCH_LUA,
@@ -44,14 +45,14 @@ function twin(single: string, batch: string, width: number, decode: Decode): Scr
 
 const TWINS: Record<Algorithm['kind'], ScriptTwin> = {
   gcra: twin(GCRA_LUA, GCRA_BATCH_LUA, 4, decodeGcra as Decode),
-  'fixed-window': twin(FIXED_WINDOW_LUA, FIXED_WINDOW_BATCH_LUA, 4, decodeFixedWindow as Decode),
+  'fixed-window': twin(FIXED_WINDOW_LUA, FIXED_WINDOW_BATCH_LUA, 4, decodeMsReply),
   'sliding-window': twin(
     SLIDING_WINDOW_LUA,
     SLIDING_WINDOW_BATCH_LUA,
     6,
     decodeSlidingWindow as Decode,
   ),
-  'sliding-log': twin(SLIDING_LOG_LUA, SLIDING_LOG_BATCH_LUA, 4, decodeSlidingLog as Decode),
+  'sliding-log': twin(SLIDING_LOG_LUA, SLIDING_LOG_BATCH_LUA, 4, decodeMsReply),
 };
 
 /** The Lua source of each algorithm's twin, by `Algorithm.kind` (for tools and tests). */

@@ -1,4 +1,3 @@
-import type { Decision, SlidingLogAlgorithm } from '@sluice/core';
 import { luaTwin } from './lua-common.js';
 
 /**
@@ -55,20 +54,3 @@ const SLIDING_LOG = luaTwin('sliding_log', 2, 4, SLIDING_LOG_FN);
 export const SLIDING_LOG_LUA = SLIDING_LOG.single;
 /** Sliding log on many keys in one call (see `LuaTwin.batch`). */
 export const SLIDING_LOG_BATCH_LUA = SLIDING_LOG.batch;
-
-/** Builds the {@link Decision} from a {@link SLIDING_LOG_LUA} reply. */
-export function decodeSlidingLog(
-  reply: number[],
-  at: number,
-  algorithm: SlidingLogAlgorithm,
-  cost: number,
-): Decision {
-  return {
-    allowed: reply[at] === 1,
-    limit: algorithm.limit,
-    remaining: reply[at + 1]!,
-    retryAfterMs: reply[at + 2]!,
-    resetAfterMs: reply[at + 3]!,
-    cost,
-  };
-}

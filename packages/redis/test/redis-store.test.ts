@@ -6,10 +6,9 @@ import {
   RateLimiter,
   slidingLog,
   slidingWindow,
-  toCellReply,
 } from '@sluice/core';
 import { Redis } from 'ioredis';
-import { buildVectorAlgorithm, loadVectors, VECTOR_EPOCH } from '../../core/test/vectors.js';
+import { replayVector, vectorRuns } from '../../core/test/vectors.js';
 import { RedisStore } from '../src/index.js';
 import { type RedisProcess, startRedis } from './redis-server.js';
 
@@ -27,28 +26,11 @@ afterAll(async () => {
 });
 
 describe('redis-cell vectors on RedisStore (client clock)', () => {
-  const runs = loadVectors().flatMap((c) => {
-    const list = [
-      { label: `${c.name} [${c.factory}]`, factory: c.factory, args: c.args, steps: c.steps },
-    ];
-    if (c.equivalent)
-      list.push({ label: `${c.name} [${c.equivalent.factory}]`, ...c.equivalent, steps: c.steps });
-    return list;
-  });
-  it.each(runs)('$label', async ({ factory, args, steps }) => {
-    let now = VECTOR_EPOCH;
-    const limiter = new RateLimiter({
-      algorithm: buildVectorAlgorithm(factory, args),
-      store: new RedisStore({ client, clock: 'client' }),
-      prefix: `vec-${Math.random()}`,
-      clock: () => now,
-    });
-    const replies = [];
-    for (const step of steps) {
-      now = VECTOR_EPOCH + step.t;
-      replies.push(toCellReply(await limiter.consume('k', { cost: step.cost })));
-    }
-    expect(replies).toEqual(steps.map((s) => s.cell));
+  it.each(vectorRuns())('$label', async (run) => {
+    const store = new RedisStore({ client, clock: 'client' });
+    expect(await replayVector(run, store, `vec-${Math.random()}`)).toEqual(
+      run.steps.map((s) => s.cell),
+    );
   });
 });
 

@@ -1,0 +1,25 @@
+import type { Algorithm, AlgorithmKind, State, StepResult } from './algorithm.js';
+
+/**
+ * What the window algorithms (`fixedWindow`, `slidingWindow`, `slidingLog`) share: a
+ * `limit` of units per `windowMs`, and Lua twin parameters `[limit, windowMs]`.
+ */
+export abstract class WindowAlgorithm implements Algorithm {
+  abstract readonly kind: AlgorithmKind;
+  /** Units admitted per window; reported as `Decision.limit`. */
+  readonly limit: number;
+  /** The window in whole **ms**. */
+  readonly windowMs: number;
+  readonly params: readonly number[];
+  readonly description: string;
+
+  /** @param factory - the factory's name, for `description` (e.g. `'fixedWindow'`). */
+  constructor(factory: string, limit: number, windowMs: number) {
+    this.limit = limit;
+    this.windowMs = windowMs;
+    this.params = [limit, windowMs];
+    this.description = `${factory}(${limit} per ${windowMs} ms)`;
+  }
+
+  abstract step(state: State | undefined, nowMs: number, cost: number): StepResult;
+}
