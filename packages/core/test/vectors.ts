@@ -26,23 +26,29 @@ export interface VectorCase {
   steps: VectorStep[];
 }
 
-/** The vectors file lives in the shared folder beside the repository (`../shared`). */
-export const VECTORS_PATH = join(
-  __dirname,
-  '..',
-  '..',
-  '..',
-  '..',
-  'shared',
-  'vectors',
-  'gcra.json',
-);
+/**
+ * The vectors file lives in the shared folder beside the repository (`../shared`, where CI
+ * puts it), or wherever `SLUICE_VECTORS` points.
+ */
+export const VECTORS_PATH =
+  process.env.SLUICE_VECTORS ??
+  join(__dirname, '..', '..', '..', '..', 'shared', 'vectors', 'gcra.json');
 
 /** 2026-01-01T00:00:00Z: vectors run at a real epoch time, as in production. */
 export const VECTOR_EPOCH = Date.UTC(2026, 0, 1);
 
+/** The cases of the vectors file; a clear error when it is not where it should be. */
 export function loadVectors(): VectorCase[] {
-  return (JSON.parse(readFileSync(VECTORS_PATH, 'utf8')) as { cases: VectorCase[] }).cases;
+  let text: string;
+  try {
+    text = readFileSync(VECTORS_PATH, 'utf8');
+  } catch (error) {
+    throw new Error(
+      `the redis-cell vectors are not at ${VECTORS_PATH}: clone next to shared/ (as CI does) ` +
+        `or set SLUICE_VECTORS to shared/vectors/gcra.json (${String(error)})`,
+    );
+  }
+  return (JSON.parse(text) as { cases: VectorCase[] }).cases;
 }
 
 /** Builds the algorithm a vector names. */
