@@ -155,21 +155,23 @@ interface Charge {
 }
 type ChargedRequest = { [kCharged]?: Charge };
 
-/** The decision `raw` was already charged under `key`, if any. */
+/** The decision this request (its `ledger`) was already charged under `key`, if any. */
 function chargedFor(raw: ChargedRequest | undefined, key: string): Decision | undefined {
   for (let c = raw?.[kCharged]; c !== undefined; c = c.next) if (c.key === key) return c.decision;
   return undefined;
 }
 
-/** Records an admitted charge of `raw` under `key`. */
+/** Records an admitted charge of this request (its `ledger`) under `key`. */
 function remember(raw: ChargedRequest | undefined, key: string, decision: Decision): void {
   if (raw !== undefined && decision.allowed) {
     raw[kCharged] = { key, decision, next: raw[kCharged] };
   }
 }
 
-const requestOf = (view: RequestView): ChargedRequest | undefined =>
-  typeof view.raw === 'object' && view.raw !== null ? (view.raw as ChargedRequest) : undefined;
+const requestOf = (view: RequestView): ChargedRequest | undefined => {
+  const ledger = view.ledger ?? view.raw;
+  return typeof ledger === 'object' && ledger !== null ? (ledger as ChargedRequest) : undefined;
+};
 
 /** Routes whose key prefix a limit keeps (routes are patterns, so few; this bounds odd adapters). */
 const MAX_CACHED_ROUTES = 1000;

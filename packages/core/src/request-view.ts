@@ -19,4 +19,12 @@ export interface RequestView {
   headers: Record<string, string | string[] | undefined>;
   /** The framework's own request object (Express `req`, Fastify `request`, Koa `ctx`). */
   raw: unknown;
+  /**
+   * Where the core remembers which keys this request was already charged under (so a
+   * request reaching two limiters with the same key is charged once, DESIGN §6): an object
+   * that lives exactly as long as the request, given one symbol-keyed property. Default:
+   * `raw`. Express passes `res.locals` (see @sluice/express: a new property on an Express
+   * 5 `req` costs a new hidden class per request).
+   */
+  ledger?: object;
 }

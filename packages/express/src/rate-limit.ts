@@ -3,9 +3,11 @@ import {
   type HttpVerdict,
   isThrottleSkipped,
   type LimitInput,
+  type RequestView,
   SluiceConfigError,
 } from '@sluice/core';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { setRequestDecision } from './request-decision.js';
 import type { ExpressRateLimitOptions, RateLimitHandler } from './types.js';
 
 /** Passport's convention: `req.user?.id` when it is a string or a number. */
@@ -16,6 +18,37 @@ function defaultUser(req: Request): string | number | undefined {
 
 function setHeader(res: Response, name: string, value: string): void {
   res.setHeader(name, value);
+}
+
+/**
+ * `req.ip`: Express runs proxy-addr over `X-Forwarded-For` with the app's `trust proxy`
+ * function. With `trust proxy` off (Express's default) that is always the socket's address,
+ * read here directly (every property read on an Express 5 request is a slow lookup: see
+ * request-decision.ts).
+ */
+function clientIp(req: Request): string {
+  const settings = (req.app as { settings?: Record<string, unknown> } | undefined)?.settings;
+  const ip = settings?.['trust proxy'] === false ? req.socket.remoteAddress : req.ip;
+  return ip ?? req.socket.remoteAddress ?? '';
+}
+
+/**
+ * The core's view of an Express request. `headers` is read from `req` only when a callback
+ * (`key`, `skip`, a named limiter…) asks for it.
+ */
+class ExpressView implements RequestView {
+  constructor(
+    readonly method: string,
+    readonly route: string,
+    readonly ip: string,
+    readonly userId: string | number | undefined,
+    readonly raw: Request,
+    readonly ledger: object | undefined,
+  ) {}
+
+  get headers(): Request['headers'] {
+    return this.raw.headers;
+  }
 }
 
 /** `true` when a handler of the matched route is marked `@SkipThrottle()`. */
@@ -69,7 +102,7 @@ export function rateLimit(options: ExpressRateLimitOptions = {}): RequestHandler
   }
   const respond = (req: Request, res: Response, next: NextFunction, verdict: HttpVerdict) => {
     try {
-      req.rateLimit = verdict.decision;
+      setRequestDecision(req, res, verdict.decision);
       verdict.writeHeaders(res, setHeader);
       if (!verdict.allowed) {
         if (handler !== undefined) return handler(req, res, next, verdict);
@@ -89,14 +122,19 @@ export function rateLimit(options: ExpressRateLimitOptions = {}): RequestHandler
     try {
       const route = req.route as { path: unknown; stack?: { handle?: unknown }[] } | undefined;
       if (route === undefined || !routeSkipsThrottle(route)) {
-        verdict = limiter.check({
-          method: req.method,
-          route: route === undefined ? '*' : `${req.method} ${req.baseUrl}${String(route.path)}`,
-          ip: req.ip ?? req.socket.remoteAddress ?? '',
-          userId: limiter.userOf(req),
-          headers: req.headers,
-          raw: req,
-        });
+        const method = req.method;
+        verdict = limiter.check(
+          new ExpressView(
+            method,
+            route === undefined ? '*' : `${method} ${req.baseUrl}${String(route.path)}`,
+            clientIp(req),
+            limiter.userOf(req),
+            req,
+            // A dictionary-mode object Express creates per request: the core's ledger
+            // costs no new hidden class there (see request-decision.ts).
+            res.locals,
+          ),
+        );
       }
     } catch (err) {
       next(err);

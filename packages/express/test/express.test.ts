@@ -105,6 +105,32 @@ describe('@sluice/express', () => {
   };
   const clock = () => EPOCH;
 
+  it('exposes req.rateLimit without adding an own property to req (Express 5 hidden classes)', async () => {
+    const app = express();
+    app.use(rateLimit({ limit: 'throttle:5,1', store: new MemoryStore(), clock }));
+    app.get('/', (req, res) => {
+      const shown = req.rateLimit;
+      req.rateLimit = { ...shown!, remaining: -7 };
+      res.json({ own: Object.hasOwn(req, 'rateLimit'), shown, assigned: req.rateLimit });
+    });
+    server = await listen(app);
+    const first = (await get(server, '/')).body as { own: boolean; shown: Decision };
+    expect(first).toMatchObject({ own: false, shown: { limit: 5, remaining: 4 } });
+    expect(first).toMatchObject({ assigned: { remaining: -7 } });
+    // Each request sees its own decision, never the previous request's.
+    expect((await get(server, '/')).body).toMatchObject({ shown: { remaining: 3 } });
+  });
+
+  it('req.rateLimit set in a sub-app is still seen by the parent app', async () => {
+    const app = express();
+    const sub = express();
+    sub.use(rateLimit({ limit: 'throttle:5,1', store: new MemoryStore(), clock }));
+    app.use('/sub', sub);
+    app.get('/sub/x', ok);
+    server = await listen(app);
+    expect((await get(server, '/sub/x')).body).toMatchObject({ rateLimit: { remaining: 4 } });
+  });
+
   it('keys a route by req.baseUrl + req.route.path under a Router, never the raw URL', async () => {
     const store = new MemoryStore();
     const app = express();
