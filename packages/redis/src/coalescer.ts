@@ -57,10 +57,16 @@ export class Coalescer {
   /** Open batches in the order they were opened. */
   #pending: Batch[] = [];
 
-  constructor(client: RedisClient, deadlines: DeadlineQueue, down: () => Error | undefined) {
+  /** @param cluster - whether `client` is a `Cluster`: batches are then grouped by slot. */
+  constructor(
+    client: RedisClient,
+    cluster: boolean,
+    deadlines: DeadlineQueue,
+    down: () => Error | undefined,
+  ) {
     this.#client = client;
     this.#deadlines = deadlines;
-    this.#cluster = (client as { isCluster?: unknown }).isCluster === true;
+    this.#cluster = cluster;
     this.#down = down;
   }
 

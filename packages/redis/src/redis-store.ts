@@ -20,6 +20,16 @@ export interface RedisStoreOptions {
   /** Prepended to every Redis key, before the hash tag; no `{` or `}`. Default `''`. */
   prefix?: string;
   /**
+   * Whether Redis keys carry a Cluster hash tag: `<prefix>{<key>}` when true,
+   * `<prefix><key>` when false (see `redisKey` for the hashing of long or unusual keys,
+   * the same in both forms). Default `client.isCluster`: tagged on a `Cluster`, untagged on
+   * a standalone `Redis`, where the braces would only cost memory. Pass `true` on a
+   * standalone `Redis` to store the keys a Cluster would use (e.g. before migrating its
+   * data to a Cluster); `false` on a `Cluster` is a config error, since every key of one
+   * limit must share a slot there.
+   */
+  hashTag?: boolean;
+  /**
    * Whose clock decides: `'server'` (default) takes the time from Redis `TIME`, so app
    * servers' clocks do not matter; `'client'` uses the limiter's `clock` (tests, or when
    * every server's clock is trusted).
@@ -67,18 +77,22 @@ export const LUA_SOURCES: Readonly<Record<Algorithm['kind'], string>> = {
  * A {@link Store} on Redis or Redis Cluster (ioredis 5): every decision is one `EVALSHA` of
  * the algorithm's Lua twin (reloaded with `EVAL` on `NOSCRIPT`), atomic, so any number of
  * processes sharing a key admit exactly the limit. Every key has an expiry, so idle keys
- * leave Redis; keys carry a hash tag (see `redisKey`).
+ * leave Redis. Keys are `<prefix><key>` on a standalone `Redis` and `<prefix>{<key>}` (a
+ * hash tag) on a `Cluster`; option `hashTag` and `redisKey` tell more.
  *
  * ```ts
  * const store = new RedisStore({ client: new Redis(), timeoutMs: 200 });
  * const limiter = new RateLimiter({ algorithm: gcra({ rate: 60, period: '1m' }), store });
  * ```
  *
- * @throws {@link SluiceConfigError} naming `client`, `prefix`, `clock` or `timeoutMs`.
+ * @throws {@link SluiceConfigError} naming `client`, `prefix`, `hashTag`, `clock` or
+ *   `timeoutMs`.
  */
 export class RedisStore implements Store {
   readonly client: RedisClient;
   readonly prefix: string;
+  /** Whether keys carry a hash tag (option `hashTag`). */
+  readonly hashTag: boolean;
   readonly clock: 'server' | 'client';
   readonly timeoutMs: number;
   readonly #deadlines: DeadlineQueue;
@@ -89,12 +103,21 @@ export class RedisStore implements Store {
       throw new SluiceConfigError(
         'options',
         options,
-        'an object { client, prefix?, clock?, timeoutMs? }',
+        'an object { client, prefix?, hashTag?, clock?, timeoutMs? }',
       );
     }
     const { client, prefix = '', clock = 'server', timeoutMs = 500 } = options;
     if (client === null || typeof client !== 'object' || typeof client.evalsha !== 'function') {
       throw new SluiceConfigError('client', client, 'an ioredis Redis or Cluster client');
+    }
+    const cluster = (client as { isCluster?: unknown }).isCluster === true;
+    const { hashTag = cluster } = options;
+    if (typeof hashTag !== 'boolean' || (cluster && !hashTag)) {
+      throw new SluiceConfigError(
+        'hashTag',
+        hashTag,
+        cluster ? 'true (or unset) on a Cluster' : 'a boolean',
+      );
     }
     // Braces in the prefix would be the key's hash tag: every key in one Cluster slot.
     if (typeof prefix !== 'string' || prefix.includes('{') || prefix.includes('}')) {
@@ -108,15 +131,16 @@ export class RedisStore implements Store {
     }
     this.client = client;
     this.prefix = prefix;
+    this.hashTag = hashTag;
     this.clock = clock;
     this.timeoutMs = timeoutMs;
     this.#deadlines = new DeadlineQueue(timeoutMs);
-    this.#coalescer = new Coalescer(client, this.#deadlines, () => this.#down());
+    this.#coalescer = new Coalescer(client, cluster, this.#deadlines, () => this.#down());
   }
 
-  /** The Redis key used for a limiter key (hash-tagged; see `redisKey`). */
+  /** The Redis key used for a limiter key: `redisKey(prefix, key, hashTag)`. */
   keyFor(key: string): string {
-    return redisKey(this.prefix, key);
+    return redisKey(this.prefix, key, this.hashTag);
   }
 
   consume(key: string, algorithm: Algorithm, cost: number, nowMs: number): Promise<Decision> {
@@ -124,7 +148,7 @@ export class RedisStore implements Store {
     if (down) return Promise.reject(down);
     return this.#coalescer.add(
       TWINS[algorithm.kind],
-      redisKey(this.prefix, key),
+      this.keyFor(key),
       this.clock === 'client' ? nowMs : '',
       cost,
       algorithm,
@@ -136,7 +160,7 @@ export class RedisStore implements Store {
     if (down) throw down;
     // Decisions asked for before this reset reach Redis before its DEL.
     this.#coalescer.flush();
-    await this.#deadlines.wrap(this.client.del(redisKey(this.prefix, key)));
+    await this.#deadlines.wrap(this.client.del(this.keyFor(key)));
   }
 
   /**

@@ -2,7 +2,7 @@
 // like MemoryStore there, redis-cell vectors hold, the server clock and NOSCRIPT reloads
 // work on every node; and keys: the slot is a function of our hash tag only (user text with
 // braces or of any length cannot choose it), every Redis key of one limit shares one slot,
-// and the key length is bounded.
+// the key length is bounded, and the untagged form (standalone Redis) hashes the same keys.
 import { createHash } from 'node:crypto';
 import {
   type Decision,
@@ -255,6 +255,9 @@ describe('keys and slots', () => {
         expect(key).toBe(`${prefix}{${tag}}`);
         expect(calculateSlot(key)).toBe(calculateSlot(tag));
         expect(key.length).toBeLessThanOrEqual(prefix.length + 2 + MAX_TAG_LENGTH);
+        // Untagged (a standalone Redis): the same text without braces, so never a brace after
+        // the prefix and never equal to a tagged key.
+        expect(redisKey(prefix, user, false)).toBe(`${prefix}${tag}`);
       }),
       { numRuns: 1000 },
     );
@@ -276,10 +279,25 @@ describe('keys and slots', () => {
     expect(hashTag(store.keyFor('}{x}'))).toBe(sha('}{x}'));
   });
 
-  it('a literal "#<hash>" key does not share the bucket of the key it hashes to', () => {
+  it('a literal "#<hash>" key does not share the bucket of the key it hashes to (both forms)', () => {
     const long = 'y'.repeat(MAX_TAG_LENGTH + 1);
-    expect(redisKey('', sha(long))).not.toBe(redisKey('', long));
-    expect(redisKey('', '{x}')).not.toBe(redisKey('', sha('{x}')));
+    for (const tagged of [true, false]) {
+      expect(redisKey('', sha(long), tagged)).not.toBe(redisKey('', long, tagged));
+      expect(redisKey('', '{x}', tagged)).not.toBe(redisKey('', sha('{x}'), tagged));
+    }
+  });
+
+  it('on a Cluster the keys are tagged by default, and hashTag: false is a config error', async () => {
+    const store = new RedisStore({ client, prefix: 'tagged:' });
+    expect(store.hashTag).toBe(true);
+    await strictLimiter(HUNDRED_PER_HOUR[0]!, store).consume('user:1');
+    // The Redis key actually written, on the node owning the slot of 'sluice:user:1'.
+    const owner = await ownerOf(calculateSlot('sluice:user:1'));
+    expect((await owner.cli('KEYS', 'tagged:*')).trim().split('\n')).toEqual([
+      'tagged:{sluice:user:1}',
+    ]);
+    expect(new RedisStore({ client, hashTag: true }).keyFor('k')).toBe('{k}');
+    expect(() => new RedisStore({ client, hashTag: false })).toThrow(/hashTag/);
   });
 
   it('a store prefix with braces (which would pin every key to one slot) is a config error', () => {

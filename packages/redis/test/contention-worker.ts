@@ -62,8 +62,9 @@ async function handle(message: Message): Promise<void> {
         onStoreError: 'deny',
         logger: { warn: (m) => void failures.push(m) },
       });
-      // Warm up on the same slot (same hash tag, another store prefix): connection to the
-      // owning node and the script loaded there, so the race is decided by Redis alone.
+      // Warm up on the same slot (on a Cluster the same hash tag, another store prefix):
+      // connection to the owning node and the script loaded there, so the race is decided
+      // by Redis alone.
       const warm = new RateLimiter({
         algorithm,
         store: new RedisStore({ client, prefix: 'warm:', timeoutMs: 20_000 }),

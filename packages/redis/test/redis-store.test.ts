@@ -9,7 +9,7 @@ import {
 } from '@sluice/core';
 import { Redis } from 'ioredis';
 import { replayVector, vectorRuns } from '../../core/test/vectors.js';
-import { RedisStore } from '../src/index.js';
+import { MAX_TAG_LENGTH, RedisStore } from '../src/index.js';
 import { type RedisProcess, startRedis } from './redis-server.js';
 
 let server: RedisProcess;
@@ -56,4 +56,48 @@ it('smoke: every algorithm admits up to its limit then denies', async () => {
       allowed: [true, true, true, false, false],
     });
   }
+});
+
+describe('Redis keys on a standalone Redis', () => {
+  const limiterOn = (store: RedisStore) =>
+    new RateLimiter({ algorithm: gcra({ rate: 100, period: '1m' }), store, onStoreError: 'deny' });
+  // KEYS is fine on this test's own server.
+  const keysLike = async (pattern: string) => (await client.keys(pattern)).sort();
+
+  it('are untagged (<prefix><key>) by default, tagged with hashTag: true', async () => {
+    const plain = new RedisStore({ client });
+    expect(plain.hashTag).toBe(false);
+    await limiterOn(plain).consume('user:1');
+    await limiterOn(new RedisStore({ client, hashTag: true })).consume('user:2');
+    expect(await keysLike('*sluice:user:*')).toEqual(['sluice:user:1', '{sluice:user:2}']);
+    expect(await client.pttl('sluice:user:1')).toBeGreaterThan(0);
+  });
+
+  it('hash unusual keys as on a Cluster, so none has a brace or unbounded length', async () => {
+    const store = new RedisStore({ client, prefix: 'std:' });
+    const users = ['a{b}', '}', '#x', 'z'.repeat(MAX_TAG_LENGTH * 10), 'ok'];
+    for (const user of users) await limiterOn(store).consume(user);
+    const keys = await keysLike('std:*');
+    expect(keys).toEqual(users.map((u) => store.keyFor(`sluice:${u}`)).sort());
+    expect(keys).toContain('std:sluice:ok');
+    for (const key of keys) {
+      expect(key).not.toMatch(/[{}]/);
+      expect(key.length).toBeLessThanOrEqual('std:'.length + MAX_TAG_LENGTH);
+    }
+  });
+
+  it('MEMORY USAGE of sluice:user:1 (GCRA, int value, PX expiry) is <= 56 B (DESIGN §8)', async () => {
+    await limiterOn(new RedisStore({ client })).consume('user:3');
+    await limiterOn(new RedisStore({ client, hashTag: true })).consume('user:3');
+    expect(await client.object('ENCODING', 'sluice:user:3')).toBe('int');
+    const plain = Number(await client.memory('USAGE', 'sluice:user:3'));
+    const tagged = Number(await client.memory('USAGE', '{sluice:user:3}'));
+    // The figure depends on the allocator's size classes: the aim is set for Redis 7 on
+    // jemalloc (56 B for keys of up to 14 characters, 72 B for 15 to 30).
+    const info = await client.info();
+    if (/redis_version:7\./.test(info) && /mem_allocator:jemalloc/.test(info)) {
+      expect({ plain, tagged }).toEqual({ plain: 56, tagged: 72 });
+    }
+    expect(plain).toBeLessThanOrEqual(tagged);
+  });
 });
