@@ -4,6 +4,7 @@ import {
   type HttpVerdict,
   isThrottleSkipped,
   type LimitInput,
+  type RequestView,
   SluiceConfigError,
 } from '@sluice/core';
 import type { Context, Middleware, Next } from 'koa';
@@ -36,18 +37,37 @@ interface RouterLayer {
   stack: unknown[];
 }
 
-function routeLayer(ctx: Context): RouterLayer | undefined {
+function routeLayer(ctx: Context, method: string): RouterLayer | undefined {
   const matched = (ctx as { matched?: RouterLayer[] }).matched;
   if (matched === undefined) return undefined;
   for (let i = matched.length - 1; i >= 0; i--) {
     const layer = matched[i]!;
-    if (layer.methods.length > 0 && layer.methods.includes(ctx.method)) return layer;
+    if (layer.methods.length > 0 && layer.methods.includes(method)) return layer;
   }
   return undefined;
 }
 
+/**
+ * `ctx.set(name, value)` without its per-call arrays: the core's header names and values
+ * are valid strings already, and headers are written before the response is sent.
+ */
 function setHeader(ctx: Context, name: string, value: string): void {
-  ctx.set(name, value);
+  ctx.res.setHeader(name, value);
+}
+
+/** The core's view of a Koa request; `headers` is read only when a callback asks for it. */
+class KoaView implements RequestView {
+  constructor(
+    readonly method: string,
+    readonly route: string,
+    readonly ip: string,
+    readonly userId: string | number | undefined,
+    readonly raw: Context,
+  ) {}
+
+  get headers(): Context['headers'] {
+    return this.raw.req.headers;
+  }
 }
 
 const defaultUser = (ctx: Context): string | number | undefined => ctx.state.user?.id;
@@ -69,16 +89,18 @@ function middleware(options: KoaRateLimitOptions, honourSkip: boolean): Middlewa
     return undefined;
   };
   return function sluiceRateLimit(ctx: Context, next: Next): unknown {
-    const layer = routeLayer(ctx);
+    const method = ctx.req.method ?? 'GET';
+    const layer = routeLayer(ctx, method);
     if (honourSkip && layer?.stack.some(isThrottleSkipped)) return next();
-    const verdict = limiter.check({
-      method: ctx.method,
-      route: layer === undefined ? '*' : `${ctx.method} ${String(layer.path)}`,
-      ip: ctx.ip,
-      userId: limiter.userOf(ctx),
-      headers: ctx.headers,
-      raw: ctx,
-    });
+    const verdict = limiter.check(
+      new KoaView(
+        method,
+        layer === undefined ? '*' : `${method} ${String(layer.path)}`,
+        ctx.ip,
+        limiter.userOf(ctx),
+        ctx,
+      ),
+    );
     if (verdict === undefined) return next();
     if (verdict instanceof Promise) return verdict.then((v) => answer(ctx, next, v));
     return answer(ctx, next, verdict);

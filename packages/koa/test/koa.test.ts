@@ -379,11 +379,10 @@ describe('@sluice/koa', () => {
   it('allowed requests with a synchronous store return no extra promise from the middleware', () => {
     const mw = rateLimit({ store: new MemoryStore(), limit: 'throttle:1,1' });
     const ctx = {
-      method: 'GET',
+      req: { method: 'GET', headers: {} },
+      res: { setHeader: () => {} },
       ip: '127.0.0.1',
-      headers: {},
       state: {},
-      set: () => {},
     } as unknown as Context;
     const nextResult = Promise.resolve('from next');
     expect(mw(ctx, () => nextResult)).toBe(nextResult);
