@@ -17,7 +17,7 @@ import {
   type LimitAlgorithmFactory,
   limitAlgorithm,
 } from './limit.js';
-import { MemoryStore } from './memory-store.js';
+import { type MemoryKeySpace, MemoryStore } from './memory-store.js';
 import { ipSubject, keySegment } from './request-key.js';
 import type { RequestView } from './request-view.js';
 import { slidingLog } from './sliding-log.js';
@@ -118,16 +118,42 @@ export interface HttpVerdict {
   writeHeaders<T>(target: T, set: HeaderSetter<T>): void;
 }
 
+/**
+ * Where a limit's keys for one route and kind of subject live: a key's text is
+ * `prefix + subject`. On a `MemoryStore`, `space` is the store's key space of `prefix`
+ * (`MemoryStore.space`), so the store's map is searched by the short subject, not by a
+ * key string built per request: V8 caches a string's hash on the string, and the IP an
+ * adapter reports is the same string object on every request of a connection (hashing a
+ * fresh 40-character key costs ~0.1 µs, more than the GCRA step).
+ */
+interface Scope {
+  prefix: string;
+  space: MemoryKeySpace | undefined;
+}
+
+/** A key of one request under one limit. */
 interface Entry {
-  key: string;
+  scope: Scope;
+  subject: string;
   algorithm: Algorithm;
   cost: number;
+}
+
+/** Decides `entry` with `cost` (0: a peek). */
+function consumeAt(store: Store, entry: Entry, cost: number, now: number) {
+  const { scope, subject } = entry;
+  return scope.space !== undefined
+    ? (store as MemoryStore).consumeIn(scope.space, subject, entry.algorithm, cost, now)
+    : store.consume(scope.prefix + subject, entry.algorithm, cost, now);
 }
 
 interface HttpConfig<Req> {
   limits: ResolvedLimits;
   algorithmFactory: LimitAlgorithmFactory;
+  /** The store decisions go to: the user's, behind a FailSafeStore unless a MemoryStore. */
   store: Store;
+  /** The user's store itself: what "the same key" means across limiters (see `Charge`). */
+  origin: Store;
   clock: () => number;
   prefix: string;
   user: (req: Req) => string | number | undefined | null;
@@ -149,22 +175,35 @@ let sharedStore: MemoryStore | undefined;
  */
 const kCharged = Symbol('sluice.charged');
 interface Charge {
-  key: string;
+  /** The user's store (limiters on different stores never share a key). */
+  store: Store;
+  prefix: string;
+  subject: string;
   decision: Decision;
   next: Charge | undefined;
 }
 type ChargedRequest = { [kCharged]?: Charge };
 
-/** The decision this request (its `ledger`) was already charged under `key`, if any. */
-function chargedFor(raw: ChargedRequest | undefined, key: string): Decision | undefined {
-  for (let c = raw?.[kCharged]; c !== undefined; c = c.next) if (c.key === key) return c.decision;
+/** The decision this request (its `ledger`) was already charged for `e` in `store`, if any. */
+function chargedFor(raw: ChargedRequest | undefined, store: Store, e: Entry): Decision | undefined {
+  for (let c = raw?.[kCharged]; c !== undefined; c = c.next) {
+    if (c.subject === e.subject && c.prefix === e.scope.prefix && c.store === store) {
+      return c.decision;
+    }
+  }
   return undefined;
 }
 
-/** Records an admitted charge of this request (its `ledger`) under `key`. */
-function remember(raw: ChargedRequest | undefined, key: string, decision: Decision): void {
+/** Records an admitted charge of this request (its `ledger`) for `e` in `store`. */
+function remember(
+  raw: ChargedRequest | undefined,
+  store: Store,
+  e: Entry,
+  decision: Decision,
+): void {
   if (raw !== undefined && decision.allowed) {
-    raw[kCharged] = { key, decision, next: raw[kCharged] };
+    const next = raw[kCharged];
+    raw[kCharged] = { store, prefix: e.scope.prefix, subject: e.subject, decision, next };
   }
 }
 
@@ -234,19 +273,8 @@ export class HttpLimiter<Req = unknown> {
     if (prepared.length === 1) return this.#checkOne(view, prepared);
     if (prepared.length === 0) return undefined;
     const custom = this.#customSubject(view);
-    let who: string | undefined;
     const entries: Entry[] = new Array(prepared.length);
-    for (let i = 0; i < prepared.length; i++) {
-      const p = prepared[i]!;
-      let key: string;
-      if (custom !== undefined) key = p.key + custom;
-      else if (p.byKey !== undefined) key = p.byKey;
-      else {
-        if (who === undefined) who = this.#who(view);
-        key = routeKey(p, view.route) + who;
-      }
-      entries[i] = { key, algorithm: p.algorithm, cost: p.cost };
-    }
+    for (let i = 0; i < prepared.length; i++) entries[i] = this.#entry(view, prepared[i]!, custom);
     const raw = requestOf(view);
     const now = c.clock();
     const decided = this.#consume(entries, now, raw);
@@ -259,23 +287,19 @@ export class HttpLimiter<Req = unknown> {
   #checkOne(view: RequestView, prepared: Prepared[]): HttpVerdict | Promise<HttpVerdict> {
     const c = this.#config;
     const p = prepared[0]!;
-    const custom = this.#customSubject(view);
-    const key =
-      custom !== undefined
-        ? p.key + custom
-        : (p.byKey ?? routeKey(p, view.route) + this.#who(view));
+    const entry = this.#entry(view, p, this.#customSubject(view));
     const raw = requestOf(view);
     const now = c.clock();
-    const previous = chargedFor(raw, key);
+    const previous = chargedFor(raw, c.origin, entry);
     if (previous !== undefined) return this.#verdictOne(view, prepared, previous, now);
-    const decision = c.store.consume(key, p.algorithm, p.cost, now);
+    const decision = consumeAt(c.store, entry, p.cost, now);
     if (decision instanceof Promise) {
       return decision.then((d) => {
-        remember(raw, key, d);
+        remember(raw, c.origin, entry, d);
         return this.#verdictOne(view, prepared, d, now);
       });
     }
-    remember(raw, key, decision);
+    remember(raw, c.origin, entry, decision);
     return this.#verdictOne(view, prepared, decision, now);
   }
 
@@ -285,11 +309,52 @@ export class HttpLimiter<Req = unknown> {
     return key === undefined ? undefined : keySegment(String(key(view)));
   }
 
-  /** `user:<id>` or `ip:<subject>`: the last segment of a key. */
-  #who(view: RequestView): string {
-    return view.userId !== undefined
-      ? `user:${keySegment(String(view.userId))}`
-      : `ip:${ipSubject(view.ip, this.#config.ipv6Subnet)}`;
+  /**
+   * The key of `view` under `p`: `<prefix>:<limit name>:` + the `key` option's subject, or
+   * `Limit.by`'s whole key, or `<route>:user:<id>` / `<route>:ip:<subject>` (DESIGN §5).
+   */
+  #entry(view: RequestView, p: Prepared, custom: string | undefined): Entry {
+    let scope: Scope;
+    let subject: string;
+    if (custom !== undefined) {
+      scope = p.scope;
+      subject = custom;
+    } else if (p.byScope !== undefined) {
+      scope = p.byScope;
+      subject = '';
+    } else if (view.userId !== undefined) {
+      scope = this.#routeScopes(p, view.route).user;
+      subject = keySegment(String(view.userId));
+    } else {
+      scope = this.#routeScopes(p, view.route).ip;
+      subject = ipSubject(view.ip, this.#config.ipv6Subnet);
+    }
+    return { scope, subject, algorithm: p.algorithm, cost: p.cost };
+  }
+
+  /** The scopes of `<prefix>:<limit name>:<route>:`, made once per route and limit. */
+  #routeScopes(p: Prepared, route: string): RouteScopes {
+    let scopes = p.routes.get(route);
+    if (scopes === undefined) {
+      const prefix = `${p.scope.prefix}${keySegment(route)}:`;
+      // Past the cap (an adapter reporting raw URLs), and for limits made per request, keys
+      // are built per request and no store key space is made for them.
+      const keep = p.routes.size < MAX_CACHED_ROUTES;
+      const lasting = keep && p.scope.space !== undefined;
+      scopes = {
+        ip: this.#scope(`${prefix}ip:`, lasting),
+        user: this.#scope(`${prefix}user:`, lasting),
+      };
+      if (keep) p.routes.set(route, scopes);
+    }
+    return scopes;
+  }
+
+  /** A scope of `prefix`; with a key space of its own on a MemoryStore when `lasting`. */
+  #scope(prefix: string, lasting: boolean): Scope {
+    const store = this.#config.store;
+    const space = lasting && store instanceof MemoryStore ? store.space(prefix) : undefined;
+    return { prefix, space };
   }
 
   #consume(
@@ -304,7 +369,7 @@ export class HttpLimiter<Req = unknown> {
     const decisions: (Decision | undefined)[] = new Array(entries.length);
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i]!;
-      const previous = chargedFor(raw, e.key);
+      const previous = chargedFor(raw, this.#config.origin, e);
       if (previous !== undefined) decisions[i] = previous;
       else todo.push(e);
     }
@@ -314,7 +379,7 @@ export class HttpLimiter<Req = unknown> {
         if (decisions[i] === undefined) {
           const d = results[j++]!;
           decisions[i] = d;
-          remember(raw, entries[i]!.key, d);
+          remember(raw, this.#config.origin, entries[i]!, d);
         }
       }
       return decisions as Decision[];
@@ -322,7 +387,7 @@ export class HttpLimiter<Req = unknown> {
     if (todo.length === 0) return decisions as Decision[];
     if (todo.length === 1) {
       const e = todo[0]!;
-      const one = store.consume(e.key, e.algorithm, e.cost, now);
+      const one = consumeAt(store, e, e.cost, now);
       return one instanceof Promise ? one.then((d) => record([d])) : record([one]);
     }
     const all = consumeAll(store, todo, now);
@@ -403,9 +468,15 @@ export class HttpLimiter<Req = unknown> {
       }
       const name = limit.prefix ?? `${limit.maxAttempts}-per-${limit.periodMs}ms`;
       const key = `${c.prefix}:${keySegment(name)}:`;
+      // Limits of a static configuration last as long as the limiter: their scopes get
+      // store key spaces. Per-request limits (a named limiter's function) do not.
+      const lasting = this.#static === undefined && c.limits.isStatic;
       out.push({
-        key,
-        byKey: limit.key === undefined ? undefined : key + keySegment(String(limit.key)),
+        scope: this.#scope(key, lasting),
+        byScope:
+          limit.key === undefined
+            ? undefined
+            : this.#scope(key + keySegment(String(limit.key)), false),
         routes: new Map(),
         algorithm,
         cost: limit.requestCost,
@@ -419,24 +490,20 @@ export class HttpLimiter<Req = unknown> {
 
 /** One limit of a limiter, ready for requests; its `name` and `windowSeconds` go in headers. */
 interface Prepared extends LimitPolicy {
-  /** `<prefix>:<limit name>:` */
-  key: string;
+  /** `<prefix>:<limit name>:`, the scope of the `key` option's subjects. */
+  scope: Scope;
   /** The whole key when the limit has its own subject (`Limit.by`, replacing route and user/IP). */
-  byKey: string | undefined;
-  /** `<prefix>:<limit name>:<route>:` by route (see {@link routeKey}). */
-  routes: Map<string, string>;
+  byScope: Scope | undefined;
+  /** The scopes of `<prefix>:<limit name>:<route>:` by route (see `#routeScopes`). */
+  routes: Map<string, RouteScopes>;
   algorithm: Algorithm;
   cost: number;
 }
 
-/** `<prefix>:<limit name>:<route>:`, built once per route and limit. */
-function routeKey(p: Prepared, route: string): string {
-  let key = p.routes.get(route);
-  if (key === undefined) {
-    key = `${p.key}${keySegment(route)}:`;
-    if (p.routes.size < MAX_CACHED_ROUTES) p.routes.set(route, key);
-  }
-  return key;
+/** `<prefix>:<limit name>:<route>:ip:` and `…:user:`. */
+interface RouteScopes {
+  ip: Scope;
+  user: Scope;
 }
 
 /**
@@ -526,17 +593,15 @@ function pushPair(out: [string, string][], name: string, value: string): void {
  * an asynchronous store another request can slip in between the peek and the consume.
  */
 function consumeAll(store: Store, entries: Entry[], now: number): Decision[] | Promise<Decision[]> {
-  const peeks = entries.map((e) => store.consume(e.key, e.algorithm, 0, now));
+  const peeks = entries.map((e) => consumeAt(store, e, 0, now));
   const finish = (ps: Decision[]): Decision[] | Promise<Decision[]> => {
     const fits = ps.every((p, i) => entries[i]!.cost <= p.remaining);
-    if (fits) return settle(entries.map((e) => store.consume(e.key, e.algorithm, e.cost, now)));
+    if (fits) return settle(entries.map((e) => consumeAt(store, e, e.cost, now)));
     // Denied: ask the limits that do not fit for their real denial (which consumes nothing);
     // the others are reported as they stand, uncharged.
     return settle(
       entries.map((e, i) =>
-        e.cost <= ps[i]!.remaining
-          ? { ...ps[i]!, cost: e.cost }
-          : store.consume(e.key, e.algorithm, e.cost, now),
+        e.cost <= ps[i]!.remaining ? { ...ps[i]!, cost: e.cost } : consumeAt(store, e, e.cost, now),
       ),
     );
   };
@@ -617,6 +682,7 @@ function parseHttpOptions<Req>(
     limits,
     algorithmFactory,
     store: store instanceof MemoryStore ? store : new FailSafeStore(store, onStoreError, logger),
+    origin: store,
     clock,
     prefix,
     user: fn('user', options.user) ?? defaultUser,

@@ -127,3 +127,82 @@ describe('HttpLimiter', () => {
     expect(() => new HttpLimiter({ ipv6Subnet: 129 })).toThrow(/ipv6Subnet.*129/);
   });
 });
+
+describe('HttpLimiter key spaces on a MemoryStore', () => {
+  /** A Store that is not a MemoryStore: the limiter uses full key strings with it. */
+  class FullKeyStore {
+    readonly keys: string[] = [];
+    readonly inner = new MemoryStore();
+    consume(...args: Parameters<MemoryStore['consume']>) {
+      this.keys.push(args[0]);
+      return this.inner.consume(...args);
+    }
+    reset(key: string) {
+      this.inner.reset(key);
+    }
+  }
+
+  it('a request reaching two limiters is charged once per key and store, whatever the store', async () => {
+    const shared = new FullKeyStore();
+    const other = new FullKeyStore();
+    const options = { limit: 'throttle:5,1', clock: () => EPOCH };
+    const first = new HttpLimiter({ ...options, store: shared as never });
+    const second = new HttpLimiter({ ...options, store: shared as never });
+    const elsewhere = new HttpLimiter({ ...options, store: other as never });
+    const raw = {};
+    await first.check(view({ raw }));
+    const again = (await second.check(view({ raw }))) as HttpVerdict;
+    await elsewhere.check(view({ raw }));
+    expect(shared.keys).toEqual(['sluice:5-per-60000ms:GET /a:ip:10.0.0.1']);
+    expect(again.decision.remaining).toBe(4);
+    expect(other.keys).toHaveLength(1);
+  });
+
+  it('decides exactly as with full key strings, on every keying path, and keys read back by their text', async () => {
+    const registry = new ThrottleRegistry();
+    // A per-request named limiter (its limits are made for each request).
+    registry.define('dyn', (req) => [
+      Limit.perMinute(3).by(req.route),
+      Limit.perMinute(5).withPrefix(`p${req.ip.length % 2}`),
+    ]);
+    const configs: ConstructorParameters<typeof HttpLimiter>[0][] = [
+      { limit: 'throttle:4,1' },
+      { limit: ['throttle:3,1', Limit.perMinute(5).by('shared')] },
+      { limit: 'throttle:dyn', throttles: registry },
+      { limit: 'throttle:6,1', key: (v) => v.route },
+    ];
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (const options of configs) {
+      const time = { now: EPOCH };
+      const memory = new MemoryStore();
+      const full = new FullKeyStore();
+      const spaced = new HttpLimiter({ ...options, store: memory, clock: () => time.now });
+      const plain = new HttpLimiter({ ...options, store: full as never, clock: () => time.now });
+      for (let i = 0; i < 400; i++) {
+        time.now += random(4000);
+        const over: Partial<RequestView> = {
+          route: ['GET /a', 'POST /b', 'GET /c/:id'][random(3)]!,
+          ip: ['10.0.0.1', '10.0.0.22', '2001:db8::1', '::ffff:10.0.0.1'][random(4)]!,
+          userId: [undefined, 'u1', 42][random(3)],
+        };
+        // The same request object twice now and then: charged once by both.
+        const raws = random(5) === 0 ? [{}, {}] : [{}];
+        for (const raw of raws) {
+          const a = spaced.check(view({ ...over, raw })) as HttpVerdict;
+          const b = (await plain.check(view({ ...over, raw }))) as HttpVerdict;
+          expect(a.decisions).toEqual(b.decisions);
+          const again = spaced.check(view({ ...over, raw })) as HttpVerdict;
+          expect(again.decision).toEqual(a.decision);
+        }
+      }
+      expect(full.keys.length).toBeGreaterThan(400);
+      for (const key of new Set(full.keys)) {
+        expect(memory.inspect(key)).toEqual(full.inner.inspect(key));
+      }
+    }
+  });
+});
