@@ -1,7 +1,7 @@
 /**
  * `pnpm bench`: the core, Redis and HTTP benchmarks in sequence, each as a child process
  * running its own script (`bench:core --scale --json`, `bench:redis --scale --json`,
- * `bench:http`), then `docs/benchmarks.md` and `docs/benchmarks.svg` from their results.
+ * `bench:http --json`), then `docs/benchmarks.md` and `docs/benchmarks.svg` from their results.
  *
  * Each part's stdout is shown as it runs and kept in bench/results/ (with the JSON), so
  * `--report-only` can rewrite the note from the last run without measuring again.
@@ -11,7 +11,7 @@
  * (a smoke test of the suite, marked as such in the note); `--report-only`.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { scriptArgs } from './common.js';
 import type { CoreReport } from './core.js';
+import type { HttpReport } from './http.js';
 import type { RedisReport } from './redis.js';
 import { type PartRun, type RunInfo, renderChart, renderMarkdown } from './report.js';
 
@@ -61,8 +62,8 @@ const PARTS: { name: Name; script: string; node: string[]; args: string[]; quick
     name: 'http',
     script: 'src/http.ts',
     node: ['--import', 'tsx'],
-    args: [],
-    quick: ['--rounds', '1', '--duration', '2', '--warmup', '1'],
+    args: ['--json', 'results/http.json'],
+    quick: ['--rounds', '1', '--duration', '1', '--warmup', '1'],
   },
 ];
 
@@ -134,6 +135,8 @@ async function measureAll(): Promise<RunInfo> {
     if (!only.has(part.name)) continue;
     const argv = [part.script, ...part.args, ...(args.quick ? part.quick : [])];
     console.log(`\n=== ${part.name}: node ${[...part.node, ...argv].join(' ')} ===\n`);
+    // A part that fails before writing its JSON must not leave the last run's in the report.
+    rmSync(path.join(results, `${part.name}.json`), { force: true });
     const t0 = performance.now();
     const { code, out } = await runPart(part.node, argv);
     writeFileSync(path.join(results, `${part.name}.txt`), out);
@@ -168,13 +171,11 @@ async function main(): Promise<void> {
   const run: RunInfo = args['report-only']
     ? (JSON.parse(readFileSync(RUN_FILE, 'utf8')) as RunInfo)
     : await measureAll();
-  const httpRan = run.parts.find((x) => x.name === 'http');
   const input = {
     run,
     core: readJson<CoreReport>('core.json', run, 'core'),
     redis: readJson<RedisReport>('redis.json', run, 'redis'),
-    httpText:
-      httpRan === undefined ? undefined : readFileSync(path.join(results, 'http.txt'), 'utf8'),
+    http: readJson<HttpReport>('http.json', run, 'http'),
     chartFile: CHART,
   };
   mkdirSync(docs, { recursive: true });

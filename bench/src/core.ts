@@ -9,13 +9,12 @@
  * inserting 100 000 keys and a full GC (node --expose-gc).
  */
 import { writeFileSync } from 'node:fs';
-import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { type Algorithm, type Decision, fixedWindow, MemoryStore, RateLimiter } from '@sluice/core';
 import Table from 'cli-table3';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { gcraAlgo, median, RESIDENT_CONFIG, residentAlgo, scriptArgs } from './common.js';
+import { gcraAlgo, machine, median, RESIDENT_CONFIG, residentAlgo, scriptArgs } from './common.js';
 
 const { values: args } = parseArgs({
   // `pnpm bench:core -- --rounds 3` passes the `--` through; drop it.
@@ -424,16 +423,11 @@ interface Case {
 }
 
 async function main(): Promise<void> {
-  const cpus = os.cpus();
+  const host = machine();
   const report: CoreReport = {
     kind: 'core',
     date: new Date().toISOString(),
-    machine: {
-      cores: cpus.length,
-      cpu: cpus[0]?.model.trim() ?? 'unknown CPU',
-      node: process.version,
-      platform: `${os.platform()} ${os.arch()}`,
-    },
+    machine: host,
     config: {
       rounds: ROUNDS,
       ms: MEASURE_MS,
@@ -447,9 +441,7 @@ async function main(): Promise<void> {
     heap: [],
     overall: 'PASS',
   };
-  console.log(
-    `machine: ${cpus.length} cores, ${cpus[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version}, ${os.platform()} ${os.arch()}`,
-  );
+  console.log(`machine: ${host.cores} cores, ${host.cpu}, Node ${host.node}, ${host.platform}`);
   console.log(
     `throughput: median of ${ROUNDS} rounds, ~${MEASURE_MS} ms per measurement, sluice and RLF interleaved; rows without "in flight" await each decision one at a time, "256 in flight" rows keep 256 calls outstanding (Promise.all per 256)\n`,
   );

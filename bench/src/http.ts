@@ -7,7 +7,10 @@
  * limited by sluice (in-memory, never denies, keyed per IP), limited by the peer
  * (express-rate-limit / @fastify/rate-limit / koa-ratelimit with its memory store, never
  * denies, default headers). Plus Fastify with every request denied (429): sluice,
- * @fastify/rate-limit and rate-limiter-flexible. Servers are measured interleaved
+ * @fastify/rate-limit and rate-limiter-flexible; and Fastify on Redis (DESIGN §8 "Fastify,
+ * Redis, allow"): sluice with a RedisStore vs @fastify/rate-limit with its Redis store, on a
+ * redis-server this bench starts (127.0.0.1, a free port, no persistence, not pinned) only
+ * when that case is selected, and stops at the end. Servers are measured interleaved
  * (A B C A B C …) and the medians of the rounds reported: requests/s, the ratio
  * limited / unlimited (per round, then the median), and the server's CPU per request
  * (`process.cpuUsage()` delta / responses); Δµs = limiter CPU per request minus unlimited.
@@ -17,15 +20,22 @@
  *
  * sluice runs from source (packages/<name>/src through tsx, the root tsconfig's paths), so
  * a change to the hot path is measured without a build.
+ *
+ * Flags: `--rounds`, `--duration` (s), `--warmup` (s), `--connections`; `--only` takes case
+ * ids (fastify-memory, fastify-deny, express-memory, koa-memory, fastify-redis) or framework
+ * names (every case of that framework), comma-separated; `--json <file>` writes every figure,
+ * round and the configuration (read by `pnpm bench`'s report).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import Table from 'cli-table3';
-import { median, scriptArgs } from './common.js';
+import type { RedisProcess } from '../../packages/redis/test/redis-server.js';
+import { machine, median, scriptArgs, withRedis } from './common.js';
 import type { Framework, Variant } from './http/server.js';
 
 const { values: args } = parseArgs({
@@ -37,6 +47,7 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '1' },
     connections: { type: 'string', default: '50' },
     only: { type: 'string' },
+    json: { type: 'string' },
   },
 });
 const ROUNDS = Number(args.rounds);
@@ -58,9 +69,13 @@ interface Server {
   rps: number[];
   cpuUs: number[];
   busy: number[];
+  /** Redis script calls per request (Redis variants only). */
+  redisCalls: number[];
 }
 
 interface Group {
+  /** For `--only` and the JSON. */
+  id: string;
   title: string;
   framework: Framework;
   base: Variant;
@@ -68,11 +83,13 @@ interface Group {
   limited: [Variant, string][];
   /** The minimum ratio sluice must reach (undefined: only "ahead of the peers"). */
   floor: number | undefined;
-  aim: string;
+  /** DESIGN §8's aim: req/s ratio at least `ratio`, and Δµs at most `us` when given. */
+  aim: { ratio: number; us?: number };
 }
 
 const GROUPS: Group[] = [
   {
+    id: 'fastify-memory',
     title: 'Fastify, memory, allow',
     framework: 'fastify',
     base: 'none',
@@ -81,9 +98,10 @@ const GROUPS: Group[] = [
       ['peer', '@fastify/rate-limit'],
     ],
     floor: 0.9,
-    aim: '>= 0.95, <= +1 µs',
+    aim: { ratio: 0.95, us: 1 },
   },
   {
+    id: 'fastify-deny',
     title: 'Fastify, memory, all denied (429)',
     framework: 'fastify',
     base: 'none',
@@ -93,9 +111,10 @@ const GROUPS: Group[] = [
       ['rlf-deny', 'rate-limiter-flexible'],
     ],
     floor: undefined,
-    aim: '>= 0.95, <= +2 µs',
+    aim: { ratio: 0.95, us: 2 },
   },
   {
+    id: 'express-memory',
     title: 'Express, memory, allow',
     framework: 'express',
     base: 'none',
@@ -104,9 +123,10 @@ const GROUPS: Group[] = [
       ['peer', 'express-rate-limit'],
     ],
     floor: 0.95,
-    aim: '>= 0.97, <= +3 µs',
+    aim: { ratio: 0.97, us: 3 },
   },
   {
+    id: 'koa-memory',
     title: 'Koa, memory, allow',
     framework: 'koa',
     base: 'none',
@@ -115,9 +135,37 @@ const GROUPS: Group[] = [
       ['peer', 'koa-ratelimit'],
     ],
     floor: 0.95,
-    aim: '>= 0.99',
+    aim: { ratio: 0.99 },
+  },
+  {
+    id: 'fastify-redis',
+    title: 'Fastify, Redis, allow',
+    framework: 'fastify',
+    base: 'none',
+    limited: [
+      ['sluice-redis', 'sluice'],
+      ['peer-redis', '@fastify/rate-limit'],
+    ],
+    floor: undefined,
+    aim: { ratio: 0.7, us: 8 },
   },
 ];
+
+/** The variants that talk to the bench's redis-server (its port is passed to the server). */
+const needsRedis = (v: Variant) => v.endsWith('-redis');
+
+const aimText = (g: Group) =>
+  `>= ${g.aim.ratio.toFixed(2)}${g.aim.us === undefined ? '' : `, <= +${g.aim.us} µs`}`;
+const floorText = (g: Group) =>
+  `${g.floor === undefined ? '' : `>= ${g.floor.toFixed(2)}, `}ahead of peers`;
+
+const SLUICE_CONFIG =
+  "'throttle:1000000000,1' (GCRA, never denies) / 'throttle:1,60' (denied rows), MemoryStore (Redis row: RedisStore({ client }), onStoreError 'deny'), keyed per IP, legacy X-RateLimit-* headers";
+const PEERS_CONFIG =
+  'express-rate-limit({ limit: 1e9 }), @fastify/rate-limit({ max: 1e9 } / { max: 1, timeWindow: 1 h } / Redis row: { max: 1e9, redis: client }), ' +
+  "koa-ratelimit({ driver: 'memory', db: new Map(), max: 1e9 }), rate-limiter-flexible RateLimiterMemory({ points: 1, duration: 3600 }) in an onRequest hook";
+const REDIS_CLIENT =
+  "one ioredis client per server process, new Redis({ host: '127.0.0.1', port })";
 
 function hasTaskset(): boolean {
   try {
@@ -130,10 +178,16 @@ function hasTaskset(): boolean {
 
 const PIN = hasTaskset() && os.cpus().length >= 2;
 
-function start(framework: Framework, variant: Variant, label: string): Promise<Server> {
+function start(
+  framework: Framework,
+  variant: Variant,
+  label: string,
+  redis: RedisProcess | undefined,
+): Promise<Server> {
   const node = [process.execPath, '--import', 'tsx', path.join(here, 'http/server.ts')];
   const [cmd, ...argv] = PIN ? ['taskset', '-c', '1', ...node] : node;
-  const child = spawn(cmd!, [...argv, framework, variant], {
+  const redisArg = needsRedis(variant) ? [String(redis!.port)] : [];
+  const child = spawn(cmd!, [...argv, framework, variant, ...redisArg], {
     cwd: path.resolve(here, '..'),
     // The root tsconfig maps @sluice/* to packages/*/src: the adapters run from source.
     env: { ...process.env, TSX_TSCONFIG_PATH: path.join(root, 'tsconfig.json') },
@@ -153,6 +207,7 @@ function start(framework: Framework, variant: Variant, label: string): Promise<S
         rps: [],
         cpuUs: [],
         busy: [],
+        redisCalls: [],
       });
     });
   });
@@ -201,10 +256,26 @@ async function load(port: number, seconds: number): Promise<Shot> {
   };
 }
 
-async function measure(s: Server): Promise<void> {
+/**
+ * Script calls (EVAL, EVALSHA, FCALL and their _ro forms) the redis-server has taken so far,
+ * from INFO commandstats: the commands a script runs are counted apart, under their names.
+ */
+async function scriptCalls(redis: RedisProcess): Promise<number> {
+  const info = await redis.cli('INFO', 'commandstats');
+  let calls = 0;
+  for (const m of info.matchAll(/^cmdstat_(?:eval|evalsha|fcall)(?:_ro)?:calls=(\d+)/gm))
+    calls += Number(m[1]);
+  return calls;
+}
+
+async function measure(s: Server, redis: RedisProcess | undefined): Promise<void> {
+  const viaRedis = redis !== undefined && needsRedis(s.variant) ? redis : undefined;
+  const calls0 = viaRedis && (await scriptCalls(viaRedis));
   await ask(s.child, 'start');
   const shot = await load(s.port, DURATION);
   const us = await ask(s.child, 'stop');
+  if (viaRedis !== undefined)
+    s.redisCalls.push(((await scriptCalls(viaRedis)) - calls0!) / shot.requests);
   if (shot.errors > 0) throw new Error(`${s.framework} ${s.variant}: ${shot.errors} errors`);
   const denies = s.variant.endsWith('-deny');
   if (!denies && shot.non2xx > 0)
@@ -216,21 +287,154 @@ async function measure(s: Server): Promise<void> {
   s.busy.push(us / (shot.seconds * 1e6));
 }
 
-async function main(): Promise<void> {
-  const cpus = os.cpus();
-  const load0 = os.loadavg()[0]!;
+/** One server's figures in a case (medians, and every round). */
+export interface HttpRow {
+  /** 'unlimited', 'sluice' or the peer's name. */
+  limiter: string;
+  role: 'unlimited' | 'sluice' | 'peer';
+  variant: Variant;
+  /** Requests/s: median and per round. */
+  rps: number;
+  rpsRounds: number[];
+  /** limited / unlimited req/s, median of the per-round ratios (null for unlimited). */
+  ratio: number | null;
+  ratioRounds: number[] | null;
+  /** Server CPU (user + system) per request, µs: median and per round. */
+  cpuUs: number;
+  cpuUsRounds: number[];
+  /** Median of (limited - unlimited CPU µs per request) per round (null for unlimited). */
+  deltaUs: number | null;
+  /** Median of (unlimited / limited CPU per request) per round (null for unlimited). */
+  cpuRatio: number | null;
+  /** Server CPU time / wall time: median and per round. */
+  busy: number;
+  busyRounds: number[];
+  /** Redis script calls per request (INFO commandstats EVAL/EVALSHA/FCALL delta / responses): median and per round; null without Redis. */
+  redisCalls: number | null;
+  redisCallsRounds: number[] | null;
+  /** Status and rate-limit header names of the first response. */
+  probe: string;
+}
+
+export interface HttpCase {
+  id: string;
+  title: string;
+  framework: Framework;
+  /** Minimum req/s ratio sluice must reach (null: only "ahead of peers"). */
+  floor: number | null;
+  floorText: string;
+  aim: { ratio: number; us: number | null };
+  aimText: string;
+  /** Floor met and ahead of every peer, on the req/s ratio / on the CPU ratio. */
+  verdict: 'PASS' | 'FAIL';
+  cpuVerdict: 'PASS' | 'FAIL';
+  /** sluice's req/s ratio >= aim.ratio and Δµs <= aim.us. */
+  aimMet: boolean;
+  /** Unlimited, sluice, then the peers. */
+  rows: HttpRow[];
+}
+
+/** The JSON written by `--json` (read by `pnpm bench`'s report). */
+export interface HttpReport {
+  kind: 'http';
+  date: string;
+  machine: { cores: number; cpu: string; node: string; platform: string };
+  config: {
+    rounds: number;
+    duration: number;
+    warmup: number;
+    connections: number;
+    pinned: boolean;
+    pinning: string;
+    sluice: string;
+    peers: string;
+    /** The bench's redis-server, when a Redis case ran. */
+    redis: { version: string; port: number; client: string } | null;
+    /** 1/5/15-minute load averages at the start and the end. */
+    loadStart: number[];
+    loadEnd: number[];
+  };
+  cases: HttpCase[];
+  overall: { rps: 'PASS' | 'FAIL'; cpu: 'PASS' | 'FAIL' };
+}
+
+/** The case's figures and verdicts from its servers' rounds. */
+function judge(g: Group, base: Server, limited: Server[]): HttpCase {
+  const perRound = (s: Server, f: (x: number, b: number) => number, xs: 'rps' | 'cpuUs') =>
+    s[xs].map((x, i) => f(x, base[xs][i]!));
+  const row = (s: Server): HttpRow => {
+    const isBase = s === base;
+    const ratioRounds = isBase ? null : perRound(s, (x, b) => x / b, 'rps');
+    return {
+      limiter: isBase ? 'unlimited' : s.label,
+      role: isBase ? 'unlimited' : s === limited[0] ? 'sluice' : 'peer',
+      variant: s.variant,
+      rps: median(s.rps),
+      rpsRounds: s.rps,
+      ratio: ratioRounds && median(ratioRounds),
+      ratioRounds,
+      cpuUs: median(s.cpuUs),
+      cpuUsRounds: s.cpuUs,
+      deltaUs: isBase ? null : median(perRound(s, (x, b) => x - b, 'cpuUs')),
+      cpuRatio: isBase ? null : median(perRound(s, (x, b) => b / x, 'cpuUs')),
+      busy: median(s.busy),
+      busyRounds: s.busy,
+      redisCalls: s.redisCalls.length > 0 ? median(s.redisCalls) : null,
+      redisCallsRounds: s.redisCalls.length > 0 ? s.redisCalls : null,
+      probe: s.probe,
+    };
+  };
+  const [sluice, ...peers] = limited.map(row) as [HttpRow, ...HttpRow[]];
+  const judged = (x: (r: HttpRow) => number) =>
+    (g.floor === undefined || x(sluice) >= g.floor) && peers.every((p) => x(sluice) > x(p));
+  return {
+    id: g.id,
+    title: g.title,
+    framework: g.framework,
+    floor: g.floor ?? null,
+    floorText: floorText(g),
+    aim: { ratio: g.aim.ratio, us: g.aim.us ?? null },
+    aimText: aimText(g),
+    verdict: judged((r) => r.ratio!) ? 'PASS' : 'FAIL',
+    cpuVerdict: judged((r) => r.cpuRatio!) ? 'PASS' : 'FAIL',
+    aimMet: sluice.ratio! >= g.aim.ratio && (g.aim.us === undefined || sluice.deltaUs! <= g.aim.us),
+    rows: [row(base), sluice, ...peers],
+  };
+}
+
+function selectGroups(): Group[] {
+  const only = args.only?.split(',');
+  if (only === undefined) return GROUPS;
+  const known = new Set(GROUPS.flatMap((g) => [g.id, g.framework]));
+  const unknown = only.filter((x) => !known.has(x));
+  if (unknown.length > 0)
+    throw new Error(`--only: no case ${unknown.join(', ')} (cases: ${[...known].join(', ')})`);
+  return GROUPS.filter((g) => only.includes(g.id) || only.includes(g.framework));
+}
+
+async function main(groups: Group[], redis: RedisProcess | undefined): Promise<void> {
+  const host = machine();
+  const loadStart = os.loadavg();
   if (PIN) execFileSync('taskset', ['-a', '-cp', '0', String(process.pid)], { stdio: 'ignore' });
+  const redisVersion =
+    redis === undefined
+      ? undefined
+      : (execFileSync('redis-server', ['--version'], { encoding: 'utf8' }).match(/v=(\S+)/)?.[1] ??
+        '?');
+  console.log(`machine: ${host.cores} cores, ${host.cpu}, Node ${host.node}, ${host.platform}`);
+  const pinning = PIN
+    ? 'server pinned to core 1 (taskset -c 1), autocannon in this process on core 0'
+    : 'not pinned (no taskset or < 2 cores)';
   console.log(
-    `machine: ${cpus.length} cores, ${cpus[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version}, ${os.platform()} ${os.arch()}`,
-  );
-  console.log(
-    `${PIN ? 'server pinned to core 1 (taskset -c 1), autocannon in this process on core 0' : 'not pinned (no taskset or < 2 cores)'}; ` +
+    `${pinning}; ` +
       `autocannon ${CONNECTIONS} connections to 127.0.0.1, ${DURATION} s per measurement after a ${WARMUP} s warm-up, ` +
-      `${ROUNDS} interleaved rounds, medians\n`,
+      `${ROUNDS} interleaved rounds, medians` +
+      (redis === undefined
+        ? ''
+        : `; redis-server ${redisVersion} on 127.0.0.1:${redis.port} (pid ${redis.pid}, started by this bench, not pinned)`) +
+      '\n',
   );
 
-  const only = args.only?.split(',');
-  const groups = GROUPS.filter((g) => only === undefined || only.includes(g.framework));
   const servers = new Map<string, Server>();
   const id = (f: Framework, v: Variant) => `${f}/${v}`;
   const wanted: [Framework, Variant, string][] = [];
@@ -240,21 +444,32 @@ async function main(): Promise<void> {
         wanted.push([g.framework, v, label]);
     }
   }
-  for (const [f, v, label] of wanted) servers.set(id(f, v), await start(f, v, label));
-  const order = [...servers.values()];
+  const order: Server[] = [];
   try {
+    for (const [f, v, label] of wanted) {
+      const s = await start(f, v, label, redis);
+      servers.set(id(f, v), s);
+      order.push(s);
+    }
     for (const s of order) {
       await probe(s);
       await load(s.port, WARMUP);
     }
     for (let r = 0; r < ROUNDS; r++) {
-      for (const s of order) await measure(s);
+      for (const s of order) await measure(s, redis);
       process.stderr.write(`round ${r + 1}/${ROUNDS} done\n`);
     }
   } finally {
     for (const s of order) s.child.kill();
   }
 
+  const cases = groups.map((g) =>
+    judge(
+      g,
+      servers.get(id(g.framework, g.base))!,
+      g.limited.map(([v]) => servers.get(id(g.framework, v))!),
+    ),
+  );
   const t = new Table({
     style: { head: [], border: [] },
     head: [
@@ -272,53 +487,41 @@ async function main(): Promise<void> {
       'verdict (CPU)',
     ],
   });
-  let failed = false;
-  let cpuFailed = false;
-  for (const g of groups) {
-    const base = servers.get(id(g.framework, g.base))!;
-    const ratios = (s: Server) => median(s.rps.map((x, i) => x / base.rps[i]!));
-    const delta = (s: Server) => median(s.cpuUs.map((x, i) => x - base.cpuUs[i]!));
-    const cpuRatios = (s: Server) => median(s.cpuUs.map((x, i) => base.cpuUs[i]! / x));
-    const limited = g.limited.map(([v]) => servers.get(id(g.framework, v))!);
-    const sluice = limited[0]!;
-    const sRatio = ratios(sluice);
-    const peers = limited.slice(1);
-    const ahead = peers.every((p) => sRatio > ratios(p));
-    const pass = (g.floor === undefined || sRatio >= g.floor) && ahead;
-    if (!pass) failed = true;
-    const sCpu = cpuRatios(sluice);
-    const cpuPass =
-      (g.floor === undefined || sCpu >= g.floor) && peers.every((p) => sCpu > cpuRatios(p));
-    if (!cpuPass) cpuFailed = true;
-    const floor = `${g.floor === undefined ? '' : `>= ${g.floor.toFixed(2)}, `}ahead of peers`;
-    const row = (s: Server, first: boolean, verdict: string, cpuVerdict: string) => [
-      first ? g.title : '',
-      s.variant === g.base ? 'unlimited' : s.label,
-      Math.round(median(s.rps)).toLocaleString('en-US'),
-      s === base ? '-' : ratios(s).toFixed(3),
-      median(s.cpuUs).toFixed(1),
-      s === base ? '-' : `${delta(s) >= 0 ? '+' : ''}${delta(s).toFixed(1)}`,
-      s === base ? '-' : cpuRatios(s).toFixed(3),
-      `${(median(s.busy) * 100).toFixed(0)}%`,
-      s === sluice ? floor : '',
-      s === sluice ? g.aim : '',
-      verdict,
-      cpuVerdict,
-    ];
-    t.push(row(base, true, '', ''));
-    t.push(row(sluice, false, pass ? 'PASS' : 'FAIL', cpuPass ? 'PASS' : 'FAIL'));
-    for (const p of peers) t.push(row(p, false, '', ''));
+  for (const c of cases) {
+    for (const [i, r] of c.rows.entries()) {
+      const sluice = r.role === 'sluice';
+      t.push([
+        i === 0 ? c.title : '',
+        r.limiter,
+        Math.round(r.rps).toLocaleString('en-US'),
+        r.ratio === null ? '-' : r.ratio.toFixed(3),
+        r.cpuUs.toFixed(1),
+        r.deltaUs === null ? '-' : `${r.deltaUs >= 0 ? '+' : ''}${r.deltaUs.toFixed(1)}`,
+        r.cpuRatio === null ? '-' : r.cpuRatio.toFixed(3),
+        `${(r.busy * 100).toFixed(0)}%`,
+        sluice ? c.floorText : '',
+        sluice ? c.aimText : '',
+        sluice ? c.verdict : '',
+        sluice ? c.cpuVerdict : '',
+      ]);
+    }
   }
   console.log(t.toString());
   console.log(
     'limited / unlimited, Δµs, CPU ratio: medians over rounds of (limited / unlimited req/s), (limited - unlimited CPU per request) and (unlimited / limited CPU per request), each pair measured in the same round; ' +
       'server busy: server CPU time / wall time (near 100%: the server, not autocannon, is the bottleneck; well under: the req/s ratio is unreliable, read the CPU ratio).',
   );
-  console.log(
-    "sluice: 'throttle:1000000000,1' (GCRA, never denies) / 'throttle:1,60' (denied rows), MemoryStore, keyed per IP, legacy X-RateLimit-* headers; " +
-      'peers: express-rate-limit({ limit: 1e9 }), @fastify/rate-limit({ max: 1e9 } / { max: 1, timeWindow: 1 h }), ' +
-      "koa-ratelimit({ driver: 'memory', db: new Map(), max: 1e9 }), rate-limiter-flexible RateLimiterMemory({ points: 1, duration: 3600 }) in an onRequest hook.",
-  );
+  console.log(`sluice: ${SLUICE_CONFIG}; peers: ${PEERS_CONFIG}.`);
+  if (redis !== undefined) {
+    // Shows that each Redis limiter did go to Redis, and how often (sluice coalesces).
+    const perRequest = cases
+      .flatMap((c) => c.rows)
+      .filter((r) => r.redisCalls !== null)
+      .map((r) => `${r.limiter} ${r.redisCalls!.toFixed(3)}`);
+    console.log(
+      `Redis: ${REDIS_CLIENT}; script calls per request (INFO commandstats EVAL/EVALSHA/FCALL delta / responses): ${perRequest.join(', ')}`,
+    );
+  }
   console.log('first response of each server (status, rate-limit headers):');
   for (const s of order) console.log(`  ${s.framework} ${s.label}: ${s.probe}`);
   console.log('per-round req/s:');
@@ -326,12 +529,43 @@ async function main(): Promise<void> {
     console.log(
       `  ${s.framework} ${s.label}: ${s.rps.map((x) => Math.round(x)).join(' ')}  (µs/req ${s.cpuUs.map((x) => x.toFixed(1)).join(' ')})`,
     );
+  const loadEnd = os.loadavg();
   console.log(
-    `load average (1 min) at start ${load0.toFixed(2)}, at end ${os.loadavg()[0]!.toFixed(2)} (other work on this machine skews every figure)`,
+    `load average (1 min) at start ${loadStart[0]!.toFixed(2)}, at end ${loadEnd[0]!.toFixed(2)} (other work on this machine skews every figure)`,
   );
-  console.log(
-    `\noverall: ${failed ? 'FAIL' : 'PASS'} on req/s ratios; ${cpuFailed ? 'FAIL' : 'PASS'} on CPU ratios`,
-  );
+  const overall = {
+    rps: cases.every((c) => c.verdict === 'PASS') ? 'PASS' : 'FAIL',
+    cpu: cases.every((c) => c.cpuVerdict === 'PASS') ? 'PASS' : 'FAIL',
+  } as const;
+  console.log(`\noverall: ${overall.rps} on req/s ratios; ${overall.cpu} on CPU ratios`);
+  if (args.json === undefined) return;
+  const report: HttpReport = {
+    kind: 'http',
+    date: new Date().toISOString(),
+    machine: host,
+    config: {
+      rounds: ROUNDS,
+      duration: DURATION,
+      warmup: WARMUP,
+      connections: CONNECTIONS,
+      pinned: PIN,
+      pinning,
+      sluice: SLUICE_CONFIG,
+      peers: PEERS_CONFIG,
+      redis:
+        redis === undefined
+          ? null
+          : { version: redisVersion!, port: redis.port, client: REDIS_CLIENT },
+      loadStart,
+      loadEnd,
+    },
+    cases,
+    overall,
+  };
+  writeFileSync(args.json, `${JSON.stringify(report, null, 2)}\n`);
 }
 
-await main();
+const groups = selectGroups();
+if (groups.some((g) => g.limited.some(([v]) => needsRedis(v))))
+  await withRedis((redis) => main(groups, redis));
+else await main(groups, undefined);

@@ -13,7 +13,6 @@
  */
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs, promisify } from 'node:util';
 import { type Algorithm, gcra, RateLimiter } from '@sluice/core';
@@ -21,8 +20,16 @@ import { LUA_SOURCES, RedisStore } from '@sluice/redis';
 import Table from 'cli-table3';
 import { Redis } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
-import { type RedisProcess, startRedis } from '../../packages/redis/test/redis-server.js';
-import { gcraAlgo, median, RESIDENT_CONFIG, residentAlgo, scriptArgs } from './common.js';
+import type { RedisProcess } from '../../packages/redis/test/redis-server.js';
+import {
+  gcraAlgo,
+  machine,
+  median,
+  RESIDENT_CONFIG,
+  residentAlgo,
+  scriptArgs,
+  withRedis,
+} from './common.js';
 
 const run = promisify(execFile);
 
@@ -279,10 +286,10 @@ async function ceiling(server: RedisProcess, algorithm: Algorithm): Promise<numb
 const fmtRate = (x: number) => `${(x / 1e3).toFixed(1)} k/s`;
 
 async function main(server: RedisProcess): Promise<boolean> {
-  const cpus = os.cpus();
+  const host = machine();
   const version = (await run('redis-server', ['--version'])).stdout.match(/v=(\S+)/)?.[1];
   console.log(
-    `machine: ${cpus.length} cores, ${cpus[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version}, redis-server ${version ?? '?'}, ${os.platform()} ${os.arch()}`,
+    `machine: ${host.cores} cores, ${host.cpu}, Node ${host.node}, redis-server ${version ?? '?'}, ${host.platform}`,
   );
   console.log(
     `throughput: median of ${ROUNDS} rounds, ~${MEASURE_MS} ms per measurement, subjects interleaved; one ioredis connection each, ${INFLIGHT} consumes in flight over ${KEYS} keys; redis-server on port ${server.port} (pid ${server.pid})\n`,
@@ -290,13 +297,7 @@ async function main(server: RedisProcess): Promise<boolean> {
   const report: RedisReport = {
     kind: 'redis',
     date: new Date().toISOString(),
-    machine: {
-      cores: cpus.length,
-      cpu: cpus[0]?.model.trim() ?? 'unknown CPU',
-      node: process.version,
-      redis: version ?? '?',
-      platform: `${os.platform()} ${os.arch()}`,
-    },
+    machine: { ...host, redis: version ?? '?' },
     config: {
       rounds: ROUNDS,
       ms: MEASURE_MS,
@@ -524,17 +525,4 @@ async function main(server: RedisProcess): Promise<boolean> {
   return !failed;
 }
 
-const server = await startRedis();
-const stop = () => server.stop();
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    void stop().finally(() => process.exit(130));
-  });
-}
-let ok = false;
-try {
-  ok = await main(server);
-} finally {
-  await stop();
-}
-process.exitCode = ok ? 0 : 1;
+process.exitCode = (await withRedis(main)) ? 0 : 1;

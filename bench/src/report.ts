@@ -1,12 +1,12 @@
 /**
- * `docs/benchmarks.md` and its chart, from the JSON that `bench:core --json` and
- * `bench:redis --json` write and the printed output of `bench:http` (included verbatim:
- * it has no machine-readable output). Used by `pnpm bench` (src/all.ts); pure functions
- * of the run's results, so every figure in the note comes from that run.
+ * `docs/benchmarks.md` and its chart, from the JSON that `bench:core --json`,
+ * `bench:redis --json` and `bench:http --json` write. Used by `pnpm bench` (src/all.ts);
+ * pure functions of the run's results, so every figure in the note comes from that run.
  */
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import type { CoreReport } from './core.js';
+import type { HttpCase, HttpReport, HttpRow } from './http.js';
 import type { RedisReport } from './redis.js';
 
 export interface PartRun {
@@ -42,8 +42,7 @@ export interface ReportInput {
   run: RunInfo;
   core?: CoreReport;
   redis?: RedisReport;
-  /** bench:http's stdout, verbatim. */
-  httpText?: string;
+  http?: HttpReport;
   /** File name of the chart, relative to the note. */
   chartFile: string;
 }
@@ -60,6 +59,8 @@ const bytes = (x: number) => `${x.toFixed(1)} B`;
 const rounds = (xs: number[], scale: number, digits: number) =>
   xs.map((x) => (x / scale).toFixed(digits)).join(' ');
 const count = (n: number) => n.toLocaleString('en-US');
+const rps = (x: number) => Math.round(x).toLocaleString('en-US');
+const us = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)} µs`;
 /** Escapes a table cell. */
 const cell = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
@@ -243,6 +244,69 @@ function redisTargets(redis: RedisReport): TargetRow[] {
   return rows;
 }
 
+/** DESIGN §8's HTTP rows, in its order, by bench:http case id. */
+const HTTP_TARGETS: [string, string][] = [
+  ['fastify-memory', 'Fastify, memory, allow'],
+  ['fastify-deny', 'Fastify, memory, all requests denied (429)'],
+  ['express-memory', 'Express, memory, allow'],
+  ['koa-memory', 'Koa, memory, allow'],
+  ['fastify-redis', 'Fastify, Redis, allow'],
+];
+
+/** The case's sluice row and its peers. */
+const sides = (c: HttpCase) => ({
+  base: c.rows.find((r) => r.role === 'unlimited')!,
+  sluice: c.rows.find((r) => r.role === 'sluice')!,
+  peers: c.rows.filter((r) => r.role === 'peer'),
+});
+
+/** "0.93 of unlimited, +1.5 µs, CPU ratio 0.94" */
+const vsUnlimited = (r: HttpRow) =>
+  `${r.ratio!.toFixed(2)} of unlimited, ${us(r.deltaUs!)}, CPU ratio ${r.cpuRatio!.toFixed(2)}`;
+
+function httpTarget(target: string, c: HttpCase): TargetRow {
+  const { base, sluice, peers } = sides(c);
+  const s = sluice.ratio!;
+  const parts: string[] = [];
+  if (c.floor !== null && s < c.floor)
+    parts.push(`floor: ${s.toFixed(2)}, ${pct(1 - s / c.floor)} short of ${c.floor.toFixed(2)}`);
+  for (const p of peers.filter((p) => p.ratio! >= s))
+    parts.push(`behind ${p.limiter} (${p.ratio!.toFixed(2)})`);
+  const aim: string[] = [];
+  if (s < c.aim.ratio) aim.push(`${s.toFixed(2)} < ${c.aim.ratio.toFixed(2)}`);
+  if (c.aim.us !== null && sluice.deltaUs! > c.aim.us)
+    aim.push(`${us(sluice.deltaUs!)}, ${(sluice.deltaUs! - c.aim.us).toFixed(1)} µs over`);
+  if (aim.length > 0) parts.push(`aim: ${aim.join(', ')}`);
+  if (base.busy < 0.8)
+    parts.push(
+      `unlimited server busy ${pct(base.busy)}: not CPU-bound, so the req/s ratio is noisy; read the CPU ratio (${c.cpuVerdict})`,
+    );
+  return {
+    target,
+    measured: [sluice, ...peers].map((r) => `${r.limiter} ${vsUnlimited(r)}`).join('; '),
+    floor: c.floorText,
+    aim: c.aimText,
+    verdict: `${c.verdict}; aim ${c.aimMet ? 'met' : 'not met'}; on CPU ratio ${c.cpuVerdict}`,
+    gap: parts.join('; ') || '-',
+  };
+}
+
+function httpTargets(http: HttpReport | undefined, ran: boolean): TargetRow[] {
+  return HTTP_TARGETS.map(([id, target]) => {
+    const c = http?.cases.find((x) => x.id === id);
+    if (c !== undefined) return httpTarget(target, c);
+    return {
+      ...notRun(target),
+      measured: 'not measured',
+      gap: !ran
+        ? 'bench:http did not run'
+        : http === undefined
+          ? 'bench:http wrote no JSON (see bench/results/http.txt)'
+          : 'not selected (--only)',
+    };
+  });
+}
+
 // ---------------------------------------------------------------------------------------
 // The chart.
 
@@ -253,9 +317,27 @@ interface Bar {
   value: number;
 }
 
+const HTTP_PANEL = 'HTTP: requests/s per framework and limiter';
+
+/** Every limiter the chart can show, in the order bars are stacked within a case. */
+const LIMITERS: [string, string][] = [
+  ['unlimited', '#7f7f7f'],
+  ['sluice', '#1f77b4'],
+  ['rate-limiter-flexible', '#ff7f0e'],
+  ['@fastify/rate-limit', '#2ca02c'],
+  ['express-rate-limit', '#d62728'],
+  ['koa-ratelimit', '#9467bd'],
+  ['redis-benchmark', '#bcbd22'],
+];
+
 function chartBars(input: ReportInput): Bar[] {
   const bars: Bar[] = [];
-  const { core, redis } = input;
+  const { core, redis, http } = input;
+  if (http !== undefined) {
+    const panel = `${HTTP_PANEL}, ${http.config.connections} connections (medians)`;
+    for (const c of http.cases)
+      for (const r of c.rows) bars.push({ panel, case: c.title, limiter: r.limiter, value: r.rps });
+  }
   if (core !== undefined) {
     const panel = 'memory store: decisions/s, awaited one at a time (medians)';
     for (const r of core.throughput) {
@@ -301,20 +383,22 @@ function chartBars(input: ReportInput): Bar[] {
 }
 
 export function chartSpec(input: ReportInput): TopLevelSpec {
-  const bars = chartBars(input);
+  // Each bar's place within its case, so a case shows only its own limiters, without gaps.
+  const bars = chartBars(input).map((b, i, all) => ({
+    ...b,
+    slot: all.slice(0, i).filter((x) => x.panel === b.panel && x.case === b.case).length,
+  }));
   const panels = [...new Set(bars.map((b) => b.panel))];
+  const shown = LIMITERS.filter(([name]) => bars.some((b) => b.limiter === name));
   const color = {
     field: 'limiter',
     type: 'nominal' as const,
     title: 'limiter',
-    scale: {
-      domain: ['sluice', 'rate-limiter-flexible', 'redis-benchmark'],
-      range: ['#1f77b4', '#ff7f0e', '#7f7f7f'],
-    },
+    scale: { domain: shown.map(([name]) => name), range: shown.map(([, c]) => c) },
   };
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: `sluice vs rate-limiter-flexible, ${input.run.date.slice(0, 10)}, ${input.run.machine.cores} cores (${input.run.machine.cpu})`,
+    title: `sluice vs peers, ${input.run.date.slice(0, 10)}, ${input.run.machine.cores} cores (${input.run.machine.cpu})`,
     config: { font: 'sans-serif', axis: { labelLimit: 400 }, legend: { labelLimit: 300 } },
     vconcat: panels.map((panel) => ({
       title: panel,
@@ -329,11 +413,11 @@ export function chartSpec(input: ReportInput): TopLevelSpec {
           sort: null,
           axis: { labelLimit: 400 },
         },
-        yOffset: { field: 'limiter', type: 'nominal' as const, sort: color.scale.domain },
+        yOffset: { field: 'slot', type: 'ordinal' as const },
         x: {
           field: 'value',
           type: 'quantitative' as const,
-          title: 'decisions/s',
+          title: panel.startsWith(HTTP_PANEL) ? 'requests/s' : 'decisions/s',
           axis: { format: '~s' },
         },
         color,
@@ -355,7 +439,7 @@ export async function renderChart(input: ReportInput): Promise<string> {
 // The note.
 
 export function renderMarkdown(input: ReportInput): string {
-  const { run, core, redis, httpText } = input;
+  const { run, core, redis, http } = input;
   const m = run.machine;
   const out: string[] = [];
   // One paragraph per argument; consecutive list items stay one list.
@@ -420,28 +504,10 @@ export function renderMarkdown(input: ReportInput): string {
 
   // --- targets ---
   p('## DESIGN §8 targets');
-  const targets: TargetRow[] = [];
-  for (const c of [
-    'Fastify, memory, allow',
-    'Fastify, memory, all requests denied (429)',
-    'Express, memory, allow',
-    'Koa, memory, allow',
-    'Fastify, Redis, allow',
-  ]) {
-    const inHttp = httpText !== undefined && !c.includes('Redis');
-    targets.push({
-      target: c,
-      measured: inHttp ? 'see "HTTP" below (its own verdict columns)' : 'not measured',
-      floor: '-',
-      aim: '-',
-      verdict: inHttp ? 'see HTTP' : 'NOT MEASURED',
-      gap: inHttp
-        ? 'bench:http has no JSON output yet, so its verdicts are not repeated here'
-        : c.includes('Redis')
-          ? 'bench:http has no Redis case yet'
-          : 'bench:http did not run',
-    });
-  }
+  const targets = httpTargets(
+    http,
+    run.parts.some((x) => x.name === 'http'),
+  );
   if (core !== undefined) targets.push(...coreTargets(core));
   else targets.push({ ...notRun('core (memory store) rows') });
   if (redis !== undefined) targets.push(...redisTargets(redis));
@@ -638,18 +704,94 @@ export function renderMarkdown(input: ReportInput): string {
 
   // --- http ---
   p('## HTTP', `Command: ${code(partCommand(run, 'http'))}`);
-  if (httpText !== undefined)
+  if (http !== undefined) {
+    const c = http.config;
     p(
-      "bench:http's own output, verbatim (it has no machine-readable output yet, so its figures are not in the chart or the targets table above):",
-      `\`\`\`text\n${httpText.trimEnd()}\n\`\`\``,
+      'Configuration:',
+      `- sluice: ${c.sluice}`,
+      `- peers: ${c.peers}`,
+      `- a hello-world route per framework, one server process each (${c.pinning}); autocannon, ${c.connections} connections to 127.0.0.1, ${c.duration} s per measurement after a ${c.warmup} s warm-up, ${c.rounds} interleaved rounds (unlimited, sluice and the peers of a case measured one after the other in every round), medians.`,
+      ...(c.redis === null
+        ? []
+        : [
+            `- Redis case: redis-server ${c.redis.version} started by the bench on 127.0.0.1:${c.redis.port} (no persistence, not pinned); ${c.redis.client}.`,
+          ]),
+      `- ratio: median over rounds of limited / unlimited req/s, each pair from the same round; Δµs: the limiter's own server CPU per request (limited minus unlimited, process.cpuUsage()); CPU ratio: unlimited / limited CPU per request, what the req/s ratio is when the server is CPU-bound. Load average (1 min) ${c.loadStart[0]!.toFixed(2)} at the start, ${c.loadEnd[0]!.toFixed(2)} at the end.`,
+    );
+    p(
+      table(
+        [
+          'case',
+          'peer',
+          'req/s unlimited',
+          'req/s sluice',
+          'req/s peer',
+          'sluice / unlimited',
+          'peer / unlimited',
+          'sluice / peer',
+          'Δµs sluice | peer',
+          'CPU ratio sluice | peer',
+          'verdict (req/s; CPU)',
+        ],
+        http.cases.flatMap((x) => {
+          const { base, sluice, peers } = sides(x);
+          return peers.map((peer, i) => [
+            i === 0 ? x.title : '',
+            peer.limiter,
+            rps(base.rps),
+            rps(sluice.rps),
+            rps(peer.rps),
+            sluice.ratio!.toFixed(3),
+            peer.ratio!.toFixed(3),
+            ratio(sluice.rps / peer.rps),
+            `${us(sluice.deltaUs!)} | ${us(peer.deltaUs!)}`,
+            `${sluice.cpuRatio!.toFixed(3)} | ${peer.cpuRatio!.toFixed(3)}`,
+            i === 0 ? `${x.verdict}; ${x.cpuVerdict}` : '',
+          ]);
+        }),
+      ),
+    );
+    p(
+      'Every server, every round ("Redis calls/req": script calls (EVAL, EVALSHA, FCALL) the redis-server took during the measurement / responses; sluice coalesces concurrent decisions into batched script calls):',
+      table(
+        [
+          'case',
+          'limiter',
+          'rounds, req/s',
+          'rounds, ratio',
+          'rounds, CPU µs/req',
+          'server busy',
+          'Redis calls/req',
+          'first response',
+        ],
+        http.cases.flatMap((x) =>
+          x.rows.map((r, i) => [
+            i === 0 ? x.title : '',
+            r.limiter,
+            r.rpsRounds.map(rps).join(' '),
+            r.ratioRounds?.map((v) => v.toFixed(3)).join(' ') ?? '-',
+            r.cpuUsRounds.map((v) => v.toFixed(1)).join(' '),
+            pct(r.busy),
+            r.redisCalls === null ? '-' : r.redisCalls.toFixed(3),
+            r.probe,
+          ]),
+        ),
+      ),
+    );
+    p(
+      `bench:http overall: ${http.overall.rps} on req/s ratios, ${http.overall.cpu} on CPU ratios.`,
+    );
+  } else if (run.parts.some((x) => x.name === 'http'))
+    p(
+      'bench:http wrote no JSON (it failed before the end): its output is in bench/results/http.txt.',
     );
   else p('Not run.');
 
   // --- chart ---
   p(
     '## Chart',
-    `![decisions/s per limiter](${input.chartFile})`,
-    `Made with vega-lite + vega (rendered to SVG in Node) from the figures above. It shows decisions/s from the core and Redis benchmarks: bench:http's requests/s are not machine-readable yet.`,
+    `![requests/s and decisions/s per limiter](${input.chartFile})`,
+    'Made with vega-lite + vega (rendered to SVG in Node) from the figures above: requests/s per framework and limiter (bench:http), then decisions/s of the memory store and of Redis (bench:core, bench:redis).',
   );
   return `${out.join('\n').trimEnd()}\n`;
 }

@@ -6,11 +6,14 @@
  * - `{ type: 'start' }`: remember `process.cpuUsage()` (the start of a measurement);
  * - `{ type: 'stop' }`: reply `{ type: 'cpu', us }`, the CPU (user + system) used since.
  *
- * argv: `<framework> <variant>`; framework `express` | `fastify` | `koa`; variant `none`
- * (no limiter), `sluice`, `peer` (express-rate-limit / @fastify/rate-limit / koa-ratelimit),
- * `sluice-deny`, `peer-deny`, `rlf-deny` (Fastify: every request after the first is denied).
- * Allowing limiters never deny (a quota of 1e9 per minute); denying ones allow 1 per hour.
- * Every limiter keys on the client IP and sends its default headers.
+ * argv: `<framework> <variant> [redis port]`; framework `express` | `fastify` | `koa`; variant
+ * `none` (no limiter), `sluice`, `peer` (express-rate-limit / @fastify/rate-limit /
+ * koa-ratelimit), `sluice-deny`, `peer-deny`, `rlf-deny` (Fastify: every request after the
+ * first is denied), `sluice-redis`, `peer-redis` (Fastify: @sluice/fastify with a RedisStore /
+ * @fastify/rate-limit with its Redis store, on the redis-server at 127.0.0.1:<redis port>,
+ * which the parent started). Allowing limiters never deny (a quota of 1e9 per minute);
+ * denying ones allow 1 per hour. Every limiter keys on the client IP and sends its default
+ * headers.
  */
 import { createRequire } from 'node:module';
 import type { AddressInfo, Server } from 'node:net';
@@ -31,7 +34,15 @@ interface ExpressApp extends App {
 
 export const FRAMEWORKS = ['express', 'fastify', 'koa'] as const;
 export type Framework = (typeof FRAMEWORKS)[number];
-export type Variant = 'none' | 'sluice' | 'peer' | 'sluice-deny' | 'peer-deny' | 'rlf-deny';
+export type Variant =
+  | 'none'
+  | 'sluice'
+  | 'peer'
+  | 'sluice-deny'
+  | 'peer-deny'
+  | 'rlf-deny'
+  | 'sluice-redis'
+  | 'peer-redis';
 
 /** Never denies: GCRA with 1e9 per minute and a burst of 1e9 (the quota). */
 const ALLOW = 'throttle:1000000000,1';
@@ -40,6 +51,18 @@ const DENY = 'throttle:1,60';
 const BODY = 'hello world';
 
 type Listen = () => Promise<{ port: number; close: () => Promise<unknown> }>;
+
+/**
+ * An ioredis client to the bench's redis-server, the same options for sluice and the peer
+ * (ioredis defaults: no auto-pipelining; sluice's RedisStore coalesces concurrent decisions
+ * into batched EVALSHA calls on its own).
+ */
+async function redisClient(port: number | undefined) {
+  if (port === undefined || !Number.isInteger(port))
+    throw new Error('a Redis variant needs the redis-server port as the third argument');
+  const { Redis } = await import('ioredis');
+  return new Redis({ host: '127.0.0.1', port });
+}
 
 async function express(variant: Variant): Promise<Listen> {
   const app = (require('express') as () => ExpressApp)();
@@ -66,21 +89,31 @@ async function express(variant: Variant): Promise<Listen> {
     });
 }
 
-async function fastify(variant: Variant): Promise<Listen> {
+async function fastify(variant: Variant, redisPort?: number): Promise<Listen> {
   const { default: Fastify } = await import('fastify');
   const app = Fastify({ logger: false });
   if (variant === 'sluice' || variant === 'sluice-deny') {
     const { rateLimit } = await import('@sluice/fastify');
     await app.register(rateLimit, { limit: variant === 'sluice' ? ALLOW : DENY });
-  } else if (variant === 'peer' || variant === 'peer-deny') {
+  } else if (variant === 'sluice-redis') {
+    const { rateLimit } = await import('@sluice/fastify');
+    const { RedisStore } = await import('@sluice/redis');
+    const store = new RedisStore({ client: await redisClient(redisPort) });
+    // onStoreError 'deny': a Redis failure shows up as a 429, which aborts the run (the
+    // default, 'insurance', would answer from memory and measure the wrong thing).
+    await app.register(rateLimit, { limit: ALLOW, store, onStoreError: 'deny' });
+  } else if (variant === 'peer' || variant === 'peer-deny' || variant === 'peer-redis') {
     // Untyped: its `FastifyInstance.rateLimit` declaration would clash with @sluice/fastify's.
     const rateLimit = require('@fastify/rate-limit') as FastifyPluginCallback<{
       max: number;
       timeWindow: number;
+      redis?: unknown;
     }>;
+    // With `redis`, a Redis failure answers 500 (skipOnError is false), which aborts the run.
     await app.register(rateLimit, {
-      max: variant === 'peer' ? 1e9 : 1,
-      timeWindow: variant === 'peer' ? 60_000 : 3_600_000,
+      max: variant === 'peer-deny' ? 1 : 1e9,
+      timeWindow: variant === 'peer-deny' ? 3_600_000 : 60_000,
+      ...(variant === 'peer-redis' ? { redis: await redisClient(redisPort) } : {}),
     });
   } else if (variant === 'rlf-deny') {
     // rate-limiter-flexible has no Fastify plugin: its README's middleware pattern, with the
@@ -153,20 +186,22 @@ async function koa(variant: Variant): Promise<Listen> {
     });
 }
 
-const BUILDERS: Record<Framework, (variant: Variant) => Promise<Listen>> = {
+const BUILDERS: Record<Framework, (variant: Variant, redisPort?: number) => Promise<Listen>> = {
   express,
   fastify,
   koa,
 };
 
 async function main(): Promise<void> {
-  const [framework, variant] = process.argv.slice(2) as [Framework, Variant];
+  const [framework, variant, redisPort] = process.argv.slice(2) as [Framework, Variant, string?];
   const build = BUILDERS[framework];
   if (build === undefined || process.send === undefined) {
-    console.error('usage: started by bench/src/http.ts with an IPC channel: <framework> <variant>');
+    console.error(
+      'usage: started by bench/src/http.ts with an IPC channel: <framework> <variant> [redis port]',
+    );
     process.exit(2);
   }
-  const listen = await build(variant);
+  const listen = await build(variant, redisPort === undefined ? undefined : Number(redisPort));
   const { port } = await listen();
   let start = process.cpuUsage();
   process.on('message', (msg: { type: string }) => {
