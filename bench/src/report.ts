@@ -216,7 +216,7 @@ function redisTargets(redis: RedisReport): TargetRow[] {
       gap:
         worst <= 56
           ? '-'
-          : `aim: ${worst - 56} B over 56 B (RLF's key is ${rlfMem ? `${rlfMem.bytes} B` : '?'}; see the Redis memory table for the key names: the hash-tagged name itself is part of the figure)`,
+          : `aim: ${worst - 56} B over 56 B (RLF's key is ${rlfMem ? `${rlfMem.bytes} B` : '?'}; see the Redis memory table for the key names: the key text is part of the figure)`,
     });
   }
   if (redis.scale !== undefined) {
