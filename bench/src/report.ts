@@ -3,6 +3,9 @@
  * `bench:redis --json` and `bench:http --json` write. Used by `pnpm bench` (src/all.ts);
  * pure functions of the run's results, so every figure in the note comes from that run.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import type { CoreReport } from './core.js';
@@ -518,6 +521,9 @@ export function renderMarkdown(input: ReportInput): string {
       targets.map((t) => [t.target, t.measured, t.floor, t.aim, t.verdict, t.gap]),
     ),
   );
+  // The causes of the gaps, from profiles and A/B runs (hand-written, kept beside the bench).
+  const gaps = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'gaps.md');
+  if (existsSync(gaps)) p(readFileSync(gaps, 'utf8').trim());
 
   // --- core ---
   if (core !== undefined) {
