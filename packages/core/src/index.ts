@@ -29,7 +29,7 @@ export { MemoryStore } from './memory-store.js';
 export type { AcquireOptions, ConsumeOptions, RateLimiterOptions } from './rate-limiter.js';
 export { RateLimiter } from './rate-limiter.js';
 export { ipSubject, keySegment, MAX_SEGMENT_LENGTH } from './request-key.js';
-export type { RequestView } from './request-view.js';
+export { LazyRequestView, type RequestView } from './request-view.js';
 export { SlidingLogAlgorithm, slidingLog } from './sliding-log.js';
 export { SlidingWindowAlgorithm, slidingWindow } from './sliding-window.js';
 export type { Store } from './store.js';

@@ -2,8 +2,8 @@ import {
   HttpLimiter,
   type HttpVerdict,
   isThrottleSkipped,
+  LazyRequestView,
   type LimitInput,
-  type RequestView,
   SluiceConfigError,
 } from '@sluice/core';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
@@ -20,6 +20,8 @@ function setHeader(res: Response, name: string, value: string): void {
   res.setHeader(name, value);
 }
 
+const expressHeaders = (req: Request) => req.headers;
+
 /**
  * `req.ip`: Express runs proxy-addr over `X-Forwarded-For` with the app's `trust proxy`
  * function. With `trust proxy` off (Express's default) that is always the socket's address,
@@ -30,25 +32,6 @@ function clientIp(req: Request): string {
   const settings = (req.app as { settings?: Record<string, unknown> } | undefined)?.settings;
   const ip = settings?.['trust proxy'] === false ? req.socket.remoteAddress : req.ip;
   return ip ?? req.socket.remoteAddress ?? '';
-}
-
-/**
- * The core's view of an Express request. `headers` is read from `req` only when a callback
- * (`key`, `skip`, a named limiter…) asks for it.
- */
-class ExpressView implements RequestView {
-  constructor(
-    readonly method: string,
-    readonly route: string,
-    readonly ip: string,
-    readonly userId: string | number | undefined,
-    readonly raw: Request,
-    readonly ledger: object | undefined,
-  ) {}
-
-  get headers(): Request['headers'] {
-    return this.raw.headers;
-  }
 }
 
 /** `true` when a handler of the matched route is marked `@SkipThrottle()`. */
@@ -124,12 +107,13 @@ export function rateLimit(options: ExpressRateLimitOptions = {}): RequestHandler
       if (route === undefined || !routeSkipsThrottle(route)) {
         const method = req.method;
         verdict = limiter.check(
-          new ExpressView(
+          new LazyRequestView(
             method,
             route === undefined ? '*' : `${method} ${req.baseUrl}${String(route.path)}`,
             clientIp(req),
             limiter.userOf(req),
             req,
+            expressHeaders,
             // A dictionary-mode object Express creates per request: the core's ledger
             // costs no new hidden class there (see request-decision.ts).
             res.locals,

@@ -2,6 +2,7 @@ import {
   HttpLimiter,
   type HttpVerdict,
   isThrottleSkipped,
+  LazyRequestView,
   Limit,
   type LimitInput,
   SluiceConfigError,
@@ -43,6 +44,8 @@ type Marked = { [kGuard]?: Guard };
 
 const LIMIT_FORMS =
   'a throttle string, a Limit, an array of them, an options object, or false (opt out)';
+
+const fastifyHeaders = (request: FastifyRequest) => request.headers;
 
 const defaultUser = (request: FastifyRequest) =>
   (request as { user?: { id?: string | number } | null }).user?.id;
@@ -86,14 +89,16 @@ export function runGuards(
   }
   for (let i = from; i < guards.length; i++) {
     const g = guards[i]!;
-    const verdict = g.limiter.check({
-      method: request.method,
-      route,
-      ip: request.ip,
-      userId: g.limiter.userOf(request),
-      headers: request.headers,
-      raw: request,
-    });
+    const verdict = g.limiter.check(
+      new LazyRequestView(
+        request.method,
+        route,
+        request.ip,
+        g.limiter.userOf(request),
+        request,
+        fastifyHeaders,
+      ),
+    );
     if (verdict === undefined) continue;
     if (verdict instanceof Promise) {
       const r = route;

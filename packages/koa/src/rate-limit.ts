@@ -3,8 +3,8 @@ import {
   type HttpLimitOptions,
   type HttpVerdict,
   isThrottleSkipped,
+  LazyRequestView,
   type LimitInput,
-  type RequestView,
   SluiceConfigError,
 } from '@sluice/core';
 import type { Context, Middleware, Next } from 'koa';
@@ -55,20 +55,7 @@ function setHeader(ctx: Context, name: string, value: string): void {
   ctx.res.setHeader(name, value);
 }
 
-/** The core's view of a Koa request; `headers` is read only when a callback asks for it. */
-class KoaView implements RequestView {
-  constructor(
-    readonly method: string,
-    readonly route: string,
-    readonly ip: string,
-    readonly userId: string | number | undefined,
-    readonly raw: Context,
-  ) {}
-
-  get headers(): Context['headers'] {
-    return this.raw.req.headers;
-  }
-}
+const koaHeaders = (ctx: Context) => ctx.req.headers;
 
 const defaultUser = (ctx: Context): string | number | undefined => ctx.state.user?.id;
 
@@ -93,12 +80,13 @@ function middleware(options: KoaRateLimitOptions, honourSkip: boolean): Middlewa
     const layer = routeLayer(ctx, method);
     if (honourSkip && layer?.stack.some(isThrottleSkipped)) return next();
     const verdict = limiter.check(
-      new KoaView(
+      new LazyRequestView(
         method,
         layer === undefined ? '*' : `${method} ${String(layer.path)}`,
         ctx.ip,
         limiter.userOf(ctx),
         ctx,
+        koaHeaders,
       ),
     );
     if (verdict === undefined) return next();
