@@ -48,6 +48,12 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '50' },
     only: { type: 'string' },
     json: { type: 'string' },
+    /**
+     * Also measure, in every selected case, a middleware / hook that does nothing and one
+     * that only sets the three X-RateLimit-* headers: what the framework itself charges
+     * (reported, never judged).
+     */
+    baselines: { type: 'boolean', default: false },
   },
 });
 const ROUNDS = Number(args.rounds);
@@ -291,7 +297,7 @@ async function measure(s: Server, redis: RedisProcess | undefined): Promise<void
 export interface HttpRow {
   /** 'unlimited', 'sluice' or the peer's name. */
   limiter: string;
-  role: 'unlimited' | 'sluice' | 'peer';
+  role: 'unlimited' | 'sluice' | 'peer' | 'baseline';
   variant: Variant;
   /** Requests/s: median and per round. */
   rps: number;
@@ -367,7 +373,13 @@ function judge(g: Group, base: Server, limited: Server[]): HttpCase {
     const ratioRounds = isBase ? null : perRound(s, (x, b) => x / b, 'rps');
     return {
       limiter: isBase ? 'unlimited' : s.label,
-      role: isBase ? 'unlimited' : s === limited[0] ? 'sluice' : 'peer',
+      role: isBase
+        ? 'unlimited'
+        : s === limited[0]
+          ? 'sluice'
+          : BASELINES.some(([v]) => v === s.variant)
+            ? 'baseline'
+            : 'peer',
       variant: s.variant,
       rps: median(s.rps),
       rpsRounds: s.rps,
@@ -384,7 +396,8 @@ function judge(g: Group, base: Server, limited: Server[]): HttpCase {
       probe: s.probe,
     };
   };
-  const [sluice, ...peers] = limited.map(row) as [HttpRow, ...HttpRow[]];
+  const [sluice, ...others] = limited.map(row) as [HttpRow, ...HttpRow[]];
+  const peers = others.filter((r) => r.role === 'peer');
   const judged = (x: (r: HttpRow) => number) =>
     (g.floor === undefined || x(sluice) >= g.floor) && peers.every((p) => x(sluice) > x(p));
   return {
@@ -398,18 +411,27 @@ function judge(g: Group, base: Server, limited: Server[]): HttpCase {
     verdict: judged((r) => r.ratio!) ? 'PASS' : 'FAIL',
     cpuVerdict: judged((r) => r.cpuRatio!) ? 'PASS' : 'FAIL',
     aimMet: sluice.ratio! >= g.aim.ratio && (g.aim.us === undefined || sluice.deltaUs! <= g.aim.us),
-    rows: [row(base), sluice, ...peers],
+    rows: [row(base), sluice, ...others],
   };
 }
 
+/** `--baselines`: [variant, label] measured beside the limiters of every selected case. */
+const BASELINES: [Variant, string][] = [
+  ['noop', 'baseline: no-op middleware'],
+  ['headers', 'baseline: the 3 headers only'],
+];
+
 function selectGroups(): Group[] {
+  const all = args.baselines
+    ? GROUPS.map((g) => ({ ...g, limited: [...g.limited, ...BASELINES] }))
+    : GROUPS;
   const only = args.only?.split(',');
-  if (only === undefined) return GROUPS;
+  if (only === undefined) return all;
   const known = new Set(GROUPS.flatMap((g) => [g.id, g.framework]));
   const unknown = only.filter((x) => !known.has(x));
   if (unknown.length > 0)
     throw new Error(`--only: no case ${unknown.join(', ')} (cases: ${[...known].join(', ')})`);
-  return GROUPS.filter((g) => only.includes(g.id) || only.includes(g.framework));
+  return all.filter((g) => only.includes(g.id) || only.includes(g.framework));
 }
 
 async function main(groups: Group[], redis: RedisProcess | undefined): Promise<void> {

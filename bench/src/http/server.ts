@@ -11,7 +11,9 @@
  * koa-ratelimit), `sluice-deny`, `peer-deny`, `rlf-deny` (Fastify: every request after the
  * first is denied), `sluice-redis`, `peer-redis` (Fastify: @sluice/fastify with a RedisStore /
  * @fastify/rate-limit with its Redis store, on the redis-server at 127.0.0.1:<redis port>,
- * which the parent started). Allowing limiters never deny (a quota of 1e9 per minute);
+ * which the parent started); `noop` / `headers` (a middleware or hook that does nothing / only
+ * sets the three X-RateLimit-* headers: what the framework charges for any middleware and
+ * for the headers, for `pnpm bench:ab`). Allowing limiters never deny (a quota of 1e9 per minute);
  * denying ones allow 1 per hour. Every limiter keys on the client IP and sends its default
  * headers.
  */
@@ -23,6 +25,7 @@ import type { FastifyPluginCallback } from 'fastify';
 // they are loaded untyped, through the few calls made here.
 const require = createRequire(import.meta.url);
 type Handler = (...args: never[]) => unknown;
+type NodeResponse = { setHeader(name: string, value: string): void };
 interface App {
   use(fn: unknown): unknown;
   listen(port: number, host: string, cb: () => void): Server;
@@ -42,13 +45,24 @@ export type Variant =
   | 'peer-deny'
   | 'rlf-deny'
   | 'sluice-redis'
-  | 'peer-redis';
+  | 'peer-redis'
+  | 'noop'
+  | 'headers';
 
 /** Never denies: GCRA with 1e9 per minute and a burst of 1e9 (the quota). */
 const ALLOW = 'throttle:1000000000,1';
 /** Denies all but the first request: 1 per 60 minutes. */
 const DENY = 'throttle:1,60';
 const BODY = 'hello world';
+/**
+ * The `headers` variant: a middleware / hook that only sets these three legacy headers (the
+ * values a never-denying limit sends), the cost of the headers alone; `noop` does nothing.
+ */
+const HEADERS: [string, string][] = [
+  ['X-RateLimit-Limit', '1000000000'],
+  ['X-RateLimit-Remaining', '999999999'],
+  ['X-RateLimit-Reset', '1763700000'],
+];
 
 type Listen = () => Promise<{ port: number; close: () => Promise<unknown> }>;
 
@@ -64,6 +78,18 @@ async function redisClient(port: number | undefined) {
   return new Redis({ host: '127.0.0.1', port });
 }
 
+/** Listens on a free 127.0.0.1 port with a Node-style `app.listen` (Express, Koa). */
+function listenNode(app: App): ReturnType<Listen> {
+  return new Promise((resolve) => {
+    const server = app.listen(0, '127.0.0.1', () =>
+      resolve({
+        port: (server.address() as AddressInfo).port,
+        close: () => new Promise((r) => server.close(r)),
+      }),
+    );
+  });
+}
+
 async function express(variant: Variant): Promise<Listen> {
   const app = (require('express') as () => ExpressApp)();
   app.set('etag', false);
@@ -74,19 +100,17 @@ async function express(variant: Variant): Promise<Listen> {
   } else if (variant === 'peer') {
     const { rateLimit } = await import('express-rate-limit');
     app.use(rateLimit({ windowMs: 60_000, limit: 1e9 }));
+  } else if (variant === 'noop' || variant === 'headers') {
+    const set = variant === 'headers';
+    app.use((_req: unknown, res: NodeResponse, next: () => void) => {
+      if (set) for (const [name, value] of HEADERS) res.setHeader(name, value);
+      next();
+    });
   } else if (variant !== 'none') throw new Error(`express: no variant ${variant}`);
   app.get('/', (_req, res) => {
     res.send(BODY);
   });
-  return () =>
-    new Promise((resolve) => {
-      const server = app.listen(0, '127.0.0.1', () =>
-        resolve({
-          port: (server.address() as AddressInfo).port,
-          close: () => new Promise((r) => server.close(r)),
-        }),
-      );
-    });
+  return () => listenNode(app);
 }
 
 async function fastify(variant: Variant, redisPort?: number): Promise<Listen> {
@@ -143,6 +167,12 @@ async function fastify(variant: Variant, redisPort?: number): Promise<Listen> {
         },
       );
     });
+  } else if (variant === 'noop' || variant === 'headers') {
+    const set = variant === 'headers';
+    app.addHook('onRequest', (_request, reply, done) => {
+      if (set) for (const [name, value] of HEADERS) reply.header(name, value);
+      done();
+    });
   } else if (variant !== 'none') throw new Error(`fastify: no variant ${variant}`);
   app.get('/', async () => BODY);
   return async () => {
@@ -169,21 +199,19 @@ async function koa(variant: Variant): Promise<Listen> {
         id: (ctx: { ip: string }) => ctx.ip,
       }),
     );
+  } else if (variant === 'noop' || variant === 'headers') {
+    const set = variant === 'headers';
+    app.use((ctx: { res: NodeResponse }, next: () => Promise<void>) => {
+      if (set) for (const [name, value] of HEADERS) ctx.res.setHeader(name, value);
+      return next();
+    });
   } else if (variant !== 'none') throw new Error(`koa: no variant ${variant}`);
   const router = new Router();
   router.get('/', (ctx: { body: unknown }) => {
     ctx.body = BODY;
   });
   app.use(router.routes());
-  return () =>
-    new Promise((resolve) => {
-      const server = app.listen(0, '127.0.0.1', () =>
-        resolve({
-          port: (server.address() as AddressInfo).port,
-          close: () => new Promise((r) => server.close(r)),
-        }),
-      );
-    });
+  return () => listenNode(app);
 }
 
 const BUILDERS: Record<Framework, (variant: Variant, redisPort?: number) => Promise<Listen>> = {
