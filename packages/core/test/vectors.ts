@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type Algorithm,
@@ -26,13 +26,31 @@ export interface VectorCase {
   steps: VectorStep[];
 }
 
+/** The contract's vectors: the shared folder beside the repository (`../shared`). */
+export const SHARED_VECTORS_PATH = join(
+  __dirname,
+  '..',
+  '..',
+  '..',
+  '..',
+  'shared',
+  'vectors',
+  'gcra.json',
+);
+
 /**
- * The vectors file lives in the shared folder beside the repository (`../shared`, where CI
- * puts it), or wherever `SLUICE_VECTORS` points.
+ * A verbatim copy of the shared vectors, committed so a clone anywhere can run the tests;
+ * `vectors-copy.test.ts` fails when it differs from the shared file.
+ */
+export const COPIED_VECTORS_PATH = join(__dirname, 'vectors', 'gcra.json');
+
+/**
+ * The vectors file used: `SLUICE_VECTORS` when set, else the shared folder beside the
+ * repository when it is there, else the committed copy.
  */
 export const VECTORS_PATH =
   process.env.SLUICE_VECTORS ??
-  join(__dirname, '..', '..', '..', '..', 'shared', 'vectors', 'gcra.json');
+  (existsSync(SHARED_VECTORS_PATH) ? SHARED_VECTORS_PATH : COPIED_VECTORS_PATH);
 
 /** 2026-01-01T00:00:00Z: vectors run at a real epoch time, as in production. */
 export const VECTOR_EPOCH = Date.UTC(2026, 0, 1);
@@ -44,8 +62,8 @@ export function loadVectors(): VectorCase[] {
     text = readFileSync(VECTORS_PATH, 'utf8');
   } catch (error) {
     throw new Error(
-      `the redis-cell vectors are not at ${VECTORS_PATH}: clone next to shared/ (as CI does) ` +
-        `or set SLUICE_VECTORS to shared/vectors/gcra.json (${String(error)})`,
+      `the redis-cell vectors are not at ${VECTORS_PATH}: set SLUICE_VECTORS to ` +
+        `shared/vectors/gcra.json (${String(error)})`,
     );
   }
   return (JSON.parse(text) as { cases: VectorCase[] }).cases;
