@@ -1,3 +1,4 @@
+import { ServerResponse } from 'node:http';
 import {
   HttpLimiter,
   type HttpVerdict,
@@ -16,8 +17,24 @@ function defaultUser(req: Request): string | number | undefined {
   return typeof id === 'string' || typeof id === 'number' ? id : undefined;
 }
 
-function setHeader(res: Response, name: string, value: string): void {
+const nodeSetHeader = ServerResponse.prototype.setHeader;
+
+/** Sets a header with Node's `ServerResponse.prototype.setHeader`, found without a lookup on `res`. */
+function setHeaderNode(res: Response, name: string, value: string): void {
+  nodeSetHeader.call(res, name, value);
+}
+
+/** Sets a header with the response's own `setHeader` (one a library installed on it). */
+function setHeaderOwn(res: Response, name: string, value: string): void {
   res.setHeader(name, value);
+}
+
+/**
+ * The header setter for `res`: one lookup of `res.setHeader` per request instead of one per
+ * header (each is a slow lookup on an Express 5 response, see request-decision.ts).
+ */
+function headerSetter(res: Response): (res: Response, name: string, value: string) => void {
+  return res.setHeader === nodeSetHeader ? setHeaderNode : setHeaderOwn;
 }
 
 const expressHeaders = (req: Request) => req.headers;
@@ -29,7 +46,10 @@ const expressHeaders = (req: Request) => req.headers;
  * request-decision.ts).
  */
 function clientIp(req: Request): string {
-  const settings = (req.app as { settings?: Record<string, unknown> } | undefined)?.settings;
+  // `req.app` lives on the request's prototype (`app.request`): read it there, on an object
+  // whose hidden class does not change per request.
+  const app = (Object.getPrototypeOf(req) as { app?: { settings?: Record<string, unknown> } })?.app;
+  const settings = app?.settings;
   const ip = settings?.['trust proxy'] === false ? req.socket.remoteAddress : req.ip;
   return ip ?? req.socket.remoteAddress ?? '';
 }
@@ -83,10 +103,16 @@ export function rateLimit(options: ExpressRateLimitOptions = {}): RequestHandler
   if (handler !== undefined && typeof handler !== 'function') {
     throw new SluiceConfigError('handler', handler, 'a function (req, res, next, verdict) => void');
   }
-  const respond = (req: Request, res: Response, next: NextFunction, verdict: HttpVerdict) => {
+  const respond = (
+    req: Request,
+    res: Response,
+    locals: unknown,
+    next: NextFunction,
+    verdict: HttpVerdict,
+  ) => {
     try {
-      setRequestDecision(req, res, verdict.decision);
-      verdict.writeHeaders(res, setHeader);
+      setRequestDecision(req, locals, verdict.decision);
+      verdict.writeHeaders(res, headerSetter(res));
       if (!verdict.allowed) {
         if (handler !== undefined) return handler(req, res, next, verdict);
         const body = verdict.body;
@@ -102,6 +128,9 @@ export function rateLimit(options: ExpressRateLimitOptions = {}): RequestHandler
 
   return function sluiceRateLimit(req: Request, res: Response, next: NextFunction): void {
     let verdict: HttpVerdict | Promise<HttpVerdict> | undefined;
+    // A dictionary-mode object Express creates per request: the core's ledger and
+    // `req.rateLimit` live there (see request-decision.ts).
+    const locals = res.locals as object | undefined;
     try {
       const route = req.route as { path: unknown; stack?: { handle?: unknown }[] } | undefined;
       if (route === undefined || !routeSkipsThrottle(route)) {
@@ -114,9 +143,7 @@ export function rateLimit(options: ExpressRateLimitOptions = {}): RequestHandler
             limiter.userOf(req),
             req,
             expressHeaders,
-            // A dictionary-mode object Express creates per request: the core's ledger
-            // costs no new hidden class there (see request-decision.ts).
-            res.locals,
+            locals,
           ),
         );
       }
@@ -125,8 +152,9 @@ export function rateLimit(options: ExpressRateLimitOptions = {}): RequestHandler
       return;
     }
     if (verdict === undefined) next();
-    else if (verdict instanceof Promise) verdict.then((v) => respond(req, res, next, v), next);
-    else respond(req, res, next, verdict);
+    else if (verdict instanceof Promise)
+      verdict.then((v) => respond(req, res, locals, next, v), next);
+    else respond(req, res, locals, next, verdict);
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Decision } from '@sluice/core';
-import type { Request, Response } from 'express';
+import type { Request } from 'express';
 
 /**
  * `req.rateLimit` without a new hidden class per request.
@@ -64,9 +64,9 @@ function installAccessor(req: Request): boolean {
   return true;
 }
 
-/** `req.rateLimit = decision` (see above); `res` is `req`'s response. */
-export function setRequestDecision(req: Request, res: Response, decision: Decision): void {
-  const locals = res.locals as Locals | undefined;
-  if (locals !== undefined && installAccessor(req)) locals[kDecision] = decision;
+/** `req.rateLimit = decision` (see above); `locals` is `res.locals` of `req`'s response. */
+export function setRequestDecision(req: Request, locals: unknown, decision: Decision): void {
+  if (typeof locals === 'object' && locals !== null && installAccessor(req))
+    (locals as Locals)[kDecision] = decision;
   else req.rateLimit = decision;
 }

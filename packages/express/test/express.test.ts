@@ -121,6 +121,31 @@ describe('@sluice/express', () => {
     expect((await get(server, '/')).body).toMatchObject({ shown: { remaining: 3 } });
   });
 
+  it('sets headers through a setHeader another middleware installed on res (as on-headers-style wrappers do)', async () => {
+    const app = express();
+    const seen: string[] = [];
+    app.use((_req, res, next) => {
+      const original = res.setHeader;
+      res.setHeader = function (
+        this: Response,
+        name: string,
+        value: string | number | readonly string[],
+      ) {
+        seen.push(name);
+        return original.call(this, name, value);
+      } as typeof res.setHeader;
+      next();
+    });
+    app.use(rateLimit({ limit: 'throttle:5,1', store: new MemoryStore(), clock }));
+    app.get('/', ok);
+    server = await listen(app);
+    const res = await get(server, '/');
+    expect(res.headers['x-ratelimit-remaining']).toBe('4');
+    expect(seen).toEqual(
+      expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']),
+    );
+  });
+
   it('req.rateLimit set in a sub-app is still seen by the parent app', async () => {
     const app = express();
     const sub = express();

@@ -57,6 +57,19 @@ function setHeader(ctx: Context, name: string, value: string): void {
 
 const koaHeaders = (ctx: Context) => ctx.req.headers;
 
+/**
+ * `ctx.ip`, without its cost where Koa's answer is the socket's address. Koa's getter
+ * (`ips[0] || socket.remoteAddress || ''`) reads `X-Forwarded-For` and builds an array even
+ * with `app.proxy` off (Koa's default), where `ips` is always empty. An ip computed or set
+ * (`ctx.request.ip = …`) before is kept under a symbol on `ctx.request`; when any own symbol
+ * is there, or `app.proxy` is on, Koa's getter answers.
+ */
+function clientIp(ctx: Context): string {
+  const request = ctx.request;
+  if (ctx.app.proxy || Object.getOwnPropertySymbols(request).length > 0) return ctx.ip;
+  return ctx.req.socket?.remoteAddress || '';
+}
+
 const defaultUser = (ctx: Context): string | number | undefined => ctx.state.user?.id;
 
 function middleware(options: KoaRateLimitOptions, honourSkip: boolean): Middleware {
@@ -83,7 +96,7 @@ function middleware(options: KoaRateLimitOptions, honourSkip: boolean): Middlewa
       new LazyRequestView(
         method,
         layer === undefined ? '*' : `${method} ${String(layer.path)}`,
-        ctx.ip,
+        clientIp(ctx),
         limiter.userOf(ctx),
         ctx,
         koaHeaders,

@@ -376,12 +376,52 @@ describe('@sluice/koa', () => {
     expect(() => rateLimit({ handler: 42 as never })).toThrow(/"handler"/);
   });
 
+  it("keys by Koa's ctx.ip: the socket address, X-Forwarded-For only with app.proxy, and an ip set before", async () => {
+    const seen: string[] = [];
+    const build = (proxy: boolean, setIp: boolean) => {
+      const app = new Koa();
+      app.proxy = proxy;
+      if (setIp) {
+        app.use((ctx, next) => {
+          const ip = ctx.get('x-test-ip');
+          if (ip !== '') ctx.request.ip = ip;
+          return next();
+        });
+      }
+      app.use(
+        rateLimit({
+          ...base().options,
+          key: (req) => {
+            seen.push(req.ip);
+            return req.ip;
+          },
+        }),
+      );
+      app.use(ok);
+      return app;
+    };
+    const xff = { 'X-Forwarded-For': '198.51.100.7' };
+    await withApp(build(false, false), async (agent) => {
+      expect((await agent.get('/').set(xff)).status).toBe(200);
+    });
+    await withApp(build(true, false), async (agent) => {
+      expect((await agent.get('/').set(xff)).status).toBe(200);
+    });
+    await withApp(build(false, true), async (agent) => {
+      expect((await agent.get('/').set({ ...xff, 'x-test-ip': '203.0.113.9' })).status).toBe(200);
+      expect((await agent.get('/').set(xff)).status).toBe(200);
+    });
+    expect(seen).toEqual(['127.0.0.1', '198.51.100.7', '203.0.113.9', '127.0.0.1']);
+  });
+
   it('allowed requests with a synchronous store return no extra promise from the middleware', () => {
     const mw = rateLimit({ store: new MemoryStore(), limit: 'throttle:1,1' });
     const ctx = {
       req: { method: 'GET', headers: {} },
       res: { setHeader: () => {} },
       ip: '127.0.0.1',
+      app: { proxy: true },
+      request: {},
       state: {},
     } as unknown as Context;
     const nextResult = Promise.resolve('from next');
