@@ -36,7 +36,7 @@ import autocannon from 'autocannon';
 import Table from 'cli-table3';
 import type { RedisProcess } from '../../packages/redis/test/redis-server.js';
 import { machine, median, scriptArgs, withRedis } from './common.js';
-import type { Framework, Variant } from './http/server.js';
+import type { Framework, Variant } from './http/apps.js';
 
 const { values: args } = parseArgs({
   // `pnpm bench:http -- --rounds 5` passes the `--` through; drop it.
@@ -419,6 +419,7 @@ function judge(g: Group, base: Server, limited: Server[]): HttpCase {
 const BASELINES: [Variant, string][] = [
   ['noop', 'baseline: no-op middleware'],
   ['headers', 'baseline: the 3 headers only'],
+  ['sluice-bare', 'baseline: sluice, headers: false'],
 ];
 
 function selectGroups(): Group[] {

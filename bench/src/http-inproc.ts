@@ -1,0 +1,295 @@
+/**
+ * `pnpm bench:http:inproc`: what each limiter adds to one request, measured in-process,
+ * without sockets, HTTP parsing or a load generator: the precise companion of
+ * `pnpm bench:http` (whose req/s ratios swing by several % between rounds on a shared
+ * machine).
+ *
+ * The apps are bench:http's (./http/apps.ts: hello world on Express, Fastify or Koa,
+ * unlimited, behind sluice or the framework's usual limiter, and the baselines). Each request
+ * is a real `http.IncomingMessage` / `http.ServerResponse` pair on an in-memory socket that
+ * discards what is written, handed to the framework's own request listener (Express's app,
+ * Koa's `app.callback()`, Fastify's `app.routing`); the next request starts when the response
+ * has finished. Variants are run in batches (`--batch` requests), interleaved (a rotated order
+ * each round, `--rounds` rounds), and timed with `process.cpuUsage()` (this process's CPU, so
+ * time other processes take is not counted). Reported per variant: CPU ns per request (the
+ * mean over all batches), Δns (that minus unlimited's), the median and quartiles of the
+ * per-round paired Δ (the spread), and the in-process ratio unlimited / variant.
+ *
+ * Δns is what a limiter adds to a request over HTTP too; the ratio is not the HTTP ratio,
+ * since an in-process request leaves out the HTTP parser and the socket (about half of a Koa
+ * request's CPU over HTTP). `HTTP ratio at X µs` estimates it as X / (X + Δ), with X the
+ * unlimited server's CPU per request over HTTP (`--http-us`, per framework, from a
+ * bench:http run; defaults measured on our 2-core machine).
+ *
+ * Flags: `--only` framework names (express, fastify, koa; comma-separated), `--variants`
+ * (default none,sluice,peer,noop,headers,sluice-bare; `none` first), `--batch`, `--rounds`,
+ * `--http-us express=60,fastify=13,koa=14.6`, `--json <file>`.
+ */
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { IncomingMessage, type RequestListener, ServerResponse } from 'node:http';
+import os from 'node:os';
+import { Duplex } from 'node:stream';
+import { parseArgs } from 'node:util';
+import Table from 'cli-table3';
+import { machine, median, scriptArgs } from './common.js';
+import { BUILDERS, FRAMEWORKS, type Framework, type Variant } from './http/apps.js';
+
+const { values: args } = parseArgs({
+  args: scriptArgs(),
+  options: {
+    only: { type: 'string' },
+    variants: { type: 'string', default: 'none,sluice,peer,noop,headers,sluice-bare' },
+    batch: { type: 'string', default: '2000' },
+    rounds: { type: 'string', default: '100' },
+    'http-us': { type: 'string', default: 'express=60,fastify=13,koa=14.6' },
+    json: { type: 'string' },
+  },
+});
+const BATCH = Number(args.batch);
+const ROUNDS = Number(args.rounds);
+const VARIANTS = args.variants.split(',') as Variant[];
+if (VARIANTS[0] !== 'none') throw new Error('--variants: the first variant must be none');
+const HTTP_US = Object.fromEntries(
+  args['http-us'].split(',').map((kv) => {
+    const [k, v] = kv.split('=');
+    return [k, Number(v)];
+  }),
+) as Record<Framework, number>;
+
+const LABELS: Partial<Record<Variant, string>> = {
+  none: 'unlimited',
+  sluice: 'sluice',
+  peer: 'peer',
+  noop: 'baseline: no-op middleware',
+  headers: 'baseline: the 3 headers only',
+  'sluice-bare': 'baseline: sluice, headers: false',
+};
+const PEERS: Record<Framework, string> = {
+  express: 'express-rate-limit',
+  fastify: '@fastify/rate-limit',
+  koa: 'koa-ratelimit',
+};
+
+/** A socket that keeps nothing: what the response writes is counted and dropped. */
+class NullSocket extends Duplex {
+  readonly remoteAddress = '127.0.0.1';
+  readonly remoteFamily = 'IPv4';
+  readonly remotePort = 40000;
+  readonly encrypted = false;
+  written = '';
+  keep = false;
+  override _read(): void {}
+  override _write(chunk: Buffer | string, _enc: BufferEncoding, cb: () => void): void {
+    if (this.keep) this.written += chunk.toString();
+    cb();
+  }
+}
+
+const REQUEST_HEADERS = {
+  host: '127.0.0.1:3000',
+  'user-agent': 'sluice-bench',
+  accept: '*/*',
+  connection: 'keep-alive',
+};
+
+/** Serves `n` GET / requests one after the other on one socket (a keep-alive connection). */
+function serve(listener: RequestListener, socket: NullSocket, n: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let left = n;
+    const one = (): void => {
+      if (left-- === 0) {
+        resolve();
+        return;
+      }
+      const req = new IncomingMessage(socket as never);
+      req.method = 'GET';
+      req.url = '/';
+      req.httpVersionMajor = 1;
+      req.httpVersionMinor = 1;
+      req.httpVersion = '1.1';
+      req.headers = { ...REQUEST_HEADERS };
+      req.rawHeaders = Object.entries(REQUEST_HEADERS).flat();
+      req.complete = true;
+      req.push(null);
+      const res = new ServerResponse(req);
+      res.shouldKeepAlive = true;
+      res.assignSocket(socket as never);
+      res.on('finish', () => {
+        res.detachSocket(socket as never);
+        setImmediate(one);
+      });
+      try {
+        listener(req, res);
+      } catch (err) {
+        reject(err);
+      }
+    };
+    one();
+  });
+}
+
+/** The status line and rate-limit header names of one response of `listener`. */
+async function probe(listener: RequestListener): Promise<string> {
+  const socket = new NullSocket();
+  socket.keep = true;
+  await serve(listener, socket, 1);
+  const head = socket.written.split('\r\n\r\n')[0]!.split('\r\n');
+  const names = head
+    .slice(1)
+    .map((h) => h.slice(0, h.indexOf(':')))
+    .filter((h) => /ratelimit|retry-after/i.test(h));
+  return `${head[0]!.replace('HTTP/1.1 ', '')} ${names.join(', ') || '(no rate-limit headers)'}`;
+}
+
+interface Row {
+  variant: Variant;
+  label: string;
+  probe: string;
+  /** CPU ns per request of each batch, by round. */
+  batches: number[];
+  meanNs: number;
+  deltaNs: number;
+  deltaMedian: number;
+  deltaQ1: number;
+  deltaQ3: number;
+  ratio: number;
+  httpRatio: number;
+}
+
+const quantile = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
+};
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+async function measure(framework: Framework): Promise<Row[]> {
+  const listeners: RequestListener[] = [];
+  const probes: string[] = [];
+  for (const v of VARIANTS) {
+    const listener = await (await BUILDERS[framework](v)).listener();
+    listeners.push(listener);
+    probes.push(await probe(listener));
+  }
+  const socket = new NullSocket();
+  // Warm-up: every variant optimised before the first measurement.
+  for (let w = 0; w < 5; w++) for (const l of listeners) await serve(l, socket, BATCH);
+  const batches = VARIANTS.map((): number[] => []);
+  for (let r = 0; r < ROUNDS; r++) {
+    for (let j = 0; j < VARIANTS.length; j++) {
+      const k = (j + r) % VARIANTS.length;
+      const start = process.cpuUsage();
+      await serve(listeners[k]!, socket, BATCH);
+      const used = process.cpuUsage(start);
+      batches[k]!.push(((used.user + used.system) * 1000) / BATCH);
+    }
+    if ((r + 1) % Math.ceil(ROUNDS / 5) === 0)
+      console.log(`${framework}: round ${r + 1}/${ROUNDS}`);
+  }
+  const base = batches[0]!;
+  const baseMean = mean(base);
+  return VARIANTS.map((variant, k) => {
+    const mine = batches[k]!;
+    const paired = mine.map((ns, r) => ns - base[r]!);
+    const meanNs = mean(mine);
+    const deltaNs = meanNs - baseMean;
+    const http = HTTP_US[framework] * 1000;
+    return {
+      variant,
+      label: variant === 'peer' ? PEERS[framework] : (LABELS[variant] ?? variant),
+      probe: probes[k]!,
+      batches: mine,
+      meanNs,
+      deltaNs,
+      deltaMedian: median(paired),
+      deltaQ1: quantile(paired, 0.25),
+      deltaQ3: quantile(paired, 0.75),
+      ratio: baseMean / meanNs,
+      httpRatio: http / (http + deltaNs),
+    };
+  });
+}
+
+async function main(): Promise<void> {
+  const only = args.only?.split(',') ?? [...FRAMEWORKS];
+  for (const f of only) {
+    if (!(FRAMEWORKS as readonly string[]).includes(f))
+      throw new Error(`--only: no framework ${f} (${FRAMEWORKS.join(', ')})`);
+  }
+  // One core, as bench:http's servers: the GC's helper threads share it.
+  let pinned = false;
+  if (os.cpus().length >= 2) {
+    try {
+      execFileSync('taskset', ['-a', '-cp', '1', String(process.pid)], { stdio: 'ignore' });
+      pinned = true;
+    } catch {}
+  }
+  const host = machine();
+  const loadStart = os.loadavg()[0]!;
+  console.log(
+    `machine: ${host.cores} cores, ${host.cpu}, Node ${host.node}; ${pinned ? 'pinned to core 1' : 'not pinned'}; ` +
+      `${BATCH} requests per batch, ${ROUNDS} interleaved rounds\n`,
+  );
+  const results: Record<string, Row[]> = {};
+  for (const f of only as Framework[]) results[f] = await measure(f);
+  const loadEnd = os.loadavg()[0]!;
+
+  const table = new Table({
+    style: { head: [], border: [] },
+    head: [
+      'framework',
+      'variant',
+      'CPU ns/req',
+      'Δns (mean)',
+      'Δns median [q1, q3]',
+      'in-process ratio',
+      'HTTP ratio (est.)',
+      'first response',
+    ],
+  });
+  for (const [f, rows] of Object.entries(results)) {
+    for (const r of rows) {
+      const none = r.variant === 'none';
+      table.push([
+        r === rows[0] ? `${f} (HTTP ${HTTP_US[f as Framework]} µs)` : '',
+        r.label,
+        r.meanNs.toFixed(0),
+        none ? '-' : `${r.deltaNs >= 0 ? '+' : ''}${r.deltaNs.toFixed(0)}`,
+        none
+          ? '-'
+          : `${r.deltaMedian.toFixed(0)} [${r.deltaQ1.toFixed(0)}, ${r.deltaQ3.toFixed(0)}]`,
+        none ? '-' : r.ratio.toFixed(3),
+        none ? '-' : r.httpRatio.toFixed(3),
+        r.probe,
+      ]);
+    }
+  }
+  console.log(table.toString());
+  console.log(
+    'Δns: CPU per request minus unlimited, mean over all batches; median [q1, q3]: of the per-round paired Δ. ' +
+      'HTTP ratio (est.): X / (X + Δ) with X the unlimited CPU µs per request over HTTP (--http-us).',
+  );
+  console.log(
+    `load average (1 min) at start ${loadStart.toFixed(2)}, at end ${loadEnd.toFixed(2)}`,
+  );
+  if (args.json !== undefined) {
+    writeFileSync(
+      args.json,
+      JSON.stringify(
+        {
+          machine: host,
+          pinned,
+          batch: BATCH,
+          rounds: ROUNDS,
+          httpUs: HTTP_US,
+          load: [loadStart, loadEnd],
+          results,
+        },
+        null,
+        2,
+      ),
+    );
+  }
+}
+
+await main();

@@ -1,0 +1,240 @@
+/**
+ * The benchmark apps of `pnpm bench:http` (served over HTTP by ./server.ts) and
+ * `pnpm bench:http:inproc` (called in-process by ../http-inproc.ts): a hello-world route
+ * (`GET /` answering `hello world`) on one framework, unlimited or behind one limiter.
+ *
+ * Variants: `none` (no limiter), `sluice`, `peer` (express-rate-limit / @fastify/rate-limit /
+ * koa-ratelimit), `sluice-deny`, `peer-deny`, `rlf-deny` (Fastify: every request after the
+ * first is denied), `sluice-redis`, `peer-redis` (Fastify: @sluice/fastify with a RedisStore /
+ * @fastify/rate-limit with its Redis store, on the redis-server at 127.0.0.1:<redis port>);
+ * and the baselines, reported and never judged: `noop` / `headers` (a middleware or hook that
+ * does nothing / only sets the three X-RateLimit-* headers: what the framework charges for
+ * any middleware and for the headers) and `sluice-bare` (sluice with `headers: false`: the
+ * limiter without the headers). Allowing limiters never deny (a quota of 1e9 per minute);
+ * denying ones allow 1 per hour. Every limiter keys on the client IP and sends its default
+ * headers.
+ */
+
+import type { RequestListener } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo, Server } from 'node:net';
+import type { FastifyPluginCallback } from 'fastify';
+
+// Express, Koa and koa-ratelimit have no types reachable from bench/ (their @types live with the adapters);
+// they are loaded untyped, through the few calls made here.
+const require = createRequire(import.meta.url);
+type Handler = (...args: never[]) => unknown;
+type NodeResponse = { setHeader(name: string, value: string): void };
+interface App {
+  use(fn: unknown): unknown;
+  callback(): RequestListener;
+  listen(port: number, host: string, cb: () => void): Server;
+}
+interface ExpressApp extends App {
+  set(name: string, value: unknown): void;
+  get(path: string, fn: (req: unknown, res: { send(body: string): void }) => void): void;
+}
+
+export const FRAMEWORKS = ['express', 'fastify', 'koa'] as const;
+export type Framework = (typeof FRAMEWORKS)[number];
+export type Variant =
+  | 'none'
+  | 'sluice'
+  | 'peer'
+  | 'sluice-deny'
+  | 'peer-deny'
+  | 'rlf-deny'
+  | 'sluice-redis'
+  | 'peer-redis'
+  | 'noop'
+  | 'headers'
+  | 'sluice-bare';
+
+/** Never denies: GCRA with 1e9 per minute and a burst of 1e9 (the quota). */
+const ALLOW = 'throttle:1000000000,1';
+/** Denies all but the first request: 1 per 60 minutes. */
+const DENY = 'throttle:1,60';
+const BODY = 'hello world';
+/**
+ * The `headers` variant: a middleware / hook that only sets these three legacy headers (the
+ * values a never-denying limit sends), the cost of the headers alone; `noop` does nothing.
+ */
+const HEADERS: [string, string][] = [
+  ['X-RateLimit-Limit', '1000000000'],
+  ['X-RateLimit-Remaining', '999999999'],
+  ['X-RateLimit-Reset', '1763700000'],
+];
+
+type Listen = () => Promise<{ port: number; close: () => Promise<unknown> }>;
+
+/** A built app: served on a port, or its Node request listener (in-process). */
+export interface Built {
+  listen: Listen;
+  listener: () => Promise<RequestListener>;
+}
+
+/**
+ * An ioredis client to the bench's redis-server, the same options for sluice and the peer
+ * (ioredis defaults: no auto-pipelining; sluice's RedisStore coalesces concurrent decisions
+ * into batched EVALSHA calls on its own).
+ */
+async function redisClient(port: number | undefined) {
+  if (port === undefined || !Number.isInteger(port))
+    throw new Error('a Redis variant needs the redis-server port as the third argument');
+  const { Redis } = await import('ioredis');
+  return new Redis({ host: '127.0.0.1', port });
+}
+
+/** Listens on a free 127.0.0.1 port with a Node-style `app.listen` (Express, Koa). */
+function listenNode(app: App): ReturnType<Listen> {
+  return new Promise((resolve) => {
+    const server = app.listen(0, '127.0.0.1', () =>
+      resolve({
+        port: (server.address() as AddressInfo).port,
+        close: () => new Promise((r) => server.close(r)),
+      }),
+    );
+  });
+}
+
+async function express(variant: Variant): Promise<Built> {
+  const app = (require('express') as () => ExpressApp)();
+  app.set('etag', false);
+  app.set('x-powered-by', false);
+  if (variant === 'sluice' || variant === 'sluice-bare') {
+    const { rateLimit } = await import('@sluice/express');
+    app.use(rateLimit({ limit: ALLOW, headers: variant === 'sluice' ? 'legacy' : false }));
+  } else if (variant === 'peer') {
+    const { rateLimit } = await import('express-rate-limit');
+    app.use(rateLimit({ windowMs: 60_000, limit: 1e9 }));
+  } else if (variant === 'noop' || variant === 'headers') {
+    const set = variant === 'headers';
+    app.use((_req: unknown, res: NodeResponse, next: () => void) => {
+      if (set) for (const [name, value] of HEADERS) res.setHeader(name, value);
+      next();
+    });
+  } else if (variant !== 'none') throw new Error(`express: no variant ${variant}`);
+  app.get('/', (_req, res) => {
+    res.send(BODY);
+  });
+  return { listen: () => listenNode(app), listener: async () => app as unknown as RequestListener };
+}
+
+async function fastify(variant: Variant, redisPort?: number): Promise<Built> {
+  const { default: Fastify } = await import('fastify');
+  const app = Fastify({ logger: false });
+  if (variant === 'sluice' || variant === 'sluice-deny' || variant === 'sluice-bare') {
+    const { rateLimit } = await import('@sluice/fastify');
+    await app.register(rateLimit, {
+      limit: variant === 'sluice-deny' ? DENY : ALLOW,
+      headers: variant === 'sluice-bare' ? false : 'legacy',
+    });
+  } else if (variant === 'sluice-redis') {
+    const { rateLimit } = await import('@sluice/fastify');
+    const { RedisStore } = await import('@sluice/redis');
+    const store = new RedisStore({ client: await redisClient(redisPort) });
+    // onStoreError 'deny': a Redis failure shows up as a 429, which aborts the run (the
+    // default, 'insurance', would answer from memory and measure the wrong thing).
+    await app.register(rateLimit, { limit: ALLOW, store, onStoreError: 'deny' });
+  } else if (variant === 'peer' || variant === 'peer-deny' || variant === 'peer-redis') {
+    // Untyped: its `FastifyInstance.rateLimit` declaration would clash with @sluice/fastify's.
+    const rateLimit = require('@fastify/rate-limit') as FastifyPluginCallback<{
+      max: number;
+      timeWindow: number;
+      redis?: unknown;
+    }>;
+    // With `redis`, a Redis failure answers 500 (skipOnError is false), which aborts the run.
+    await app.register(rateLimit, {
+      max: variant === 'peer-deny' ? 1 : 1e9,
+      timeWindow: variant === 'peer-deny' ? 3_600_000 : 60_000,
+      ...(variant === 'peer-redis' ? { redis: await redisClient(redisPort) } : {}),
+    });
+  } else if (variant === 'rlf-deny') {
+    // rate-limiter-flexible has no Fastify plugin: its README's middleware pattern, with the
+    // same headers as the others (X-RateLimit-*, Retry-After on a denial).
+    const { RateLimiterMemory, RateLimiterRes } = await import('rate-limiter-flexible');
+    const limiter = new RateLimiterMemory({ points: 1, duration: 3600 });
+    app.addHook('onRequest', (request, reply, done) => {
+      limiter.consume(request.ip).then(
+        (res) => {
+          reply.header('X-RateLimit-Limit', 1);
+          reply.header('X-RateLimit-Remaining', res.remainingPoints);
+          reply.header('X-RateLimit-Reset', Math.ceil((Date.now() + res.msBeforeNext) / 1000));
+          done();
+        },
+        (err: unknown) => {
+          if (!(err instanceof RateLimiterRes)) return done(err as Error);
+          const seconds = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
+          reply.header('Retry-After', seconds);
+          reply.header('X-RateLimit-Limit', 1);
+          reply.header('X-RateLimit-Remaining', 0);
+          reply.header('X-RateLimit-Reset', Math.ceil((Date.now() + err.msBeforeNext) / 1000));
+          reply.code(429).send({
+            statusCode: 429,
+            error: 'Too Many Requests',
+            message: `Rate limit exceeded, retry in ${seconds} seconds`,
+          });
+        },
+      );
+    });
+  } else if (variant === 'noop' || variant === 'headers') {
+    const set = variant === 'headers';
+    app.addHook('onRequest', (_request, reply, done) => {
+      if (set) for (const [name, value] of HEADERS) reply.header(name, value);
+      done();
+    });
+  } else if (variant !== 'none') throw new Error(`fastify: no variant ${variant}`);
+  app.get('/', async () => BODY);
+  return {
+    async listen() {
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      return { port: (app.server.address() as AddressInfo).port, close: () => app.close() };
+    },
+    // Fastify's own request listener (what its server calls), after the plugins are loaded.
+    async listener() {
+      await app.ready();
+      return app.routing as unknown as RequestListener;
+    },
+  };
+}
+
+async function koa(variant: Variant): Promise<Built> {
+  const Koa = require('koa') as new () => App;
+  const { default: Router } = await import('@koa/router');
+  const app = new Koa();
+  if (variant === 'sluice' || variant === 'sluice-bare') {
+    const { rateLimit } = await import('@sluice/koa');
+    app.use(rateLimit({ limit: ALLOW, headers: variant === 'sluice' ? 'legacy' : false }));
+  } else if (variant === 'peer') {
+    const ratelimit = require('koa-ratelimit') as (options: object) => Handler;
+    app.use(
+      ratelimit({
+        driver: 'memory',
+        db: new Map(),
+        duration: 60_000,
+        max: 1e9,
+        id: (ctx: { ip: string }) => ctx.ip,
+      }),
+    );
+  } else if (variant === 'noop' || variant === 'headers') {
+    const set = variant === 'headers';
+    app.use((ctx: { res: NodeResponse }, next: () => Promise<void>) => {
+      if (set) for (const [name, value] of HEADERS) ctx.res.setHeader(name, value);
+      return next();
+    });
+  } else if (variant !== 'none') throw new Error(`koa: no variant ${variant}`);
+  const router = new Router();
+  router.get('/', (ctx: { body: unknown }) => {
+    ctx.body = BODY;
+  });
+  app.use(router.routes());
+  return { listen: () => listenNode(app), listener: async () => app.callback() };
+}
+
+/** The app of `framework` with `variant`; `redisPort` for the `-redis` variants. */
+export const BUILDERS: Record<Framework, (variant: Variant, redisPort?: number) => Promise<Built>> =
+  {
+    express,
+    fastify,
+    koa,
+  };
