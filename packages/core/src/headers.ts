@@ -69,6 +69,32 @@ function pushPair(out: [string, string][], name: string, value: string): void {
   out.push([name, value]);
 }
 
+/** The header names sluice sends, as DESIGN §6 writes them. */
+const CANONICAL = {
+  limit: 'X-RateLimit-Limit',
+  remaining: 'X-RateLimit-Remaining',
+  reset: 'X-RateLimit-Reset',
+  policy: 'RateLimit-Policy',
+  draftLimit: 'RateLimit-Limit',
+  draftRemaining: 'RateLimit-Remaining',
+  draftReset: 'RateLimit-Reset',
+  rateLimit: 'RateLimit',
+  retryAfter: 'Retry-After',
+} as const;
+
+type HeaderNames = { readonly [K in keyof typeof CANONICAL]: string };
+
+/**
+ * The same names in lower case: what Fastify (which lowercases every name it is given) and
+ * HTTP/2 send. Header names are case-insensitive (RFC 9110 §5.1).
+ */
+const LOWERCASE: HeaderNames = Object.fromEntries(
+  Object.entries(CANONICAL).map(([k, v]) => [k, v.toLowerCase()]),
+) as unknown as HeaderNames;
+
+/** The header names, canonical or in lower case. */
+export const headerNames = (lowercase: boolean): HeaderNames => (lowercase ? LOWERCASE : CANONICAL);
+
 /**
  * Writes the rate-limit headers of `styles` with `set`, one call per header: what
  * {@link rateLimitHeaders} appends, without building pairs (the adapters' hot path).
@@ -78,6 +104,7 @@ function pushPair(out: [string, string][], name: string, value: string): void {
  * @param policies - every limit's policy, in order (draft-8); `decisions` their decisions,
  *   or `undefined` when there is one limit (its decision is `decision`).
  * @param nowMs - the decision time in ms since the Unix epoch (for `X-RateLimit-Reset`).
+ * @param names - {@link headerNames}: canonical (default) or lower case.
  */
 export function writeRateLimitHeaders<T>(
   styles: readonly HeaderStyle[],
@@ -88,6 +115,7 @@ export function writeRateLimitHeaders<T>(
   nowMs: number,
   target: T,
   set: HeaderSetter<T>,
+  names: HeaderNames = CANONICAL,
 ): void {
   const d = decision;
   const limit = String(d.limit);
@@ -95,21 +123,21 @@ export function writeRateLimitHeaders<T>(
   for (let s = 0; s < styles.length; s++) {
     switch (styles[s]) {
       case 'legacy':
-        set(target, 'X-RateLimit-Limit', limit);
-        set(target, 'X-RateLimit-Remaining', remaining);
-        set(target, 'X-RateLimit-Reset', epochSecondsText(nowMs + d.resetAfterMs));
+        set(target, names.limit, limit);
+        set(target, names.remaining, remaining);
+        set(target, names.reset, epochSecondsText(nowMs + d.resetAfterMs));
         break;
       case 'draft-6':
-        set(target, 'RateLimit-Policy', `${limit};w=${reported.windowSeconds}`);
-        set(target, 'RateLimit-Limit', limit);
-        set(target, 'RateLimit-Remaining', remaining);
-        set(target, 'RateLimit-Reset', String(ceilSeconds(d.resetAfterMs)));
+        set(target, names.policy, `${limit};w=${reported.windowSeconds}`);
+        set(target, names.draftLimit, limit);
+        set(target, names.draftRemaining, remaining);
+        set(target, names.draftReset, String(ceilSeconds(d.resetAfterMs)));
         break;
       case 'draft-7':
-        set(target, 'RateLimit-Policy', `${limit};w=${reported.windowSeconds}`);
+        set(target, names.policy, `${limit};w=${reported.windowSeconds}`);
         set(
           target,
-          'RateLimit',
+          names.rateLimit,
           `limit=${limit}, remaining=${remaining}, reset=${ceilSeconds(d.resetAfterMs)}`,
         );
         break;
@@ -123,8 +151,8 @@ export function writeRateLimitHeaders<T>(
           policy += `${sep}"${p.name}";q=${pd.limit};w=${p.windowSeconds}`;
           state += `${sep}"${p.name}";r=${pd.remaining};t=${ceilSeconds(pd.resetAfterMs)}`;
         }
-        set(target, 'RateLimit-Policy', policy);
-        set(target, 'RateLimit', state);
+        set(target, names.policy, policy);
+        set(target, names.rateLimit, state);
         break;
       }
     }

@@ -7,6 +7,7 @@ import {
   type HeaderSetter,
   type HeaderStyle,
   type HeadersOption,
+  headerNames,
   type LimitPolicy,
   retryAfterSeconds,
   writeRateLimitHeaders,
@@ -114,8 +115,12 @@ export interface HttpVerdict {
   /**
    * Writes {@link HttpVerdict.headers} to an adapter's response, one `set(target, name,
    * value)` per header, without building the pairs (the adapters' hot path).
+   *
+   * @param lowercase - pass the names in lower case (`x-ratelimit-limit`): for a framework
+   *   that lowercases every name itself (Fastify), which then has nothing to convert.
+   *   Default `false`: the names as DESIGN §6 writes them (`X-RateLimit-Limit`).
    */
-  writeHeaders<T>(target: T, set: HeaderSetter<T>): void;
+  writeHeaders<T>(target: T, set: HeaderSetter<T>, lowercase?: boolean): void;
 }
 
 /**
@@ -564,8 +569,9 @@ class Verdict implements HttpVerdict {
     return this.#headers;
   }
 
-  writeHeaders<T>(target: T, set: HeaderSetter<T>): void {
+  writeHeaders<T>(target: T, set: HeaderSetter<T>, lowercase = false): void {
     const styles = this.#styles;
+    const names = headerNames(lowercase);
     if (styles.length > 0) {
       writeRateLimitHeaders(
         styles,
@@ -576,9 +582,10 @@ class Verdict implements HttpVerdict {
         this.#now,
         target,
         set,
+        names,
       );
     }
-    if (!this.allowed) set(target, 'Retry-After', String(this.retryAfter));
+    if (!this.allowed) set(target, names.retryAfter, String(this.retryAfter));
   }
 }
 

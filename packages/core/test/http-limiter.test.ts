@@ -117,6 +117,22 @@ describe('HttpLimiter', () => {
     expect(header(v, 'X-RateLimit-Limit')).toBeUndefined();
   });
 
+  it('writeHeaders writes the headers pairs, and with lowercase the same in lower case', () => {
+    const styles = ['legacy', 'draft-6', 'draft-7', 'draft-8'] as const;
+    const { check } = setup({ limit: ['throttle:2,1', 'throttle:5,60'], headers: [...styles] });
+    for (let i = 0; i < 3; i++) {
+      const v = check(view({ raw: {} }));
+      const written: [string, string][] = [];
+      const lower: [string, string][] = [];
+      v.writeHeaders(written, (out, n, value) => out.push([n, value]));
+      v.writeHeaders(lower, (out, n, value) => out.push([n, value]), true);
+      expect(written).toEqual(v.headers);
+      expect(lower).toEqual(v.headers.map(([n, value]) => [n.toLowerCase(), value]));
+      expect(written.map(([n]) => n)).toContain(i < 2 ? 'X-RateLimit-Limit' : 'Retry-After');
+      expect(lower.some(([n]) => n !== n.toLowerCase())).toBe(false);
+    }
+  });
+
   it('rejects bad options at construction, naming them', () => {
     expect(() => new HttpLimiter({ limit: 'throttle:nope-not-defined' })).toThrow(
       /nope-not-defined/,

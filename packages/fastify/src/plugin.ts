@@ -113,7 +113,7 @@ export function runGuards(
   }
   if (best !== undefined) {
     request.rateLimit = best.decision;
-    best.writeHeaders(reply, setHeader);
+    best.writeHeaders(reply, setHeader, true);
   }
   return true;
 }
@@ -124,13 +124,14 @@ function better(best: HttpVerdict | undefined, v: HttpVerdict): HttpVerdict {
 
 function deny(g: Guard, v: HttpVerdict, request: FastifyRequest, reply: FastifyReply): false {
   request.rateLimit = v.decision;
-  v.writeHeaders(reply, setHeader);
+  v.writeHeaders(reply, setHeader, true);
   reply.code(v.statusCode);
   if (g.build !== undefined) reply.send(g.build(request, v));
   else reply.type(v.contentType!).send(v.body);
   return false;
 }
 
+/** `reply.header`, given lowercase names (Fastify lowercases every name; these need nothing). */
 function setHeader(reply: FastifyReply, name: string, value: string): void {
   reply.header(name, value);
 }
