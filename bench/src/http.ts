@@ -11,7 +11,7 @@
  * Redis, allow"): sluice with a RedisStore vs @fastify/rate-limit with its Redis store, on a
  * redis-server this bench starts (127.0.0.1, a free port, no persistence, not pinned) only
  * when that case is selected, and stops at the end. Servers are measured interleaved
- * (A B C A B C …) and the medians of the rounds reported: requests/s, the ratio
+ * (A B C A B C …), each server in a new process every round (see `restart`), and the medians of the rounds reported: requests/s, the ratio
  * limited / unlimited (per round, then the median), and the server's CPU per request
  * (`process.cpuUsage()` delta / responses); Δµs = limiter CPU per request minus unlimited.
  * The CPU ratio (unlimited CPU per request / limited) is what the req/s ratio is when the
@@ -217,6 +217,21 @@ function start(
       });
     });
   });
+}
+
+/**
+ * A new process for `s`, for the next round. V8 settles some processes of the same app into a
+ * slower steady state for their whole life (seen: one Fastify hello world at 6.7 µs user CPU
+ * per request, another at 9.0 µs, whatever the hook), so one process per server would carry
+ * its luck into every round; a process per round lets the median see past it.
+ */
+async function restart(s: Server, redis: RedisProcess | undefined): Promise<void> {
+  const exited = new Promise((resolve) => s.child.once('exit', resolve));
+  s.child.kill();
+  await exited;
+  const fresh = await start(s.framework, s.variant, s.label, redis);
+  s.child = fresh.child;
+  s.port = fresh.port;
 }
 
 function ask(child: ChildProcess, type: 'start' | 'stop'): Promise<number> {
@@ -451,7 +466,7 @@ async function main(groups: Group[], redis: RedisProcess | undefined): Promise<v
   console.log(
     `${pinning}; ` +
       `autocannon ${CONNECTIONS} connections to 127.0.0.1, ${DURATION} s per measurement after a ${WARMUP} s warm-up, ` +
-      `${ROUNDS} interleaved rounds, medians` +
+      `${ROUNDS} interleaved rounds (a new server process each round), medians` +
       (redis === undefined
         ? ''
         : `; redis-server ${redisVersion} on 127.0.0.1:${redis.port} (pid ${redis.pid}, started by this bench, not pinned)`) +
@@ -474,12 +489,13 @@ async function main(groups: Group[], redis: RedisProcess | undefined): Promise<v
       servers.set(id(f, v), s);
       order.push(s);
     }
-    for (const s of order) {
-      await probe(s);
-      await load(s.port, WARMUP);
-    }
+    for (const s of order) await probe(s);
     for (let r = 0; r < ROUNDS; r++) {
-      for (const s of order) await measure(s, redis);
+      for (const s of order) {
+        if (r > 0) await restart(s, redis);
+        await load(s.port, WARMUP);
+        await measure(s, redis);
+      }
       process.stderr.write(`round ${r + 1}/${ROUNDS} done\n`);
     }
   } finally {

@@ -65,6 +65,8 @@ const HEADERS: [string, string][] = [
   ['X-RateLimit-Reset', '1763700000'],
 ];
 
+const LOWERCASE_HEADERS = HEADERS.map(([n, v]): [string, string] => [n.toLowerCase(), v]);
+
 type Listen = () => Promise<{ port: number; close: () => Promise<unknown> }>;
 
 /** A built app: served on a port, or its Node request listener (in-process). */
@@ -180,7 +182,9 @@ async function fastify(variant: Variant, redisPort?: number): Promise<Built> {
   } else if (variant === 'noop' || variant === 'headers') {
     const set = variant === 'headers';
     app.addHook('onRequest', (_request, reply, done) => {
-      if (set) for (const [name, value] of HEADERS) reply.header(name, value);
+      // Lower case, as sluice and @fastify/rate-limit hand them to Fastify (which lowercases
+      // every name it is given, and sends them so).
+      if (set) for (const [name, value] of LOWERCASE_HEADERS) reply.header(name, value);
       done();
     });
   } else if (variant !== 'none') throw new Error(`fastify: no variant ${variant}`);
