@@ -10,14 +10,14 @@
  * Flags: `--only core,redis,http` runs a subset; `--quick` runs one short round per figure
  * (a smoke test of the suite, marked as such in the note); `--report-only`.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { scriptArgs } from './common.js';
+import { redisServerVersion, scriptArgs } from './common.js';
 import type { CoreReport } from './core.js';
 import type { HttpReport } from './http.js';
 import type { RedisReport } from './redis.js';
@@ -84,15 +84,6 @@ function runPart(node: string[], argv: string[]): Promise<{ code: number | null;
   });
 }
 
-function redisVersion(): string {
-  try {
-    const out = execFileSync('redis-server', ['--version'], { encoding: 'utf8' });
-    return out.match(/v=(\S+)/)?.[1] ?? '?';
-  } catch {
-    return 'not found';
-  }
-}
-
 function osName(): string {
   try {
     const release = readFileSync('/etc/os-release', 'utf8').match(/^PRETTY_NAME="?([^"\n]*)/m);
@@ -123,7 +114,7 @@ async function measureAll(): Promise<RunInfo> {
       memGiB: os.totalmem() / 2 ** 30,
       os: osName(),
       node: process.version,
-      redis: redisVersion(),
+      redis: redisServerVersion(),
       loadBefore: os.loadavg(),
       loadAfter: [],
     },

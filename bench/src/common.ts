@@ -1,5 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import { type Algorithm, gcra } from '@sluice/core';
+import Table from 'cli-table3';
 import { type RedisProcess, startRedis } from '../../packages/redis/test/redis-server.js';
 
 /** The script's own arguments: pnpm passes `--` through (`pnpm bench:core -- --rounds 3`). */
@@ -16,12 +18,53 @@ export function machine(): { cores: number; cpu: string; node: string; platform:
   };
 }
 
-/** The median of `xs` (mean of the two middle values for an even count). */
-export const median = (xs: number[]): number => {
+/**
+ * The `q` quantile of `xs` (0 ≤ q ≤ 1), interpolated between the two nearest values of the
+ * sorted list (so `quantile(xs, 0.5)` is the usual median).
+ */
+export const quantile = (xs: number[], q: number): number => {
   const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+  const at = q * (s.length - 1);
+  const lo = Math.floor(at);
+  const hi = Math.ceil(at);
+  return s[lo]! + (s[hi]! - s[lo]!) * (at - lo);
 };
+
+/** The median of `xs` (mean of the two middle values for an even count). */
+export const median = (xs: number[]): number => quantile(xs, 0.5);
+
+/** The arithmetic mean of `xs`. */
+export const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/** A cli-table3 table without colours (the reports are read from files and logs). */
+export const plainTable = (head: string[]): Table.Table =>
+  new Table({ style: { head: [], border: [] }, head });
+
+/** `redis-server --version`'s version (`7.0.15`), `'?'` when unreadable, `'not found'` without one. */
+export function redisServerVersion(): string {
+  try {
+    const out = execFileSync('redis-server', ['--version'], { encoding: 'utf8' });
+    return out.match(/v=(\S+)/)?.[1] ?? '?';
+  } catch {
+    return 'not found';
+  }
+}
+
+/** Whether this machine can pin processes to a core (`taskset` runs, and ≥ 2 cores). */
+export function canPin(): boolean {
+  if (os.cpus().length < 2) return false;
+  try {
+    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Pins every thread of process `pid` to `core` with taskset. */
+export function pin(pid: number, core: number): void {
+  execFileSync('taskset', ['-a', '-cp', String(core), String(pid)], { stdio: 'ignore' });
+}
 
 /**
  * 1M per second (an exact 1/1000 ms emission interval) with a burst of 1e9: never denies

@@ -12,9 +12,16 @@ import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { type Algorithm, type Decision, fixedWindow, MemoryStore, RateLimiter } from '@sluice/core';
-import Table from 'cli-table3';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { gcraAlgo, machine, median, RESIDENT_CONFIG, residentAlgo, scriptArgs } from './common.js';
+import {
+  gcraAlgo,
+  machine,
+  median,
+  plainTable,
+  RESIDENT_CONFIG,
+  residentAlgo,
+  scriptArgs,
+} from './common.js';
 
 const { values: args } = parseArgs({
   // `pnpm bench:core -- --rounds 3` passes the `--` through; drop it.
@@ -563,10 +570,14 @@ async function main(): Promise<void> {
     process.stderr.write(`round ${r + 1}/${ROUNDS} done\n`);
   }
 
-  const t = new Table({
-    style: { head: [], border: [] },
-    head: ['decisions/s (median)', 'sluice', 'RLF', 'sluice / RLF', 'target', 'verdict'],
-  });
+  const t = plainTable([
+    'decisions/s (median)',
+    'sluice',
+    'RLF',
+    'sluice / RLF',
+    'target',
+    'verdict',
+  ]);
   let failed = false;
   for (const c of cases) {
     const a = median(c.a_);
@@ -609,17 +620,14 @@ async function main(): Promise<void> {
       .join('\n')}\n`,
   );
 
-  const h = new Table({
-    style: { head: [], border: [] },
-    head: [
-      `heap bytes per key (${MANY} keys)`,
-      'store overhead (keys pre-built, retained outside)',
-      'incl. key text (keys built on insert, held only by the store)',
-      'vs RLF (overhead)',
-      'target',
-      'verdict',
-    ],
-  });
+  const h = plainTable([
+    `heap bytes per key (${MANY} keys)`,
+    'store overhead (keys pre-built, retained outside)',
+    'incl. key text (keys built on insert, held only by the store)',
+    'vs RLF (overhead)',
+    'target',
+    'verdict',
+  ]);
   const rlfOverhead = heapRows.find(([n]) => n === 'rate-limiter-flexible')![1];
   for (const [name, overhead, withKeys] of heapRows) {
     const isGcra = name === 'sluice GCRA';
@@ -653,18 +661,15 @@ async function main(): Promise<void> {
       rows.push(await scaleAt(n));
       process.stderr.write(`scale ${n} keys done\n`);
     }
-    const s = new Table({
-      style: { head: [], border: [] },
-      head: [
-        'scale: keys',
-        'sluice decisions/s',
-        'RLF decisions/s',
-        'sluice / RLF',
-        'sluice store.consume (sync)',
-        'sluice heap B/key',
-        'RLF heap B/key',
-      ],
-    });
+    const s = plainTable([
+      'scale: keys',
+      'sluice decisions/s',
+      'RLF decisions/s',
+      'sluice / RLF',
+      'sluice store.consume (sync)',
+      'sluice heap B/key',
+      'RLF heap B/key',
+    ]);
     for (const row of rows) {
       s.push([
         row.keys.toLocaleString('en-US'),

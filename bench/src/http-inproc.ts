@@ -25,14 +25,12 @@
  * (default none,sluice,peer,noop,headers,sluice-bare; `none` first), `--batch`, `--rounds`,
  * `--http-us express=60,fastify=13,koa=14.6`, `--json <file>`.
  */
-import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { IncomingMessage, type RequestListener, ServerResponse } from 'node:http';
 import os from 'node:os';
 import { Duplex } from 'node:stream';
 import { parseArgs } from 'node:util';
-import Table from 'cli-table3';
-import { machine, median, scriptArgs } from './common.js';
+import { canPin, machine, mean, median, pin, plainTable, quantile, scriptArgs } from './common.js';
 import { BUILDERS, FRAMEWORKS, type Framework, type Variant } from './http/apps.js';
 
 const { values: args } = parseArgs({
@@ -157,12 +155,6 @@ interface Row {
   httpRatio: number;
 }
 
-const quantile = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
-};
-const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-
 async function measure(framework: Framework): Promise<Row[]> {
   const listeners: RequestListener[] = [];
   const probes: string[] = [];
@@ -217,13 +209,8 @@ async function main(): Promise<void> {
       throw new Error(`--only: no framework ${f} (${FRAMEWORKS.join(', ')})`);
   }
   // One core, as bench:http's servers: the GC's helper threads share it.
-  let pinned = false;
-  if (os.cpus().length >= 2) {
-    try {
-      execFileSync('taskset', ['-a', '-cp', '1', String(process.pid)], { stdio: 'ignore' });
-      pinned = true;
-    } catch {}
-  }
+  const pinned = canPin();
+  if (pinned) pin(process.pid, 1);
   const host = machine();
   const loadStart = os.loadavg()[0]!;
   console.log(
@@ -234,19 +221,16 @@ async function main(): Promise<void> {
   for (const f of only as Framework[]) results[f] = await measure(f);
   const loadEnd = os.loadavg()[0]!;
 
-  const table = new Table({
-    style: { head: [], border: [] },
-    head: [
-      'framework',
-      'variant',
-      'CPU ns/req',
-      'Δns (mean)',
-      'Δns median [q1, q3]',
-      'in-process ratio',
-      'HTTP ratio (est.)',
-      'first response',
-    ],
-  });
+  const table = plainTable([
+    'framework',
+    'variant',
+    'CPU ns/req',
+    'Δns (mean)',
+    'Δns median [q1, q3]',
+    'in-process ratio',
+    'HTTP ratio (est.)',
+    'first response',
+  ]);
   for (const [f, rows] of Object.entries(results)) {
     for (const r of rows) {
       const none = r.variant === 'none';

@@ -26,16 +26,24 @@
  * names (every case of that framework), comma-separated; `--json <file>` writes every figure,
  * round and the configuration (read by `pnpm bench`'s report).
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import Table from 'cli-table3';
 import type { RedisProcess } from '../../packages/redis/test/redis-server.js';
-import { machine, median, scriptArgs, withRedis } from './common.js';
+import {
+  canPin,
+  machine,
+  median,
+  pin,
+  plainTable,
+  redisServerVersion,
+  scriptArgs,
+  withRedis,
+} from './common.js';
 import type { Framework, Variant } from './http/apps.js';
 
 const { values: args } = parseArgs({
@@ -173,16 +181,7 @@ const PEERS_CONFIG =
 const REDIS_CLIENT =
   "one ioredis client per server process, new Redis({ host: '127.0.0.1', port })";
 
-function hasTaskset(): boolean {
-  try {
-    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const PIN = hasTaskset() && os.cpus().length >= 2;
+const PIN = canPin();
 
 function start(
   framework: Framework,
@@ -220,10 +219,12 @@ function start(
 }
 
 /**
- * A new process for `s`, for the next round. V8 settles some processes of the same app into a
- * slower steady state for their whole life (seen: one Fastify hello world at 6.7 µs user CPU
- * per request, another at 9.0 µs, whatever the hook), so one process per server would carry
- * its luck into every round; a process per round lets the median see past it.
+ * A new process for `s`, for the next round. Some processes of the same app settle into a
+ * slower steady state for their whole life (cause not found), so one process per server would
+ * carry its luck into every round; a process per round lets the median see past it. Seen in
+ * this bench's per-round figures (`--only fastify-memory --baselines`): the do-nothing
+ * Fastify hook at 9.4–9.7 µs of CPU per request in some rounds' processes and 12.5–12.8 µs in
+ * the others', and the same for the headers-only hook and for sluice.
  */
 async function restart(s: Server, redis: RedisProcess | undefined): Promise<void> {
   const exited = new Promise((resolve) => s.child.once('exit', resolve));
@@ -453,12 +454,8 @@ function selectGroups(): Group[] {
 async function main(groups: Group[], redis: RedisProcess | undefined): Promise<void> {
   const host = machine();
   const loadStart = os.loadavg();
-  if (PIN) execFileSync('taskset', ['-a', '-cp', '0', String(process.pid)], { stdio: 'ignore' });
-  const redisVersion =
-    redis === undefined
-      ? undefined
-      : (execFileSync('redis-server', ['--version'], { encoding: 'utf8' }).match(/v=(\S+)/)?.[1] ??
-        '?');
+  if (PIN) pin(process.pid, 0);
+  const redisVersion = redis === undefined ? undefined : redisServerVersion();
   console.log(`machine: ${host.cores} cores, ${host.cpu}, Node ${host.node}, ${host.platform}`);
   const pinning = PIN
     ? 'server pinned to core 1 (taskset -c 1), autocannon in this process on core 0'
@@ -509,23 +506,20 @@ async function main(groups: Group[], redis: RedisProcess | undefined): Promise<v
       g.limited.map(([v]) => servers.get(id(g.framework, v))!),
     ),
   );
-  const t = new Table({
-    style: { head: [], border: [] },
-    head: [
-      'case',
-      'limiter',
-      'req/s',
-      'limited / unlimited',
-      'CPU µs/req',
-      'Δµs',
-      'CPU ratio',
-      'server busy',
-      'floor',
-      'aim',
-      'verdict (req/s)',
-      'verdict (CPU)',
-    ],
-  });
+  const t = plainTable([
+    'case',
+    'limiter',
+    'req/s',
+    'limited / unlimited',
+    'CPU µs/req',
+    'Δµs',
+    'CPU ratio',
+    'server busy',
+    'floor',
+    'aim',
+    'verdict (req/s)',
+    'verdict (CPU)',
+  ]);
   for (const c of cases) {
     for (const [i, r] of c.rows.entries()) {
       const sluice = r.role === 'sluice';

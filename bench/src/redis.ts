@@ -17,7 +17,6 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs, promisify } from 'node:util';
 import { type Algorithm, gcra, RateLimiter } from '@sluice/core';
 import { LUA_SOURCES, RedisStore } from '@sluice/redis';
-import Table from 'cli-table3';
 import { Redis } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import type { RedisProcess } from '../../packages/redis/test/redis-server.js';
@@ -25,7 +24,9 @@ import {
   gcraAlgo,
   machine,
   median,
+  plainTable,
   RESIDENT_CONFIG,
+  redisServerVersion,
   residentAlgo,
   scriptArgs,
   withRedis,
@@ -287,9 +288,9 @@ const fmtRate = (x: number) => `${(x / 1e3).toFixed(1)} k/s`;
 
 async function main(server: RedisProcess): Promise<boolean> {
   const host = machine();
-  const version = (await run('redis-server', ['--version'])).stdout.match(/v=(\S+)/)?.[1];
+  const version = redisServerVersion();
   console.log(
-    `machine: ${host.cores} cores, ${host.cpu}, Node ${host.node}, redis-server ${version ?? '?'}, ${host.platform}`,
+    `machine: ${host.cores} cores, ${host.cpu}, Node ${host.node}, redis-server ${version}, ${host.platform}`,
   );
   console.log(
     `throughput: median of ${ROUNDS} rounds, ~${MEASURE_MS} ms per measurement, subjects interleaved; one ioredis connection each, ${INFLIGHT} consumes in flight over ${KEYS} keys; redis-server on port ${server.port} (pid ${server.pid})\n`,
@@ -371,10 +372,13 @@ async function main(server: RedisProcess): Promise<boolean> {
   const rlfAuto = median(rAuto.rates);
   const top = median(ceilings);
   let failed = false;
-  const t = new Table({
-    style: { head: [], border: [] },
-    head: ['decisions/s (median)', 'rate', '/ RLF auto-pipelined', 'of EVALSHA ceiling', 'verdict'],
-  });
+  const t = plainTable([
+    'decisions/s (median)',
+    'rate',
+    '/ RLF auto-pipelined',
+    'of EVALSHA ceiling',
+    'verdict',
+  ]);
   for (const s of subjects) {
     const rate = median(s.rates);
     const isSluice = s === sPlain || s === sAuto;
@@ -423,10 +427,7 @@ async function main(server: RedisProcess): Promise<boolean> {
       .join('\n')}\n`,
   );
 
-  const m = new Table({
-    style: { head: [], border: [] },
-    head: ['MEMORY USAGE of one key', 'Redis key', 'bytes', 'target', 'verdict'],
-  });
+  const m = plainTable(['MEMORY USAGE of one key', 'Redis key', 'bytes', 'target', 'verdict']);
   for (const [label, key, bytes] of memRows) {
     const isSluice = label.startsWith('sluice');
     let verdict = '(info)';
@@ -459,18 +460,15 @@ async function main(server: RedisProcess): Promise<boolean> {
     } finally {
       client.disconnect();
     }
-    const st = new Table({
-      style: { head: [], border: [] },
-      head: [
-        'scale: keys',
-        'sluice decisions/s',
-        'RLF decisions/s',
-        'sluice / RLF',
-        'sluice used_memory B/key',
-        'RLF used_memory B/key',
-        'fill s (sluice | RLF)',
-      ],
-    });
+    const st = plainTable([
+      'scale: keys',
+      'sluice decisions/s',
+      'RLF decisions/s',
+      'sluice / RLF',
+      'sluice used_memory B/key',
+      'RLF used_memory B/key',
+      'fill s (sluice | RLF)',
+    ]);
     for (const row of rows) {
       st.push([
         row.keys.toLocaleString('en-US'),
