@@ -46,13 +46,13 @@ const accessor: PropertyDescriptor = {
   },
 };
 
-/** The last `app.request` seen whose parent prototype has the accessor. */
-let lastAppRequest: object | undefined;
+/** The `app.request` prototypes (apps and sub-apps) whose parent prototype has the accessor. */
+const installed = new WeakSet<object>();
 
 /** Defines the accessor on `req`'s Express request prototype; false where it cannot. */
 function installAccessor(req: Request): boolean {
   const appRequest = Object.getPrototypeOf(req) as object | null;
-  if (appRequest === lastAppRequest) return true;
+  if (appRequest !== null && installed.has(appRequest)) return true;
   // Express 5: app.request = Object.create(express.request, { app: … }).
   if (appRequest === null || !Object.hasOwn(appRequest, 'app')) return false;
   const expressRequest = Object.getPrototypeOf(appRequest) as object | null;
@@ -60,7 +60,7 @@ function installAccessor(req: Request): boolean {
   const existing = Object.getOwnPropertyDescriptor(expressRequest, 'rateLimit');
   if (existing === undefined) Object.defineProperty(expressRequest, 'rateLimit', accessor);
   else if (existing.get !== accessor.get) return false;
-  lastAppRequest = appRequest;
+  installed.add(appRequest);
   return true;
 }
 

@@ -47,6 +47,24 @@ function routeLayer(ctx: Context, method: string): RouterLayer | undefined {
   return undefined;
 }
 
+/** Route keys (`GET /users/:id`) by layer and method: built once, not per request. */
+const routeKeys = new WeakMap<RouterLayer, Map<string, string>>();
+
+/** `` `${method} ${layer.path}` ``, the same string object on every request of the route. */
+function routeKey(layer: RouterLayer, method: string): string {
+  let byMethod = routeKeys.get(layer);
+  if (byMethod === undefined) {
+    byMethod = new Map();
+    routeKeys.set(layer, byMethod);
+  }
+  let key = byMethod.get(method);
+  if (key === undefined) {
+    key = `${method} ${String(layer.path)}`;
+    byMethod.set(method, key);
+  }
+  return key;
+}
+
 /**
  * `ctx.set(name, value)` without its per-call arrays: the core's header names and values
  * are valid strings already, and headers are written before the response is sent.
@@ -95,7 +113,7 @@ function middleware(options: KoaRateLimitOptions, honourSkip: boolean): Middlewa
     const verdict = limiter.check(
       new LazyRequestView(
         method,
-        layer === undefined ? '*' : `${method} ${String(layer.path)}`,
+        layer === undefined ? '*' : routeKey(layer, method),
         clientIp(ctx),
         limiter.userOf(ctx),
         ctx,
