@@ -6,8 +6,7 @@ import {
   type RequestView,
   ThrottleRegistry,
 } from '../src/index.js';
-
-const EPOCH = Date.UTC(2026, 0, 1);
+import { EPOCH } from './properties/harness.js';
 
 function view(over: Partial<RequestView> = {}): RequestView {
   return { method: 'GET', route: 'GET /a', ip: '10.0.0.1', headers: {}, raw: {}, ...over };

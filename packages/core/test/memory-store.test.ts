@@ -1,6 +1,5 @@
 import { fixedWindow, gcra, MemoryStore, RateLimiter } from '../src/index.js';
-
-const EPOCH = Date.UTC(2026, 0, 1);
+import { EPOCH } from './properties/harness.js';
 
 describe('MemoryStore', () => {
   it('holds at most maxKeys keys after 1,000,000 distinct keys, keeping the most recent', () => {

@@ -1,6 +1,12 @@
-import { type Decision, fixedWindow, gcra, MemoryStore, RateLimiter } from '../src/index.js';
-
-const EPOCH = Date.UTC(2026, 0, 1);
+import {
+  type Algorithm,
+  type Decision,
+  fixedWindow,
+  gcra,
+  MemoryStore,
+  RateLimiter,
+} from '../src/index.js';
+import { EPOCH } from './properties/harness.js';
 
 function fakeTime(start = EPOCH) {
   const time = { now: start, sleeps: [] as number[] };
@@ -59,14 +65,31 @@ describe('RateLimiter', () => {
   });
 });
 
+/**
+ * A limiter on `algorithm` with the fake clock and sleep. `afterSleep`, when given, runs
+ * after each of the limiter's sleeps (another consumer acting while it waits).
+ */
+function limiterOnFakeTime(
+  algorithm: Algorithm,
+  afterSleep?: (limiter: RateLimiter) => Promise<unknown>,
+) {
+  const { time, clock, sleep } = fakeTime();
+  const limiter: RateLimiter = new RateLimiter({
+    algorithm,
+    clock,
+    sleep: afterSleep
+      ? async (ms) => {
+          await sleep(ms);
+          await afterSleep(limiter);
+        }
+      : sleep,
+  });
+  return { time, limiter };
+}
+
 describe('RateLimiter.acquire (Redisson tryAcquire)', () => {
   it('waits retryAfterMs between tries and resolves the allowing decision', async () => {
-    const { time, clock, sleep } = fakeTime();
-    const limiter = new RateLimiter({
-      algorithm: gcra({ rate: 1, period: '1s', burst: 1 }),
-      clock,
-      sleep,
-    });
+    const { time, limiter } = limiterOnFakeTime(gcra({ rate: 1, period: '1s', burst: 1 }));
     await limiter.consume('a');
     const start = time.now;
     const decision = await limiter.acquire('a', { timeoutMs: 5000 });
@@ -76,12 +99,7 @@ describe('RateLimiter.acquire (Redisson tryAcquire)', () => {
   });
 
   it('gives up at once with the last denial when the next try would fall past the timeout', async () => {
-    const { time, clock, sleep } = fakeTime();
-    const limiter = new RateLimiter({
-      algorithm: gcra({ rate: 1, period: '1s', burst: 1 }),
-      clock,
-      sleep,
-    });
+    const { time, limiter } = limiterOnFakeTime(gcra({ rate: 1, period: '1s', burst: 1 }));
     await limiter.consume('a');
     const decision = await limiter.acquire('a', { timeoutMs: 999 });
     expect(decision).toMatchObject({ allowed: false, retryAfterMs: 1000 });
@@ -89,16 +107,11 @@ describe('RateLimiter.acquire (Redisson tryAcquire)', () => {
   });
 
   it('never sleeps past the deadline across several waits, and never spins', async () => {
-    const { time, clock, sleep } = fakeTime();
     // Two other consumers keep taking the slot right after each wait: the key stays busy.
-    const limiter = new RateLimiter({
-      algorithm: gcra({ rate: 1, period: '1s', burst: 1 }),
-      clock,
-      sleep: async (ms) => {
-        await sleep(ms);
-        await limiter.consume('a');
-      },
-    });
+    const { time, limiter } = limiterOnFakeTime(
+      gcra({ rate: 1, period: '1s', burst: 1 }),
+      (limiter) => limiter.consume('a'),
+    );
     await limiter.consume('a');
     const start = time.now;
     const decision = await limiter.acquire('a', { timeoutMs: 3500 });
@@ -109,20 +122,14 @@ describe('RateLimiter.acquire (Redisson tryAcquire)', () => {
   });
 
   it('returns at once when the cost can never be admitted', async () => {
-    const { time, clock, sleep } = fakeTime();
-    const limiter = new RateLimiter({ algorithm: gcra({ rate: 2, period: '1s' }), clock, sleep });
+    const { time, limiter } = limiterOnFakeTime(gcra({ rate: 2, period: '1s' }));
     const decision = await limiter.acquire('a', { cost: 3, timeoutMs: 60_000 });
     expect(decision).toMatchObject({ allowed: false, retryAfterMs: -1 });
     expect(time.sleeps).toEqual([]);
   });
 
   it('waits exact fractional intervals rounded up to whole ms (3000/s)', async () => {
-    const { clock, sleep, time } = fakeTime();
-    const limiter = new RateLimiter({
-      algorithm: gcra({ rate: 3000, period: '1s', burst: 1 }),
-      clock,
-      sleep,
-    });
+    const { time, limiter } = limiterOnFakeTime(gcra({ rate: 3000, period: '1s', burst: 1 }));
     await limiter.consume('a');
     const decision: Decision = await limiter.acquire('a', { timeoutMs: 10 });
     expect(decision.allowed).toBe(true);

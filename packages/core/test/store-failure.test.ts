@@ -5,8 +5,7 @@ import {
   RateLimiter,
   type Store,
 } from '../src/index.js';
-
-const EPOCH = Date.UTC(2026, 0, 1);
+import { EPOCH } from './properties/harness.js';
 
 /** A store that fails (rejects) while `down` is true and counts calls otherwise. */
 class FlakyStore implements Store {

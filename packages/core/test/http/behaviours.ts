@@ -5,6 +5,7 @@ import {
   MemoryStore,
   ThrottleRegistry,
 } from '../../src/index.js';
+import { EPOCH } from '../properties/harness.js';
 import type { AdapterHarness, AppSpec, TestClient, TestResponse } from './harness.js';
 
 /**
@@ -19,8 +20,7 @@ import type { AdapterHarness, AppSpec, TestClient, TestResponse } from './harnes
  * each adapter's own file.
  */
 
-/** 2026-01-01T00:00:00Z: a whole second, so `X-RateLimit-Reset` values are easy to read. */
-const EPOCH = Date.UTC(2026, 0, 1);
+/** EPOCH in seconds: a whole number, so `X-RateLimit-Reset` values are easy to read. */
 const EPOCH_S = EPOCH / 1000;
 
 interface Fixture {

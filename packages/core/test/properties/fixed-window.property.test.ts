@@ -4,28 +4,22 @@ import fc from 'fast-check';
 import { fixedWindow } from '../../src/index.js';
 import {
   admitted,
-  checkDecisionInvariants,
-  checkRetryByReplay,
   drive,
-  driveSteps,
-  expectSameAsModel,
+  itDecidesLikeWindowModel,
+  itHasExactTimes,
   RUNS,
-  traceArb,
-  windowParamsArb,
+  type WindowParams,
+  windowScenarioArb,
 } from './harness.js';
 import { FixedWindowModel } from './models.js';
 
-const scenarioArb = windowParamsArb.chain((p) =>
-  traceArb(p.windowMs, p.limit).map((steps) => ({ p, steps })),
-);
+const build = (p: WindowParams) => fixedWindow({ limit: p.limit, window: p.windowMs });
 
 describe('fixedWindow: property tests', () => {
   it('never admits more than limit units per window', async () => {
     await fc.assert(
-      fc.asyncProperty(scenarioArb, async ({ p, steps }) => {
-        const hits = admitted(
-          await drive(fixedWindow({ limit: p.limit, window: p.windowMs }), steps),
-        );
+      fc.asyncProperty(windowScenarioArb, async ({ p, steps }) => {
+        const hits = admitted(await drive(build(p), steps));
         // Rebuild the windows from the admissions alone: a window opens at the first
         // admission at or after the previous window's end and lasts windowMs.
         let end = Number.NEGATIVE_INFINITY;
@@ -53,27 +47,11 @@ describe('fixedWindow: property tests', () => {
     );
   });
 
-  it('decides exactly like the count + start model', async () => {
-    await fc.assert(
-      fc.asyncProperty(scenarioArb, async ({ p, steps }) => {
-        const algorithm = fixedWindow({ limit: p.limit, window: p.windowMs });
-        expectSameAsModel(await drive(algorithm, steps), new FixedWindowModel(p.limit, p.windowMs));
-        // step() threaded by hand decides the same as through the limiter and store.
-        expectSameAsModel(driveSteps(algorithm, steps), new FixedWindowModel(p.limit, p.windowMs));
-      }),
-      { numRuns: RUNS },
-    );
-  });
+  itDecidesLikeWindowModel(
+    'decides exactly like the count + start model',
+    build,
+    (p) => new FixedWindowModel(p.limit, p.windowMs),
+  );
 
-  it('retryAfterMs, resetAfterMs and remaining are exact; denials consume nothing', async () => {
-    await fc.assert(
-      fc.asyncProperty(scenarioArb, async ({ p, steps }) => {
-        const algorithm = fixedWindow({ limit: p.limit, window: p.windowMs });
-        const observed = await drive(algorithm, steps);
-        checkDecisionInvariants(algorithm, observed);
-        await checkRetryByReplay(algorithm, observed);
-      }),
-      { numRuns: RUNS },
-    );
-  });
+  itHasExactTimes(windowScenarioArb, ({ p }) => build(p));
 });

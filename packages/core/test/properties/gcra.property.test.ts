@@ -5,9 +5,9 @@ import { cellThrottle, gcra } from '../../src/index.js';
 import {
   admitted,
   checkDecisionInvariants,
-  checkRetryByReplay,
   drive,
   expectSameAsModel,
+  itHasExactTimes,
   type Observed,
   RUNS,
   traceArb,
@@ -115,17 +115,7 @@ describe('gcra: property tests', () => {
     );
   });
 
-  it('retryAfterMs, resetAfterMs and remaining are exact; denials consume nothing', async () => {
-    await fc.assert(
-      fc.asyncProperty(scenarioArb, async ({ c, steps }) => {
-        const algorithm = build(c);
-        const observed = await drive(algorithm, steps);
-        checkDecisionInvariants(algorithm, observed);
-        await checkRetryByReplay(algorithm, observed);
-      }),
-      { numRuns: RUNS },
-    );
-  });
+  itHasExactTimes(scenarioArb, ({ c }) => build(c));
 
   it('cellThrottle(maxBurst, count, period s) is GCRA with T = period / count, burst maxBurst + 1', async () => {
     const cellArb = fc

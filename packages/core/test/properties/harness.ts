@@ -10,7 +10,10 @@ import {
 } from '../../src/index.js';
 import type { Model, ModelDecision, Ratio } from './models.js';
 
-/** 2026-01-01T00:00:00Z: traces run at a real epoch time, never from 0. */
+/**
+ * 2026-01-01T00:00:00Z: traces run at a real epoch time, never from 0. The other core and
+ * adapter tests use it too (a whole second, so `X-RateLimit-Reset` values are easy to read).
+ */
 export const EPOCH = Date.UTC(2026, 0, 1);
 
 /** Runs per property; the whole folder stays well under a minute on 2 cores. */
@@ -353,3 +356,62 @@ export const windowParamsArb = fc.record({
   ),
   windowMs: fc.oneof(fc.constantFrom(1, 2, 7, 1000, 60_000), fc.integer({ min: 1, max: 5000 })),
 });
+
+/** Parameters drawn by {@link windowParamsArb}. */
+export interface WindowParams {
+  limit: number;
+  windowMs: number;
+}
+
+/** Window parameters and a trace at the window's scale. */
+export const windowScenarioArb: fc.Arbitrary<{ p: WindowParams; steps: TraceStep[] }> =
+  windowParamsArb.chain((p) => traceArb(p.windowMs, p.limit).map((steps) => ({ p, steps })));
+
+/**
+ * The model-equality test of a window algorithm, named `name`: on every scenario of
+ * {@link windowScenarioArb}, the decisions through the limiter and store, and through
+ * `step()` threaded by hand, equal the model's. `newModel` makes a fresh model for each
+ * (a model is mutable: it keeps the state of the trace it was stepped through).
+ */
+export function itDecidesLikeWindowModel(
+  name: string,
+  build: (p: WindowParams) => Algorithm,
+  newModel: (p: WindowParams) => Model,
+  options?: { timeUlps?: number },
+): void {
+  it(name, async () => {
+    await fc.assert(
+      fc.asyncProperty(windowScenarioArb, async ({ p, steps }) => {
+        const algorithm = build(p);
+        expectSameAsModel(await drive(algorithm, steps), newModel(p), options);
+        // step() threaded by hand decides the same as through the limiter and store.
+        expectSameAsModel(driveSteps(algorithm, steps), newModel(p), options);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+}
+
+/**
+ * The exact-times test: on every scenario of `scenarioArb`, the decisions of `build(scenario)`
+ * through the limiter and store pass {@link checkDecisionInvariants} and
+ * {@link checkRetryByReplay}; `alsoCheck`, when given, checks more on the same run.
+ */
+export function itHasExactTimes<S extends { steps: TraceStep[] }>(
+  scenarioArb: fc.Arbitrary<S>,
+  build: (scenario: S) => Algorithm,
+  alsoCheck?: (scenario: S, observed: readonly Observed[]) => void,
+): void {
+  it('retryAfterMs, resetAfterMs and remaining are exact; denials consume nothing', async () => {
+    await fc.assert(
+      fc.asyncProperty(scenarioArb, async (scenario) => {
+        const algorithm = build(scenario);
+        const observed = await drive(algorithm, scenario.steps);
+        checkDecisionInvariants(algorithm, observed);
+        await checkRetryByReplay(algorithm, observed);
+        alsoCheck?.(scenario, observed);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+}

@@ -4,28 +4,22 @@ import fc from 'fast-check';
 import { slidingLog } from '../../src/index.js';
 import {
   admitted,
-  checkDecisionInvariants,
-  checkRetryByReplay,
   drive,
-  driveSteps,
-  expectSameAsModel,
+  itDecidesLikeWindowModel,
+  itHasExactTimes,
   RUNS,
-  traceArb,
-  windowParamsArb,
+  type WindowParams,
+  windowScenarioArb,
 } from './harness.js';
 import { SlidingLogModel } from './models.js';
 
-const scenarioArb = windowParamsArb.chain((p) =>
-  traceArb(p.windowMs, p.limit).map((steps) => ({ p, steps })),
-);
+const build = (p: WindowParams) => slidingLog({ limit: p.limit, window: p.windowMs });
 
 describe('slidingLog: property tests', () => {
   it('never admits more than limit units in any window (t - windowMs, t]', async () => {
     await fc.assert(
-      fc.asyncProperty(scenarioArb, async ({ p, steps }) => {
-        const hits = admitted(
-          await drive(slidingLog({ limit: p.limit, window: p.windowMs }), steps),
-        );
+      fc.asyncProperty(windowScenarioArb, async ({ p, steps }) => {
+        const hits = admitted(await drive(build(p), steps));
         // Every window ending at an admitted time (the only places the count can peak).
         for (const end of hits) {
           let units = 0;
@@ -41,37 +35,27 @@ describe('slidingLog: property tests', () => {
     );
   });
 
-  it('decides exactly like the timestamp-list model', async () => {
-    await fc.assert(
-      fc.asyncProperty(scenarioArb, async ({ p, steps }) => {
-        const algorithm = slidingLog({ limit: p.limit, window: p.windowMs });
-        expectSameAsModel(await drive(algorithm, steps), new SlidingLogModel(p.limit, p.windowMs));
-        expectSameAsModel(driveSteps(algorithm, steps), new SlidingLogModel(p.limit, p.windowMs));
-      }),
-      { numRuns: RUNS },
-    );
-  });
+  itDecidesLikeWindowModel(
+    'decides exactly like the timestamp-list model',
+    build,
+    (p) => new SlidingLogModel(p.limit, p.windowMs),
+  );
 
-  it('retryAfterMs, resetAfterMs and remaining are exact; denials consume nothing', async () => {
-    await fc.assert(
-      fc.asyncProperty(scenarioArb, async ({ p, steps }) => {
-        const algorithm = slidingLog({ limit: p.limit, window: p.windowMs });
-        const observed = await drive(algorithm, steps);
-        checkDecisionInvariants(algorithm, observed);
-        await checkRetryByReplay(algorithm, observed);
-        // The log holds one entry per admitted unit still inside the window, nothing else.
-        const last = observed[observed.length - 1]!;
-        const state = last.after;
-        const hits = admitted(observed).flatMap(({ t, cost }) => Array<number>(cost).fill(t));
-        const live = hits.filter((t) => t > last.now - p.windowMs);
-        if (live.length > 0 && Array.isArray(state)) {
-          const logged = state.slice(1).filter((t) => t > last.now - p.windowMs);
-          expect(logged).toEqual(live);
-        } else if (live.length > 0) {
-          throw new Error(`no log stored for ${live.length} live units`);
-        }
-      }),
-      { numRuns: RUNS },
-    );
-  });
+  itHasExactTimes(
+    windowScenarioArb,
+    ({ p }) => build(p),
+    ({ p }, observed) => {
+      // The log holds one entry per admitted unit still inside the window, nothing else.
+      const last = observed[observed.length - 1]!;
+      const state = last.after;
+      const hits = admitted(observed).flatMap(({ t, cost }) => Array<number>(cost).fill(t));
+      const live = hits.filter((t) => t > last.now - p.windowMs);
+      if (live.length > 0 && Array.isArray(state)) {
+        const logged = state.slice(1).filter((t) => t > last.now - p.windowMs);
+        expect(logged).toEqual(live);
+      } else if (live.length > 0) {
+        throw new Error(`no log stored for ${live.length} live units`);
+      }
+    },
+  );
 });

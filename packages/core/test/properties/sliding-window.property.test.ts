@@ -4,27 +4,23 @@ import fc from 'fast-check';
 import { slidingWindow } from '../../src/index.js';
 import {
   admitted,
-  checkDecisionInvariants,
-  checkRetryByReplay,
   drive,
-  driveSteps,
-  expectSameAsModel,
+  itDecidesLikeWindowModel,
+  itHasExactTimes,
   RUNS,
-  traceArb,
-  windowParamsArb,
+  type WindowParams,
+  windowScenarioArb,
 } from './harness.js';
 import { SlidingWindowModel } from './models.js';
 
-const scenarioArb = windowParamsArb.chain((p) =>
-  traceArb(p.windowMs, p.limit).map((steps) => ({ p, steps })),
-);
+const build = (p: WindowParams) => slidingWindow({ limit: p.limit, window: p.windowMs });
 
 describe('slidingWindow: property tests', () => {
   it('the weighted estimate, this request included, never exceeds the limit at admission', async () => {
     await fc.assert(
-      fc.asyncProperty(scenarioArb, async ({ p, steps }) => {
+      fc.asyncProperty(windowScenarioArb, async ({ p, steps }) => {
         const w = p.windowMs;
-        const hits = admitted(await drive(slidingWindow({ limit: p.limit, window: w }), steps));
+        const hits = admitted(await drive(build(p), steps));
         for (const hit of hits) {
           // Windows aligned to multiples of w since the Unix epoch; counts from admissions.
           const start = Math.floor(hit.t / w) * w;
@@ -46,38 +42,12 @@ describe('slidingWindow: property tests', () => {
 
   // retryAfterMs is one exact division of integers (in the TS engine and in the Redis
   // twin's decoder), so every field must match the model exactly, to the last bit.
-  it('decides exactly like the per-window-counter model', async () => {
-    await fc.assert(
-      fc.asyncProperty(scenarioArb, async ({ p, steps }) => {
-        const algorithm = slidingWindow({ limit: p.limit, window: p.windowMs });
-        expectSameAsModel(
-          await drive(algorithm, steps),
-          new SlidingWindowModel(p.limit, p.windowMs),
-          {
-            timeUlps: 0,
-          },
-        );
-        expectSameAsModel(
-          driveSteps(algorithm, steps),
-          new SlidingWindowModel(p.limit, p.windowMs),
-          {
-            timeUlps: 0,
-          },
-        );
-      }),
-      { numRuns: RUNS },
-    );
-  });
+  itDecidesLikeWindowModel(
+    'decides exactly like the per-window-counter model',
+    build,
+    (p) => new SlidingWindowModel(p.limit, p.windowMs),
+    { timeUlps: 0 },
+  );
 
-  it('retryAfterMs, resetAfterMs and remaining are exact; denials consume nothing', async () => {
-    await fc.assert(
-      fc.asyncProperty(scenarioArb, async ({ p, steps }) => {
-        const algorithm = slidingWindow({ limit: p.limit, window: p.windowMs });
-        const observed = await drive(algorithm, steps);
-        checkDecisionInvariants(algorithm, observed);
-        await checkRetryByReplay(algorithm, observed);
-      }),
-      { numRuns: RUNS },
-    );
-  });
+  itHasExactTimes(windowScenarioArb, ({ p }) => build(p));
 });
