@@ -1,18 +1,8 @@
 import type { Algorithm, Decision } from '@sluice/core';
 import type { DeadlineQueue, Pending } from './deadline-queue.js';
+import type { LuaTwin } from './lua-common.js';
 import type { LuaScript, RedisClient } from './lua-script.js';
 import { keySlot } from './redis-key.js';
-
-/** One algorithm's Lua twin as the store runs it: its two scripts and its reply decoder. */
-export interface ScriptTwin {
-  /** One key per call (`LuaTwin.single`). */
-  readonly single: LuaScript;
-  /** Many keys per call (`LuaTwin.batch`). */
-  readonly batch: LuaScript;
-  /** Reply values per decision. */
-  readonly width: number;
-  decode(reply: unknown[], at: number, algorithm: Algorithm, cost: number): Decision;
-}
 
 /** The most decisions sent in one script call. */
 export const MAX_BATCH = 128;
@@ -20,28 +10,52 @@ export const MAX_BATCH = 128;
 interface Call extends Pending {
   resolve: (decision: Decision) => void;
   cost: number;
+  /** The call's own algorithm: it decodes the call's decision (e.g. its `limit`). */
+  algorithm: Algorithm;
 }
 
-/** Calls of one algorithm (one limiter's settings) on keys of one slot, in call order. */
+/**
+ * What the script of a call depends on: its algorithm's kind (which twin) and params (its
+ * arguments), e.g. `gcra:1000,1,60`. Calls with equal keys share batches, even from
+ * different Algorithm objects (two limiters with the same settings). Params never contain
+ * `:`, so no two different (kind, params) share a key. Cached per Algorithm object, whose
+ * `kind` and `params` are read-only.
+ */
+const groupKeys = new WeakMap<Algorithm, string>();
+
+function groupKey(algorithm: Algorithm): string {
+  let key = groupKeys.get(algorithm);
+  if (key === undefined) {
+    key = `${algorithm.kind}:${algorithm.params}`;
+    groupKeys.set(algorithm, key);
+  }
+  return key;
+}
+
+/**
+ * Calls of one kind and params (one limiter's settings, or several limiters' equal ones) on
+ * keys of one slot, in call order.
+ */
 class Batch {
-  readonly twin: ScriptTwin;
-  readonly algorithm: Algorithm;
+  readonly twin: LuaTwin;
+  /** Every call's algorithm params (the first call's; the same group key). */
+  readonly params: readonly number[];
   readonly keys: string[] = [];
   /** (now, cost) per call. */
   readonly pairs: (string | number)[] = [];
   readonly calls: Call[] = [];
   sent = false;
 
-  constructor(twin: ScriptTwin, algorithm: Algorithm) {
+  constructor(twin: LuaTwin, algorithm: Algorithm) {
     this.twin = twin;
-    this.algorithm = algorithm;
+    this.params = algorithm.params;
   }
 }
 
 /**
  * Coalesces the decisions asked for in one turn of the event loop into few script calls:
- * calls are grouped by algorithm (so its parameters are sent once per batch) and, on a
- * Cluster, by slot, so every batch's keys share a slot;
+ * calls are grouped by algorithm kind and params (so the params are sent once per batch)
+ * and, on a Cluster, by slot, so every batch's keys share a slot;
  * a group is sent when it reaches {@link MAX_BATCH} calls or at `setImmediate`, whichever
  * comes first. A group of one runs the single-key script. In a batch each key is decided
  * by the same Lua function as alone, in call order, all in one atomic script.
@@ -51,9 +65,9 @@ export class Coalescer {
   readonly #deadlines: DeadlineQueue;
   readonly #cluster: boolean;
   readonly #down: () => Error | undefined;
-  /** Open batches by algorithm (standalone), or by algorithm then slot (Cluster). */
-  #open = new Map<Algorithm, Batch>();
-  #openBySlot = new Map<Algorithm, Map<number, Batch>>();
+  /** Open batches by group key (standalone), or by group key then slot (Cluster). */
+  #open = new Map<string, Batch>();
+  #openBySlot = new Map<string, Map<number, Batch>>();
   /** Open batches in the order they were opened. */
   #pending: Batch[] = [];
 
@@ -72,7 +86,7 @@ export class Coalescer {
 
   /** Queues one decision; `now` is '' for Redis TIME. Settles within the deadline queue's timeout. */
   add(
-    twin: ScriptTwin,
+    twin: LuaTwin,
     key: string,
     now: number | '',
     cost: number,
@@ -81,35 +95,36 @@ export class Coalescer {
     let batch: Batch | undefined;
     let bySlot: Map<number, Batch> | undefined;
     let slot = 0;
+    const group = groupKey(algorithm);
     if (this.#cluster) {
       slot = keySlot(key);
-      bySlot = this.#openBySlot.get(algorithm);
+      bySlot = this.#openBySlot.get(group);
       if (bySlot === undefined) {
         bySlot = new Map();
-        this.#openBySlot.set(algorithm, bySlot);
+        this.#openBySlot.set(group, bySlot);
       }
       batch = bySlot.get(slot);
     } else {
-      batch = this.#open.get(algorithm);
+      batch = this.#open.get(group);
     }
     if (batch === undefined) {
       batch = new Batch(twin, algorithm);
       if (bySlot !== undefined) bySlot.set(slot, batch);
-      else this.#open.set(algorithm, batch);
+      else this.#open.set(group, batch);
       if (this.#pending.push(batch) === 1) setImmediate(this.#flushAll);
     }
     batch.keys.push(key);
     batch.pairs.push(now, cost);
     let call!: Call;
     const promise = new Promise<Decision>((resolve, reject) => {
-      call = { deadline: 0, reject, settled: false, resolve, cost };
+      call = { deadline: 0, reject, settled: false, resolve, cost, algorithm };
     });
     batch.calls.push(call);
     this.#deadlines.track(call);
     if (batch.calls.length >= MAX_BATCH) {
       // Full: sent now; the next call of this group opens a new batch.
       if (bySlot !== undefined) bySlot.delete(slot);
-      else this.#open.delete(algorithm);
+      else this.#open.delete(group);
       this.#send(batch);
     }
     return promise;
@@ -137,7 +152,7 @@ export class Coalescer {
       return;
     }
     const n = batch.calls.length;
-    const params = batch.algorithm.params;
+    const params = batch.params;
     const argv: (string | number)[] = batch.keys;
     let script: LuaScript;
     if (n === 1) {
@@ -159,7 +174,7 @@ export class Coalescer {
   }
 
   #settle(batch: Batch, reply: unknown[]): void {
-    const { calls, twin, algorithm } = batch;
+    const { calls, twin } = batch;
     const width = twin.width;
     for (let i = 0, at = 0; i < calls.length; i++, at += width) {
       const call = calls[i]!;
@@ -170,7 +185,7 @@ export class Coalescer {
         continue;
       }
       try {
-        call.resolve(twin.decode(reply, at, algorithm, call.cost));
+        call.resolve(twin.decode(reply as number[], at, call.algorithm, call.cost));
       } catch (error) {
         call.reject(error as Error);
       }

@@ -1,4 +1,4 @@
-import { luaTwin } from './lua-common.js';
+import { decodeMsReply, luaTwin } from './lua-common.js';
 
 /**
  * Lua twin of `FixedWindowAlgorithm.step` (@sluice/core fixed-window.ts): the window starts
@@ -12,18 +12,17 @@ const FIXED_WINDOW_FN = `local function fixed_window(key, now, cost, limit, wind
   local count = 0
   local stored = redis.call('GET', key)
   if stored then
-    local e, c = string.match(stored, '^([^,]+),(.+)$')
-    e = tonumber(e)
+    local e, c = state_numbers(stored, 2)
     if e > now then
       windowEnd = e
-      count = tonumber(c)
+      count = c
     end
   end
   if count + cost <= limit then
     if cost == 0 then return 1, limit - count, 0, windowEnd - now end
     if count == 0 then windowEnd = now + windowMs end
     count = count + cost
-    redis.call('SET', key, string.format('%.17g', windowEnd) .. ',' .. count, 'PX', math.ceil(windowEnd - now) + SLACK_MS)
+    redis.call('SET', key, exact(windowEnd) .. ',' .. count, 'PX', px(windowEnd - now))
     return 1, limit - count, 0, windowEnd - now
   end
   local retry = -1
@@ -32,8 +31,9 @@ const FIXED_WINDOW_FN = `local function fixed_window(key, now, cost, limit, wind
 end
 `;
 
-const FIXED_WINDOW = luaTwin('fixed_window', 2, 4, FIXED_WINDOW_FN);
+/** The fixed-window twin: its scripts and their decoder. */
+export const FIXED_WINDOW = luaTwin('fixed_window', 2, 4, FIXED_WINDOW_FN, decodeMsReply);
 /** Fixed window on one key (see `LuaTwin.single`). */
-export const FIXED_WINDOW_LUA = FIXED_WINDOW.single;
+export const FIXED_WINDOW_LUA = FIXED_WINDOW.single.source;
 /** Fixed window on many keys in one call (see `LuaTwin.batch`). */
-export const FIXED_WINDOW_BATCH_LUA = FIXED_WINDOW.batch;
+export const FIXED_WINDOW_BATCH_LUA = FIXED_WINDOW.batch.source;

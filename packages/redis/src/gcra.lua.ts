@@ -31,8 +31,7 @@ const GCRA_FN = `local function gcra(key, now, cost, interval, perMs, burst)
         local us = now * 1000 + nxt * (1000 / perMs)
         if us < 9007199254740992 then value = us end
       end
-      value = string.format('%.17g', value)
-      redis.call('SET', key, value, 'PX', math.ceil(ttl) + SLACK_MS)
+      redis.call('SET', key, exact(value), 'PX', px(ttl))
     end
     return 1, math.floor((tolerance - nxt) / interval), 0, nxt
   end
@@ -44,15 +43,9 @@ const GCRA_FN = `local function gcra(key, now, cost, interval, perMs, burst)
 end
 `;
 
-const GCRA = luaTwin('gcra', 3, 4, GCRA_FN);
-/** GCRA on one key (see `LuaTwin.single`). */
-export const GCRA_LUA = GCRA.single;
-/** GCRA on many keys in one call (see `LuaTwin.batch`). */
-export const GCRA_BATCH_LUA = GCRA.batch;
-
 /**
- * Builds the {@link Decision} from the 4 numbers at `at` in a {@link GCRA_LUA} or
- * {@link GCRA_BATCH_LUA} reply (same divisions as the TS engine).
+ * Builds the {@link Decision} from the 4 numbers at `at` in a GCRA twin's reply (same
+ * divisions as the TS engine).
  */
 export function decodeGcra(
   reply: number[],
@@ -71,3 +64,10 @@ export function decodeGcra(
     cost,
   };
 }
+
+/** The GCRA twin: its scripts and their decoder. */
+export const GCRA = luaTwin('gcra', 3, 4, GCRA_FN, decodeGcra);
+/** GCRA on one key (see `LuaTwin.single`). */
+export const GCRA_LUA = GCRA.single.source;
+/** GCRA on many keys in one call (see `LuaTwin.batch`). */
+export const GCRA_BATCH_LUA = GCRA.batch.source;

@@ -1,12 +1,24 @@
 import type { Algorithm, Decision } from '@sluice/core';
+import { LuaScript } from './lua-script.js';
 
 /** Milliseconds a key outlives its logical expiry (see {@link luaTwin}). */
 export const SLACK_MS = 1000;
 
 /**
+ * Builds the {@link Decision} of one call from the `width` values at `at` in a reply of its
+ * algorithm's twin (`algorithm` is the call's own).
+ */
+export type Decoder<A extends Algorithm = Algorithm> = (
+  reply: number[],
+  at: number,
+  algorithm: A,
+  cost: number,
+) => Decision;
+
+/**
  * One algorithm's Lua twin, written once as a Lua function and run by two scripts built
  * from it: {@link LuaTwin.single} (one key) and {@link LuaTwin.batch} (many keys in one
- * `EVALSHA`, each decided by the same function, in order).
+ * `EVALSHA`, each decided by the same function, in order), with the decoder of its replies.
  */
 export interface LuaTwin {
   /** The Lua function's name. */
@@ -19,7 +31,7 @@ export interface LuaTwin {
    * KEYS[1] = the key. ARGV = now ('' for Redis TIME), cost, ...params.
    * Reply: the function's `width` numbers.
    */
-  readonly single: string;
+  readonly single: LuaScript;
   /**
    * KEYS = n keys. ARGV = ...params (shared by every key), then n pairs (now, cost), one
    * per key, in KEYS order; '' as now takes Redis TIME (read once per batch). Each key is
@@ -27,7 +39,9 @@ export interface LuaTwin {
    * flat. A key whose function raised an error answers `-1, "<message>"` (padded with 0s),
    * so one bad key fails its own decision only.
    */
-  readonly batch: string;
+  readonly batch: LuaScript;
+  /** Builds a decision from the `width` values at `at` in a reply of either script. */
+  readonly decode: Decoder;
 }
 
 /**
@@ -36,20 +50,44 @@ export interface LuaTwin {
  * `SLACK_MS`: keys outlive their logical expiry by this much, so a client clock a little
  * behind Redis never loses live state; logical expiry is always decided from the stored
  * value, never from the key's TTL.
+ *
+ * - `exact(x)`: `x` as `%.17g` text, which reads back as the same double.
+ * - `px(ms)`: the `PX` / `PEXPIRE` ms of a key whose state expires in `ms`: rounded up to
+ *   a whole ms, plus `SLACK_MS`.
+ * - `state_numbers(stored, n)`: the `n` numbers of a string state `"<x1>,...,<xn>"` (each
+ *   field up to the next comma, the last one to the end of the string; `tonumber` of each,
+ *   so nil for a field that is not a number, all nil when the text has fewer fields).
  */
 const LUA_PRELUDE = `local SLACK_MS = ${SLACK_MS}
 local function server_now()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
+local function exact(x)
+  return string.format('%.17g', x)
+end
+local function px(ms)
+  return math.ceil(ms) + SLACK_MS
+end
+local function state_numbers(stored, n)
+  local fields = {string.match(stored, '^' .. string.rep('([^,]+),', n - 1) .. '(.+)$')}
+  for i = 1, n do fields[i] = tonumber(fields[i]) end
+  return unpack(fields, 1, n)
+end
 `;
 
 /**
  * Builds the single and batch scripts around `fn`, the Lua text of
  * `local function <name>(key, now, cost, <params...>) ... return <width values> end`
- * (every argument a number, converted once per script call).
+ * (every argument a number, converted once per script call); `decode` reads its replies.
  */
-export function luaTwin(name: string, params: number, width: number, fn: string): LuaTwin {
+export function luaTwin<A extends Algorithm>(
+  name: string,
+  params: number,
+  width: number,
+  fn: string,
+  decode: Decoder<A>,
+): LuaTwin {
   const list = (n: number, make: (i: number) => string, separator = ', ') =>
     Array.from({ length: n }, (_, i) => make(i + 1)).join(separator);
   const single = `${LUA_PRELUDE}${fn}
@@ -82,7 +120,15 @@ ${list(width - 2, (i) => `    out[n + ${i + 2}] = 0`, '\n')}
 end
 return out
 `;
-  return { name, params, width, single, batch };
+  return {
+    name,
+    params,
+    width,
+    single: new LuaScript(single),
+    batch: new LuaScript(batch),
+    // Called only with algorithms of this twin's kind (the store picks the twin by kind).
+    decode: decode as Decoder,
+  };
 }
 
 /**

@@ -1,17 +1,13 @@
 import { type Algorithm, type Decision, SluiceConfigError, type Store } from '@sluice/core';
-import { Coalescer, type ScriptTwin } from './coalescer.js';
+import { Coalescer } from './coalescer.js';
 import { DeadlineQueue } from './deadline-queue.js';
-import { FIXED_WINDOW_BATCH_LUA, FIXED_WINDOW_LUA } from './fixed-window.lua.js';
-import { decodeGcra, GCRA_BATCH_LUA, GCRA_LUA } from './gcra.lua.js';
-import { decodeMsReply } from './lua-common.js';
-import { LuaScript, type RedisClient } from './lua-script.js';
+import { FIXED_WINDOW } from './fixed-window.lua.js';
+import { GCRA } from './gcra.lua.js';
+import type { LuaTwin } from './lua-common.js';
+import type { RedisClient } from './lua-script.js';
 import { redisKey } from './redis-key.js';
-import { SLIDING_LOG_BATCH_LUA, SLIDING_LOG_LUA } from './sliding-log.lua.js';
-import {
-  decodeSlidingWindow,
-  SLIDING_WINDOW_BATCH_LUA,
-  SLIDING_WINDOW_LUA,
-} from './sliding-window.lua.js';
+import { SLIDING_LOG } from './sliding-log.lua.js';
+import { SLIDING_WINDOW } from './sliding-window.lua.js';
 
 /** Options of {@link RedisStore}. */
 export interface RedisStoreOptions {
@@ -42,35 +38,27 @@ export interface RedisStoreOptions {
   timeoutMs?: number;
 }
 
-type Decode = (reply: number[], at: number, algorithm: never, cost: number) => Decision;
-
-function twin(single: string, batch: string, width: number, decode: Decode): ScriptTwin {
-  return {
-    single: new LuaScript(single),
-    batch: new LuaScript(batch),
-    width,
-    decode: decode as ScriptTwin['decode'],
-  };
-}
-
-const TWINS: Record<Algorithm['kind'], ScriptTwin> = {
-  gcra: twin(GCRA_LUA, GCRA_BATCH_LUA, 4, decodeGcra as Decode),
-  'fixed-window': twin(FIXED_WINDOW_LUA, FIXED_WINDOW_BATCH_LUA, 4, decodeMsReply),
-  'sliding-window': twin(
-    SLIDING_WINDOW_LUA,
-    SLIDING_WINDOW_BATCH_LUA,
-    6,
-    decodeSlidingWindow as Decode,
-  ),
-  'sliding-log': twin(SLIDING_LOG_LUA, SLIDING_LOG_BATCH_LUA, 4, decodeMsReply),
+/** Each algorithm's Lua twin, by `Algorithm.kind`. */
+const TWINS: Readonly<Record<Algorithm['kind'], LuaTwin>> = {
+  gcra: GCRA,
+  'fixed-window': FIXED_WINDOW,
+  'sliding-window': SLIDING_WINDOW,
+  'sliding-log': SLIDING_LOG,
 };
 
 /** The Lua source of each algorithm's twin, by `Algorithm.kind` (for tools and tests). */
-export const LUA_SOURCES: Readonly<Record<Algorithm['kind'], string>> = {
-  gcra: GCRA_LUA,
-  'fixed-window': FIXED_WINDOW_LUA,
-  'sliding-window': SLIDING_WINDOW_LUA,
-  'sliding-log': SLIDING_LOG_LUA,
+export const LUA_SOURCES: Readonly<Record<Algorithm['kind'], string>> = Object.fromEntries(
+  Object.entries(TWINS).map(([kind, twin]) => [kind, twin.single.source]),
+) as Record<Algorithm['kind'], string>;
+
+/**
+ * The error of every call made while the client is in a down status: one per status, made
+ * once, since a down client can fail thousands of calls a second.
+ */
+const DOWN_ERRORS = {
+  reconnecting: new Error('sluice: the Redis client is reconnecting'),
+  close: new Error('sluice: the Redis client is close'),
+  end: new Error('sluice: the Redis client is end'),
 };
 
 /**
@@ -171,7 +159,7 @@ export class RedisStore implements Store {
   #down(): Error | undefined {
     const status = (this.client as { status?: unknown }).status;
     if (status === 'reconnecting' || status === 'close' || status === 'end') {
-      return new Error(`sluice: the Redis client is ${status}`);
+      return DOWN_ERRORS[status];
     }
     return undefined;
   }

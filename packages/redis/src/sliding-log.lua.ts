@@ -1,4 +1,4 @@
-import { luaTwin } from './lua-common.js';
+import { decodeMsReply, luaTwin } from './lua-common.js';
 
 /**
  * Lua twin of `SlidingLogAlgorithm.step` (@sluice/core sliding-log.ts): one sorted-set
@@ -11,7 +11,7 @@ import { luaTwin } from './lua-common.js';
  * Returns `allowed, remaining, retryMs (-1 = never), resetMs`.
  */
 const SLIDING_LOG_FN = `local function sliding_log(key, now, cost, limit, w)
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', string.format('%.17g', now - w))
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', exact(now - w))
   local count = redis.call('ZCARD', key)
   local function last_score()
     local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
@@ -23,7 +23,7 @@ const SLIDING_LOG_FN = `local function sliding_log(key, now, cost, limit, w)
       local t = last_score()
       return 1, limit - count, 0, t + w - now
     end
-    local score = string.format('%.17g', now)
+    local score = exact(now)
     -- Entries at this exact time are "<score>:1" .. "<score>:n": they arrive and leave together.
     local seq = redis.call('ZCOUNT', key, score, score)
     -- ZADD in chunks: unpack() of more than ~8000 values overflows the Lua C stack.
@@ -38,7 +38,7 @@ const SLIDING_LOG_FN = `local function sliding_log(key, now, cost, limit, w)
       redis.call('ZADD', key, unpack(args))
       i = last + 1
     end
-    redis.call('PEXPIRE', key, math.ceil(w) + SLACK_MS)
+    redis.call('PEXPIRE', key, px(w))
     return 1, limit - count - cost, 0, w
   end
   local reset = 0
@@ -49,8 +49,9 @@ const SLIDING_LOG_FN = `local function sliding_log(key, now, cost, limit, w)
 end
 `;
 
-const SLIDING_LOG = luaTwin('sliding_log', 2, 4, SLIDING_LOG_FN);
+/** The sliding-log twin: its scripts and their decoder. */
+export const SLIDING_LOG = luaTwin('sliding_log', 2, 4, SLIDING_LOG_FN, decodeMsReply);
 /** Sliding log on one key (see `LuaTwin.single`). */
-export const SLIDING_LOG_LUA = SLIDING_LOG.single;
+export const SLIDING_LOG_LUA = SLIDING_LOG.single.source;
 /** Sliding log on many keys in one call (see `LuaTwin.batch`). */
-export const SLIDING_LOG_BATCH_LUA = SLIDING_LOG.batch;
+export const SLIDING_LOG_BATCH_LUA = SLIDING_LOG.batch.source;

@@ -18,13 +18,12 @@ const SLIDING_WINDOW_FN = `local function sliding_window(key, now, cost, limit, 
   local curr = 0
   local stored = redis.call('GET', key)
   if stored then
-    local s, p, c = string.match(stored, '^([^,]+),([^,]+),(.+)$')
-    s = tonumber(s)
+    local s, p, c = state_numbers(stored, 3)
     if s == start then
-      prev = tonumber(p)
-      curr = tonumber(c)
+      prev = p
+      curr = c
     elseif s == start - w then
-      prev = tonumber(c)
+      prev = c
     end
   end
   local function reset_after()
@@ -38,7 +37,7 @@ const SLIDING_WINDOW_FN = `local function sliding_window(key, now, cost, limit, 
     local remaining = math.floor((limit * w - used - cost * w) / w)
     if cost == 0 then return 1, remaining, 0, 0, 1, reset_after() end
     curr = curr + cost
-    redis.call('SET', key, string.format('%.17g', start) .. ',' .. prev .. ',' .. curr, 'PX', math.ceil(start + 2 * w - now) + SLACK_MS)
+    redis.call('SET', key, exact(start) .. ',' .. prev .. ',' .. curr, 'PX', px(start + 2 * w - now))
     return 1, remaining, 0, 0, 1, start + 2 * w - now
   end
   local remaining = math.floor((limit * w - used) / w)
@@ -53,13 +52,7 @@ const SLIDING_WINDOW_FN = `local function sliding_window(key, now, cost, limit, 
 end
 `;
 
-const SLIDING_WINDOW = luaTwin('sliding_window', 2, 6, SLIDING_WINDOW_FN);
-/** Sliding window on one key (see `LuaTwin.single`). */
-export const SLIDING_WINDOW_LUA = SLIDING_WINDOW.single;
-/** Sliding window on many keys in one call (see `LuaTwin.batch`). */
-export const SLIDING_WINDOW_BATCH_LUA = SLIDING_WINDOW.batch;
-
-/** Builds the {@link Decision} from a {@link SLIDING_WINDOW_LUA} reply. */
+/** Builds the {@link Decision} from a sliding-window twin's reply. */
 export function decodeSlidingWindow(
   reply: number[],
   at: number,
@@ -82,3 +75,16 @@ export function decodeSlidingWindow(
     cost,
   };
 }
+
+/** The sliding-window twin: its scripts and their decoder. */
+export const SLIDING_WINDOW = luaTwin(
+  'sliding_window',
+  2,
+  6,
+  SLIDING_WINDOW_FN,
+  decodeSlidingWindow,
+);
+/** Sliding window on one key (see `LuaTwin.single`). */
+export const SLIDING_WINDOW_LUA = SLIDING_WINDOW.single.source;
+/** Sliding window on many keys in one call (see `LuaTwin.batch`). */
+export const SLIDING_WINDOW_BATCH_LUA = SLIDING_WINDOW.batch.source;
