@@ -114,7 +114,12 @@ export function rateLimit(options: ExpressRateLimitOptions = {}): RequestHandler
       setRequestDecision(req, locals, verdict.decision);
       verdict.writeHeaders(res, headerSetter(res));
       if (!verdict.allowed) {
-        if (handler !== undefined) return handler(req, res, next, verdict);
+        if (handler !== undefined) {
+          const answered = handler(req, res, next, verdict);
+          // An async handler's rejection goes where a thrown error goes, not unhandled.
+          if (answered instanceof Promise) answered.then(undefined, next);
+          return;
+        }
         const body = verdict.body;
         res.status(verdict.statusCode).type(verdict.contentType!);
         res.send(typeof body === 'string' ? body : JSON.stringify(body));

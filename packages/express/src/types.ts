@@ -17,14 +17,15 @@ declare global {
 /**
  * Replaces the denied response (express-rate-limit's `handler`). It receives the verdict
  * whose headers (`X-RateLimit-*`, `Retry-After`) are already set on `res`, and must end the
- * response or call `next` (e.g. `next(new HttpError(429))`). What it throws goes to `next(err)`.
+ * response or call `next` (e.g. `next(new HttpError(429))`). What it throws, and the
+ * rejection of a promise it returns (an `async` handler), goes to `next(err)`.
  */
 export type RateLimitHandler = (
   req: Request,
   res: Response,
   next: NextFunction,
   verdict: HttpVerdict,
-) => void;
+) => void | Promise<unknown>;
 
 /**
  * Options of `rateLimit(options)` and `throttle(limit, options)`: the core's

@@ -237,6 +237,27 @@ describe('@sluice/express', () => {
     expect(seen[0]!.statusCode).toBe(429);
   });
 
+  it("an async handler's rejection reaches the Express error handler (no unhandled rejection, no hung request)", async () => {
+    const app = express();
+    app.use(
+      rateLimit({
+        limit: 'throttle:1,1',
+        store: new MemoryStore(),
+        clock,
+        handler: async () => {
+          throw new Error('handler failed');
+        },
+      }),
+    );
+    app.get('/a', ok);
+    catchErrors(app);
+    server = await listen(app);
+    expect((await get(server, '/a')).status).toBe(200);
+    const denied = await get(server, '/a');
+    expect(denied.status).toBe(500);
+    expect(denied.body).toEqual({ caught: 'handler failed' });
+  });
+
   it('a message function returning a string is sent as is (not labelled JSON)', async () => {
     const app = express();
     app.use(
