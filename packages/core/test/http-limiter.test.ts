@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   HttpLimiter,
   type HttpVerdict,
@@ -66,6 +67,13 @@ describe('HttpLimiter', () => {
     check(view({ headers: { 'x-key': 'x'.repeat(10_000) }, raw: {} }));
     expect(store.size).toBe(2);
     expect(store.inspect('sluice:5-per-60000ms:{evil}')).toBeUndefined();
+    // The rule of request-key.ts, worked out here: '#' + the first 22 characters of the
+    // base64url SHA-256 digest of the segment's UTF-8 text.
+    const hashed = (text: string) =>
+      `#${createHash('sha256').update(text, 'utf8').digest('base64url').slice(0, 22)}`;
+    expect(hashed('{evil}')).toMatch(/^#[\w-]{22}$/);
+    expect(store.inspect(`sluice:5-per-60000ms:${hashed('{evil}')}`)).toBeDefined();
+    expect(store.inspect(`sluice:5-per-60000ms:${hashed('x'.repeat(10_000))}`)).toBeDefined();
   });
 
   it('with several limits, a request denied by one consumes from none', () => {

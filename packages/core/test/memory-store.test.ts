@@ -132,8 +132,28 @@ describe('MemoryStore', () => {
     const before = store.inspect('w:k');
     expect((await wl.consume('k', { cost: 3 })).allowed).toBe(false);
     expect(store.inspect('w:k')).toEqual(before);
-    // What inspect shows is what the algorithm sees.
-    expect(w.step(store.inspect('w:k'), now, 0).decision).toEqual(await wl.peek('k'));
-    expect(g.step(store.inspect('g:k'), now, 0).decision).toEqual(await gl.peek('k'));
+    // What inspect shows is what the algorithm sees. At now = EPOCH + 8 the window
+    // [EPOCH + 7, EPOCH + 1007) holds 3 of 5 units: 2 remain, full again in 999 ms.
+    const windowPeek = {
+      allowed: true,
+      limit: 5,
+      remaining: 2,
+      retryAfterMs: 0,
+      resetAfterMs: 999,
+      cost: 0,
+    };
+    expect(w.step(store.inspect('w:k'), now, 0).decision).toEqual(windowPeek);
+    expect(await wl.peek('k')).toEqual(windowPeek);
+    // GCRA's TAT (EPOCH + 8) is now: nothing is ahead, all 10 units remain, reset 0.
+    const gcraPeek = {
+      allowed: true,
+      limit: 10,
+      remaining: 10,
+      retryAfterMs: 0,
+      resetAfterMs: 0,
+      cost: 0,
+    };
+    expect(g.step(store.inspect('g:k'), now, 0).decision).toEqual(gcraPeek);
+    expect(await gl.peek('k')).toEqual(gcraPeek);
   });
 });
