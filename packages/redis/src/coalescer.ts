@@ -152,22 +152,31 @@ export class Coalescer {
       return;
     }
     const n = batch.calls.length;
-    const params = batch.params;
-    const argv: (string | number)[] = batch.keys;
-    let script: LuaScript;
-    if (n === 1) {
-      // KEYS[1], now, cost, ...params
-      script = batch.twin.single;
-      argv.push(batch.pairs[0]!, batch.pairs[1]!);
-      for (let i = 0; i < params.length; i++) argv.push(params[i]!);
-    } else {
-      // KEYS, ...params, (now, cost) x n
-      script = batch.twin.batch;
-      for (let i = 0; i < params.length; i++) argv.push(params[i]!);
-      const pairs = batch.pairs;
-      for (let i = 0; i < pairs.length; i++) argv.push(pairs[i]!);
+    let request: Promise<unknown>;
+    try {
+      const params = batch.params;
+      const argv: (string | number)[] = batch.keys;
+      let script: LuaScript;
+      if (n === 1) {
+        // KEYS[1], now, cost, ...params
+        script = batch.twin.single;
+        argv.push(batch.pairs[0]!, batch.pairs[1]!);
+        for (let i = 0; i < params.length; i++) argv.push(params[i]!);
+      } else {
+        // KEYS, ...params, (now, cost) x n
+        script = batch.twin.batch;
+        for (let i = 0; i < params.length; i++) argv.push(params[i]!);
+        const pairs = batch.pairs;
+        for (let i = 0; i < pairs.length; i++) argv.push(pairs[i]!);
+      }
+      request = script.runMany(this.#client, n, argv);
+    } catch (error) {
+      // E.g. an algorithm whose params are no array, or a client that throws: this batch
+      // fails; nothing is thrown into add() or the setImmediate flush, which goes on.
+      this.#fail(batch, error);
+      return;
     }
-    script.runMany(this.#client, n, argv).then(
+    request.then(
       (reply) => this.#settle(batch, reply as unknown[]),
       (error: unknown) => this.#fail(batch, error),
     );

@@ -46,10 +46,24 @@ const TWINS: Readonly<Record<Algorithm['kind'], LuaTwin>> = {
   'sliding-log': SLIDING_LOG,
 };
 
+/**
+ * {@link TWINS} as a Map: a custom Algorithm's `kind` can be any value, and one like
+ * `'constructor'` must not find an Object property.
+ */
+const TWIN_OF_KIND: ReadonlyMap<unknown, LuaTwin> = new Map(Object.entries(TWINS));
+
 /** The Lua source of each algorithm's twin, by `Algorithm.kind` (for tools and tests). */
 export const LUA_SOURCES: Readonly<Record<Algorithm['kind'], string>> = Object.fromEntries(
   Object.entries(TWINS).map(([kind, twin]) => [kind, twin.single.source]),
 ) as Record<Algorithm['kind'], string>;
+
+/** The rejection of a call whose algorithm has a kind with no Lua twin (a custom Algorithm). */
+function noTwin(kind: unknown): TypeError {
+  const name = typeof kind === 'string' ? JSON.stringify(kind) : String(kind);
+  return new TypeError(
+    `sluice: RedisStore has no Lua twin for algorithm kind ${name} (it runs ${Object.keys(TWINS).join(', ')})`,
+  );
+}
 
 /**
  * The error of every call made while the client is in a down status: one per status, made
@@ -131,11 +145,17 @@ export class RedisStore implements Store {
     return redisKey(this.prefix, key, this.hashTag);
   }
 
+  /**
+   * @returns a promise that rejects with a `TypeError` for an algorithm whose `kind` has no
+   *   Lua twin (only the built-in kinds run on Redis).
+   */
   consume(key: string, algorithm: Algorithm, cost: number, nowMs: number): Promise<Decision> {
+    const twin = TWIN_OF_KIND.get(algorithm.kind);
+    if (twin === undefined) return Promise.reject(noTwin(algorithm.kind));
     const down = this.#down();
     if (down) return Promise.reject(down);
     return this.#coalescer.add(
-      TWINS[algorithm.kind],
+      twin,
       this.keyFor(key),
       this.clock === 'client' ? nowMs : '',
       cost,

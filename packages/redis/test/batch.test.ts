@@ -164,6 +164,59 @@ it('a key that fails in the script fails its own call only', async () => {
   expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/WRONGTYPE/);
 });
 
+// An Algorithm the store has no Lua twin for (a custom kind), or whose params cannot be
+// sent, fails its own calls only: the calls beside it in the same tick are decided, and the
+// flush goes on (nothing is thrown from its setImmediate).
+function custom(kind: string, params: readonly number[] | undefined): Algorithm {
+  return {
+    kind: kind as Algorithm['kind'],
+    limit: 1,
+    params: params as readonly number[],
+    description: `custom ${kind}`,
+    step: () => {
+      throw new Error('not called by RedisStore');
+    },
+  };
+}
+
+it('a kind with no Lua twin rejects with a TypeError naming it; the calls beside it are decided', async () => {
+  const prefix = `custom-${Math.random()}`;
+  const store = new RedisStore({ client, clock: 'client', timeoutMs: 1000 });
+  const algorithm = gcra({ rate: 10, period: '1s' });
+  // A custom call opens the tick's first batch; another comes after a GCRA call.
+  const results = await Promise.allSettled([
+    store.consume(`${prefix}:x`, custom('token-bucket-v2', [1, 2]), 1, EPOCH),
+    store.consume(`${prefix}:a`, algorithm, 1, EPOCH),
+    store.consume(`${prefix}:y`, custom('constructor', []), 1, EPOCH),
+  ]);
+  expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled', 'rejected']);
+  for (const [i, kind] of [
+    [0, 'token-bucket-v2'],
+    [2, 'constructor'],
+  ] as const) {
+    const reason = (results[i] as PromiseRejectedResult).reason;
+    expect(reason).toBeInstanceOf(TypeError);
+    expect(String(reason)).toContain(`"${kind}"`);
+  }
+  expect((results[1] as PromiseFulfilledResult<unknown>).value).toMatchObject({
+    allowed: true,
+    remaining: 9,
+  });
+});
+
+it('a batch that cannot be sent fails its own calls; the batches after it are sent', async () => {
+  const prefix = `unsendable-${Math.random()}`;
+  const store = new RedisStore({ client, clock: 'client', timeoutMs: 1000 });
+  const algorithm = gcra({ rate: 10, period: '1s' });
+  // A known kind with no params: building the script's arguments throws.
+  const results = await Promise.allSettled([
+    store.consume(`${prefix}:x`, custom('gcra', undefined), 1, EPOCH),
+    store.consume(`${prefix}:a`, algorithm, 1, EPOCH),
+  ]);
+  expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled']);
+  expect((results[0] as PromiseRejectedResult).reason).toBeInstanceOf(TypeError);
+});
+
 it('reset after consumes in the same tick runs after them', async () => {
   const limiter = new RateLimiter({
     algorithm: gcra({ rate: 1, period: '1h', burst: 2 }),
