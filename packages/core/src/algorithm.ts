@@ -59,3 +59,10 @@ export interface Algorithm {
    */
   step(state: State | undefined, nowMs: number, cost: number): StepResult;
 }
+
+/** Whether `value` is an {@link Algorithm}: an object with a `step` function. */
+export function isAlgorithm(value: unknown): value is Algorithm {
+  return (
+    value !== null && typeof value === 'object' && typeof (value as Algorithm).step === 'function'
+  );
+}

@@ -8,6 +8,12 @@ import { SluiceConfigError } from './errors.js';
 export type Duration = number | string;
 
 /**
+ * What the `ms` package reads from `text` in milliseconds, or `undefined` when it cannot read
+ * it (it may also throw on some non-strings).
+ */
+export const msOf = ms as (text: string) => number | undefined;
+
+/**
  * Parses a {@link Duration} into milliseconds (a finite number > 0).
  *
  * @param option - the option name, used in the error message.
@@ -17,8 +23,7 @@ export function parseDuration(option: string, value: unknown): number {
   let parsed: number | undefined;
   if (typeof value === 'number') parsed = value;
   else if (typeof value === 'string' && value.trim() !== '') {
-    // ms() returns undefined (or throws on some non-strings) for anything it cannot read.
-    parsed = (ms as (s: string) => number | undefined)(value.trim());
+    parsed = msOf(value.trim());
   }
   if (parsed === undefined || !Number.isFinite(parsed) || parsed <= 0) {
     throw new SluiceConfigError(
@@ -28,4 +33,29 @@ export function parseDuration(option: string, value: unknown): number {
     );
   }
   return parsed;
+}
+
+/**
+ * `periodMs` when it is a whole number of milliseconds that fits in 53 bits.
+ *
+ * @param option - the option named by the error; `value` the value it reports.
+ * @param expected - what the error says was expected.
+ * @throws {@link SluiceConfigError} otherwise.
+ */
+export function wholeMs(
+  periodMs: number,
+  option: string,
+  value: unknown,
+  expected = 'a whole number of milliseconds',
+): number {
+  if (!Number.isSafeInteger(periodMs)) throw new SluiceConfigError(option, value, expected);
+  return periodMs;
+}
+
+/**
+ * {@link parseDuration}, then a whole number of milliseconds.
+ * @throws {@link SluiceConfigError} naming `option` otherwise.
+ */
+export function parseWholeMs(option: string, value: unknown): number {
+  return wholeMs(parseDuration(option, value), option, value);
 }

@@ -44,7 +44,7 @@ export function ceilSeconds(ms: number): number {
 /** The `Retry-After` value for a denial: the retry interval in whole seconds, rounded up, at least 1. */
 export function retryAfterSeconds(decision: Decision): number {
   const ms = decision.retryAfterMs < 0 ? decision.resetAfterMs : decision.retryAfterMs;
-  return Math.max(1, Math.ceil(ms / 1000));
+  return Math.max(1, ceilSeconds(ms));
 }
 
 /**
@@ -65,7 +65,8 @@ export function rateLimitHeaders(
   writeRateLimitHeaders(styles, reported, reported.decision, all, decisions, nowMs, out, pushPair);
 }
 
-function pushPair(out: [string, string][], name: string, value: string): void {
+/** A {@link HeaderSetter} that appends `[name, value]` to an array of pairs. */
+export function pushPair(out: [string, string][], name: string, value: string): void {
   out.push([name, value]);
 }
 

@@ -4,11 +4,13 @@ import type { Decision } from './decision.js';
 import { SluiceConfigError } from './errors.js';
 import { fixedWindow } from './fixed-window.js';
 import {
+  ceilSeconds,
   type HeaderSetter,
   type HeaderStyle,
   type HeadersOption,
   headerNames,
   type LimitPolicy,
+  pushPair,
   retryAfterSeconds,
   writeRateLimitHeaders,
 } from './headers.js';
@@ -220,6 +222,12 @@ const requestOf = (view: RequestView): ChargedRequest | undefined => {
 /** Routes whose key prefix a limit keeps (routes are patterns, so few; this bounds odd adapters). */
 const MAX_CACHED_ROUTES = 1000;
 
+/**
+ * Algorithms a limiter keeps by quota; and per-request limits it keeps prepared, with their
+ * routes' scopes, counted together.
+ */
+const MAX_CACHED_LIMITS = 1000;
+
 const ALGORITHMS: Record<AlgorithmName, LimitAlgorithmFactory> = {
   gcra: defaultLimitAlgorithm,
   'fixed-window': ({ limit, periodMs }) => fixedWindow({ limit, window: periodMs }),
@@ -240,7 +248,15 @@ const HEADER_STYLES: readonly HeaderStyle[] = ['legacy', 'draft-6', 'draft-7', '
  */
 export class HttpLimiter<Req = unknown> {
   readonly #config: HttpConfig<Req>;
+  /** Algorithms by quota (`<maxAttempts>/<periodMs>`): at most MAX_CACHED_LIMITS, cleared when full. */
   readonly #algorithms = new Map<string, Algorithm>();
+  /**
+   * Per-request limits already prepared, by `Limit.prefix` (see `#perRequestLimit`). They
+   * and their routes' scopes are counted in `#perRequestCount`: at most MAX_CACHED_LIMITS,
+   * cleared when a limit is to be added past it.
+   */
+  readonly #perRequest = new Map<string | undefined, Prepared[]>();
+  #perRequestCount = 0;
   readonly #static: Prepared[] | undefined;
 
   /**
@@ -342,15 +358,22 @@ export class HttpLimiter<Req = unknown> {
     let scopes = p.routes.get(route);
     if (scopes === undefined) {
       const prefix = `${p.scope.prefix}${keySegment(route)}:`;
-      // Past the cap (an adapter reporting raw URLs), and for limits made per request, keys
-      // are built per request and no store key space is made for them.
-      const keep = p.routes.size < MAX_CACHED_ROUTES;
+      // Past the cap (an adapter reporting raw URLs) the scopes are made per request. Limits
+      // made per request (a limiter without #static) get no store key space, and they and
+      // their routes count against one budget (`#perRequestCount`).
+      const perRequest = this.#static === undefined;
+      const keep = perRequest
+        ? this.#perRequestCount < MAX_CACHED_LIMITS
+        : p.routes.size < MAX_CACHED_ROUTES;
       const lasting = keep && p.scope.space !== undefined;
       scopes = {
         ip: this.#scope(`${prefix}ip:`, lasting),
         user: this.#scope(`${prefix}user:`, lasting),
       };
-      if (keep) p.routes.set(route, scopes);
+      if (keep) {
+        p.routes.set(route, scopes);
+        if (perRequest) this.#perRequestCount++;
+      }
     }
     return scopes;
   }
@@ -461,36 +484,91 @@ export class HttpLimiter<Req = unknown> {
   }
 
   #prepare(limits: readonly Limit[]): Prepared[] {
-    const c = this.#config;
+    // Limits of a static configuration last as long as the limiter: prepared once, here,
+    // their scopes get store key spaces. Per-request limits (a named limiter's function)
+    // get none; each is prepared once per name, quota and cost (`#perRequestLimit`).
+    const lasting = this.#static === undefined && this.#config.limits.isStatic;
     const out: Prepared[] = [];
     for (const limit of limits) {
       if (limit.unlimited) continue;
-      const quota = `${limit.maxAttempts}/${limit.periodMs}`;
-      let algorithm = this.#algorithms.get(quota);
-      if (algorithm === undefined) {
-        algorithm = limitAlgorithm(limit, c.algorithmFactory)!;
-        this.#algorithms.set(quota, algorithm);
-      }
-      const name = limit.prefix ?? `${limit.maxAttempts}-per-${limit.periodMs}ms`;
-      const key = `${c.prefix}:${keySegment(name)}:`;
-      // Limits of a static configuration last as long as the limiter: their scopes get
-      // store key spaces. Per-request limits (a named limiter's function) do not.
-      const lasting = this.#static === undefined && c.limits.isStatic;
-      out.push({
-        scope: this.#scope(key, lasting),
-        byScope:
-          limit.key === undefined
-            ? undefined
-            : this.#scope(key + keySegment(String(limit.key)), false),
-        routes: new Map(),
-        algorithm,
-        cost: limit.requestCost,
-        name,
-        windowSeconds: Math.ceil(limit.periodMs / 1000),
-      });
+      const p = lasting ? this.#prepareLimit(limit, true) : this.#perRequestLimit(limit);
+      // A `Limit.by` subject is the request's own: only its scope is made here.
+      out.push(limit.key === undefined ? p : withBy(p, this.#scope(byKey(p, limit.key), false)));
     }
     return out;
   }
+
+  /**
+   * The Prepared of a per-request limit: made on the first request with its name
+   * (`Limit.prefix`), quota and cost, the only fields its keys and decisions depend on
+   * besides `Limit.by`; then reused, with its route scopes.
+   */
+  #perRequestLimit(limit: Limit): Prepared {
+    const cache = this.#perRequest;
+    const same = cache.get(limit.prefix);
+    if (same !== undefined) {
+      for (let i = 0; i < same.length; i++) {
+        const p = same[i]!;
+        if (
+          p.maxAttempts === limit.maxAttempts &&
+          p.periodMs === limit.periodMs &&
+          p.cost === limit.requestCost
+        )
+          return p;
+      }
+    }
+    if (this.#perRequestCount >= MAX_CACHED_LIMITS) {
+      cache.clear();
+      this.#perRequestCount = 0;
+    }
+    const p = this.#prepareLimit(limit, false);
+    const list = cache.get(limit.prefix);
+    if (list === undefined) cache.set(limit.prefix, [p]);
+    else list.push(p);
+    this.#perRequestCount++;
+    return p;
+  }
+
+  /** `limit`, ready for requests (without its `Limit.by` scope); key spaces when `lasting`. */
+  #prepareLimit(limit: Limit, lasting: boolean): Prepared {
+    const quota = `${limit.maxAttempts}/${limit.periodMs}`;
+    let algorithm = this.#algorithms.get(quota);
+    if (algorithm === undefined) {
+      if (this.#algorithms.size >= MAX_CACHED_LIMITS) this.#algorithms.clear();
+      algorithm = limitAlgorithm(limit, this.#config.algorithmFactory)!;
+      this.#algorithms.set(quota, algorithm);
+    }
+    const name = limit.prefix ?? `${limit.maxAttempts}-per-${limit.periodMs}ms`;
+    return {
+      scope: this.#scope(`${this.#config.prefix}:${keySegment(name)}:`, lasting),
+      byScope: undefined,
+      routes: new Map(),
+      algorithm,
+      cost: limit.requestCost,
+      maxAttempts: limit.maxAttempts,
+      periodMs: limit.periodMs,
+      name,
+      windowSeconds: ceilSeconds(limit.periodMs),
+    };
+  }
+}
+
+/** The whole key of a `Limit.by` subject under `p`: `<prefix>:<limit name>:<by>`. */
+const byKey = (p: Prepared, by: string): string => p.scope.prefix + keySegment(by);
+
+/** `p` with `byScope` (the same shape, so the request path sees one kind of object). */
+function withBy(p: Prepared, byScope: Scope): Prepared {
+  return {
+    scope: p.scope,
+    byScope,
+    routes: p.routes,
+    algorithm: p.algorithm,
+    cost: p.cost,
+    maxAttempts: p.maxAttempts,
+    periodMs: p.periodMs,
+    name: p.name,
+    windowSeconds: p.windowSeconds,
+  };
 }
 
 /** One limit of a limiter, ready for requests; its `name` and `windowSeconds` go in headers. */
@@ -503,6 +581,9 @@ interface Prepared extends LimitPolicy {
   routes: Map<string, RouteScopes>;
   algorithm: Algorithm;
   cost: number;
+  /** The quota it was made for (`Limit.maxAttempts` per `Limit.periodMs`). */
+  maxAttempts: number;
+  periodMs: number;
 }
 
 /** `<prefix>:<limit name>:<route>:ip:` and `…:user:`. */
@@ -587,10 +668,6 @@ class Verdict implements HttpVerdict {
     }
     if (!this.allowed) set(target, names.retryAfter, String(this.retryAfter));
   }
-}
-
-function pushPair(out: [string, string][], name: string, value: string): void {
-  out.push([name, value]);
 }
 
 /**

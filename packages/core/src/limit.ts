@@ -1,5 +1,5 @@
-import type { Algorithm } from './algorithm.js';
-import { type Duration, parseDuration } from './duration.js';
+import { type Algorithm, isAlgorithm } from './algorithm.js';
+import { type Duration, parseWholeMs, wholeMs } from './duration.js';
 import { SluiceConfigError } from './errors.js';
 import { gcra } from './gcra.js';
 import { integerAtLeast } from './validate.js';
@@ -80,11 +80,7 @@ export class Limit {
    */
   static per(maxAttempts: number, period: Duration): Limit {
     const quota = integerAtLeast('maxAttempts', maxAttempts, 1);
-    const periodMs = parseDuration('period', period);
-    if (!Number.isSafeInteger(periodMs)) {
-      throw new SluiceConfigError('period', period, 'a whole number of milliseconds');
-    }
-    return Limit.#make(quota, periodMs);
+    return Limit.#make(quota, parseWholeMs('period', period));
   }
 
   /**
@@ -217,10 +213,12 @@ export class Limit {
   static #scaled(maxAttempts: number, unitOption: string, units: number, unitMs: number): Limit {
     const quota = integerAtLeast('maxAttempts', maxAttempts, 1);
     const count = integerAtLeast(unitOption, units, 1);
-    const periodMs = count * unitMs;
-    if (!Number.isSafeInteger(periodMs)) {
-      throw new SluiceConfigError(unitOption, units, 'a period that fits in 53 bits of ms');
-    }
+    const periodMs = wholeMs(
+      count * unitMs,
+      unitOption,
+      units,
+      'a period that fits in 53 bits of ms',
+    );
     return Limit.#make(quota, periodMs);
   }
 
@@ -288,7 +286,7 @@ export function limitAlgorithm(
   }
   if (limit.unlimited) return undefined;
   const algorithm = factory({ limit: limit.maxAttempts, periodMs: limit.periodMs });
-  if (algorithm === null || typeof algorithm !== 'object' || typeof algorithm.step !== 'function') {
+  if (!isAlgorithm(algorithm)) {
     throw new SluiceConfigError(
       'algorithm',
       algorithm,

@@ -1,4 +1,4 @@
-import type { Algorithm } from './algorithm.js';
+import { type Algorithm, isAlgorithm } from './algorithm.js';
 import type { Decision } from './decision.js';
 import { SluiceConfigError } from './errors.js';
 import { type MemoryKeySpace, MemoryStore } from './memory-store.js';
@@ -175,7 +175,7 @@ function parseLimiterOptions(options: RateLimiterOptions): LimiterConfig {
     onStoreError = 'insurance',
     logger = console,
   } = options;
-  if (algorithm === null || typeof algorithm !== 'object' || typeof algorithm.step !== 'function') {
+  if (!isAlgorithm(algorithm)) {
     throw new SluiceConfigError(
       'algorithm',
       algorithm,

@@ -97,7 +97,7 @@ export class ThrottleRegistry {
    *   programming error that can only show on the request path).
    */
   resolve(name: string, req: RequestView): Limit[] {
-    return normalizeResolved(name, this.get(name)(req));
+    return [...normalizeResolved(name, this.get(name)(req))];
   }
 }
 
@@ -215,11 +215,10 @@ function makeResolved(entries: readonly ResolvedLimitEntry[]): ResolvedLimits {
   return Object.freeze({ entries, isStatic, limitsFor });
 }
 
-function normalizeResolved(name: string, result: unknown): Limit[] {
+/** A resolver's result as an array of Limits: the resolver's own array, not a copy. */
+function normalizeResolved(name: string, result: unknown): readonly Limit[] {
   if (result instanceof Limit) return [result];
-  if (Array.isArray(result) && result.every((item) => item instanceof Limit)) {
-    return result.slice();
-  }
+  if (Array.isArray(result) && result.every((item) => item instanceof Limit)) return result;
   throw new TypeError(
     `sluice: named limiter ${JSON.stringify(name)} must return a Limit or an array of Limits, ` +
       `got ${describeValue(result)}`,

@@ -1,4 +1,4 @@
-import ms from 'ms';
+import { msOf, wholeMs } from './duration.js';
 import { SluiceConfigError } from './errors.js';
 import { Limit } from './limit.js';
 
@@ -11,17 +11,20 @@ import { Limit } from './limit.js';
  */
 export type ThrottleSpec = { kind: 'limits'; limits: Limit[] } | { kind: 'named'; name: string };
 
+/** The pattern of {@link THROTTLE_NAME}, without anchors. */
+const NAME = String.raw`[A-Za-z][\w.-]*`;
+
 /**
  * The name of a named limiter or a key prefix: a letter, then letters, digits, `_`, `.` or
  * `-` (`'api'`, `'login'`, `'uploads-v2'`, `'api.v1'`). Starting with a letter keeps names
  * apart from counts in a throttle string.
  */
-export const THROTTLE_NAME = /^[A-Za-z][\w.-]*$/;
+export const THROTTLE_NAME = new RegExp(`^${NAME}$`);
 
 // 'throttle:<count>[,<decayMinutes>[,<prefix>]]' (Laravel ThrottleRequests parameters).
-const LARAVEL_COUNTS = /^throttle:(\d+)(?:,(\d+)(?:,([A-Za-z][\w.-]*))?)?$/;
+const LARAVEL_COUNTS = new RegExp(String.raw`^throttle:(\d+)(?:,(\d+)(?:,(${NAME}))?)?$`);
 // 'throttle:<name>' (Laravel ThrottleRequests with a named limiter).
-const LARAVEL_NAMED = /^throttle:([A-Za-z][\w.-]*)$/;
+const LARAVEL_NAMED = new RegExp(`^throttle:(${NAME})$`);
 // '<count>/[<multiple>[ ]]<unit>': '60/min', '10/s', '100/15m', '100/15 minutes'.
 const SHORTHAND = /^(\d+)\/(?:(\d+) ?)?(s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?)$/;
 
@@ -74,7 +77,7 @@ export function parseThrottle(text: string): ThrottleSpec {
   if (shorthand) {
     const count = wholeCount(text, shorthand[1]!, 'a request count >= 1');
     const multiple = wholeCount(text, shorthand[2] ?? '1', 'a period multiple >= 1');
-    const unitMs = (ms as (s: string) => number | undefined)(`1${shorthand[3]}`);
+    const unitMs = msOf(`1${shorthand[3]}`);
     // The regex admits only units ms() reads, so unitMs is always defined.
     return {
       kind: 'limits',
@@ -94,8 +97,5 @@ function wholeCount(text: string, digits: string, what: string): number {
 }
 
 function checkedPeriod(text: string, periodMs: number): number {
-  if (!Number.isSafeInteger(periodMs)) {
-    throw new SluiceConfigError('limit', text, `a period that fits in 53 bits of ms in ${FORMS}`);
-  }
-  return periodMs;
+  return wholeMs(periodMs, 'limit', text, `a period that fits in 53 bits of ms in ${FORMS}`);
 }

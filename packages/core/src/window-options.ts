@@ -1,4 +1,4 @@
-import { type Duration, parseDuration } from './duration.js';
+import { type Duration, parseWholeMs } from './duration.js';
 import { SluiceConfigError } from './errors.js';
 import { integerAtLeast } from './validate.js';
 
@@ -25,9 +25,6 @@ export function parseWindowOptions(factory: string, options: WindowOptions): Win
     throw new SluiceConfigError('options', options, `an object { limit, window } for ${factory}`);
   }
   const limit = integerAtLeast('limit', options.limit, 1);
-  const windowMs = parseDuration('window', options.window);
-  if (!Number.isSafeInteger(windowMs)) {
-    throw new SluiceConfigError('window', options.window, 'a whole number of milliseconds');
-  }
+  const windowMs = parseWholeMs('window', options.window);
   return { limit, windowMs };
 }
