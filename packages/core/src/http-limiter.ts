@@ -26,7 +26,7 @@ import type { RequestView } from './request-view.js';
 import { slidingLog } from './sliding-log.js';
 import { slidingWindow } from './sliding-window.js';
 import type { Store } from './store.js';
-import { FailSafeStore, type StoreErrorPolicy, type StoreFailureLogger } from './store-failure.js';
+import { guardedStore, type StoreErrorPolicy, type StoreFailureLogger } from './store-failure.js';
 import {
   type LimitInput,
   type ResolvedLimits,
@@ -723,10 +723,13 @@ function parseHttpOptions<Req>(
       `one of ${Object.keys(ALGORITHMS).join(', ')} or a function ({ limit, periodMs }) => Algorithm`,
     );
   if (sharedStore === undefined) sharedStore = new MemoryStore();
-  const store = options.store ?? sharedStore;
-  if (store === null || typeof store !== 'object' || typeof store.consume !== 'function') {
-    throw new SluiceConfigError('store', store, 'a Store (MemoryStore, RedisStore)');
-  }
+  // HttpLimiter never calls store.reset, so a store without it is accepted.
+  const { store, origin } = guardedStore(
+    options.store ?? sharedStore,
+    options.onStoreError ?? 'insurance',
+    options.logger ?? console,
+    false,
+  );
   const clock = fn('clock', options.clock) ?? Date.now;
   const prefix = options.prefix ?? 'sluice';
   if (typeof prefix !== 'string') throw new SluiceConfigError('prefix', prefix, 'a string');
@@ -757,16 +760,11 @@ function parseHttpOptions<Req>(
   const statusCode = integerAtLeast('statusCode', options.statusCode ?? 429, 400);
   if (statusCode > 599)
     throw new SluiceConfigError('statusCode', statusCode, 'an HTTP error status from 400 to 599');
-  const onStoreError = options.onStoreError ?? 'insurance';
-  if (onStoreError !== 'insurance' && onStoreError !== 'allow' && onStoreError !== 'deny') {
-    throw new SluiceConfigError('onStoreError', onStoreError, "'insurance', 'allow' or 'deny'");
-  }
-  const logger = options.logger ?? console;
   return {
     limits,
     algorithmFactory,
-    store: store instanceof MemoryStore ? store : new FailSafeStore(store, onStoreError, logger),
-    origin: store,
+    store,
+    origin,
     clock,
     prefix,
     user: fn('user', options.user) ?? defaultUser,

@@ -3,7 +3,7 @@ import type { Decision } from './decision.js';
 import { SluiceConfigError } from './errors.js';
 import { type MemoryKeySpace, MemoryStore } from './memory-store.js';
 import type { Store } from './store.js';
-import { FailSafeStore, type StoreErrorPolicy, type StoreFailureLogger } from './store-failure.js';
+import { guardedStore, type StoreErrorPolicy, type StoreFailureLogger } from './store-failure.js';
 import { checkCost } from './validate.js';
 
 /** Options of {@link RateLimiter}. */
@@ -182,26 +182,11 @@ function parseLimiterOptions(options: RateLimiterOptions): LimiterConfig {
       'an algorithm such as gcra({ rate, period })',
     );
   }
-  if (
-    store === null ||
-    typeof store !== 'object' ||
-    typeof store.consume !== 'function' ||
-    typeof store.reset !== 'function'
-  ) {
-    throw new SluiceConfigError('store', store, 'a Store (MemoryStore, RedisStore)');
-  }
+  const guarded = guardedStore(store, onStoreError, logger, true).store;
   if (typeof prefix !== 'string') throw new SluiceConfigError('prefix', prefix, 'a string');
   if (typeof clock !== 'function')
     throw new SluiceConfigError('clock', clock, 'a function returning ms since the Unix epoch');
   if (typeof sleep !== 'function')
     throw new SluiceConfigError('sleep', sleep, 'a function (ms) => Promise<void>');
-  if (onStoreError !== 'insurance' && onStoreError !== 'allow' && onStoreError !== 'deny') {
-    throw new SluiceConfigError('onStoreError', onStoreError, "'insurance', 'allow' or 'deny'");
-  }
-  if (logger === null || typeof logger !== 'object' || typeof logger.warn !== 'function') {
-    throw new SluiceConfigError('logger', logger, 'an object with warn(message)');
-  }
-  const guarded =
-    store instanceof MemoryStore ? store : new FailSafeStore(store, onStoreError, logger);
   return { algorithm, store: guarded, prefix, clock, sleep };
 }

@@ -1,5 +1,6 @@
 import type { Algorithm } from './algorithm.js';
 import type { Decision } from './decision.js';
+import { SluiceConfigError } from './errors.js';
 import { MemoryStore } from './memory-store.js';
 import type { Store } from './store.js';
 
@@ -110,4 +111,44 @@ export class FailSafeStore implements Store {
     this.#failing = false;
     this.#logger.warn('sluice: store answering again');
   }
+}
+
+/** A limiter's store once its options are checked (see {@link guardedStore}). */
+export interface GuardedStore {
+  /** Where decisions go: `origin` behind a {@link FailSafeStore}, unless a {@link MemoryStore}. */
+  store: Store;
+  /** The user's store itself. */
+  origin: Store;
+}
+
+/**
+ * Checks a limiter's `store`, `onStoreError` and `logger` options (defaults already applied)
+ * and wraps a store that can fail in a {@link FailSafeStore} with them.
+ *
+ * @param requireReset - whether the store must have `reset` (a limiter that calls it).
+ * @throws {@link SluiceConfigError} naming `store`, `onStoreError` or `logger`.
+ */
+export function guardedStore(
+  store: unknown,
+  onStoreError: unknown,
+  logger: unknown,
+  requireReset: boolean,
+): GuardedStore {
+  const s = store as Store;
+  if (
+    s === null ||
+    typeof s !== 'object' ||
+    typeof s.consume !== 'function' ||
+    (requireReset && typeof s.reset !== 'function')
+  ) {
+    throw new SluiceConfigError('store', store, 'a Store (MemoryStore, RedisStore)');
+  }
+  if (onStoreError !== 'insurance' && onStoreError !== 'allow' && onStoreError !== 'deny') {
+    throw new SluiceConfigError('onStoreError', onStoreError, "'insurance', 'allow' or 'deny'");
+  }
+  const l = logger as StoreFailureLogger;
+  if (l === null || typeof l !== 'object' || typeof l.warn !== 'function') {
+    throw new SluiceConfigError('logger', logger, 'an object with warn(message)');
+  }
+  return { store: s instanceof MemoryStore ? s : new FailSafeStore(s, onStoreError, l), origin: s };
 }

@@ -2,6 +2,7 @@ import {
   cellThrottle,
   fixedWindow,
   gcra,
+  HttpLimiter,
   Limit,
   leakyBucket,
   MemoryStore,
@@ -188,6 +189,70 @@ const limiterCases: Case[] = [
   },
 ];
 
+// HttpLimiter validates store, onStoreError and logger as RateLimiter does (a bad logger
+// used to surface only on the request path, as "warn is not a function", once the store failed).
+const failingStore = {
+  consume: () => Promise.reject(new Error('store down')),
+  reset: () => undefined,
+};
+const emptyLogger = {};
+const policyCases: [string, Record<string, unknown>, string, unknown, string][] = [
+  [
+    'logger {} with a failing store',
+    { store: failingStore, logger: emptyLogger },
+    'logger',
+    emptyLogger,
+    '{}',
+  ],
+  [
+    "logger 'console'",
+    { store: failingStore, logger: 'console' },
+    'logger',
+    'console',
+    '"console"',
+  ],
+  ["store 'redis'", { store: 'redis' }, 'store', 'redis', '"redis"'],
+  [
+    "onStoreError 'retry'",
+    { store: failingStore, onStoreError: 'retry' },
+    'onStoreError',
+    'retry',
+    '"retry"',
+  ],
+];
+const httpPolicyCases: Case[] = policyCases.map(([label, options, option, value, shown]) => ({
+  label: `HttpLimiter ${label}`,
+  option,
+  value,
+  shown,
+  build: () => new HttpLimiter(options as never),
+}));
+
+describe('HttpLimiter and RateLimiter reject a bad store, onStoreError or logger alike', () => {
+  it.each(policyCases.map((c) => [c[0], c[1]] as const))(
+    '%s: the same message',
+    (_label, options) => {
+      const message = (build: () => unknown) => {
+        try {
+          build();
+        } catch (error) {
+          return (error as Error).message;
+        }
+        return 'no error';
+      };
+      const http = message(() => new HttpLimiter(options as never));
+      expect(http).not.toBe('no error');
+      expect(http).toBe(message(() => new RateLimiter({ algorithm, ...options } as never)));
+    },
+  );
+
+  it('but HttpLimiter, which never resets a key, accepts a store without reset', () => {
+    const store = { consume: failingStore.consume };
+    expect(() => new HttpLimiter({ store: store as never })).not.toThrow();
+    expect(() => new RateLimiter({ algorithm, store: store as never })).toThrow(SluiceConfigError);
+  });
+});
+
 const throttleStrings = [
   'throttle:0,1',
   'throttle:60,x',
@@ -256,6 +321,7 @@ describe.each([
   ['window algorithms', windowCases],
   ['MemoryStore', storeCases],
   ['RateLimiter', limiterCases],
+  ['HttpLimiter store policy', httpPolicyCases],
   ['parseThrottle', throttleCases],
   ['named limiters', namedCases],
   ['Limit', limitCases],
