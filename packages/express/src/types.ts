@@ -25,7 +25,7 @@ export type RateLimitHandler = (
   res: Response,
   next: NextFunction,
   verdict: HttpVerdict,
-) => void | Promise<unknown>;
+) => unknown;
 
 /**
  * Options of `rateLimit(options)` and `throttle(limit, options)`: the core's
