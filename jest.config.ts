@@ -5,6 +5,7 @@ import type { Config } from 'jest';
 const packages = ['core', 'redis', 'koa', 'fastify', 'express'];
 
 const moduleNameMapper = {
+  '^@sluice/core/http$': '<rootDir>/../core/src/http/index.ts',
   '^@sluice/(core|redis|express|fastify|koa)$': '<rootDir>/../$1/src/index.ts',
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };
@@ -33,6 +34,7 @@ config.projects!.push({
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   moduleNameMapper: {
     ...moduleNameMapper,
+    '^@sluice/core/http$': '<rootDir>/../../packages/core/src/http/index.ts',
     '^@sluice/(core|redis|express|fastify|koa)$': '<rootDir>/../../packages/$1/src/index.ts',
   },
   transform: {

@@ -7,7 +7,7 @@
  * - `login`: 5 per minute and 100 per day per client IP (`POST /login`);
  * - `api`: 60 per minute per user, the user named in `Authorization: Bearer <user>`, else the
  *   client IP. `.by(subject)` keys the limit by the subject alone (not by route) and
- *   `.withPrefix('api')` names its bucket, so every `/api/*` route draws from the same
+ *   `.named('api')` names its bucket, so every `/api/*` route draws from the same
  *   per-user bucket;
  * - `report`: the same bucket as `api`, but each request takes {@link REPORT_COST} units
  *   (`GET /api/report` is expensive).
@@ -42,7 +42,7 @@ export function apiSubject(req: RequestView): string {
 }
 
 const apiLimit = (req: RequestView) =>
-  Limit.perMinute(API_PER_MINUTE).by(apiSubject(req)).withPrefix('api');
+  Limit.perMinute(API_PER_MINUTE).by(apiSubject(req)).named('api');
 
 throttles.define('login', (req) => [
   Limit.perMinute(LOGIN_PER_MINUTE).by(req.ip),

@@ -1,25 +1,27 @@
+/**
+ * `@sluice/core`: what users write (DESIGN §1): the algorithms, stores, `RateLimiter`,
+ * limits, throttle strings and named limiters, and the types of the HTTP options every
+ * adapter takes. Adapter plumbing is on the `@sluice/core/http` subpath.
+ *
+ * @packageDocumentation
+ */
 export type { Algorithm, AlgorithmKind, State, StepResult } from './algorithm.js';
 export { expiryOf } from './algorithm.js';
 export type { CellReply, Decision } from './decision.js';
 export { toCellReply } from './decision.js';
-export type { MethodDecorator } from './decorators.js';
-export {
-  isThrottleSkipped,
-  markSkipThrottle,
-  methodDecorator,
-  SKIP_THROTTLE,
-  SkipThrottle,
-} from './decorators.js';
 export type { Duration } from './duration.js';
 export { parseDuration } from './duration.js';
 export { SluiceConfigError } from './errors.js';
 export { FixedWindowAlgorithm, fixedWindow } from './fixed-window.js';
 export type { GcraOptions } from './gcra.js';
 export { cellThrottle, GcraAlgorithm, gcra } from './gcra.js';
-export type { HeaderStyle, HeadersOption, PolicyDecision } from './headers.js';
-export { ceilSeconds, rateLimitHeaders, retryAfterSeconds } from './headers.js';
-export type { AlgorithmName, HttpLimitOptions, HttpVerdict } from './http-limiter.js';
-export { HttpLimiter } from './http-limiter.js';
+export type { MethodDecorator } from './http/decorators.js';
+export { SkipThrottle } from './http/decorators.js';
+export type { HeaderStyle, HeadersOption } from './http/headers.js';
+export { ipSubject } from './http/keys.js';
+export type { HttpLimitOptions } from './http/options.js';
+export type { RequestView } from './http/request-view.js';
+export type { HttpVerdict } from './http/verdict.js';
 export type { LeakyBucketOptions } from './leaky-bucket.js';
 export { leakyBucket } from './leaky-bucket.js';
 export type { LimitAlgorithmFactory, LimitQuota } from './limit.js';
@@ -28,11 +30,10 @@ export type { MemoryKeySpace, MemoryStoreOptions } from './memory-store.js';
 export { MemoryStore } from './memory-store.js';
 export type { AcquireOptions, ConsumeOptions, RateLimiterOptions } from './rate-limiter.js';
 export { RateLimiter } from './rate-limiter.js';
-export { ipSubject, keySegment, MAX_SEGMENT_LENGTH } from './request-key.js';
-export { LazyRequestView, type RequestView } from './request-view.js';
 export { SlidingLogAlgorithm, slidingLog } from './sliding-log.js';
 export { SlidingWindowAlgorithm, slidingWindow } from './sliding-window.js';
 export type { Store } from './store.js';
+export { scopeOf } from './store.js';
 export type { StoreErrorPolicy, StoreFailureLogger } from './store-failure.js';
 export { DENY_RETRY_MS, FailSafeStore } from './store-failure.js';
 export type {

@@ -12,22 +12,23 @@ const DAY_MS = 24 * HOUR_MS;
 interface LimitFields {
   maxAttempts: number;
   periodMs: number;
-  key: string | undefined;
+  subject: string | undefined;
   requestCost: number;
-  prefix: string | undefined;
+  name: string | undefined;
   unlimited: boolean;
 }
 
 /**
  * One rate limit on a route: `maxAttempts` requests per `periodMs`, optionally for an
- * explicit subject key (`.by(key)`), a per-request cost (`.cost(n)`) and a key prefix
- * (`.withPrefix(name)`).
+ * explicit subject (`.by(subject)`), a per-request cost (`.cost(n)`) and a name for its
+ * keys (`.named(name)`).
  *
  * Source of semantics: Laravel `Illuminate\Cache\RateLimiting\Limit` (`perSecond`,
- * `perMinute`, `perMinutes`, `perHour`, `perDay`, `none`, `by`). `cost` and `withPrefix`
- * are sluice additions (`withPrefix` is the third argument of `'throttle:60,1,uploads'`).
+ * `perMinute`, `perMinutes`, `perHour`, `perDay`, `none`, `by`). `cost` and `named` are
+ * sluice additions (`named` is the third argument of `'throttle:60,1,uploads'`, Laravel
+ * `ThrottleRequests`' `$prefix`).
  *
- * A `Limit` is immutable (frozen): `.by()`, `.cost()` and `.withPrefix()` return a new
+ * A `Limit` is immutable (frozen): `.by()`, `.cost()` and `.named()` return a new
  * `Limit` and leave the receiver unchanged, so a `Limit` can be shared between routes.
  *
  * A `Limit` only states a quota; it does not choose an algorithm. Which algorithm enforces
@@ -45,27 +46,28 @@ export class Limit {
   /** The period of the quota in **milliseconds** (whole ms >= 1). 60 000 for {@link Limit.none}. */
   readonly periodMs: number;
   /**
-   * The subject key segment given with {@link Limit.by} (numbers are converted with
-   * `String(n)`), or `undefined`: the middleware then derives the subject itself (user id,
-   * else client IP; DESIGN §5).
+   * The subject given with {@link Limit.by} (numbers are converted with `String(n)`), or
+   * `undefined`: the middleware then derives the subject itself (user id, else client IP;
+   * DESIGN §5).
    */
-  readonly key: string | undefined;
+  readonly subject: string | undefined;
   /** Units each request takes from the quota (set with {@link Limit.cost}): an integer >= 0. Default 1. */
   readonly requestCost: number;
   /**
-   * A name for the limit's keys (set with {@link Limit.withPrefix}; `'uploads'` in
-   * `'throttle:60,1,uploads'`), or `undefined`. Keys are `<prefix>:<limit name>:<route>:<subject>`.
+   * The limit's name (set with {@link Limit.named}; `'uploads'` in `'throttle:60,1,uploads'`;
+   * a named limiter's name), or `undefined`. Keys are `<prefix>:<limit name>:<route>:<subject>`,
+   * and draft-8 headers call the policy by it.
    */
-  readonly prefix: string | undefined;
+  readonly name: string | undefined;
   /** `true` only for {@link Limit.none}: the limit never denies and needs no algorithm or store. */
   readonly unlimited: boolean;
 
   private constructor(fields: LimitFields) {
     this.maxAttempts = fields.maxAttempts;
     this.periodMs = fields.periodMs;
-    this.key = fields.key;
+    this.subject = fields.subject;
     this.requestCost = fields.requestCost;
-    this.prefix = fields.prefix;
+    this.name = fields.name;
     this.unlimited = fields.unlimited;
     Object.freeze(this);
   }
@@ -137,28 +139,30 @@ export class Limit {
     noneLimit ??= new Limit({
       maxAttempts: Number.POSITIVE_INFINITY,
       periodMs: MINUTE_MS,
-      key: undefined,
+      subject: undefined,
       requestCost: 1,
-      prefix: undefined,
+      name: undefined,
       unlimited: true,
     });
     return noneLimit;
   }
 
   /**
-   * The same limit for an explicit subject key (Laravel `Limit::by($key)`), replacing the
-   * middleware's default subject (user id, else client IP).
+   * The same limit for an explicit subject (Laravel `Limit::by($key)`), replacing the
+   * middleware's default subject (user id, else client IP) and the route: every route using
+   * this limit shares the subject's bucket.
    *
-   * @param key - a string (any, `''` included) or a finite number (converted with `String`).
-   * @returns a new `Limit`; the receiver is unchanged.
-   * @throws {@link SluiceConfigError} naming `key` for any other value (e.g. `undefined`, `NaN`).
+   * @param subject - a string (any, `''` included) or a finite number (converted with `String`).
+   * @returns a new `Limit`; the receiver is unchanged. Read it back as {@link Limit.subject}.
+   * @throws {@link SluiceConfigError} naming `subject` for any other value (e.g. `undefined`, `NaN`).
+   * @example Limit.perMinute(60).by(`user:${id}`)
    */
-  by(key: string | number): Limit {
+  by(subject: string | number): Limit {
     let text: string;
-    if (typeof key === 'string') text = key;
-    else if (typeof key === 'number' && Number.isFinite(key)) text = String(key);
-    else throw new SluiceConfigError('key', key, 'a string or a finite number');
-    return this.#with({ key: text });
+    if (typeof subject === 'string') text = subject;
+    else if (typeof subject === 'number' && Number.isFinite(subject)) text = String(subject);
+    else throw new SluiceConfigError('subject', subject, 'a string or a finite number');
+    return this.#with({ subject: text });
   }
 
   /**
@@ -174,26 +178,29 @@ export class Limit {
   }
 
   /**
-   * The same limit under a key prefix / limit name (`'uploads'` in `'throttle:60,1,uploads'`;
-   * Laravel `ThrottleRequests` `$prefix`), so routes with different prefixes count separately.
+   * The same limit under a name (`'uploads'` in `'throttle:60,1,uploads'`; Laravel
+   * `ThrottleRequests`' `$prefix`): the name is a segment of its keys, so limits with
+   * different names count separately and limits with the same name and subject share a
+   * bucket. Draft-8 headers call the policy by it.
    *
-   * @param prefix - a non-empty string.
-   * @returns a new `Limit`; the receiver is unchanged.
-   * @throws {@link SluiceConfigError} naming `prefix` for anything else.
+   * @param name - a non-empty string.
+   * @returns a new `Limit`; the receiver is unchanged. Read it back as {@link Limit.name}.
+   * @throws {@link SluiceConfigError} naming `name` for anything else.
+   * @example Limit.perMinute(60).by(userId).named('api')
    */
-  withPrefix(prefix: string): Limit {
-    if (typeof prefix !== 'string' || prefix === '') {
-      throw new SluiceConfigError('prefix', prefix, 'a non-empty string');
+  named(name: string): Limit {
+    if (typeof name !== 'string' || name === '') {
+      throw new SluiceConfigError('name', name, 'a non-empty string');
     }
-    return this.#with({ prefix });
+    return this.#with({ name });
   }
 
   /** For logs: e.g. `Limit(60 per 60000 ms, by "42", cost 1)` or `Limit(none)`. */
   toString(): string {
     if (this.unlimited) return 'Limit(none)';
     const parts = [`${this.maxAttempts} per ${this.periodMs} ms`];
-    if (this.prefix !== undefined) parts.push(`prefix ${JSON.stringify(this.prefix)}`);
-    if (this.key !== undefined) parts.push(`by ${JSON.stringify(this.key)}`);
+    if (this.name !== undefined) parts.push(`named ${JSON.stringify(this.name)}`);
+    if (this.subject !== undefined) parts.push(`by ${JSON.stringify(this.subject)}`);
     parts.push(`cost ${this.requestCost}`);
     return `Limit(${parts.join(', ')})`;
   }
@@ -202,9 +209,9 @@ export class Limit {
     return new Limit({
       maxAttempts: this.maxAttempts,
       periodMs: this.periodMs,
-      key: this.key,
+      subject: this.subject,
       requestCost: this.requestCost,
-      prefix: this.prefix,
+      name: this.name,
       unlimited: this.unlimited,
       ...change,
     });
@@ -226,9 +233,9 @@ export class Limit {
     return new Limit({
       maxAttempts,
       periodMs,
-      key: undefined,
+      subject: undefined,
       requestCost: 1,
-      prefix: undefined,
+      name: undefined,
       unlimited: false,
     });
   }

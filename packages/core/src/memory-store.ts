@@ -82,6 +82,18 @@ export class MemoryStore implements Store {
     return space;
   }
 
+  /**
+   * The keys under `prefix` as a store of their own (see `Store.scope`): decisions go
+   * straight to the prefix's key space, searched by the short key.
+   */
+  scope(prefix: string): Store {
+    const space = this.space(prefix);
+    return {
+      consume: (key, algorithm, cost, nowMs) => this.consumeIn(space, key, algorithm, cost, nowMs),
+      reset: (key) => this.reset(key, space),
+    };
+  }
+
   /** {@link MemoryStore.consume} in a key space from {@link MemoryStore.space}. */
   consumeIn(
     space: MemoryKeySpace,

@@ -1,8 +1,8 @@
 import { type Algorithm, isAlgorithm } from './algorithm.js';
 import type { Decision } from './decision.js';
 import { SluiceConfigError } from './errors.js';
-import { type MemoryKeySpace, MemoryStore } from './memory-store.js';
-import type { Store } from './store.js';
+import { MemoryStore } from './memory-store.js';
+import { type Store, scopeOf } from './store.js';
 import { guardedStore, type StoreErrorPolicy, type StoreFailureLogger } from './store-failure.js';
 import { checkCost } from './validate.js';
 
@@ -67,15 +67,15 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  */
 export class RateLimiter {
   readonly #config: LimiterConfig;
-  readonly #prefix: string;
-  /** This limiter's key space when its store is a MemoryStore (see `MemoryStore.space`). */
-  readonly #space: MemoryKeySpace | undefined;
+  /**
+   * The store's keys under `<prefix>:` (`Store.scope`): on a MemoryStore a key space of its
+   * own, so the caller's key string is used as is (no concatenation, its hash cached by V8).
+   */
+  readonly #scoped: Store;
 
   constructor(options: RateLimiterOptions) {
     this.#config = parseLimiterOptions(options);
-    this.#prefix = `${this.#config.prefix}:`;
-    const store = this.#config.store;
-    this.#space = store instanceof MemoryStore ? store.space(this.#prefix) : undefined;
+    this.#scoped = scopeOf(this.#config.store, `${this.#config.prefix}:`);
   }
 
   /** The algorithm this limiter runs. */
@@ -105,9 +105,7 @@ export class RateLimiter {
 
   /** Forgets `key`: its next decision sees a full quota. */
   async reset(key: string): Promise<void> {
-    const store = this.#config.store;
-    if (this.#space !== undefined) (store as MemoryStore).reset(key, this.#space);
-    else await store.reset(this.#prefix + key);
+    await this.#scoped.reset(key);
   }
 
   /**
@@ -141,16 +139,9 @@ export class RateLimiter {
     if (typeof key !== 'string') {
       return Promise.reject(new TypeError(`sluice: key must be a string, got ${typeof key}`));
     }
-    const { store, algorithm, clock } = this.#config;
+    const { algorithm, clock } = this.#config;
     try {
-      // On a MemoryStore the limiter's prefix is a key space of its own: the caller's key
-      // string is used as is (no concatenation, its hash already cached by V8).
-      if (this.#space !== undefined) {
-        return Promise.resolve(
-          (store as MemoryStore).consumeIn(this.#space, key, algorithm, cost, clock()),
-        );
-      }
-      const result = store.consume(this.#prefix + key, algorithm, cost, clock());
+      const result = this.#scoped.consume(key, algorithm, cost, clock());
       return result instanceof Promise ? result : Promise.resolve(result);
     } catch (error) {
       return Promise.reject(error);

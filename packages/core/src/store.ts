@@ -26,4 +26,21 @@ export interface Store {
 
   /** Forgets `key`: its next decision sees a full quota. */
   reset(key: string): void | Promise<void>;
+
+  /**
+   * Optional: the keys under `prefix` as a store of their own, so `scope(p).consume(k, …)`
+   * decides exactly as `consume(p + k, …)`. Limiters ask for it once per prefix and keep it;
+   * a store implements it when it can decide faster without building `p + k` per call
+   * (`MemoryStore`: a key space of its own). Default: {@link scopeOf} prefixes each key.
+   */
+  scope?(prefix: string): Store;
+}
+
+/** `store.scope(prefix)`, or a view of `store` that prefixes every key with `prefix`. */
+export function scopeOf(store: Store, prefix: string): Store {
+  if (typeof store.scope === 'function') return store.scope(prefix);
+  return {
+    consume: (key, algorithm, cost, nowMs) => store.consume(prefix + key, algorithm, cost, nowMs),
+    reset: (key) => store.reset(prefix + key),
+  };
 }

@@ -1,6 +1,6 @@
 import { describe as describeValue, SluiceConfigError } from './errors.js';
 import { Limit } from './limit.js';
-import type { RequestView } from './request-view.js';
+import type { RequestView } from './http/request-view.js';
 import { parseThrottle, THROTTLE_NAME } from './throttle-string.js';
 
 /**
@@ -127,7 +127,7 @@ export interface ResolvedLimits {
   /**
    * The limits that apply to `req`, in input order: fixed limits as given, then each named
    * limiter's result in its place. A limit from a named limiter that has no
-   * {@link Limit.prefix} gets one derived from the limiter's name (Laravel keys named
+   * {@link Limit.name} gets one derived from the limiter's name (Laravel keys named
    * limits by limiter name), so `'throttle:api'` and `'throttle:login'` never share a key:
    * the name itself (`'api'`) when the limiter returned one limit, and
    * `'<name>.<maxAttempts>-per-<periodMs>ms'` (`'login.5-per-60000ms'`,
@@ -202,11 +202,11 @@ function makeResolved(entries: readonly ResolvedLimitEntry[]): ResolvedLimits {
       const resolved = normalizeResolved(entry.name, entry.resolver(req));
       const several = resolved.length > 1;
       for (const limit of resolved) {
-        if (limit.prefix !== undefined) limits.push(limit);
-        else if (!several) limits.push(limit.withPrefix(entry.name));
+        if (limit.name !== undefined) limits.push(limit);
+        else if (!several) limits.push(limit.named(entry.name));
         else {
           const quota = `${limit.maxAttempts}-per-${limit.periodMs}ms`;
-          limits.push(limit.withPrefix(`${entry.name}.${quota}`));
+          limits.push(limit.named(`${entry.name}.${quota}`));
         }
       }
     }

@@ -40,7 +40,7 @@ const FORMS =
  * |---|---|
  * | `'throttle:60,1'` | 60 requests per 1 **minute** (Laravel `ThrottleRequests`: `maxAttempts,decayMinutes`) |
  * | `'throttle:60'` | 60 requests per minute (Laravel's default `decayMinutes = 1`) |
- * | `'throttle:60,1,uploads'` | the same, with key prefix `uploads` ({@link Limit.prefix}) |
+ * | `'throttle:60,1,uploads'` | the same, with key prefix `uploads` ({@link Limit.name}) |
  * | `'throttle:api'` | the named limiter `api` (Laravel `RateLimiter::for('api', …)`) |
  * | `'60/min'`, `'10/s'`, `'1000/hour'`, `'5000/day'` | `<count>` per one unit |
  * | `'100/15m'`, `'100/15 minutes'` | `<count>` per a whole multiple of a unit |
@@ -69,7 +69,7 @@ export function parseThrottle(text: string): ThrottleSpec {
     const count = wholeCount(text, laravel[1]!, 'a request count >= 1');
     const minutes = wholeCount(text, laravel[2] ?? '1', 'decay minutes >= 1');
     let limit = Limit.per(count, checkedPeriod(text, minutes * 60_000));
-    if (laravel[3] !== undefined) limit = limit.withPrefix(laravel[3]);
+    if (laravel[3] !== undefined) limit = limit.named(laravel[3]);
     return { kind: 'limits', limits: [limit] };
   }
 

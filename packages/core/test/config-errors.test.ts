@@ -2,7 +2,6 @@ import {
   cellThrottle,
   fixedWindow,
   gcra,
-  HttpLimiter,
   Limit,
   leakyBucket,
   MemoryStore,
@@ -16,6 +15,7 @@ import {
   tokenBucket,
   type WindowOptions,
 } from '../src/index.js';
+import { HttpLimiter } from '../src/http/index.js';
 
 // DESIGN §2 "Bad input": every invalid value at construction is a SluiceConfigError whose
 // message names the option and the value. One test per invalid input.

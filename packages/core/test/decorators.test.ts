@@ -1,4 +1,4 @@
-import { isThrottleSkipped, methodDecorator, SkipThrottle } from '../src/index.js';
+import { isThrottleSkipped, methodDecorator, SkipThrottle } from '../src/http/index.js';
 
 describe('method decorators (TC39 form)', () => {
   it('@SkipThrottle() marks the method; a wrapping decorator replaces it', () => {

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import {
-  HttpLimiter,
   type HttpVerdict,
   Limit,
   MemoryStore,
   type RequestView,
   ThrottleRegistry,
 } from '../src/index.js';
+import { HttpLimiter } from '../src/http/index.js';
 import { EPOCH } from './properties/harness.js';
 
 function view(over: Partial<RequestView> = {}): RequestView {
@@ -77,7 +77,7 @@ describe('HttpLimiter', () => {
   });
 
   it('with several limits, a request denied by one consumes from none', () => {
-    const { check } = setup({ limit: [Limit.perMinute(2), Limit.perMinute(5).withPrefix('wide')] });
+    const { check } = setup({ limit: [Limit.perMinute(2), Limit.perMinute(5).named('wide')] });
     check(view({ raw: {} }));
     check(view({ raw: {} }));
     const third = check(view({ raw: {} }));
@@ -115,7 +115,7 @@ describe('HttpLimiter', () => {
 
   it('draft-8 headers list one member per limit', () => {
     const { check } = setup({
-      limit: [Limit.perMinute(10).withPrefix('burst'), Limit.perDay(100).withPrefix('daily')],
+      limit: [Limit.perMinute(10).named('burst'), Limit.perDay(100).named('daily')],
       headers: 'draft-8',
     });
     const v = check(view({ raw: {} }));
@@ -186,7 +186,7 @@ describe('HttpLimiter key spaces on a MemoryStore', () => {
     // A per-request named limiter (its limits are made for each request).
     registry.define('dyn', (req) => [
       Limit.perMinute(3).by(req.route),
-      Limit.perMinute(5).withPrefix(`p${req.ip.length % 2}`),
+      Limit.perMinute(5).named(`p${req.ip.length % 2}`),
     ]);
     const configs: ConstructorParameters<typeof HttpLimiter>[0][] = [
       { limit: 'throttle:4,1' },

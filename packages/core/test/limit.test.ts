@@ -32,8 +32,8 @@ describe('Limit quotas', () => {
     expect(limit.maxAttempts).toBe(maxAttempts);
     expect(limit.periodMs).toBe(periodMs);
     expect(limit.unlimited).toBe(false);
-    expect(limit.key).toBeUndefined();
-    expect(limit.prefix).toBeUndefined();
+    expect(limit.subject).toBeUndefined();
+    expect(limit.name).toBeUndefined();
     expect(limit.requestCost).toBe(1);
   });
 
@@ -51,13 +51,13 @@ describe('Limit is immutable', () => {
     const base = Limit.perMinute(60);
     const forUser = base.by('user-1');
     expect(forUser).not.toBe(base);
-    expect(forUser.key).toBe('user-1');
-    expect(base.key).toBeUndefined();
+    expect(forUser.subject).toBe('user-1');
+    expect(base.subject).toBeUndefined();
     expect(forUser.maxAttempts).toBe(60);
     expect(forUser.periodMs).toBe(60_000);
-    expect(base.by(42).key).toBe('42');
-    expect(forUser.by('user-2').key).toBe('user-2');
-    expect(forUser.key).toBe('user-1');
+    expect(base.by(42).subject).toBe('42');
+    expect(forUser.by('user-2').subject).toBe('user-2');
+    expect(forUser.subject).toBe('user-1');
   });
 
   it('cost() returns a new limit and leaves the receiver unchanged', () => {
@@ -65,16 +65,16 @@ describe('Limit is immutable', () => {
     const heavy = base.cost(5);
     expect(heavy.requestCost).toBe(5);
     expect(base.requestCost).toBe(1);
-    expect(heavy.key).toBe('k');
+    expect(heavy.subject).toBe('k');
     expect(base.cost(0).requestCost).toBe(0);
   });
 
   it('withPrefix() returns a new limit and keeps key and cost', () => {
     const base = Limit.perMinute(60).by('ip').cost(2);
-    const named = base.withPrefix('uploads');
-    expect(named.prefix).toBe('uploads');
-    expect(base.prefix).toBeUndefined();
-    expect(named.key).toBe('ip');
+    const named = base.named('uploads');
+    expect(named.name).toBe('uploads');
+    expect(base.name).toBeUndefined();
+    expect(named.subject).toBe('ip');
     expect(named.requestCost).toBe(2);
   });
 
@@ -90,7 +90,7 @@ describe('Limit is immutable', () => {
   it('none() stays unlimited through the builders', () => {
     const none = Limit.none().by('x').cost(3);
     expect(none.unlimited).toBe(true);
-    expect(Limit.none().key).toBeUndefined();
+    expect(Limit.none().subject).toBeUndefined();
   });
 });
 
@@ -106,10 +106,10 @@ describe('Limit validation', () => {
     ['perSecond(1, 0.5)', 'decaySeconds', () => Limit.perSecond(1, 0.5)],
     ['per(1, "0.5ms")', 'period', () => Limit.per(1, '0.5ms')],
     ['per(1, "soon")', 'period', () => Limit.per(1, 'soon')],
-    ['by(NaN)', 'key', () => Limit.perMinute(1).by(Number.NaN)],
-    ['by(undefined)', 'key', () => Limit.perMinute(1).by(undefined as unknown as string)],
+    ['by(NaN)', 'subject', () => Limit.perMinute(1).by(Number.NaN)],
+    ['by(undefined)', 'subject', () => Limit.perMinute(1).by(undefined as unknown as string)],
     ['cost(1.5)', 'cost', () => Limit.perMinute(1).cost(1.5)],
-    ['withPrefix("")', 'prefix', () => Limit.perMinute(1).withPrefix('')],
+    ['named("")', 'name', () => Limit.perMinute(1).named('')],
   ])('%s throws SluiceConfigError naming %s', (_label, option, make) => {
     expect(make).toThrow(SluiceConfigError);
     expect(make).toThrow(`"${option}"`);

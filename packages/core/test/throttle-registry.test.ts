@@ -33,12 +33,12 @@ describe('ThrottleRegistry', () => {
     const anonymous = request();
     const [byIp] = registry.resolve('api', anonymous);
     expect(seen[0]).toBe(anonymous);
-    expect(byIp?.key).toBe('203.0.113.7');
+    expect(byIp?.subject).toBe('203.0.113.7');
     expect(byIp?.maxAttempts).toBe(60);
     expect(byIp?.periodMs).toBe(60_000);
 
     const [byUser] = registry.resolve('api', request({ userId: 42 }));
-    expect(byUser?.key).toBe('42');
+    expect(byUser?.subject).toBe('42');
   });
 
   it('resolves several limits from one limiter, in order', () => {
@@ -47,7 +47,7 @@ describe('ThrottleRegistry', () => {
       Limit.perDay(100).by(req.ip),
     ]);
     const limits = registry.resolve('login', request({ ip: '198.51.100.1' }));
-    expect(limits.map((l) => [l.maxAttempts, l.periodMs, l.key])).toEqual([
+    expect(limits.map((l) => [l.maxAttempts, l.periodMs, l.subject])).toEqual([
       [5, 60_000, '198.51.100.1'],
       [100, 86_400_000, '198.51.100.1'],
     ]);
@@ -117,7 +117,7 @@ describe('resolveLimitInput', () => {
     expect(limits).toHaveLength(1);
     expect(limits[0]?.maxAttempts).toBe(60);
     expect(limits[0]?.periodMs).toBe(60_000);
-    expect(limits[0]?.prefix).toBe('uploads');
+    expect(limits[0]?.name).toBe('uploads');
     // Static: the same array on every call, no per-request work.
     expect(resolved.limitsFor(request({ ip: '10.0.0.1' }))).toBe(limits);
   });
@@ -136,7 +136,7 @@ describe('resolveLimitInput', () => {
     const registry = new ThrottleRegistry();
     const resolver = jest.fn((req: RequestView) => [
       Limit.perMinute(5).by(req.ip),
-      Limit.perDay(100).by(req.ip).withPrefix('login-daily'),
+      Limit.perDay(100).by(req.ip).named('login-daily'),
     ]);
     registry.define('login', resolver);
     const resolved = resolveLimitInput(['throttle:login', 'throttle:1000,60'], registry);
@@ -147,12 +147,12 @@ describe('resolveLimitInput', () => {
     const limits = resolved.limitsFor(req);
     expect(resolver).toHaveBeenCalledTimes(1);
     expect(resolver).toHaveBeenCalledWith(req);
-    expect(limits.map((l) => [l.maxAttempts, l.periodMs, l.key, l.prefix])).toEqual([
+    expect(limits.map((l) => [l.maxAttempts, l.periodMs, l.subject, l.name])).toEqual([
       [5, 60_000, '192.0.2.9', 'login.5-per-60000ms'],
       [100, 86_400_000, '192.0.2.9', 'login-daily'],
       [1000, 3_600_000, undefined, undefined],
     ]);
-    expect(resolved.limitsFor(request({ ip: '192.0.2.10' }))[0]?.key).toBe('192.0.2.10');
+    expect(resolved.limitsFor(request({ ip: '192.0.2.10' }))[0]?.subject).toBe('192.0.2.10');
   });
 
   it('names limits from a named limiter so none share a prefix (DESIGN §4 login example)', () => {
@@ -160,7 +160,7 @@ describe('resolveLimitInput', () => {
       .define('api', (req) => Limit.perMinute(60).by(req.userId ?? req.ip))
       .define('login', (req) => [Limit.perMinute(5).by(req.ip), Limit.perDay(100).by(req.ip)]);
     const resolved = resolveLimitInput(['throttle:api', 'throttle:login'], registry);
-    const prefixes = resolved.limitsFor(request()).map((l) => l.prefix);
+    const prefixes = resolved.limitsFor(request()).map((l) => l.name);
     expect(prefixes).toEqual(['api', 'login.5-per-60000ms', 'login.100-per-86400000ms']);
     expect(new Set(prefixes).size).toBe(prefixes.length);
   });

@@ -18,8 +18,8 @@ describe('parseThrottle: Laravel forms', () => {
     const limit = onlyLimit(parseThrottle(text));
     expect(limit.maxAttempts).toBe(maxAttempts);
     expect(limit.periodMs).toBe(periodMs);
-    expect(limit.prefix).toBeUndefined();
-    expect(limit.key).toBeUndefined();
+    expect(limit.name).toBeUndefined();
+    expect(limit.subject).toBeUndefined();
     expect(limit.requestCost).toBe(1);
   });
 
@@ -27,8 +27,8 @@ describe('parseThrottle: Laravel forms', () => {
     const limit = onlyLimit(parseThrottle('throttle:60,1,uploads'));
     expect(limit.maxAttempts).toBe(60);
     expect(limit.periodMs).toBe(60_000);
-    expect(limit.prefix).toBe('uploads');
-    expect(onlyLimit(parseThrottle('throttle:5,10,api.v2-upload_x')).prefix).toBe(
+    expect(limit.name).toBe('uploads');
+    expect(onlyLimit(parseThrottle('throttle:5,10,api.v2-upload_x')).name).toBe(
       'api.v2-upload_x',
     );
   });
@@ -76,7 +76,7 @@ describe('parseThrottle: shorthand', () => {
     const limit = onlyLimit(parseThrottle(text));
     expect(limit.maxAttempts).toBe(maxAttempts);
     expect(limit.periodMs).toBe(periodMs);
-    expect(limit.prefix).toBeUndefined();
+    expect(limit.name).toBeUndefined();
   });
 });
 

@@ -1,9 +1,8 @@
-import { type LimitInput, type MethodDecorator, methodDecorator } from '@sluice/core';
+import type { LimitInput } from '@sluice/core';
+import { type MethodDecorator, methodDecorator } from '@sluice/core/http';
 import type { NextFunction, Request, Response } from 'express';
 import { throttle } from './rate-limit.js';
 import type { ExpressRateLimitOptions } from './types.js';
-
-export { SkipThrottle } from '@sluice/core';
 
 /**
  * `@Throttle(limit, options?)`: limits an Express handler method `(req, res, next)` of a

@@ -26,7 +26,17 @@ export type ErrorResponseBuilder = (request: FastifyRequest, verdict: HttpVerdic
 export interface RouteRateLimitOptions extends HttpLimitOptions<FastifyRequest> {
   /** Replaces the 429 response (see {@link ErrorResponseBuilder}). Default: the core's JSON body. */
   errorResponseBuilder?: ErrorResponseBuilder;
+  /**
+   * The request hook the limit runs in: a later one sees what earlier hooks set (e.g.
+   * `request.user` from authentication in `preHandler`), at the cost of parsing and
+   * validating requests that are then denied.
+   * @default 'onRequest'
+   */
+  hook?: RateLimitHook;
 }
+
+/** The Fastify request hooks a limit can run in (see {@link RouteRateLimitOptions.hook}). */
+export type RateLimitHook = 'onRequest' | 'preParsing' | 'preValidation' | 'preHandler';
 
 /**
  * The plugin's options: `await app.register(rateLimit, options)`. All of

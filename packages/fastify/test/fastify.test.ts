@@ -390,8 +390,8 @@ describe('@sluice/fastify: registration and encapsulation', () => {
   it('registering twice in one context: both global limits apply; app.rateLimit inherits the last', async () => {
     const { base } = fixture();
     const app = Fastify();
-    await app.register(rateLimit, { ...base, limit: Limit.perMinute(3).withPrefix('wide') });
-    await app.register(rateLimit, { ...base, limit: Limit.perMinute(2).withPrefix('narrow') });
+    await app.register(rateLimit, { ...base, limit: Limit.perMinute(3).named('wide') });
+    await app.register(rateLimit, { ...base, limit: Limit.perMinute(2).named('narrow') });
     app.get('/a', ok);
     app.get('/b', { config: { rateLimit: false } }, ok);
     const first = await call(app, 'GET', '/a');
@@ -404,10 +404,10 @@ describe('@sluice/fastify: registration and encapsulation', () => {
   it('a registration in a child context limits that context only, on top of the parent one', async () => {
     const { base } = fixture();
     const app = Fastify();
-    await app.register(rateLimit, { ...base, limit: Limit.perMinute(3).withPrefix('root') });
+    await app.register(rateLimit, { ...base, limit: Limit.perMinute(3).named('root') });
     app.get('/root', ok);
     await app.register(async (child) => {
-      await child.register(rateLimit, { ...base, limit: Limit.perMinute(1).withPrefix('child') });
+      await child.register(rateLimit, { ...base, limit: Limit.perMinute(1).named('child') });
       child.get('/child', ok);
     });
     await app.register(async (child) => {

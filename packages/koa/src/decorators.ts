@@ -1,8 +1,7 @@
-import { type LimitInput, type MethodDecorator, methodDecorator } from '@sluice/core';
+import type { LimitInput } from '@sluice/core';
+import { type MethodDecorator, methodDecorator } from '@sluice/core/http';
 import type { Context, Next } from 'koa';
 import { type KoaRateLimitOptions, throttle } from './rate-limit.js';
-
-export { SkipThrottle } from '@sluice/core';
 
 /**
  * `@Throttle(limit, options?)`: limits a class-based Koa handler `(ctx, next)` (as

@@ -1,13 +1,13 @@
 /**
- * @sluice/koa: Koa adapter of sluice (DESIGN §7). Translation only: the limits, keys,
- * headers and 429 answer come from `@sluice/core`'s `HttpLimiter`.
+ * @sluice/koa: the Koa adapter of sluice (DESIGN §7), a binding to the core's HTTP
+ * pipeline. Re-exports the core's user-facing names, so `Limit`, `throttles` and
+ * `MemoryStore` need no second package.
  *
  * @packageDocumentation
  */
 import './types.js';
 
-export type { Decision, HttpLimitOptions, HttpVerdict, LimitInput } from '@sluice/core';
-export { Limit, SluiceConfigError, ThrottleRegistry, throttles } from '@sluice/core';
-export { SkipThrottle, Throttle } from './decorators.js';
+export * from '@sluice/core';
+export { Throttle } from './decorators.js';
 export type { KoaRateLimitOptions } from './rate-limit.js';
 export { rateLimit, throttle } from './rate-limit.js';

@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
-import { type Decision, Limit, MemoryStore, markSkipThrottle } from '@sluice/core';
+import { type Decision, Limit, MemoryStore } from '@sluice/core';
+import { markSkipThrottle } from '@sluice/core/http';
 import Koa, { type Context, type Middleware, type Next } from 'koa';
 import request from 'supertest';
 import { describeHttpBehaviours } from '../../core/test/http/behaviours.js';
@@ -272,7 +273,7 @@ describe('@sluice/koa', () => {
 
   it('a global and a per-route limiter on one key charge a request once (the global one denies first)', async () => {
     const { options } = base();
-    const shared = Limit.perMinute(2).withPrefix('shared').by('all');
+    const shared = Limit.perMinute(2).named('shared').by('all');
     const app = new Koa();
     const router = new Router();
     router.get('/x', throttle(shared, options), ok);

@@ -384,14 +384,14 @@ export function describeHttpBehaviours(harness: AdapterHarness): void {
 
       it('a request denied by one limit consumes from none of them', async () => {
         const { base } = fixture();
-        const wide = Limit.perMinute(3).withPrefix('wide').by('everyone');
+        const wide = Limit.perMinute(3).named('wide').by('everyone');
         await withApp(
           {
             routes: [
               {
                 method: 'GET',
                 path: '/a',
-                limit: [Limit.perMinute(1).withPrefix('narrow'), wide],
+                limit: [Limit.perMinute(1).named('narrow'), wide],
                 options: base,
               },
               { method: 'GET', path: '/b', limit: wide, options: base },
@@ -486,8 +486,8 @@ export function describeHttpBehaviours(harness: AdapterHarness): void {
               ...base,
               headers: 'draft-8',
               limit: [
-                Limit.perMinute(10).withPrefix('burst'),
-                Limit.perDay(100).withPrefix('daily'),
+                Limit.perMinute(10).named('burst'),
+                Limit.perDay(100).named('daily'),
               ],
             },
             routes: [{ method: 'GET', path: '/a' }],

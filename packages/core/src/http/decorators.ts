@@ -19,9 +19,23 @@ export function isThrottleSkipped(handler: unknown): boolean {
   );
 }
 
-/** Marks `handler` exempt from the global limiter; returns it. */
+/** How many handlers were ever marked: while 0, a global limiter need not look for marks. */
+let skipMarks = 0;
+
+/**
+ * Whether any handler was ever marked with `@SkipThrottle()` in this process: adapters
+ * whose global limiter must look the request's handlers up (Express, Koa) do it only then.
+ */
+export function anySkipMarks(): boolean {
+  return skipMarks > 0;
+}
+
+/** Marks `handler` exempt from global limiters; returns it. */
 export function markSkipThrottle<F extends AnyFunction>(handler: F): F {
-  Object.defineProperty(handler, SKIP_THROTTLE, { value: true });
+  if (!isThrottleSkipped(handler)) {
+    Object.defineProperty(handler, SKIP_THROTTLE, { value: true });
+    skipMarks++;
+  }
   return handler;
 }
 
@@ -62,7 +76,14 @@ export function methodDecorator(wrap: (method: AnyFunction) => AnyFunction): Met
   }) as MethodDecorator;
 }
 
-/** `@SkipThrottle()`: exempts a handler from the adapter's global limiter, where the adapter can see the handler. */
+/**
+ * `@SkipThrottle()` (as @nestjs/throttler's): the method is exempt from **global** limits
+ * (Express / Koa `rateLimit`, Fastify's plugin registration), on every adapter alike. A
+ * `@Throttle(...)` or `throttle(...)` on the same method still applies.
+ *
+ * @example
+ * class Health { @SkipThrottle() check(req, res) { res.send('ok'); } }
+ */
 export function SkipThrottle(): MethodDecorator {
   return methodDecorator((method) => markSkipThrottle(method));
 }

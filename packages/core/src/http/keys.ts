@@ -87,3 +87,42 @@ function isDottedQuad(text: string, start: number): boolean {
   }
   return parts === 4;
 }
+
+/**
+ * The user id a request is keyed by (DESIGN §5): a non-empty string or a finite number, on
+ * every framework alike. Anything else (`undefined`, `null`, `''`, `NaN`, objects, arrays)
+ * is no user: such requests are keyed by client IP, never by a shared `'[object Object]'`
+ * or `''` bucket.
+ */
+export function userIdOf(value: unknown): string | number | undefined {
+  if (typeof value === 'string') return value === '' ? undefined : value;
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+  return undefined;
+}
+
+/** Route strings by pattern and method: built once, the same string object on every request. */
+const routeKeys = new Map<string, Map<string, string>>();
+/** Patterns kept; routes are patterns, so few: this bounds adapters that pass odd text. */
+const MAX_ROUTE_KEYS = 10_000;
+
+/**
+ * The route segment of a per-route limit's key (DESIGN §5): `METHOD pattern`
+ * (`'GET /users/:id'`), with `HEAD` keyed as `GET` (the GET route serves it, so a HEAD
+ * request shares its budget). `'*'` when the pattern is unknown (no route matched yet).
+ * Returns the same string object for the same route, so its hash is computed once.
+ */
+export function routeKey(method: string, pattern: string | undefined): string {
+  if (pattern === undefined) return '*';
+  let byMethod = routeKeys.get(pattern);
+  if (byMethod === undefined) {
+    if (routeKeys.size >= MAX_ROUTE_KEYS) routeKeys.clear();
+    byMethod = new Map();
+    routeKeys.set(pattern, byMethod);
+  }
+  let key = byMethod.get(method);
+  if (key === undefined) {
+    key = `${method === 'HEAD' ? 'GET' : method} ${pattern}`;
+    byMethod.set(method, key);
+  }
+  return key;
+}

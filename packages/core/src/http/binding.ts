@@ -1,0 +1,51 @@
+import type { Decision } from '../decision.js';
+import type { RequestView } from './request-view.js';
+
+/**
+ * What an adapter supplies so that the core's {@link HttpPipeline} can limit its
+ * framework's requests: how to read method, route, client IP, headers and user from a
+ * request, and how to write headers and the decision back. Everything else (keys, the user
+ * id rule, HEAD as GET, stacking, the 429 answer) is the pipeline's, the same on every
+ * framework. The functions are called without `this`.
+ *
+ * @typeParam Req - the framework's request (Express `req`, Fastify `request`, Koa `ctx`).
+ * @typeParam Res - what headers are written to (Express `res`, Fastify `reply`, Koa `ctx`).
+ *
+ * @example
+ * const binding: HttpBinding<Context, Context> = {
+ *   method: (ctx) => ctx.method, route: (ctx) => ctx._matchedRoute, ip: (ctx) => ctx.ip,
+ *   headers: (ctx) => ctx.req.headers, user: (ctx) => ctx.state.user?.id,
+ *   app: (ctx) => ctx.app, ledger: (ctx) => ctx, setHeader: (ctx, n, v) => ctx.set(n, v),
+ *   expose: (ctx, _, d) => { ctx.state.rateLimit = d; },
+ * };
+ */
+export interface HttpBinding<Req, Res> {
+  /** The HTTP method, upper case. */
+  method(req: Req): string;
+  /** The pattern of the matched route (`/users/:id`, mount paths included), if known. */
+  route(req: Req): string | undefined;
+  /** The client IP as the framework reports it (so its trust-proxy rules apply). */
+  ip(req: Req): string;
+  /** The request headers, lower-case names. Read only when a callback asks for them. */
+  headers(req: Req): RequestView['headers'];
+  /** The framework's conventional user id (Passport `req.user?.id`…); the `user` option replaces it. */
+  user(req: Req): unknown;
+  /** The application instance serving `req`: its default store is used when there is no `store`. */
+  app(req: Req): object | undefined;
+  /**
+   * An object that lives exactly as long as the request, where the pipeline keeps what
+   * the request has been through (see `RequestView.ledger`).
+   */
+  ledger(req: Req, res: Res): object;
+  /**
+   * The handlers that will serve `req`, for `@SkipThrottle()` on global limits; asked only
+   * when some handler in the process is marked. Undefined: not known.
+   */
+  handlers?(req: Req): readonly unknown[] | undefined;
+  /** Sets one response header (a name of the core's, a valid value). */
+  setHeader(res: Res, name: string, value: string): void;
+  /** Pass header names in lower case (for frameworks that lowercase every name anyway). */
+  lowercaseHeaders?: boolean;
+  /** Exposes the decision on the request (`req.rateLimit`…); `ledger` is what `ledger` gave. */
+  expose(req: Req, res: Res, decision: Decision, ledger: object): void;
+}

@@ -1,0 +1,216 @@
+import type { Algorithm } from '../algorithm.js';
+import type { Decision } from '../decision.js';
+import { type Entry, consumeAll, consumeAt } from './consume-all.js';
+import { chargedFor, type Ledger, ledgerOf, remember } from './charges.js';
+import { defaultStoreOf } from './default-store.js';
+import { ipSubject, keySegment, userIdOf } from './keys.js';
+import { type HttpConfig, type HttpLimitOptions, parseHttpOptions } from './options.js';
+import { LimitPlan, type Prepared } from './plan.js';
+import type { RequestView } from './request-view.js';
+import { DenialAnswer, type HttpVerdict, mostRestrictive, Verdict } from './verdict.js';
+
+/**
+ * The decision logic of one HTTP limiter, shared by the Express, Fastify and Koa adapters:
+ * keys (DESIGN §5), headers and the 429 answer (§6), several limits per route (all or
+ * nothing), skip, onLimited, and charging a request once per key. It imports no framework;
+ * adapters reach it through an `HttpPipeline` (pipeline.ts), which builds the
+ * {@link RequestView}, stacks limiters and writes the verdict.
+ *
+ * @typeParam Req - the framework's request type.
+ * @throws {@link SluiceConfigError} at construction for any invalid option (named).
+ *
+ * @example
+ * const limiter = new HttpLimiter({ limit: 'throttle:60,1' });
+ * const verdict = limiter.check(view); // undefined: skipped; else allowed or a 429
+ */
+export class HttpLimiter<Req = unknown> {
+  readonly config: HttpConfig<Req>;
+  readonly #answer: DenialAnswer;
+  /** Algorithms by quota (`<maxAttempts>/<periodMs>`), shared by the plans. */
+  readonly #algorithms = new Map<string, Algorithm>();
+  /** The plan of the `store` option, made at construction; else one per default store. */
+  readonly #fixedPlan: LimitPlan | undefined;
+  readonly #plans = new WeakMap<object, LimitPlan>();
+  #lastPlan: LimitPlan | undefined;
+
+  constructor(options: HttpLimitOptions<Req> = {}) {
+    const config = parseHttpOptions(options);
+    this.config = config;
+    this.#answer = new DenialAnswer(config as HttpConfig<unknown>);
+    this.#fixedPlan =
+      config.store === undefined ? undefined : this.#plan(config.store, config.origin!);
+  }
+
+  /**
+   * The user id of a framework request (DESIGN §5): the `user` option's answer, else
+   * `defaultUser`'s (the adapter's convention), kept only when it is a non-empty string or
+   * a finite number.
+   */
+  userOf(req: Req, defaultUser: (req: Req) => unknown): string | number | undefined {
+    const user = this.config.user;
+    return userIdOf(user === undefined ? defaultUser(req) : user(req));
+  }
+
+  /**
+   * Decides one request. Returns `undefined` when the request is skipped (no limit, no
+   * headers); otherwise the verdict, synchronously when the store is synchronous
+   * (`MemoryStore`), else as a promise. Never rejects for a store failure (see
+   * `onStoreError`); throws (or rejects) only what a user callback throws.
+   *
+   * @param app - the application instance whose default store is used when there is no
+   *   `store` option (see default-store.ts); `undefined`: the process's own.
+   */
+  check(view: RequestView, app?: object): HttpVerdict | Promise<HttpVerdict> | undefined {
+    const c = this.config;
+    if (c.skip?.(view)) return undefined;
+    const plan = this.#fixedPlan ?? this.#defaultPlan(app);
+    const prepared = plan.limitsFor(view);
+    if (prepared.length === 1) return this.#checkOne(view, plan, prepared);
+    if (prepared.length === 0) return undefined;
+    const custom = this.#customSubject(view);
+    const entries: Entry[] = new Array(prepared.length);
+    for (let i = 0; i < prepared.length; i++)
+      entries[i] = this.#entry(view, plan, prepared[i]!, custom);
+    const ledger = ledgerOf(view.ledger ?? view.raw);
+    const now = c.clock();
+    const decided = this.#consume(plan, entries, now, ledger);
+    if (decided instanceof Promise)
+      return decided.then((ds) => this.#verdict(view, prepared, ds, now));
+    return this.#verdict(view, prepared, decided, now);
+  }
+
+  /** {@link HttpLimiter.check} for one limit: no arrays, no closures. */
+  #checkOne(
+    view: RequestView,
+    plan: LimitPlan,
+    prepared: Prepared[],
+  ): HttpVerdict | Promise<HttpVerdict> {
+    const p = prepared[0]!;
+    const entry = this.#entry(view, plan, p, this.#customSubject(view));
+    const ledger = ledgerOf(view.ledger ?? view.raw);
+    const now = this.config.clock();
+    const { prefix } = entry.scope;
+    const previous = chargedFor(ledger, plan.origin, prefix, entry.subject);
+    if (previous !== undefined) return this.#make(view, prepared, 0, previous, undefined, now);
+    const decision = consumeAt(plan.store, entry, p.cost, now);
+    if (decision instanceof Promise) {
+      return decision.then((d) => {
+        remember(ledger, plan.origin, prefix, entry.subject, d);
+        return this.#make(view, prepared, 0, d, undefined, now);
+      });
+    }
+    remember(ledger, plan.origin, prefix, entry.subject, decision);
+    return this.#make(view, prepared, 0, decision, undefined, now);
+  }
+
+  /** The plan of an application's default store. */
+  #defaultPlan(app: object | undefined): LimitPlan {
+    const store = defaultStoreOf(app);
+    const last = this.#lastPlan;
+    if (last !== undefined && last.store === store) return last;
+    let plan = this.#plans.get(store);
+    if (plan === undefined) {
+      plan = this.#plan(store, store);
+      this.#plans.set(store, plan);
+    }
+    this.#lastPlan = plan;
+    return plan;
+  }
+
+  #plan(store: LimitPlan['store'], origin: LimitPlan['origin']): LimitPlan {
+    return new LimitPlan(store, origin, this.config as HttpConfig<unknown>, this.#algorithms);
+  }
+
+  /** The subject of the `key` option, when given: it replaces route and user/IP. */
+  #customSubject(view: RequestView): string | undefined {
+    const key = this.config.key;
+    return key === undefined ? undefined : keySegment(String(key(view)));
+  }
+
+  /**
+   * The key of `view` under `p`: `<prefix>:<limit name>:` + the `key` option's subject, or
+   * `Limit.by`'s whole key, or `<route>:user:<id>` / `<route>:ip:<subject>` (DESIGN §5).
+   */
+  #entry(view: RequestView, plan: LimitPlan, p: Prepared, custom: string | undefined): Entry {
+    if (custom !== undefined)
+      return { scope: p.scope, subject: custom, algorithm: p.algorithm, cost: p.cost };
+    if (p.byScope !== undefined)
+      return { scope: p.byScope, subject: '', algorithm: p.algorithm, cost: p.cost };
+    const scopes = plan.routeScopes(p, view.route);
+    return view.userId !== undefined
+      ? {
+          scope: scopes.user,
+          subject: keySegment(String(view.userId)),
+          algorithm: p.algorithm,
+          cost: p.cost,
+        }
+      : {
+          scope: scopes.ip,
+          subject: ipSubject(view.ip, this.config.ipv6Subnet),
+          algorithm: p.algorithm,
+          cost: p.cost,
+        };
+  }
+
+  /**
+   * Consumes every entry or none. Keys this request was already charged for (e.g. a global
+   * and a per-route limiter with the same limit) are reported, not charged again.
+   */
+  #consume(
+    plan: LimitPlan,
+    entries: Entry[],
+    now: number,
+    ledger: Ledger | undefined,
+  ): Decision[] | Promise<Decision[]> {
+    const todo: Entry[] = [];
+    const decisions: (Decision | undefined)[] = new Array(entries.length);
+    for (let i = 0; i < entries.length; i++) {
+      const e = entries[i]!;
+      const previous = chargedFor(ledger, plan.origin, e.scope.prefix, e.subject);
+      if (previous !== undefined) decisions[i] = previous;
+      else todo.push(e);
+    }
+    const record = (results: Decision[]): Decision[] => {
+      let j = 0;
+      for (let i = 0; i < entries.length; i++) {
+        if (decisions[i] === undefined) {
+          const d = results[j++]!;
+          decisions[i] = d;
+          remember(ledger, plan.origin, entries[i]!.scope.prefix, entries[i]!.subject, d);
+        }
+      }
+      return decisions as Decision[];
+    };
+    if (todo.length === 0) return decisions as Decision[];
+    if (todo.length === 1) {
+      const e = todo[0]!;
+      const one = consumeAt(plan.store, e, e.cost, now);
+      return one instanceof Promise ? one.then((d) => record([d])) : record([one]);
+    }
+    const all = consumeAll(plan.store, todo, now);
+    return all instanceof Promise ? all.then(record) : record(all);
+  }
+
+  #verdict(
+    view: RequestView,
+    prepared: Prepared[],
+    decisions: Decision[],
+    now: number,
+  ): HttpVerdict {
+    const reported = mostRestrictive(decisions);
+    return this.#make(view, prepared, reported, decisions[reported]!, decisions, now);
+  }
+
+  #make(
+    view: RequestView,
+    prepared: Prepared[],
+    reported: number,
+    decision: Decision,
+    decisions: Decision[] | undefined,
+    now: number,
+  ): HttpVerdict {
+    const v = new Verdict(decision, decisions, this.config.headerStyles, prepared, reported, now);
+    if (!decision.allowed) this.#answer.deny(view, v);
+    return v;
+  }
+}

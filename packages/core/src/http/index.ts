@@ -1,0 +1,27 @@
+/**
+ * `@sluice/core/http`: what adapter authors need (DESIGN §1, §7): the HTTP pipeline every
+ * adapter runs, the binding an adapter supplies, request views, key rules, header writing
+ * and the decorator plumbing. Users write `@sluice/core` (or an adapter) instead.
+ *
+ * @packageDocumentation
+ */
+export type { HttpBinding } from './binding.js';
+export { moreRestrictive } from './charges.js';
+export type { MethodDecorator } from './decorators.js';
+export {
+  anySkipMarks,
+  isThrottleSkipped,
+  markSkipThrottle,
+  methodDecorator,
+  SKIP_THROTTLE,
+  SkipThrottle,
+} from './decorators.js';
+export { defaultStoreOf } from './default-store.js';
+export type { HeaderSetter, HeaderStyle, HeadersOption, PolicyDecision } from './headers.js';
+export { ceilSeconds, rateLimitHeaders, retryAfterSeconds } from './headers.js';
+export { HttpLimiter } from './http-limiter.js';
+export { ipSubject, keySegment, MAX_SEGMENT_LENGTH, routeKey, userIdOf } from './keys.js';
+export type { HttpLimitOptions } from './options.js';
+export { HttpPipeline, type LimiterScope } from './pipeline.js';
+export { LazyRequestView, type RequestView } from './request-view.js';
+export type { HttpVerdict } from './verdict.js';

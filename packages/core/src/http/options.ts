@@ -1,0 +1,228 @@
+import type { AlgorithmKind } from '../algorithm.js';
+import type { Decision } from '../decision.js';
+import { SluiceConfigError } from '../errors.js';
+import { fixedWindow } from '../fixed-window.js';
+import { defaultLimitAlgorithm, type LimitAlgorithmFactory } from '../limit.js';
+import { MemoryStore } from '../memory-store.js';
+import { slidingLog } from '../sliding-log.js';
+import { slidingWindow } from '../sliding-window.js';
+import type { Store } from '../store.js';
+import { guardedStore, type StoreErrorPolicy, type StoreFailureLogger } from '../store-failure.js';
+import {
+  type LimitInput,
+  type ResolvedLimits,
+  resolveLimitInput,
+  type ThrottleRegistry,
+  throttles,
+} from '../throttle-registry.js';
+import { integerAtLeast } from '../validate.js';
+import type { HeaderStyle, HeadersOption } from './headers.js';
+import type { RequestView } from './request-view.js';
+
+/**
+ * The options every adapter's `rateLimit(options)` and `throttle(limit, options)` accept
+ * (DESIGN §7). Parsed and validated once, when the middleware is created.
+ *
+ * @typeParam Req - the framework's request type (what `user` receives).
+ *
+ * @example
+ * rateLimit({ limit: 'throttle:60,1', headers: 'draft-8', onStoreError: 'deny' });
+ */
+export interface HttpLimitOptions<Req = unknown> {
+  /**
+   * The limit: a throttle string (`'throttle:60,1'` = 60 per minute, `'throttle:api'` = a
+   * named limiter, `'10/s'`), a `Limit`, or an array (the request must pass every one; a
+   * request denied by any consumes from none).
+   * @default 'throttle:60,1' (Laravel's default)
+   */
+  limit?: LimitInput;
+  /**
+   * The algorithm each limit's quota runs on: an algorithm kind, or a factory
+   * `({ limit, periodMs }) => Algorithm`.
+   * @default 'gcra' (burst = the quota)
+   */
+  algorithm?: AlgorithmKind | LimitAlgorithmFactory;
+  /**
+   * Where state lives.
+   * @default the application's own `MemoryStore` (one per Express app, Fastify root
+   *   instance or Koa app, shared by that app's limiters; two apps never share one)
+   */
+  store?: Store;
+  /**
+   * The time in **ms since the Unix epoch**.
+   * @default Date.now
+   */
+  clock?: () => number;
+  /**
+   * First segment of every key.
+   * @default 'sluice'
+   */
+  prefix?: string;
+  /**
+   * Where `'throttle:<name>'` is looked up.
+   * @default the exported `throttles` registry
+   */
+  throttles?: ThrottleRegistry;
+  /**
+   * The user id a request's key is built from, given the **framework's** request. Only a
+   * non-empty string or a finite number counts; anything else keys the request by IP.
+   * @default Express / Fastify `req.user?.id`, Koa `ctx.state.user?.id`
+   */
+  user?: (req: Req) => unknown;
+  /** Replaces the whole key derivation (route and subject): `<prefix>:<limit name>:<key(req)>`. */
+  key?: (req: RequestView) => string;
+  /**
+   * IPv6 clients are grouped by this prefix length (1..128).
+   * @default 64
+   */
+  ipv6Subnet?: number;
+  /**
+   * Which headers to send (see `HeaderStyle`), several, or `false` for none.
+   * @default 'legacy' (`X-RateLimit-*`)
+   */
+  headers?: HeadersOption;
+  /** Requests for which it returns `true` are not limited and get no headers. */
+  skip?: (req: RequestView) => boolean;
+  /** Called once for each denied request, before the 429 is sent. */
+  onLimited?: (req: RequestView, decision: Decision) => void;
+  /**
+   * The 429 body's `message`, or a function returning the whole body (a string is sent as
+   * is, an object as JSON).
+   * @default 'Rate limit exceeded, retry in N seconds'
+   */
+  message?: string | ((req: RequestView, decision: Decision) => string | object);
+  /**
+   * Status of a denied request (400..599).
+   * @default 429
+   */
+  statusCode?: number;
+  /**
+   * What to do while the store fails (see `StoreErrorPolicy`).
+   * @default 'insurance'
+   */
+  onStoreError?: StoreErrorPolicy;
+  /**
+   * Where store-failure notices go.
+   * @default console
+   */
+  logger?: StoreFailureLogger;
+}
+
+/** {@link HttpLimitOptions}, parsed: every field present and valid. */
+export interface HttpConfig<Req> {
+  limits: ResolvedLimits;
+  algorithmFactory: LimitAlgorithmFactory;
+  /**
+   * The user's store, behind a FailSafeStore unless a MemoryStore; `undefined`: the
+   * application's default store, chosen per request.
+   */
+  store: Store | undefined;
+  /** The user's store itself: what "the same key" means across limiters (see charges.ts). */
+  origin: Store | undefined;
+  clock: () => number;
+  prefix: string;
+  user: ((req: Req) => unknown) | undefined;
+  key: ((req: RequestView) => string) | undefined;
+  ipv6Subnet: number;
+  headerStyles: readonly HeaderStyle[];
+  skip: ((req: RequestView) => boolean) | undefined;
+  onLimited: ((req: RequestView, decision: Decision) => void) | undefined;
+  message: HttpLimitOptions['message'];
+  statusCode: number;
+}
+
+const ALGORITHMS: Record<AlgorithmKind, LimitAlgorithmFactory> = {
+  gcra: defaultLimitAlgorithm,
+  'fixed-window': ({ limit, periodMs }) => fixedWindow({ limit, window: periodMs }),
+  'sliding-window': ({ limit, periodMs }) => slidingWindow({ limit, window: periodMs }),
+  'sliding-log': ({ limit, periodMs }) => slidingLog({ limit, window: periodMs }),
+};
+
+const HEADER_STYLES: readonly HeaderStyle[] = ['legacy', 'draft-6', 'draft-7', 'draft-8'];
+
+/**
+ * Stands in for the application's default store while `onStoreError` and `logger` are
+ * validated (they must be valid even when no `store` is given); never decides anything.
+ */
+const VALIDATION_STORE = new MemoryStore({ maxKeys: 1 });
+
+/**
+ * Parses and validates {@link HttpLimitOptions}.
+ * @throws {@link SluiceConfigError} naming the first invalid option.
+ */
+export function parseHttpOptions<Req>(options: HttpLimitOptions<Req>): HttpConfig<Req> {
+  if (options === null || typeof options !== 'object') {
+    throw new SluiceConfigError('options', options, 'an options object');
+  }
+  const fn = <T>(name: string, value: T | undefined): T | undefined => {
+    if (value !== undefined && typeof value !== 'function')
+      throw new SluiceConfigError(name, value, 'a function');
+    return value;
+  };
+  const registry = options.throttles ?? throttles;
+  const limits = resolveLimitInput(options.limit ?? 'throttle:60,1', registry);
+  let algorithmFactory: LimitAlgorithmFactory;
+  const algorithm = options.algorithm ?? 'gcra';
+  if (typeof algorithm === 'function') algorithmFactory = algorithm;
+  else if (typeof algorithm === 'string' && Object.hasOwn(ALGORITHMS, algorithm))
+    algorithmFactory = ALGORITHMS[algorithm];
+  else
+    throw new SluiceConfigError(
+      'algorithm',
+      algorithm,
+      `one of ${Object.keys(ALGORITHMS).join(', ')} or a function ({ limit, periodMs }) => Algorithm`,
+    );
+  // HttpLimiter never calls store.reset, so a store without it is accepted.
+  const guarded = guardedStore(
+    options.store ?? VALIDATION_STORE,
+    options.onStoreError ?? 'insurance',
+    options.logger ?? console,
+    false,
+  );
+  const clock = fn('clock', options.clock) ?? Date.now;
+  const prefix = options.prefix ?? 'sluice';
+  if (typeof prefix !== 'string') throw new SluiceConfigError('prefix', prefix, 'a string');
+  const ipv6Subnet = integerAtLeast('ipv6Subnet', options.ipv6Subnet ?? 64, 1);
+  if (ipv6Subnet > 128)
+    throw new SluiceConfigError('ipv6Subnet', ipv6Subnet, 'an integer from 1 to 128');
+  const message = options.message;
+  if (message !== undefined && typeof message !== 'string' && typeof message !== 'function') {
+    throw new SluiceConfigError(
+      'message',
+      message,
+      'a string or a function (req, decision) => body',
+    );
+  }
+  const statusCode = integerAtLeast('statusCode', options.statusCode ?? 429, 400);
+  if (statusCode > 599)
+    throw new SluiceConfigError('statusCode', statusCode, 'an HTTP error status from 400 to 599');
+  return {
+    limits,
+    algorithmFactory,
+    store: options.store === undefined ? undefined : guarded.store,
+    origin: options.store === undefined ? undefined : guarded.origin,
+    clock,
+    prefix,
+    user: fn('user', options.user),
+    key: fn('key', options.key),
+    ipv6Subnet,
+    headerStyles: parseHeaderStyles(options.headers ?? 'legacy'),
+    skip: fn('skip', options.skip),
+    onLimited: fn('onLimited', options.onLimited),
+    message,
+    statusCode,
+  };
+}
+
+function parseHeaderStyles(option: HeadersOption): readonly HeaderStyle[] {
+  if (option === false) return [];
+  const styles = typeof option === 'string' ? [option] : option;
+  if (!Array.isArray(styles) || styles.some((s) => !HEADER_STYLES.includes(s))) {
+    throw new SluiceConfigError(
+      'headers',
+      option,
+      `false, or one or more of ${HEADER_STYLES.join(', ')}`,
+    );
+  }
+  return styles;
+}

@@ -1,0 +1,85 @@
+import type { HttpBinding } from './binding.js';
+import { ledgerOf, report } from './charges.js';
+import { isThrottleSkipped, anySkipMarks } from './decorators.js';
+import { HttpLimiter } from './http-limiter.js';
+import { routeKey } from './keys.js';
+import type { HttpLimitOptions } from './options.js';
+import { LazyRequestView, type RequestView } from './request-view.js';
+import type { HttpVerdict } from './verdict.js';
+
+/**
+ * Which requests a limiter keys by route (DESIGN §5):
+ * - `'global'` (Express / Koa `rateLimit`, Fastify's plugin registration): one bucket per
+ *   subject across every route (`*`), and `@SkipThrottle()` handlers are exempt;
+ * - `'route'` (`throttle`, `@Throttle`, Fastify `config.rateLimit` and `app.rateLimit()`):
+ *   one bucket per subject and route (`GET /users/:id`, HEAD keyed as GET).
+ */
+export type LimiterScope = 'global' | 'route';
+
+/**
+ * The HTTP pipeline one middleware runs for each request, the same on every framework:
+ * skip marks, route and user rules, the limiter's decision, stacking with the limiters the
+ * request already passed (the most restrictive decision is the one reported), headers and
+ * the decision written through the adapter's {@link HttpBinding}.
+ *
+ * @typeParam Req - the framework's request; `Res` - what headers are written to.
+ * @throws {@link SluiceConfigError} at construction for any invalid option (named).
+ *
+ * @example
+ * const pipeline = new HttpPipeline(options, koaBinding, 'route');
+ * const verdict = pipeline.handle(ctx, ctx); // undefined or allowed: next(); else answer 429
+ */
+export class HttpPipeline<Req, Res> {
+  readonly limiter: HttpLimiter<Req>;
+  readonly #binding: HttpBinding<Req, Res>;
+  readonly #global: boolean;
+  readonly #headersOf: (req: Req) => RequestView['headers'];
+  readonly #userOf: (req: Req) => unknown;
+
+  constructor(options: HttpLimitOptions<Req>, binding: HttpBinding<Req, Res>, scope: LimiterScope) {
+    this.limiter = new HttpLimiter<Req>(options);
+    this.#binding = binding;
+    this.#global = scope === 'global';
+    this.#headersOf = binding.headers;
+    this.#userOf = binding.user;
+  }
+
+  /**
+   * Runs the limiter for one request. Returns `undefined` when it does not limit the
+   * request (skipped, exempt, no limit); otherwise the verdict that stands for the request,
+   * whose headers are written and decision exposed: allowed, go on; denied, answer it with
+   * its status and body and do not run the handler. Synchronous with a synchronous store.
+   * Throws (or rejects) only what a user callback throws.
+   */
+  handle(req: Req, res: Res): HttpVerdict | Promise<HttpVerdict> | undefined {
+    const b = this.#binding;
+    if (this.#global && anySkipMarks() && b.handlers?.(req)?.some(isThrottleSkipped)) {
+      return undefined;
+    }
+    const method = b.method(req);
+    const ledger = b.ledger(req, res);
+    const view = new LazyRequestView(
+      method,
+      this.#global ? '*' : routeKey(method, b.route(req)),
+      b.ip(req),
+      this.limiter.userOf(req, this.#userOf),
+      req,
+      this.#headersOf,
+      ledger,
+    );
+    const verdict = this.limiter.check(view, b.app(req));
+    if (verdict === undefined) return undefined;
+    if (verdict instanceof Promise) return verdict.then((v) => this.#write(req, res, ledger, v));
+    return this.#write(req, res, ledger, verdict);
+  }
+
+  /** Writes `v` unless an earlier limiter of the request reported a more restrictive one. */
+  #write(req: Req, res: Res, ledger: object, v: HttpVerdict): HttpVerdict {
+    const standing = report(ledgerOf(ledger), v);
+    if (standing === undefined) return v;
+    const b = this.#binding;
+    v.writeHeaders(res, b.setHeader, b.lowercaseHeaders === true);
+    b.expose(req, res, v.decision, ledger);
+    return v;
+  }
+}

@@ -1,0 +1,190 @@
+import type { Algorithm } from '../algorithm.js';
+import { type Limit, limitAlgorithm } from '../limit.js';
+import { type Store, scopeOf } from '../store.js';
+import { ceilSeconds, type LimitPolicy } from './headers.js';
+import { keySegment } from './keys.js';
+import type { HttpConfig } from './options.js';
+import type { RequestView } from './request-view.js';
+
+/**
+ * Where a limit's keys for one route and kind of subject live: a key's text is
+ * `prefix + subject`. For the limits that last as long as the limiter, `store` is the
+ * store's scope of `prefix` (`Store.scope`: on a MemoryStore a key space of its own, searched
+ * by the short subject, whose hash V8 caches on the string); `undefined`: the full key is
+ * built per decision.
+ */
+export interface Scope {
+  prefix: string;
+  store: Store | undefined;
+}
+
+/** `<prefix>:<limit name>:<route>:ip:` and `…:user:`. */
+export interface RouteScopes {
+  ip: Scope;
+  user: Scope;
+}
+
+/** One limit of a limiter, ready for requests; its `name` and `windowSeconds` go in headers. */
+export interface Prepared extends LimitPolicy {
+  /** `<prefix>:<limit name>:`, the scope of the `key` option's subjects. */
+  scope: Scope;
+  /** The whole key when the limit has its own subject (`Limit.by`, replacing route and user/IP). */
+  byScope: Scope | undefined;
+  /** The scopes of `<prefix>:<limit name>:<route>:` by route string (see `routeScopes`). */
+  routes: Map<string, RouteScopes>;
+  algorithm: Algorithm;
+  cost: number;
+  /** The quota it was made for (`Limit.maxAttempts` per `Limit.periodMs`). */
+  maxAttempts: number;
+  periodMs: number;
+}
+
+/** Routes whose scopes a limit keeps (routes are patterns, so few; this bounds odd adapters). */
+const MAX_CACHED_ROUTES = 1000;
+
+/** Per-request limits a plan keeps prepared, with their routes' scopes, counted together. */
+const MAX_CACHED_LIMITS = 1000;
+
+/**
+ * A limiter's limits prepared for one store: names, algorithms, policies and key scopes,
+ * computed once. A limiter has one plan per store it decides in (its `store` option, or
+ * each application's default store).
+ */
+export class LimitPlan {
+  readonly store: Store;
+  /** The user's store itself: what "the same key" means across limiters (charges.ts). */
+  readonly origin: Store;
+  /** The limits when they do not depend on the request, prepared once. */
+  readonly static: Prepared[] | undefined;
+  readonly #config: HttpConfig<unknown>;
+  /** The limiter's algorithms by quota, shared by its plans. */
+  readonly #algorithms: Map<string, Algorithm>;
+  /** Per-request limits already prepared, by `Limit.name`; counted in `#perRequestCount`. */
+  readonly #perRequest = new Map<string | undefined, Prepared[]>();
+  #perRequestCount = 0;
+
+  constructor(
+    store: Store,
+    origin: Store,
+    config: HttpConfig<unknown>,
+    algorithms: Map<string, Algorithm>,
+  ) {
+    this.store = store;
+    this.origin = origin;
+    this.#config = config;
+    this.#algorithms = algorithms;
+    const limits = config.limits;
+    this.static = limits.isStatic
+      ? this.#prepare(limits.limitsFor(undefined as never), true)
+      : undefined;
+  }
+
+  /** The prepared limits of `view`'s request. */
+  limitsFor(view: RequestView): Prepared[] {
+    return this.static ?? this.#prepare(this.#config.limits.limitsFor(view), false);
+  }
+
+  /** The scopes of `<prefix>:<limit name>:<route>:`, made once per route and limit. */
+  routeScopes(p: Prepared, route: string): RouteScopes {
+    let scopes = p.routes.get(route);
+    if (scopes === undefined) {
+      const prefix = `${p.scope.prefix}${keySegment(route)}:`;
+      // Scopes of a static limit last as long as the plan (bounded by MAX_CACHED_ROUTES);
+      // a per-request limit's count against the plan's MAX_CACHED_LIMITS.
+      const perRequest = this.static === undefined;
+      const keep = perRequest
+        ? this.#perRequestCount < MAX_CACHED_LIMITS
+        : p.routes.size < MAX_CACHED_ROUTES;
+      const lasting = keep && p.scope.store !== undefined;
+      scopes = {
+        ip: this.#scope(`${prefix}ip:`, lasting),
+        user: this.#scope(`${prefix}user:`, lasting),
+      };
+      if (keep) {
+        p.routes.set(route, scopes);
+        if (perRequest) this.#perRequestCount++;
+      }
+    }
+    return scopes;
+  }
+
+  /** A scope of `prefix`; with the store's scope of it when `lasting`. */
+  #scope(prefix: string, lasting: boolean): Scope {
+    return { prefix, store: lasting ? scopeOf(this.store, prefix) : undefined };
+  }
+
+  /**
+   * Limits of a static configuration last as long as the plan: prepared once, their scopes
+   * get store scopes. Per-request limits (a named limiter's function) are prepared once per
+   * name, quota and cost (`#perRequestLimit`), their scopes without store scopes.
+   */
+  #prepare(limits: readonly Limit[], lasting: boolean): Prepared[] {
+    const out: Prepared[] = [];
+    for (const limit of limits) {
+      if (limit.unlimited) continue;
+      const p = lasting ? this.#prepareLimit(limit, true) : this.#perRequestLimit(limit);
+      // A `Limit.by` subject is the request's own: only its scope is made here.
+      out.push(
+        limit.subject === undefined
+          ? p
+          : { ...p, byScope: this.#scope(p.scope.prefix + keySegment(limit.subject), false) },
+      );
+    }
+    return out;
+  }
+
+  /**
+   * The Prepared of a per-request limit: made on the first request with its name, quota
+   * and cost, the only fields its keys and decisions depend on besides `Limit.by`; then
+   * reused, with its route scopes.
+   */
+  #perRequestLimit(limit: Limit): Prepared {
+    const cache = this.#perRequest;
+    const same = cache.get(limit.name);
+    if (same !== undefined) {
+      for (let i = 0; i < same.length; i++) {
+        const p = same[i]!;
+        if (
+          p.maxAttempts === limit.maxAttempts &&
+          p.periodMs === limit.periodMs &&
+          p.cost === limit.requestCost
+        )
+          return p;
+      }
+    }
+    if (this.#perRequestCount >= MAX_CACHED_LIMITS) {
+      cache.clear();
+      this.#perRequestCount = 0;
+    }
+    const p = this.#prepareLimit(limit, false);
+    const list = cache.get(limit.name);
+    if (list === undefined) cache.set(limit.name, [p]);
+    else list.push(p);
+    this.#perRequestCount++;
+    return p;
+  }
+
+  /** `limit`, ready for requests (without its `Limit.by` scope); store scopes when `lasting`. */
+  #prepareLimit(limit: Limit, lasting: boolean): Prepared {
+    const quota = `${limit.maxAttempts}/${limit.periodMs}`;
+    const algorithms = this.#algorithms;
+    let algorithm = algorithms.get(quota);
+    if (algorithm === undefined) {
+      if (algorithms.size >= MAX_CACHED_LIMITS) algorithms.clear();
+      algorithm = limitAlgorithm(limit, this.#config.algorithmFactory)!;
+      algorithms.set(quota, algorithm);
+    }
+    const name = limit.name ?? `${limit.maxAttempts}-per-${limit.periodMs}ms`;
+    return {
+      scope: this.#scope(`${this.#config.prefix}:${keySegment(name)}:`, lasting),
+      byScope: undefined,
+      routes: new Map(),
+      algorithm,
+      cost: limit.requestCost,
+      maxAttempts: limit.maxAttempts,
+      periodMs: limit.periodMs,
+      name,
+      windowSeconds: ceilSeconds(limit.periodMs),
+    };
+  }
+}

@@ -1,0 +1,179 @@
+import { STATUS_CODES } from 'node:http';
+import type { Decision } from '../decision.js';
+import {
+  type HeaderSetter,
+  type HeaderStyle,
+  headerNames,
+  type LimitPolicy,
+  pushPair,
+  retryAfterSeconds,
+  writeRateLimitHeaders,
+} from './headers.js';
+import type { HttpConfig } from './options.js';
+import type { RequestView } from './request-view.js';
+
+/** What the core answers for one request; the adapter writes it to the response. */
+export interface HttpVerdict {
+  /** `false`: answer with `statusCode`, `headers` and `body`, and do not run the handler. */
+  allowed: boolean;
+  /** 429 (or the `statusCode` option) when denied; 200 when allowed. */
+  statusCode: number;
+  /** `Retry-After` in whole **seconds** (rounded up, at least 1) when denied; 0 when allowed. */
+  retryAfterSeconds: number;
+  /** Rate-limit headers (and `Retry-After` when denied), as `[name, value]` pairs. */
+  headers: [string, string][];
+  /** The 429 body when denied: a string (JSON by default) or an object. */
+  body: string | object | undefined;
+  /**
+   * The body's media type when denied: `application/json; charset=utf-8` for the default
+   * body and for an object (which the adapter serialises as JSON), `text/plain;
+   * charset=utf-8` for a string returned by a `message` function (sent as the user made it).
+   */
+  contentType: string | undefined;
+  /** The most restrictive decision: what `req.rateLimit` exposes. */
+  decision: Decision;
+  /** Every limit's decision, in order. */
+  decisions: Decision[];
+  /**
+   * Writes {@link HttpVerdict.headers} to an adapter's response, one `set(target, name,
+   * value)` per header, without building the pairs (the adapters' hot path).
+   *
+   * @param lowercase - pass the names in lower case (`x-ratelimit-limit`): for a framework
+   *   that lowercases every name itself (Fastify), which then has nothing to convert.
+   * @default lowercase false: the names as DESIGN §6 writes them (`X-RateLimit-Limit`)
+   */
+  writeHeaders<T>(target: T, set: HeaderSetter<T>, lowercase?: boolean): void;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const TEXT = 'text/plain; charset=utf-8';
+
+/**
+ * An {@link HttpVerdict}. Its headers are written straight to the response
+ * ({@link Verdict.writeHeaders}); the `headers` pairs and, for one limit, the `decisions`
+ * array are only built when read.
+ */
+export class Verdict implements HttpVerdict {
+  readonly allowed: boolean;
+  statusCode = 200;
+  retryAfterSeconds = 0;
+  body: string | object | undefined = undefined;
+  contentType: string | undefined = undefined;
+  readonly decision: Decision;
+  #decisions: Decision[] | undefined;
+  #headers: [string, string][] | undefined = undefined;
+  readonly #styles: readonly HeaderStyle[];
+  readonly #limits: readonly LimitPolicy[];
+  readonly #reported: number;
+  readonly #now: number;
+
+  /**
+   * @param decisions - every limit's decision, or `undefined` for one limit (`decision`).
+   * @param reported - the index in `limits` of the limit `decision` belongs to.
+   */
+  constructor(
+    decision: Decision,
+    decisions: Decision[] | undefined,
+    styles: readonly HeaderStyle[],
+    limits: readonly LimitPolicy[],
+    reported: number,
+    now: number,
+  ) {
+    this.allowed = decision.allowed;
+    this.decision = decision;
+    this.#decisions = decisions;
+    this.#styles = styles;
+    this.#limits = limits;
+    this.#reported = reported;
+    this.#now = now;
+  }
+
+  get decisions(): Decision[] {
+    if (this.#decisions === undefined) this.#decisions = [this.decision];
+    return this.#decisions;
+  }
+
+  get headers(): [string, string][] {
+    if (this.#headers === undefined) {
+      const out: [string, string][] = [];
+      this.writeHeaders(out, pushPair);
+      this.#headers = out;
+    }
+    return this.#headers;
+  }
+
+  writeHeaders<T>(target: T, set: HeaderSetter<T>, lowercase = false): void {
+    const styles = this.#styles;
+    const names = headerNames(lowercase);
+    if (styles.length > 0) {
+      writeRateLimitHeaders(
+        styles,
+        this.#limits[this.#reported]!,
+        this.decision,
+        this.#limits,
+        this.#decisions,
+        this.#now,
+        target,
+        set,
+        names,
+      );
+    }
+    if (!this.allowed) set(target, names.retryAfter, String(this.retryAfterSeconds));
+  }
+}
+
+/** The index of the most restrictive of several decisions (the one a verdict reports). */
+export function mostRestrictive(decisions: readonly Decision[]): number {
+  let reported = 0;
+  let allowed = true;
+  for (let i = 0; i < decisions.length; i++) {
+    const d = decisions[i]!;
+    const r = decisions[reported]!;
+    if (!d.allowed) {
+      if (allowed || d.retryAfterMs > r.retryAfterMs) reported = i;
+      allowed = false;
+    } else if (allowed && d.remaining < r.remaining) {
+      reported = i;
+    }
+  }
+  return reported;
+}
+
+/**
+ * The 429 answer of one limiter (DESIGN §6): status, `Retry-After` and body of a denial,
+ * `onLimited` called once. Keeps the default body of its last denial: it only changes with
+ * the `Retry-After` seconds.
+ */
+export class DenialAnswer {
+  readonly #config: HttpConfig<unknown>;
+  #lastBody: [seconds: number, body: string] | undefined;
+
+  constructor(config: HttpConfig<unknown>) {
+    this.#config = config;
+  }
+
+  /** Fills the denial fields of `v` (a denied verdict) and calls `onLimited`. */
+  deny(view: RequestView, v: Verdict): void {
+    const c = this.#config;
+    const decision = v.decision;
+    v.retryAfterSeconds = retryAfterSeconds(decision);
+    v.statusCode = c.statusCode;
+    c.onLimited?.(view, decision);
+    v.body = this.#body(view, decision, v.retryAfterSeconds);
+    v.contentType =
+      typeof v.body === 'string' && typeof c.message === 'function' ? TEXT : JSON_TYPE;
+  }
+
+  #body(view: RequestView, decision: Decision, seconds: number): string | object {
+    const c = this.#config;
+    const message = c.message;
+    if (typeof message === 'function') return message(view, decision);
+    const last = this.#lastBody;
+    if (last !== undefined && last[0] === seconds) return last[1];
+    const text = message ?? `Rate limit exceeded, retry in ${seconds} seconds`;
+    const error = STATUS_CODES[c.statusCode] ?? 'Too Many Requests';
+    const body = `{"statusCode":${c.statusCode},"error":${JSON.stringify(error)},"message":${JSON.stringify(text)}}`;
+    this.#lastBody = [seconds, body];
+    return body;
+  }
+}

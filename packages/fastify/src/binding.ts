@@ -1,0 +1,51 @@
+import type { HttpBinding } from '@sluice/core/http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * The root instance of a Fastify context: encapsulated contexts are made with
+ * `Object.create(parent)`, so the root is the last Fastify instance on the prototype chain.
+ */
+export function rootOf(app: FastifyInstance): FastifyInstance {
+  let root = app;
+  for (
+    let p = Object.getPrototypeOf(root) as FastifyInstance | null;
+    p !== null && typeof p.addHook === 'function';
+    p = Object.getPrototypeOf(p) as FastifyInstance | null
+  ) {
+    root = p;
+  }
+  return root;
+}
+
+const roots = new WeakMap<object, FastifyInstance>();
+
+/**
+ * How the core's pipeline reads a Fastify request and writes its answer: the route is the
+ * registered URL pattern (prefixes included), the user `request.user?.id`, the decision
+ * `request.rateLimit`, the default store the root instance's.
+ */
+export const fastifyBinding: HttpBinding<FastifyRequest, FastifyReply> = {
+  method: (request) => request.method,
+  route: (request) => request.routeOptions.url,
+  ip: (request) => request.ip,
+  headers: (request) => request.headers,
+  user: (request) => (request as { user?: { id?: unknown } | null }).user?.id,
+  app(request) {
+    const server = request.server;
+    let root = roots.get(server);
+    if (root === undefined) {
+      root = rootOf(server);
+      roots.set(server, root);
+    }
+    return root;
+  },
+  ledger: (request) => request,
+  setHeader: (reply, name, value) => {
+    reply.header(name, value);
+  },
+  // perf: Fastify lowercases every name itself; lowercase names leave it nothing to convert.
+  lowercaseHeaders: true,
+  expose(request, _reply, decision) {
+    request.rateLimit = decision;
+  },
+};
