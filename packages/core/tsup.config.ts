@@ -1,8 +1,12 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  // `@sluice/core` and the adapters' `@sluice/core/http`; their shared modules are one chunk
+  // in both formats (`splitting`), so the two entries share module state (the default
+  // stores, the skip marks, the `throttles` registry).
+  entry: { index: 'src/index.ts', 'http/index': 'src/http/index.ts' },
   format: ['esm', 'cjs'],
+  splitting: true,
   dts: true,
   clean: true,
   sourcemap: true,

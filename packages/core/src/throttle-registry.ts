@@ -1,6 +1,6 @@
 import { describe as describeValue, SluiceConfigError } from './errors.js';
-import { Limit } from './limit.js';
 import type { RequestView } from './http/request-view.js';
+import { Limit } from './limit.js';
 import { parseThrottle, THROTTLE_NAME } from './throttle-string.js';
 
 /**

@@ -1,3 +1,4 @@
+import { HttpLimiter } from '../src/http/index.js';
 import {
   cellThrottle,
   fixedWindow,
@@ -15,7 +16,6 @@ import {
   tokenBucket,
   type WindowOptions,
 } from '../src/index.js';
-import { HttpLimiter } from '../src/http/index.js';
 
 // DESIGN §2 "Bad input": every invalid value at construction is a SluiceConfigError whose
 // message names the option and the value. One test per invalid input.

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { HttpLimiter } from '../src/http/index.js';
 import {
   type HttpVerdict,
   Limit,
@@ -6,7 +7,6 @@ import {
   type RequestView,
   ThrottleRegistry,
 } from '../src/index.js';
-import { HttpLimiter } from '../src/http/index.js';
 import { EPOCH } from './properties/harness.js';
 
 function view(over: Partial<RequestView> = {}): RequestView {

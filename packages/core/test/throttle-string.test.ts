@@ -28,9 +28,7 @@ describe('parseThrottle: Laravel forms', () => {
     expect(limit.maxAttempts).toBe(60);
     expect(limit.periodMs).toBe(60_000);
     expect(limit.name).toBe('uploads');
-    expect(onlyLimit(parseThrottle('throttle:5,10,api.v2-upload_x')).name).toBe(
-      'api.v2-upload_x',
-    );
+    expect(onlyLimit(parseThrottle('throttle:5,10,api.v2-upload_x')).name).toBe('api.v2-upload_x');
   });
 
   it.each(['api', 'login', 'uploads-v2', 'api.v1', 'A_b'])(

@@ -1,6 +1,6 @@
 import type { LimitInput } from '@sluice/core';
-import { type HttpVerdict, HttpPipeline, type LimiterScope } from '@sluice/core/http';
 import { SluiceConfigError } from '@sluice/core';
+import { HttpPipeline, type HttpVerdict, type LimiterScope } from '@sluice/core/http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { expressBinding } from './binding.js';
 import type { ExpressRateLimitOptions, RateLimitHandler } from './types.js';
@@ -37,7 +37,8 @@ function middleware(options: ExpressRateLimitOptions, scope: LimiterScope): Requ
     try {
       verdict = pipeline.handle(req, res);
     } catch (err) {
-      return next(err);
+      next(err);
+      return;
     }
     if (verdict instanceof Promise) verdict.then((v) => answer(req, res, next, v), next);
     else answer(req, res, next, verdict);
@@ -87,5 +88,14 @@ export function throttle(
   limit: LimitInput,
   options: Omit<ExpressRateLimitOptions, 'limit'> = {},
 ): RequestHandler {
+  if ((limit as unknown) === false) {
+    throw new SluiceConfigError(
+      'limit',
+      limit,
+      'a limit (throttle(false) cannot exempt a route from a global rateLimit() that ran ' +
+        'before routing: mark the handler @SkipThrottle(), register the route before ' +
+        'app.use(rateLimit()), or use skip)',
+    );
+  }
   return middleware({ ...options, limit }, 'route');
 }

@@ -323,12 +323,9 @@ describe('@sluice/express', () => {
     app.get('/key', rateLimit({ store, key: boom('key') }), ok);
     app.get('/skip', rateLimit({ store, skip: boom('skip') }), ok);
     app.get('/user', rateLimit({ store, user: boom('user') }), ok);
-    app.get(
-      '/on-limited',
-      rateLimit({ store, limit: 'throttle:1,1', onLimited: boom('onLimited') }),
-      ok,
-    );
-    app.get('/handler', rateLimit({ store, limit: 'throttle:1,1', handler: boom('handler') }), ok);
+    // Per-route limits: two global ones with the same limit would share one bucket.
+    app.get('/on-limited', throttle('throttle:1,1', { store, onLimited: boom('onLimited') }), ok);
+    app.get('/handler', throttle('throttle:1,1', { store, handler: boom('handler') }), ok);
     catchErrors(app);
     server = await listen(app);
     for (const what of ['key', 'skip', 'user']) {

@@ -1,5 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -43,7 +51,13 @@ function build(dir: string, outDir: string): void {
     process.execPath,
     [
       tsupCli,
+      // The entries of each package's tsup.config.ts (core has the `./http` subpath too).
+      '--entry.index',
       'src/index.ts',
+      ...(existsSync(join(dir, 'src/http/index.ts'))
+        ? ['--entry.http/index', 'src/http/index.ts']
+        : []),
+      '--splitting',
       '--no-config',
       '--format',
       'esm,cjs',

@@ -1,5 +1,5 @@
-import { type LimitInput, Limit, SluiceConfigError } from '@sluice/core';
-import { type HttpVerdict, HttpPipeline, type LimiterScope } from '@sluice/core/http';
+import { Limit, type LimitInput, SluiceConfigError } from '@sluice/core';
+import { HttpPipeline, type HttpVerdict, type LimiterScope } from '@sluice/core/http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { fastifyBinding } from './binding.js';
 import type { ErrorResponseBuilder, RateLimitHook, RouteRateLimitOptions } from './types.js';

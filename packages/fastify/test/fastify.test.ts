@@ -44,7 +44,7 @@ async function statuses(
 }
 
 describe('@sluice/fastify: global limit', () => {
-  it('keys the global limit by the matched route pattern, not the URL', async () => {
+  it('keys the global limit by `*`: one bucket per client across every route (DESIGN §5)', async () => {
     const keys: string[] = [];
     const inner = new MemoryStore();
     const store: Store = {
@@ -60,8 +60,8 @@ describe('@sluice/fastify: global limit', () => {
     app.get('/other', ok);
     expect(await statuses(app, 3, '/users/1')).toEqual([200, 200, 429]);
     expect(await statuses(app, 1, '/users/2')).toEqual([429]);
-    expect(await statuses(app, 2, '/other')).toEqual([200, 200]);
-    expect(keys[0]).toBe('sluice:2-per-60000ms:GET /users/:id:ip:127.0.0.1');
+    expect(await statuses(app, 2, '/other')).toEqual([429, 429]);
+    expect(keys[0]).toBe('sluice:2-per-60000ms:*:ip:127.0.0.1');
     await app.close();
   });
 
@@ -100,11 +100,16 @@ describe('@sluice/fastify: global limit', () => {
     await app.close();
   });
 
-  it('a route registered with several methods keys each method apart', async () => {
+  it('a route config on a route with several methods keys each method apart', async () => {
     const { base } = fixture();
     const app = Fastify();
-    await app.register(rateLimit, { ...base, limit: 'throttle:1,1' });
-    app.route({ method: ['GET', 'POST'], url: '/m', handler: ok });
+    await app.register(rateLimit, { ...base, global: false });
+    app.route({
+      method: ['GET', 'POST'],
+      url: '/m',
+      config: { rateLimit: 'throttle:1,1' },
+      handler: ok,
+    });
     expect(await statuses(app, 2, '/m', 'GET')).toEqual([200, 429]);
     expect(await statuses(app, 2, '/m', 'POST')).toEqual([200, 429]);
     await app.close();
@@ -126,11 +131,12 @@ describe('@sluice/fastify: global limit', () => {
   it('charges a key the global limit and the route config share once', async () => {
     const { base } = fixture();
     const app = Fastify();
-    await app.register(rateLimit, { ...base, limit: 'throttle:3,1' });
+    // The `key` option replaces route and subject: the global and the route limits name one key.
+    await app.register(rateLimit, { ...base, limit: 'throttle:3,1', key: (req) => req.ip });
     app.get('/a', { config: { rateLimit: 'throttle:3,1' } }, ok);
-    app.get('/b', { config: { rateLimit: {} } }, ok); // options only: inherits the limit
+    app.get('/b', { config: { rateLimit: {} } }, ok); // options only: inherits limit and key
     expect(await statuses(app, 4, '/a')).toEqual([200, 200, 200, 429]);
-    expect(await statuses(app, 4, '/b')).toEqual([200, 200, 200, 429]);
+    expect(await statuses(app, 1, '/b')).toEqual([429]);
     await app.close();
   });
 });
@@ -404,7 +410,7 @@ describe('@sluice/fastify: registration and encapsulation', () => {
   it('a registration in a child context limits that context only, on top of the parent one', async () => {
     const { base } = fixture();
     const app = Fastify();
-    await app.register(rateLimit, { ...base, limit: Limit.perMinute(3).named('root') });
+    await app.register(rateLimit, { ...base, limit: Limit.perMinute(5).named('root') });
     app.get('/root', ok);
     await app.register(async (child) => {
       await child.register(rateLimit, { ...base, limit: Limit.perMinute(1).named('child') });
@@ -422,13 +428,14 @@ describe('@sluice/fastify: registration and encapsulation', () => {
     await app.register(async (sibling) => {
       sibling.get('/sibling', ok);
     });
-    expect(await statuses(app, 4, '/root')).toEqual([200, 200, 200, 429]);
-    expect(await statuses(app, 2, '/child')).toEqual([200, 429]);
-    expect(await statuses(app, 4, '/sibling')).toEqual([200, 200, 200, 429]);
-    // Route config inherits the nearest registration (1/min, draft-7), the root limit applies too.
-    const cfg = await call(app, 'GET', '/child-config');
+    // Route config inherits the nearest registration (1/min, draft-7), the root limit applies
+    // too; the root's global bucket (`*`) is shared by every context's routes.
+    const cfg = await call(app, 'GET', '/child-config'); // root 1 of 5
     expect(cfg.headers.ratelimit).toBe('limit=1, remaining=0, reset=60');
-    expect(await statuses(app, 1, '/child-config')).toEqual([429]);
+    expect(await statuses(app, 1, '/child-config')).toEqual([429]); // root 2
+    expect(await statuses(app, 2, '/child')).toEqual([200, 429]); // root 3, 4
+    expect(await statuses(app, 2, '/root')).toEqual([200, 429]); // root 5
+    expect(await statuses(app, 1, '/sibling')).toEqual([429]);
     await app.close();
   });
 

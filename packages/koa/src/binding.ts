@@ -32,7 +32,9 @@ function routeLayer(ctx: Context): RouterLayer | undefined {
 function handlersOf(ctx: Context): unknown[] | undefined {
   const layer = routeLayer(ctx);
   if (layer !== undefined) return layer.stack;
-  for (const fn of ctx.app.middleware as RouterDispatch[]) {
+  const middleware = ctx.app?.middleware as RouterDispatch[] | undefined;
+  if (!Array.isArray(middleware)) return undefined;
+  for (const fn of middleware) {
     const found = fn.router?.match(ctx.path, ctx.method).pathAndMethod;
     const route = found?.find((l) => l.methods.length > 0);
     if (route !== undefined) return route.stack;

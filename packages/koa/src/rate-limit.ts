@@ -1,5 +1,5 @@
 import { type HttpLimitOptions, type LimitInput, SluiceConfigError } from '@sluice/core';
-import { type HttpVerdict, HttpPipeline, type LimiterScope } from '@sluice/core/http';
+import { HttpPipeline, type HttpVerdict, type LimiterScope } from '@sluice/core/http';
 import type { Context, Middleware, Next } from 'koa';
 import { koaBinding } from './binding.js';
 

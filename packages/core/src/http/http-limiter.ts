@@ -1,7 +1,7 @@
 import type { Algorithm } from '../algorithm.js';
 import type { Decision } from '../decision.js';
-import { type Entry, consumeAll, consumeAt } from './consume-all.js';
 import { chargedFor, type Ledger, ledgerOf, remember } from './charges.js';
+import { consumeAll, consumeAt, type Entry } from './consume-all.js';
 import { defaultStoreOf } from './default-store.js';
 import { ipSubject, keySegment, userIdOf } from './keys.js';
 import { type HttpConfig, type HttpLimitOptions, parseHttpOptions } from './options.js';

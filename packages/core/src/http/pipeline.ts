@@ -1,6 +1,6 @@
 import type { HttpBinding } from './binding.js';
 import { ledgerOf, report } from './charges.js';
-import { isThrottleSkipped, anySkipMarks } from './decorators.js';
+import { anySkipMarks, isThrottleSkipped } from './decorators.js';
 import { HttpLimiter } from './http-limiter.js';
 import { routeKey } from './keys.js';
 import type { HttpLimitOptions } from './options.js';

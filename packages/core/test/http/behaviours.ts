@@ -485,10 +485,7 @@ export function describeHttpBehaviours(harness: AdapterHarness): void {
             global: {
               ...base,
               headers: 'draft-8',
-              limit: [
-                Limit.perMinute(10).named('burst'),
-                Limit.perDay(100).named('daily'),
-              ],
+              limit: [Limit.perMinute(10).named('burst'), Limit.perDay(100).named('daily')],
             },
             routes: [{ method: 'GET', path: '/a' }],
           },
