@@ -36,7 +36,8 @@ export interface LeakyBucketOptions {
  * leakyBucket({ capacity: 5, leakRate: 0.5 }); // one every 2 s
  * ```
  *
- * @throws {@link SluiceConfigError} naming `capacity` (not an integer >= 1) or `leakRate`
+ * @throws {@link SluiceConfigError} naming `capacity` (not an integer >= 1, or a refill time
+ *   from empty, capacity x T, above 5e13 ms: about 1584 years) or `leakRate`
  *   (0, negative, NaN, Infinity, an unparsable string such as `'abc'` or `'100/fortnight'`,
  *   or a rate whose fraction does not fit in 53 bits).
  */
@@ -53,5 +54,6 @@ export function leakyBucket(options: LeakyBucketOptions): GcraAlgorithm {
     interval,
     capacity,
     `leakyBucket(capacity ${capacity}, leaking ${shown})`,
+    'capacity',
   );
 }

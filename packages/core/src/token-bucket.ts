@@ -40,7 +40,8 @@ export interface TokenBucketOptions {
  * tokenBucket({ capacity: 20, refillRate: 5 }); // 5 tokens per second
  * ```
  *
- * @throws {@link SluiceConfigError} naming `capacity` (not an integer >= 1), `refillRate`
+ * @throws {@link SluiceConfigError} naming `capacity` (not an integer >= 1, or a refill time
+ *   from empty, capacity x T, above 5e13 ms: about 1584 years), `refillRate`
  *   (0, negative, NaN, Infinity, an unparsable string such as `'abc'` or `'100/fortnight'`,
  *   or a rate whose fraction does not fit in 53 bits) or `refillInterval` (not a duration
  *   > 0, or given with a string `refillRate`).
@@ -66,5 +67,10 @@ export function tokenBucket(options: TokenBucketOptions): GcraAlgorithm {
   const intervalMs = parseDuration('refillInterval', options.refillInterval ?? 1000);
   const interval = rateInterval('refillRate', refillRate, rate, intervalMs);
   const shown = typeof refillRate === 'string' ? refillRate : `${refillRate} per ${intervalMs} ms`;
-  return new GcraAlgorithm(interval, capacity, `tokenBucket(capacity ${capacity}, ${shown})`);
+  return new GcraAlgorithm(
+    interval,
+    capacity,
+    `tokenBucket(capacity ${capacity}, ${shown})`,
+    'capacity',
+  );
 }
