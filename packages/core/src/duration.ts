@@ -20,18 +20,28 @@ export const msOf = ms as (text: string) => number | undefined;
  * @throws {@link SluiceConfigError} for a non-positive, non-finite or unparsable value.
  */
 export function parseDuration(option: string, value: unknown): number {
-  let parsed: number | undefined;
-  if (typeof value === 'number') parsed = value;
-  else if (typeof value === 'string' && value.trim() !== '') {
-    parsed = msOf(value.trim());
-  }
-  if (parsed === undefined || !Number.isFinite(parsed) || parsed <= 0) {
+  const parsed = durationMs(value);
+  if (parsed === undefined) {
     throw new SluiceConfigError(
       option,
       value,
       "a duration > 0: milliseconds or a string like '500ms', '1s', '1 minute', '15m', '1h', '1d'",
     );
   }
+  return parsed;
+}
+
+/**
+ * A {@link Duration} in milliseconds (a finite number > 0), or `undefined` when `value` is
+ * not one. {@link parseDuration} without the error.
+ */
+export function durationMs(value: unknown): number | undefined {
+  let parsed: number | undefined;
+  if (typeof value === 'number') parsed = value;
+  else if (typeof value === 'string' && value.trim() !== '') {
+    parsed = msOf(value.trim());
+  }
+  if (parsed === undefined || !Number.isFinite(parsed) || parsed <= 0) return undefined;
   return parsed;
 }
 

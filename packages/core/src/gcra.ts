@@ -6,6 +6,14 @@ import { divide, type Fraction, toFraction } from './rational.js';
 import { integerAtLeast, positiveNumber } from './validate.js';
 
 /**
+ * The longest refill time from empty (tolerance, burst x T) a GCRA may have, in ms: 5e13 ms,
+ * about 1584 years. The theoretical arrival time (now + at most this) then stays below
+ * 1e14 ms until the year 3554, which the Lua twin relies on (it stores some TATs as whole
+ * µs, always >= 1e14, and tells them apart from ms by size).
+ */
+export const MAX_TOLERANCE_MS = 5e13;
+
+/**
  * The one engine behind `gcra`, `cellThrottle`, `leakyBucket` and `tokenBucket`: the
  * Generic Cell Rate Algorithm with redis-cell's arithmetic (brandur/redis-cell
  * `CL.THROTTLE`), kept exact for sub-millisecond emission intervals.
@@ -31,16 +39,35 @@ export class GcraAlgorithm implements Algorithm {
   /** Delay variation tolerance (burst * T) in ticks. */
   readonly toleranceTicks: number;
 
-  constructor(emissionIntervalMs: Fraction, burst: number, description: string) {
+  /**
+   * @param burstOption - the option that set `burst`, named by the errors (`capacity` in
+   *   leakyBucket and tokenBucket); `burstValue` the value they report.
+   * @throws {@link SluiceConfigError} when the tolerance (burst x T) does not fit in 53 bits
+   *   of ticks or exceeds {@link MAX_TOLERANCE_MS}.
+   */
+  constructor(
+    emissionIntervalMs: Fraction,
+    burst: number,
+    description: string,
+    burstOption = 'burst',
+    burstValue: unknown = burst,
+  ) {
     this.intervalTicks = emissionIntervalMs.num;
     this.ticksPerMs = emissionIntervalMs.den;
     this.limit = burst;
     this.toleranceTicks = burst * this.intervalTicks;
     if (!Number.isSafeInteger(this.toleranceTicks * 2)) {
       throw new SluiceConfigError(
-        'burst',
-        burst,
+        burstOption,
+        burstValue,
         'a burst whose tolerance (burst x interval) fits in 53 bits',
+      );
+    }
+    if (this.toleranceTicks > MAX_TOLERANCE_MS * this.ticksPerMs) {
+      throw new SluiceConfigError(
+        burstOption,
+        burstValue,
+        `a burst whose refill time from empty (burst x interval) is at most ${MAX_TOLERANCE_MS} ms (about 1584 years)`,
       );
     }
     this.params = [this.intervalTicks, this.ticksPerMs, burst];
@@ -104,8 +131,12 @@ export interface GcraOptions {
  * variation tolerance = burst x T. Same arithmetic as redis-cell `CL.THROTTLE`.
  * State per key: one number (TAT).
  *
+ * A `rate` that is not a short decimal (e.g. `100 / 3600`) is the simplest fraction within
+ * 2^-50 of it (`toFraction`), so T stays exact.
+ *
  * @throws {@link SluiceConfigError} for a `rate` or `period` that is not > 0 and finite,
- *   an unparsable `period`, or a `burst` that is not an integer >= 1.
+ *   an unparsable `period`, a `burst` that is not an integer >= 1, or a burst x T above
+ *   {@link MAX_TOLERANCE_MS} (about 1584 years).
  */
 export function gcra(options: GcraOptions): GcraAlgorithm {
   if (options === null || typeof options !== 'object') {
@@ -150,5 +181,7 @@ export function cellThrottle(
     interval,
     maxBurst + 1,
     `cellThrottle(max_burst ${maxBurst}, ${count} per ${periodSeconds} s)`,
+    'maxBurst',
+    maxBurst,
   );
 }

@@ -28,6 +28,7 @@ export type { LimitAlgorithmFactory, LimitQuota } from './limit.js';
 export { defaultLimitAlgorithm, Limit, limitAlgorithm } from './limit.js';
 export type { MemoryKeySpace, MemoryStoreOptions } from './memory-store.js';
 export { MemoryStore } from './memory-store.js';
+export type { Rate } from './rate.js';
 export type { AcquireOptions, ConsumeOptions, RateLimiterOptions } from './rate-limiter.js';
 export { RateLimiter } from './rate-limiter.js';
 export { SlidingLogAlgorithm, slidingLog } from './sliding-log.js';

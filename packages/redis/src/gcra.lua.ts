@@ -8,7 +8,8 @@ import { luaTwin } from './lua-common.js';
  * tick is a whole number of µs (ticksPerMs divides 1000, e.g. 1 000 000/s), else as ms in
  * `%.17g` text (reads back as the same double). Integers are int-encoded by Redis: no
  * string allocation, MEMORY USAGE as for a counter. µs values are >= 1e14 (written only for
- * now >= 1e11 ms, after 1973), ms values stay below 1e14 (until year 5138): never confused.
+ * now >= 1e11 ms, after 1973), ms values stay below 1e14 (now + the tolerance, which the
+ * engine caps at `MAX_TOLERANCE_MS` = 5e13 ms, until the year 3554): never confused.
  *
  * Params: intervalTicks, ticksPerMs, burst.
  * Returns `allowed (0|1), remaining, retryTicks (-1 = never), resetTicks`.

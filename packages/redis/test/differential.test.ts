@@ -11,6 +11,8 @@ import { type RedisProcess, startRedis } from './redis-server.js';
 /** 2026-01-01T00:00:00Z: traces start at a real epoch time (plus a random offset). */
 const EPOCH = Date.UTC(2026, 0, 1);
 const RUNS = Number(process.env.SLUICE_DIFFERENTIAL_RUNS ?? 200);
+/** A year as the `ms` package counts it ('1y'): 365.25 days. */
+const YEAR_MS = 31_557_600_000;
 
 let server: RedisProcess;
 let client: Redis;
@@ -94,6 +96,27 @@ const CASES: Case[] = [
     spec: { factory: 'tokenBucket', args: [{ capacity: 4, refillRate: 7, refillInterval: 90 }] },
     scale: 13,
   },
+  // Rates of any size, exact: '100/h' and 100 / 3600 (T = 36 000 ms), 1 per year
+  // (T = 31 557 600 000 ms), 1e7 per second (T = 1/10 000 ms: 10 000 ticks per ms).
+  { spec: { factory: 'leakyBucket', args: [{ capacity: 7, leakRate: '100/h' }] }, scale: 36_000 },
+  {
+    spec: { factory: 'leakyBucket', args: [{ capacity: 4, leakRate: 100 / 3600 }] },
+    scale: 36_000,
+  },
+  {
+    spec: { factory: 'tokenBucket', args: [{ capacity: 5, refillRate: '100/hour' }] },
+    scale: 36_000,
+  },
+  { spec: { factory: 'leakyBucket', args: [{ capacity: 3, leakRate: '1/y' }] }, scale: YEAR_MS },
+  {
+    spec: { factory: 'tokenBucket', args: [{ capacity: 2, refillRate: 1 / 31_557_600 }] },
+    scale: YEAR_MS,
+  },
+  { spec: { factory: 'leakyBucket', args: [{ capacity: 50, leakRate: 1e7 }] }, scale: 1 },
+  {
+    spec: { factory: 'tokenBucket', args: [{ capacity: 30_000, refillRate: '10000000/s' }] },
+    scale: 3,
+  },
   { spec: { factory: 'fixedWindow', args: [{ limit: 5, window: 1000 }] }, scale: 1000 },
   { spec: { factory: 'fixedWindow', args: [{ limit: 3, window: '1m' }] }, scale: 60_000 },
   { spec: { factory: 'slidingWindow', args: [{ limit: 5, window: 1000 }] }, scale: 1000 },
@@ -163,6 +186,29 @@ describe.each(CASES)(
 );
 
 describe('directed traces', () => {
+  it.each([
+    ['leakyBucket', { capacity: 1000, leakRate: '1/y' }],
+    ['tokenBucket', { capacity: 1000, refillRate: 1 / 31_557_600 }],
+    ['gcra', { rate: 1, period: '1y', burst: 1000 }],
+  ] as const)(
+    '1 per year, %s filled for 1000 years, agrees to the ms',
+    async (factory, options) => {
+      const algorithm = buildAlgorithm({ factory, args: [options] });
+      const steps: Step[] = [
+        { dt: 0, cost: 1000 },
+        { dt: YEAR_MS - 1, cost: 1 },
+        { dt: 1, cost: 1 },
+        { dt: 0, cost: 1 },
+        { dt: 0, cost: 0 },
+      ];
+      const { memory, redis } = await runTrace(algorithm, 0, steps);
+      expect(redis).toStrictEqual(memory);
+      expect(memory.map((d) => d.allowed)).toEqual([true, false, true, false, true]);
+      expect(memory[1]!.retryAfterMs).toBe(1);
+      expect(memory[4]!.resetAfterMs).toBe(1000 * YEAR_MS);
+    },
+  );
+
   it('3000/s with sub-ms retry and reset times agrees on every fraction', async () => {
     const algorithm = buildAlgorithm({ factory: 'gcra', args: [{ rate: 3000, period: '1s' }] });
     const steps: Step[] = [
