@@ -10,7 +10,7 @@ import type {
   RouteOptions,
 } from 'fastify';
 import fp from 'fastify-plugin';
-import { rootOf } from './binding.js';
+import { auditOf } from './audit.js';
 import { type Guard, guard, merge, runGuards } from './guards.js';
 import type { FastifyRateLimitOptions, RateLimitHook, RouteRateLimitOptions } from './types.js';
 
@@ -21,15 +21,8 @@ interface State {
   parent: State | undefined;
 }
 
-/** Routes that asked for `config.rateLimit`, seen from the root, and those a registration took. */
-interface Audit {
-  asked: RouteOptions[];
-  taken: WeakSet<RouteOptions>;
-}
-
 const kState = Symbol('sluice.fastify.state');
-const kAudit = Symbol('sluice.fastify.audit');
-type WithState = { [kState]?: State; [kAudit]?: Audit };
+type WithState = { [kState]?: State };
 
 type Done = HookHandlerDoneFunction;
 
@@ -107,40 +100,6 @@ function setup(app: FastifyInstance, options: FastifyRateLimitOptions): void {
     for (const g of guards) kinds.set(g.hook, [...(kinds.get(g.hook) ?? []), g]);
     for (const [hook, list] of kinds) addRouteHook(route, hook, hookFor(list, hook));
   });
-}
-
-/**
- * The root's audit (made by the first registration): every route registered after it that
- * asks for `config.rateLimit` must be taken by a registration, or `ready()` fails (DESIGN
- * §7: no silently unlimited route).
- */
-function auditOf(app: FastifyInstance): Audit {
-  const root = rootOf(app) as FastifyInstance & WithState;
-  let audit = root[kAudit];
-  if (audit === undefined) {
-    const made: Audit = { asked: [], taken: new WeakSet() };
-    audit = made;
-    root[kAudit] = made;
-    root.addHook('onRoute', (route) => {
-      const config = route.config?.rateLimit;
-      if (config !== undefined && config !== false) made.asked.push(route);
-    });
-    root.addHook('onReady', (done) => {
-      const missed = made.asked.filter((r) => !made.taken.has(r));
-      if (missed.length === 0) return done();
-      const routes = missed.map((r) => `${String(r.method)} ${r.url}`);
-      done(
-        new SluiceConfigError(
-          'config.rateLimit',
-          routes.join(', '),
-          'a route registered after `await app.register(rateLimit)` in the same context or a ' +
-            'child context (no @sluice/fastify registration can see these routes, so they would ' +
-            'be unlimited)',
-        ),
-      );
-    });
-  }
-  return audit;
 }
 
 /**
