@@ -314,22 +314,31 @@ describe('the failure logger (FailSafeStore, unit)', () => {
   it('logs once per outage (not per request, not per concurrent request) and once on recovery', async () => {
     const flaky = new FlakyStore();
     const { messages, logger } = spyLogger();
-    const store = new FailSafeStore(flaky, 'insurance', logger);
+    // The breaker's clock: moved past the cooldown by hand, so recovery needs no sleep.
+    const time = { ms: 0 };
+    const cooldown = () => void (time.ms += 1000);
+    const store = new FailSafeStore(flaky, 'insurance', logger, {
+      cooldownMs: 1000,
+      clock: () => time.ms,
+    });
     const limiter = new RateLimiter({ algorithm: gcra({ rate: 5, period: '1m' }), store, logger });
     await limiter.consume('a');
     expect(messages).toEqual([]);
 
     flaky.mode = 'reject';
     await Promise.all(Array.from({ length: 25 }, () => limiter.consume('a')));
+    cooldown();
     flaky.mode = 'throw';
-    for (let i = 0; i < 5; i++) await limiter.consume('a');
+    for (let i = 0; i < 5; i++) await limiter.consume('a'); // the first is a probe: fails
+    cooldown();
     flaky.mode = 'timeout';
-    await limiter.consume('a');
+    await limiter.consume('a'); // a probe: times out
     await limiter.reset('a');
     expect(messages).toHaveLength(1);
     expect(messages[0]).toMatch(/store failing \(ECONNREFUSED\)/);
 
     flaky.mode = 'ok';
+    cooldown();
     for (let i = 0; i < 5; i++) await limiter.consume('a');
     expect(messages).toHaveLength(2);
     expect(messages[1]).toMatch(/answering again/);
@@ -338,6 +347,7 @@ describe('the failure logger (FailSafeStore, unit)', () => {
     flaky.mode = 'timeout';
     for (let i = 0; i < 5; i++) await limiter.consume('a');
     flaky.mode = 'ok';
+    cooldown();
     await limiter.consume('a');
     expect(messages).toHaveLength(4);
     expect(messages[2]).toMatch(/store failing \(sluice: the store did not answer within 100 ms\)/);
