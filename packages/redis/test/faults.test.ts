@@ -316,7 +316,9 @@ describe('the failure logger (FailSafeStore, unit)', () => {
     const { messages, logger } = spyLogger();
     // The breaker's clock: moved past the cooldown by hand, so recovery needs no sleep.
     const time = { ms: 0 };
-    const cooldown = () => void (time.ms += 1000);
+    const cooldown = () => {
+      time.ms += 1000;
+    };
     const store = new FailSafeStore(flaky, 'insurance', logger, {
       cooldownMs: 1000,
       clock: () => time.ms,
