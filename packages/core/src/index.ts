@@ -7,6 +7,12 @@
  */
 export type { Algorithm, AlgorithmKind, State, StepResult } from './algorithm.js';
 export { expiryOf } from './algorithm.js';
+export type {
+  BreakerState,
+  BreakerTicket,
+  CircuitBreakerOptions,
+} from './circuit-breaker.js';
+export { CircuitBreaker, DEFAULT_COOLDOWN_MS } from './circuit-breaker.js';
 export type { CellReply, Decision } from './decision.js';
 export { toCellReply } from './decision.js';
 export type { Duration } from './duration.js';

@@ -1,4 +1,5 @@
 import { type Algorithm, isAlgorithm } from './algorithm.js';
+import type { CircuitBreakerOptions } from './circuit-breaker.js';
 import type { Decision } from './decision.js';
 import { SluiceConfigError } from './errors.js';
 import { MemoryStore } from './memory-store.js';
@@ -30,6 +31,13 @@ export interface RateLimiterOptions {
   onStoreError?: StoreErrorPolicy;
   /** Where store-failure notices go. Default `console`. */
   logger?: StoreFailureLogger;
+  /**
+   * The circuit breaker in front of a store that can fail (not a {@link MemoryStore}):
+   * after a failure or timeout, `onStoreError` decides at once for `cooldownMs` (default
+   * 1000 ms), then one probe call at a time tries the store until one answers. `clock`
+   * (monotonic ms, default `performance.now`) is for tests. Checked at construction.
+   */
+  breaker?: CircuitBreakerOptions;
 }
 
 /** Options of one {@link RateLimiter.consume} call. */
@@ -62,7 +70,7 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  * const d = await limiter.consume('jack:reply'); // d.allowed, d.remaining, d.retryAfterMs…
  * ```
  *
- * @throws {@link SluiceConfigError} at construction for a missing `algorithm`, a `store`
+ * @throws {@link SluiceConfigError} at construction for a missing `algorithm`, an invalid `breaker`, a `store`
  *   without `consume`/`reset`, a non-string `prefix` or a non-function `clock`/`sleep`.
  */
 export class RateLimiter {
@@ -165,6 +173,7 @@ function parseLimiterOptions(options: RateLimiterOptions): LimiterConfig {
     sleep = defaultSleep,
     onStoreError = 'insurance',
     logger = console,
+    breaker,
   } = options;
   if (!isAlgorithm(algorithm)) {
     throw new SluiceConfigError(
@@ -173,7 +182,7 @@ function parseLimiterOptions(options: RateLimiterOptions): LimiterConfig {
       'an algorithm such as gcra({ rate, period })',
     );
   }
-  const guarded = guardedStore(store, onStoreError, logger, true).store;
+  const guarded = guardedStore(store, onStoreError, logger, true, breaker).store;
   if (typeof prefix !== 'string') throw new SluiceConfigError('prefix', prefix, 'a string');
   if (typeof clock !== 'function')
     throw new SluiceConfigError('clock', clock, 'a function returning ms since the Unix epoch');

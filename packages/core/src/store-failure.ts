@@ -1,4 +1,10 @@
 import type { Algorithm } from './algorithm.js';
+import {
+  type BreakerState,
+  CircuitBreaker,
+  type CircuitBreakerOptions,
+  checkBreakerOptions,
+} from './circuit-breaker.js';
 import type { Decision } from './decision.js';
 import { SluiceConfigError } from './errors.js';
 import { MemoryStore } from './memory-store.js';
@@ -23,62 +29,144 @@ export interface StoreFailureLogger {
 }
 
 /**
- * Wraps a {@link Store} with a {@link StoreErrorPolicy}: no store failure ever reaches the
- * caller as a rejection. Each call still tries the store first, so the limiter uses it
- * again as soon as it answers (no rebuild). Logs once when an outage starts and once when
- * it ends.
+ * Wraps a {@link Store} with a {@link StoreErrorPolicy} and a {@link CircuitBreaker} per
+ * failure domain (one for the whole store, or one per `store.failureDomain(key)`, e.g. per
+ * Redis Cluster node): no store failure ever reaches the caller as a rejection, and after a
+ * failure or timeout the policy decides at once, without calling the store, until a probe
+ * (one call at a time, every `cooldownMs`) answers. The breaker closes then, and the same
+ * store is used again (no rebuild).
+ *
+ * **Logging:** "the store is failing" means at least one of its domains' breakers is not
+ * closed. One line (`warn`) when the first domain fails, one when the last one answers
+ * again: two lines per outage, however many nodes fail within it, and a healthy node's
+ * answers never log while another node is failing.
+ *
+ * @example
+ * ```ts
+ * const store = new FailSafeStore(new RedisStore({ client }), 'insurance', console, {
+ *   cooldownMs: 500,
+ * });
+ * const limiter = new RateLimiter({ algorithm: gcra({ rate: 10, period: '1s' }), store });
+ * ```
+ *
+ * @param breaker - the breakers' options (`cooldownMs` default 1000, `clock` default
+ *   `performance.now`), unchecked here: {@link guardedStore} checks them.
  */
 export class FailSafeStore implements Store {
   readonly #store: Store;
   readonly #policy: StoreErrorPolicy;
   readonly #logger: StoreFailureLogger;
+  readonly #breakerOptions: CircuitBreakerOptions | undefined;
+  /** The breaker of the whole store, when it has no failure domains. */
+  readonly #whole: CircuitBreaker;
+  readonly #domainOf: ((key: string) => string) | undefined;
+  readonly #breakers = new Map<string, CircuitBreaker>();
+  /** The breakers that are not closed: the store is failing while this is not empty. */
+  readonly #down = new Set<CircuitBreaker>();
   #insurance: MemoryStore | undefined;
-  #failing = false;
 
-  constructor(store: Store, policy: StoreErrorPolicy, logger: StoreFailureLogger) {
+  constructor(
+    store: Store,
+    policy: StoreErrorPolicy,
+    logger: StoreFailureLogger,
+    breaker?: CircuitBreakerOptions,
+  ) {
     this.#store = store;
     this.#policy = policy;
     this.#logger = logger;
+    this.#breakerOptions = breaker;
+    this.#whole = new CircuitBreaker(breaker);
+    if (typeof store.failureDomain === 'function') {
+      const domainOf = store.failureDomain;
+      this.#domainOf = (key) => domainOf.call(store, key);
+    }
   }
 
-  /** Whether the last call to the wrapped store failed. */
+  /** Whether the store is failing: some breaker is open or half-open. */
   get failing(): boolean {
-    return this.#failing;
+    return this.#down.size > 0;
+  }
+
+  /**
+   * The state of the breaker `key` goes through (the whole store's, or its failure
+   * domain's): `'closed'`, `'open'` or `'half-open'`.
+   */
+  breakerState(key: string): BreakerState {
+    return this.#breakerOf(key).state;
   }
 
   consume(key: string, algorithm: Algorithm, cost: number, nowMs: number): Promise<Decision> {
+    const breaker = this.#domainOf === undefined ? this.#whole : this.#breakerOf(key);
+    let probe = false;
+    if (breaker.state !== 'closed') {
+      const ticket = breaker.tryAcquire();
+      if (ticket === 'reject') {
+        return Promise.resolve(this.#decide(key, algorithm, cost, nowMs));
+      }
+      probe = true;
+    }
     let result: Decision | Promise<Decision>;
     try {
       result = this.#store.consume(key, algorithm, cost, nowMs);
     } catch (error) {
-      return Promise.resolve(this.#fallback(error, key, algorithm, cost, nowMs));
+      return Promise.resolve(this.#fallback(error, breaker, probe, key, algorithm, cost, nowMs));
     }
     return Promise.resolve(result).then(
       (decision) => {
-        if (this.#failing) this.#recovered();
+        if (probe) this.#answered(breaker);
         return decision;
       },
-      (error: unknown) => this.#fallback(error, key, algorithm, cost, nowMs),
+      (error: unknown) => this.#fallback(error, breaker, probe, key, algorithm, cost, nowMs),
     );
   }
 
+  /**
+   * Forgets `key` in the insurance store and in the store; never rejects. While the key's
+   * breaker is open the store is not called (the reset is lost there, as it would be if
+   * the call failed); a reset may be the probe.
+   */
   async reset(key: string): Promise<void> {
     this.#insurance?.reset(key);
+    const breaker = this.#breakerOf(key);
+    let probe = false;
+    if (breaker.state !== 'closed') {
+      if (breaker.tryAcquire() === 'reject') return;
+      probe = true;
+    }
     try {
       await this.#store.reset(key);
+      if (probe) this.#answered(breaker);
     } catch (error) {
-      this.#failed(error);
+      this.#failed(error, breaker, probe);
     }
+  }
+
+  #breakerOf(key: string): CircuitBreaker {
+    if (this.#domainOf === undefined) return this.#whole;
+    const domain = this.#domainOf(key);
+    let breaker = this.#breakers.get(domain);
+    if (breaker === undefined) {
+      breaker = new CircuitBreaker(this.#breakerOptions);
+      this.#breakers.set(domain, breaker);
+    }
+    return breaker;
   }
 
   #fallback(
     error: unknown,
+    breaker: CircuitBreaker,
+    probe: boolean,
     key: string,
     algorithm: Algorithm,
     cost: number,
     nowMs: number,
   ): Decision {
-    this.#failed(error);
+    this.#failed(error, breaker, probe);
+    return this.#decide(key, algorithm, cost, nowMs);
+  }
+
+  /** The policy's decision, without the store. */
+  #decide(key: string, algorithm: Algorithm, cost: number, nowMs: number): Decision {
     const limit = algorithm.limit;
     if (this.#policy === 'allow') {
       return { allowed: true, limit, remaining: limit, retryAfterMs: 0, resetAfterMs: 0, cost };
@@ -97,9 +185,10 @@ export class FailSafeStore implements Store {
     return this.#insurance.consume(key, algorithm, cost, nowMs);
   }
 
-  #failed(error: unknown): void {
-    if (this.#failing) return;
-    this.#failing = true;
+  #failed(error: unknown, breaker: CircuitBreaker, probe: boolean): void {
+    if (!breaker.onFailure(probe)) return;
+    this.#down.add(breaker);
+    if (this.#down.size > 1) return; // the outage goes on: logged when it started
     const reason = error instanceof Error ? error.message : String(error);
     this.#logger.warn(
       `sluice: store failing (${reason}); onStoreError '${this.#policy}' decides until it answers`,
@@ -107,9 +196,10 @@ export class FailSafeStore implements Store {
     );
   }
 
-  #recovered(): void {
-    this.#failing = false;
-    this.#logger.warn('sluice: store answering again');
+  #answered(breaker: CircuitBreaker): void {
+    if (!breaker.onSuccess(true)) return;
+    this.#down.delete(breaker);
+    if (this.#down.size === 0) this.#logger.warn('sluice: store answering again');
   }
 }
 
@@ -122,17 +212,27 @@ export interface GuardedStore {
 }
 
 /**
- * Checks a limiter's `store`, `onStoreError` and `logger` options (defaults already applied)
- * and wraps a store that can fail in a {@link FailSafeStore} with them.
+ * Checks a limiter's `store`, `onStoreError`, `logger` and `breaker` options (defaults
+ * already applied, `breaker` may be undefined) and wraps a store that can fail in a
+ * {@link FailSafeStore} with them.
  *
  * @param requireReset - whether the store must have `reset` (a limiter that calls it).
- * @throws {@link SluiceConfigError} naming `store`, `onStoreError` or `logger`.
+ * @param breaker - {@link CircuitBreakerOptions} (`cooldownMs` default 1000 ms, `clock`
+ *   default `performance.now`); undefined for the defaults.
+ * @throws {@link SluiceConfigError} naming `store`, `onStoreError`, `logger`, `breaker`,
+ *   `breaker.cooldownMs` or `breaker.clock`.
+ *
+ * @example
+ * ```ts
+ * const { store } = guardedStore(redisStore, 'deny', console, true, { cooldownMs: 2000 });
+ * ```
  */
 export function guardedStore(
   store: unknown,
   onStoreError: unknown,
   logger: unknown,
   requireReset: boolean,
+  breaker?: unknown,
 ): GuardedStore {
   const s = store as Store;
   if (
@@ -150,5 +250,9 @@ export function guardedStore(
   if (l === null || typeof l !== 'object' || typeof l.warn !== 'function') {
     throw new SluiceConfigError('logger', logger, 'an object with warn(message)');
   }
-  return { store: s instanceof MemoryStore ? s : new FailSafeStore(s, onStoreError, l), origin: s };
+  const options = checkBreakerOptions(breaker);
+  return {
+    store: s instanceof MemoryStore ? s : new FailSafeStore(s, onStoreError, l, options),
+    origin: s,
+  };
 }

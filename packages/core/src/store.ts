@@ -34,6 +34,19 @@ export interface Store {
    * (`MemoryStore`: a key space of its own). Default: {@link scopeOf} prefixes each key.
    */
   scope?(prefix: string): Store;
+
+  /**
+   * Optional: the failure domain `key` lives in, for a store whose parts fail apart (on a
+   * Redis Cluster, the master node serving the key's slot, e.g. `'127.0.0.1:7001'`). A
+   * limiter keeps one circuit breaker per domain, so one node down does not stop the calls
+   * to the others. Without it the whole store is one domain. Must be cheap and never throw.
+   *
+   * @example
+   * ```ts
+   * failureDomain: (key) => nodeOf(slotOf(key)) ?? ''
+   * ```
+   */
+  failureDomain?(key: string): string;
 }
 
 /** `store.scope(prefix)`, or a view of `store` that prefixes every key with `prefix`. */

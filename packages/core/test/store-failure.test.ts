@@ -28,30 +28,45 @@ class FlakyStore implements Store {
   }
 }
 
+/** The breaker's fake monotonic clock (ms): tests move it past the cooldown by hand. */
+const COOLDOWN_MS = 1000;
+
 function setup(onStoreError?: 'insurance' | 'allow' | 'deny') {
   const store = new FlakyStore();
   const warnings: string[] = [];
+  const time = { ms: 0 };
   const limiter = new RateLimiter({
     algorithm: fixedWindow({ limit: 2, window: '1m' }),
     store,
     clock: () => EPOCH,
     ...(onStoreError ? { onStoreError } : {}),
     logger: { warn: (message: string) => warnings.push(message) },
+    breaker: { cooldownMs: COOLDOWN_MS, clock: () => time.ms },
   });
-  return { store, warnings, limiter };
+  /** Moves the breaker's clock past the cooldown: the next call is a probe. */
+  const cooldown = () => {
+    time.ms += COOLDOWN_MS;
+  };
+  return { store, warnings, limiter, cooldown };
 }
 
 describe('onStoreError', () => {
   it("'insurance' (default) limits in process while the store fails, then uses the store again", async () => {
-    const { store, warnings, limiter } = setup();
+    const { store, warnings, limiter, cooldown } = setup();
     store.down = true;
     const outage = [];
     for (let i = 0; i < 3; i++) outage.push((await limiter.consume('k')).allowed);
     expect(outage).toEqual([true, true, false]);
+    // The breaker opened at the first failure: the other two never called the store.
+    expect(store.calls).toBe(1);
     store.down = false;
+    // Still within the cooldown: insurance decides, the store is not called.
+    expect((await limiter.consume('k')).allowed).toBe(false);
+    expect(store.calls).toBe(1);
+    cooldown();
     const after = await limiter.consume('k');
     expect(after.remaining).toBe(42);
-    expect(store.calls).toBe(4);
+    expect(store.calls).toBe(2);
     expect(warnings).toHaveLength(2);
     expect(warnings[0]).toContain('connection refused');
   });
@@ -72,12 +87,17 @@ describe('onStoreError', () => {
   });
 
   it('logs once per outage, not once per request', async () => {
-    const { store, warnings, limiter } = setup('allow');
+    const { store, warnings, limiter, cooldown } = setup('allow');
     store.down = true;
     for (let i = 0; i < 10; i++) await limiter.consume('k');
+    // A failed probe is the same outage: no second line.
+    cooldown();
+    await limiter.consume('k');
     expect(warnings).toHaveLength(1);
     store.down = false;
+    cooldown();
     await limiter.consume('k');
+    expect(warnings).toHaveLength(2);
     store.down = true;
     await limiter.consume('k');
     expect(warnings).toHaveLength(3);

@@ -1,8 +1,9 @@
 import type { Algorithm, Decision } from '@sluice/core';
-import type { DeadlineQueue, Pending } from './deadline-queue.js';
-import type { LuaTwin } from './lua-common.js';
+import { type DeadlineQueue, type Pending, StoreTimeoutError } from './deadline-queue.js';
+import { EXPIRED, type LuaTwin } from './lua-common.js';
 import type { LuaScript, RedisClient } from './lua-script.js';
 import { keySlot } from './redis-key.js';
+import { ServerClocks } from './server-clock.js';
 
 /** The most decisions sent in one script call. */
 export const MAX_BATCH = 128;
@@ -44,12 +45,25 @@ class Batch {
   /** (now, cost) per call. */
   readonly pairs: (string | number)[] = [];
   readonly calls: Call[] = [];
+  /** The keys' Cluster slot (0 on a standalone Redis). */
+  readonly slot: number;
+  /** The server the batch was sent to ('' on a standalone Redis; undefined: unknown). */
+  server: string | undefined;
   sent = false;
 
-  constructor(twin: LuaTwin, algorithm: Algorithm) {
+  constructor(twin: LuaTwin, algorithm: Algorithm, slot: number) {
     this.twin = twin;
     this.params = algorithm.params;
+    this.slot = slot;
   }
+}
+
+/**
+ * The master serving `slot` in an ioredis Cluster's slot table (`host:port`), or undefined
+ * before the table is loaded.
+ */
+export function masterOf(client: RedisClient, slot: number): string | undefined {
+  return (client as { slots?: (string[] | undefined)[] }).slots?.[slot]?.[0];
 }
 
 /**
@@ -59,6 +73,11 @@ class Batch {
  * a group is sent when it reaches {@link MAX_BATCH} calls or at `setImmediate`, whichever
  * comes first. A group of one runs the single-key script. In a batch each key is decided
  * by the same Lua function as alone, in call order, all in one atomic script.
+ *
+ * Each script call carries the deadline of its earliest call, on the server's clock (see
+ * {@link ServerClocks}): a script that reaches Redis after its callers timed out (Redis
+ * stalled, a reply held in a queue) does nothing and answers {@link EXPIRED}, so a call
+ * already answered by the limiter's `onStoreError` policy is never charged late.
  */
 export class Coalescer {
   readonly #client: RedisClient;
@@ -70,6 +89,7 @@ export class Coalescer {
   #openBySlot = new Map<string, Map<number, Batch>>();
   /** Open batches in the order they were opened. */
   #pending: Batch[] = [];
+  readonly #clocks = new ServerClocks();
 
   /** @param cluster - whether `client` is a `Cluster`: batches are then grouped by slot. */
   constructor(
@@ -108,7 +128,7 @@ export class Coalescer {
       batch = this.#open.get(group);
     }
     if (batch === undefined) {
-      batch = new Batch(twin, algorithm);
+      batch = new Batch(twin, algorithm, slot);
       if (bySlot !== undefined) bySlot.set(slot, batch);
       else this.#open.set(group, batch);
       if (this.#pending.push(batch) === 1) setImmediate(this.#flushAll);
@@ -152,6 +172,12 @@ export class Coalescer {
       return;
     }
     const n = batch.calls.length;
+    const server = this.#cluster ? masterOf(this.#client, batch.slot) : '';
+    batch.server = server;
+    // Every call of a batch was tracked within one turn of the event loop: the first one's
+    // deadline is the earliest.
+    const deadline =
+      server === undefined ? '' : this.#clocks.deadlineOn(server, batch.calls[0]!.deadline);
     let request: Promise<unknown>;
     try {
       const params = batch.params;
@@ -162,12 +188,14 @@ export class Coalescer {
         script = batch.twin.single;
         argv.push(batch.pairs[0]!, batch.pairs[1]!);
         for (let i = 0; i < params.length; i++) argv.push(params[i]!);
+        argv.push(deadline);
       } else {
         // KEYS, ...params, (now, cost) x n
         script = batch.twin.batch;
         for (let i = 0; i < params.length; i++) argv.push(params[i]!);
         const pairs = batch.pairs;
         for (let i = 0; i < pairs.length; i++) argv.push(pairs[i]!);
+        argv.push(deadline);
       }
       request = script.runMany(this.#client, n, argv);
     } catch (error) {
@@ -185,6 +213,13 @@ export class Coalescer {
   #settle(batch: Batch, reply: unknown[]): void {
     const { calls, twin } = batch;
     const width = twin.width;
+    if (reply[0] === EXPIRED) {
+      // Redis ran the script past its deadline and did nothing: a timeout.
+      if (batch.server !== undefined) this.#clocks.sample(batch.server, reply[1]);
+      this.#fail(batch, new StoreTimeoutError(this.#deadlines.timeoutMs));
+      return;
+    }
+    if (batch.server !== undefined) this.#clocks.sample(batch.server, reply[calls.length * width]);
     for (let i = 0, at = 0; i < calls.length; i++, at += width) {
       const call = calls[i]!;
       if (call.settled) continue; // timed out: its late answer is ignored

@@ -1,6 +1,13 @@
 import type { Algorithm, Decision } from '@sluice/core';
 import { LuaScript } from './lua-script.js';
 
+/**
+ * The first value of a script's reply when Redis `TIME` had reached the call's deadline: the
+ * script did nothing (see {@link LuaTwin.single}). A decision's first value is 0 or 1, a
+ * failed key's -1: never this.
+ */
+export const EXPIRED = -2;
+
 /** Milliseconds a key outlives its logical expiry (see {@link luaTwin}). */
 export const SLACK_MS = 1000;
 
@@ -28,16 +35,20 @@ export interface LuaTwin {
   /** How many numbers the function returns (the width of one decision in a reply). */
   readonly width: number;
   /**
-   * KEYS[1] = the key. ARGV = now ('' for Redis TIME), cost, ...params.
-   * Reply: the function's `width` numbers.
+   * KEYS[1] = the key. ARGV = now ('' for Redis TIME), cost, ...params, deadline.
+   * Reply: the function's `width` numbers, then Redis `TIME` in ms; or, when `TIME` has
+   * reached the deadline (Redis ms since the epoch; '' or absent = none), `{EXPIRED, TIME}`
+   * and nothing is read or written: a call its caller gave up on charges nothing.
    */
   readonly single: LuaScript;
   /**
    * KEYS = n keys. ARGV = ...params (shared by every key), then n pairs (now, cost), one
-   * per key, in KEYS order; '' as now takes Redis TIME (read once per batch). Each key is
-   * decided after the previous one, all in one atomic script. Reply: n groups of `width` values,
-   * flat. A key whose function raised an error answers `-1, "<message>"` (padded with 0s),
-   * so one bad key fails its own decision only.
+   * per key, in KEYS order ('' as now takes Redis TIME, read once per batch), then the
+   * deadline (as in `single`, one for the batch). Each key is decided after the previous
+   * one, all in one atomic script. Reply: n groups of `width` values, flat, then `TIME` in
+   * ms; or `{EXPIRED, TIME}` past the deadline (no key touched). A key whose function raised
+   * an error answers `-1, "<message>"` (padded with 0s), so one bad key fails its own
+   * decision only.
    */
   readonly batch: LuaScript;
   /** Builds a decision from the `width` values at `at` in a reply of either script. */
@@ -91,22 +102,25 @@ export function luaTwin<A extends Algorithm>(
   const list = (n: number, make: (i: number) => string, separator = ', ') =>
     Array.from({ length: n }, (_, i) => make(i + 1)).join(separator);
   const single = `${LUA_PRELUDE}${fn}
-local now = tonumber(ARGV[1]) or server_now()
-return {${name}(KEYS[1], now, tonumber(ARGV[2]), ${list(params, (i) => `tonumber(ARGV[${i + 2}])`)})}
+local clock = server_now()
+local deadline = tonumber(ARGV[${params + 3}])
+if deadline ~= nil and clock >= deadline then return {${EXPIRED}, clock} end
+local now = tonumber(ARGV[1]) or clock
+local out = {${name}(KEYS[1], now, tonumber(ARGV[2]), ${list(params, (i) => `tonumber(ARGV[${i + 2}])`)})}
+out[${width + 1}] = clock
+return out
 `;
   const results = list(width, (i) => `r${i}`);
   const batch = `${LUA_PRELUDE}${fn}
 local ${list(params, (i) => `p${i}`)} = ${list(params, (i) => `tonumber(ARGV[${i}])`)}
+local clock = server_now()
+local deadline = tonumber(ARGV[${params + 1} + 2 * #KEYS])
+if deadline ~= nil and clock >= deadline then return {${EXPIRED}, clock} end
 local out = {}
 local n = 0
-local clock
 for i = 1, #KEYS do
   local b = ${params - 1} + 2 * i
-  local now = tonumber(ARGV[b])
-  if now == nil then
-    clock = clock or server_now()
-    now = clock
-  end
+  local now = tonumber(ARGV[b]) or clock
   local ok, ${results} = pcall(${name}, KEYS[i], now, tonumber(ARGV[b + 1]), ${list(params, (i) => `p${i}`)})
   if ok then
 ${list(width, (i) => `    out[n + ${i}] = r${i}`, '\n')}
@@ -118,6 +132,7 @@ ${list(width - 2, (i) => `    out[n + ${i + 2}] = 0`, '\n')}
   end
   n = n + ${width}
 end
+out[n + 1] = clock
 return out
 `;
   return {

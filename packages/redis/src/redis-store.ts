@@ -1,11 +1,11 @@
 import { type Algorithm, type Decision, SluiceConfigError, type Store } from '@sluice/core';
-import { Coalescer } from './coalescer.js';
+import { Coalescer, masterOf } from './coalescer.js';
 import { DeadlineQueue } from './deadline-queue.js';
 import { FIXED_WINDOW } from './fixed-window.lua.js';
 import { GCRA } from './gcra.lua.js';
 import type { LuaTwin } from './lua-common.js';
 import type { RedisClient } from './lua-script.js';
-import { redisKey } from './redis-key.js';
+import { keySlot, redisKey } from './redis-key.js';
 import { SLIDING_LOG } from './sliding-log.lua.js';
 import { SLIDING_WINDOW } from './sliding-window.lua.js';
 
@@ -82,6 +82,13 @@ const DOWN_ERRORS = {
  * leave Redis. Keys are `<prefix><key>` on a standalone `Redis` and `<prefix>{<key>}` (a
  * hash tag) on a `Cluster`; option `hashTag` and `redisKey` tell more.
  *
+ * A call that times out charges nothing, even if Redis runs it later (after a stall): each
+ * script carries its callers' deadline on Redis's own clock (the offset from this process's
+ * clock is measured from the `TIME` each reply carries) and does nothing once it is past.
+ * Only a call whose script ran in time but whose reply arrived too late (the reply itself
+ * held up) can still be charged. Until the first reply from a server, calls carry no
+ * deadline.
+ *
  * ```ts
  * const store = new RedisStore({ client: new Redis(), timeoutMs: 200 });
  * const limiter = new RateLimiter({ algorithm: gcra({ rate: 60, period: '1m' }), store });
@@ -97,6 +104,12 @@ export class RedisStore implements Store {
   readonly hashTag: boolean;
   readonly clock: 'server' | 'client';
   readonly timeoutMs: number;
+  /**
+   * On a `Cluster`: the master node serving `key`'s slot (`'host:port'`, `''` before the
+   * slot table is loaded), so a limiter keeps one circuit breaker per node and one node
+   * down stops only the calls to it. Undefined on a standalone `Redis` (one domain).
+   */
+  readonly failureDomain?: (key: string) => string;
   readonly #deadlines: DeadlineQueue;
   readonly #coalescer: Coalescer;
 
@@ -138,6 +151,7 @@ export class RedisStore implements Store {
     this.timeoutMs = timeoutMs;
     this.#deadlines = new DeadlineQueue(timeoutMs);
     this.#coalescer = new Coalescer(client, cluster, this.#deadlines, () => this.#down());
+    if (cluster) this.failureDomain = (key) => masterOf(client, keySlot(this.keyFor(key))) ?? '';
   }
 
   /** The Redis key used for a limiter key: `redisKey(prefix, key, hashTag)`. */

@@ -257,6 +257,93 @@ describe('Redis stalled (SIGSTOP)', () => {
   }, 30_000);
 });
 
+describe('Redis stalled 3 s (SIGSTOP): the circuit breaker, and no late charge', () => {
+  const TIMEOUT_MS = 100;
+  const STALL_MS = 3000;
+
+  it("requests answered by onStoreError during the stall charge nothing on Redis when it wakes: 'deny' leaves 10 of 10, 'insurance' and 'allow' are not charged twice", async () => {
+    const policies = ['deny', 'insurance', 'allow'] as const;
+    const setups = await Promise.all(
+      policies.map(async (policy) => {
+        const client = await connect();
+        const store = new RedisStore({ client, timeoutMs: TIMEOUT_MS });
+        const { messages, logger } = spyLogger();
+        const limiter = new RateLimiter({
+          algorithm: gcra({ rate: 10, period: '1h' }),
+          store,
+          prefix: `late-${policy}`,
+          onStoreError: policy,
+          logger,
+        });
+        // A first reply: the store learns how Redis's clock stands to ours.
+        expect(await limiter.consume('warm')).toMatchObject({ allowed: true });
+        return { policy, store, limiter, messages, decisions: [] as Decision[] };
+      }),
+    );
+    const stallStart = performance.now();
+    server.pause();
+    try {
+      // 3 concurrent requests (sent to Redis: they time out and open the breaker), then one
+      // at 1.2 s and one at 2.4 s (the breaker's probes, sent to Redis: they time out too),
+      // and one at 2.9 s (decided at once). All six reach Redis on main.
+      await Promise.all(
+        setups.map(async (s) => {
+          s.decisions.push(...(await Promise.all([1, 2, 3].map(() => s.limiter.consume('k')))));
+        }),
+      );
+      for (const at of [1200, 2400, 2900]) {
+        await sleep(stallStart + at - performance.now());
+        for (const s of setups) s.decisions.push(await s.limiter.consume('k'));
+      }
+      await sleep(stallStart + STALL_MS - performance.now());
+    } finally {
+      server.resume();
+    }
+    for (const s of setups) {
+      expect(s.decisions.map((d) => d.allowed)).toEqual(Array(6).fill(s.policy !== 'deny'));
+      await untilRecovered(s.limiter, s.messages, 'probe');
+      await sleep(50); // every late reply is in
+      // Nothing of the stall ran on Redis: 'k' was never written, its quota is whole.
+      expect(Number(await server.cli('EXISTS', s.store.keyFor(`late-${s.policy}:k`)))).toBe(0);
+      expect(await s.limiter.peek('k')).toMatchObject({ remaining: 10 });
+      expect(await s.limiter.consume('k')).toMatchObject({ allowed: true, remaining: 9 });
+      expect(s.messages).toHaveLength(2);
+    }
+  }, 15_000);
+
+  it('at least 90% of the requests made during the stall are answered within 20 ms, none later than timeoutMs', async () => {
+    const client = await connect();
+    const { messages, logger } = spyLogger();
+    const limiter = new RateLimiter({
+      algorithm: gcra({ rate: 1000, period: '1s' }),
+      store: new RedisStore({ client, timeoutMs: TIMEOUT_MS }),
+      prefix: 'breaker-latency',
+      logger,
+    });
+    await limiter.consume('warm');
+    const pending: Promise<Timed>[] = [];
+    const stallStart = performance.now();
+    server.pause();
+    try {
+      // About 100 requests a second, on 50 keys, without waiting for the answers.
+      for (let i = 0; performance.now() - stallStart < STALL_MS; i++) {
+        pending.push(timed(limiter.consume(`user-${i % 50}`)));
+        await sleep(10);
+      }
+    } finally {
+      server.resume();
+    }
+    const results = await Promise.all(pending);
+    const fast = results.filter((r) => r.ms <= 20).length;
+    expect(results.length).toBeGreaterThan(100);
+    expect(fast / results.length).toBeGreaterThanOrEqual(0.9);
+    expect(Math.max(...results.map((r) => r.ms))).toBeLessThanOrEqual(TIMEOUT_MS + SLACK_MS);
+    expect(messages).toHaveLength(1);
+    await untilRecovered(limiter, messages, 'probe');
+    expect(messages).toHaveLength(2);
+  }, 15_000);
+});
+
 describe('SCRIPT FLUSH between calls', () => {
   it.each(HUNDRED_PER_HOUR.map((spec) => ({ spec, label: specLabel(spec) })))(
     'is invisible to callers: $label keeps counting exactly',
@@ -314,22 +401,33 @@ describe('the failure logger (FailSafeStore, unit)', () => {
   it('logs once per outage (not per request, not per concurrent request) and once on recovery', async () => {
     const flaky = new FlakyStore();
     const { messages, logger } = spyLogger();
-    const store = new FailSafeStore(flaky, 'insurance', logger);
+    // The breaker's clock: moved past the cooldown by hand, so recovery needs no sleep.
+    const time = { ms: 0 };
+    const cooldown = () => {
+      time.ms += 1000;
+    };
+    const store = new FailSafeStore(flaky, 'insurance', logger, {
+      cooldownMs: 1000,
+      clock: () => time.ms,
+    });
     const limiter = new RateLimiter({ algorithm: gcra({ rate: 5, period: '1m' }), store, logger });
     await limiter.consume('a');
     expect(messages).toEqual([]);
 
     flaky.mode = 'reject';
     await Promise.all(Array.from({ length: 25 }, () => limiter.consume('a')));
+    cooldown();
     flaky.mode = 'throw';
-    for (let i = 0; i < 5; i++) await limiter.consume('a');
+    for (let i = 0; i < 5; i++) await limiter.consume('a'); // the first is a probe: fails
+    cooldown();
     flaky.mode = 'timeout';
-    await limiter.consume('a');
+    await limiter.consume('a'); // a probe: times out
     await limiter.reset('a');
     expect(messages).toHaveLength(1);
     expect(messages[0]).toMatch(/store failing \(ECONNREFUSED\)/);
 
     flaky.mode = 'ok';
+    cooldown();
     for (let i = 0; i < 5; i++) await limiter.consume('a');
     expect(messages).toHaveLength(2);
     expect(messages[1]).toMatch(/answering again/);
@@ -338,6 +436,7 @@ describe('the failure logger (FailSafeStore, unit)', () => {
     flaky.mode = 'timeout';
     for (let i = 0; i < 5; i++) await limiter.consume('a');
     flaky.mode = 'ok';
+    cooldown();
     await limiter.consume('a');
     expect(messages).toHaveLength(4);
     expect(messages[2]).toMatch(/store failing \(sluice: the store did not answer within 100 ms\)/);

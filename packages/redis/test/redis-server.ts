@@ -131,8 +131,11 @@ export interface RedisCluster {
   stop(): Promise<void>;
 }
 
-/** Starts 3 `redis-server --cluster-enabled yes` and joins them into a Cluster (no replicas). */
-export async function startCluster(): Promise<RedisCluster> {
+/**
+ * Starts 3 `redis-server --cluster-enabled yes` and joins them into a Cluster (no replicas).
+ * `extraArgs` go to every node's command line (e.g. `--cluster-require-full-coverage no`).
+ */
+export async function startCluster(extraArgs: string[] = []): Promise<RedisCluster> {
   const nodes: RedisProcess[] = [];
   for (let i = 0; i < 3; i++) {
     nodes.push(
@@ -143,6 +146,7 @@ export async function startCluster(): Promise<RedisCluster> {
         `nodes.conf`,
         '--cluster-node-timeout',
         '2000',
+        ...extraArgs,
       ]),
     );
   }

@@ -1,4 +1,5 @@
 import type { AlgorithmKind } from '../algorithm.js';
+import type { CircuitBreakerOptions } from '../circuit-breaker.js';
 import type { Decision } from '../decision.js';
 import { SluiceConfigError } from '../errors.js';
 import { fixedWindow } from '../fixed-window.js';
@@ -106,6 +107,13 @@ export interface HttpLimitOptions<Req = unknown> {
    * @default console
    */
   logger?: StoreFailureLogger;
+  /**
+   * The circuit breaker in front of a `store` that can fail (not a `MemoryStore`): after a
+   * failure or timeout, `onStoreError` decides at once for `cooldownMs`, then one probe at a
+   * time tries the store until one answers.
+   * @default { cooldownMs: 1000 }
+   */
+  breaker?: CircuitBreakerOptions;
 }
 
 /** {@link HttpLimitOptions}, parsed: every field present and valid. */
@@ -178,6 +186,7 @@ export function parseHttpOptions<Req>(options: HttpLimitOptions<Req>): HttpConfi
     options.onStoreError ?? 'insurance',
     options.logger ?? console,
     false,
+    options.breaker,
   );
   const clock = fn('clock', options.clock) ?? Date.now;
   const prefix = options.prefix ?? 'sluice';
