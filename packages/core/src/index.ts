@@ -39,8 +39,8 @@ export type { AcquireOptions, ConsumeOptions, RateLimiterOptions } from './rate-
 export { RateLimiter } from './rate-limiter.js';
 export { SlidingLogAlgorithm, slidingLog } from './sliding-log.js';
 export { SlidingWindowAlgorithm, slidingWindow } from './sliding-window.js';
-export type { Store } from './store.js';
-export { scopeOf } from './store.js';
+export type { Store, StoreRequest } from './store.js';
+export { consumeEach, fullKey, scopeOf } from './store.js';
 export type { StoreErrorPolicy, StoreFailureLogger } from './store-failure.js';
 export { DENY_RETRY_MS, FailSafeStore } from './store-failure.js';
 export type {

@@ -2,7 +2,7 @@ import { type Algorithm, expiryOf, type State } from './algorithm.js';
 import type { Decision } from './decision.js';
 import { SluiceConfigError } from './errors.js';
 import { LruSlots } from './lru-slots.js';
-import type { Store } from './store.js';
+import { consumeEach, type Store, type StoreRequest } from './store.js';
 import { integerAtLeast } from './validate.js';
 
 /** A key space of a {@link MemoryStore} (see {@link MemoryStore.space}): opaque to callers. */
@@ -186,5 +186,21 @@ export class MemoryStore implements Store {
 
   #stateAt(slot: number): State {
     return this.#arrays[slot] ?? this.#numbers[slot]!;
+  }
+
+  /**
+   * {@link Store.consumeAll}: every request admitted, or none charged. Synchronous, so
+   * atomic: peeks each key, then consumes each only if all fit ({@link consumeEach}). A
+   * request with a `prefix` is decided in that prefix's key space, as `scope(prefix)` does.
+   */
+  consumeAll(requests: readonly StoreRequest[], nowMs: number): Decision[] {
+    return consumeEach(
+      requests.map((r) => r.cost),
+      (i, cost) => {
+        const r = requests[i]!;
+        const space = r.prefix === undefined ? this.#keys : this.space(r.prefix);
+        return this.consumeIn(space, r.key, r.algorithm, cost, nowMs);
+      },
+    ) as Decision[];
   }
 }

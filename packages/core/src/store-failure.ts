@@ -8,7 +8,7 @@ import {
 import type { Decision } from './decision.js';
 import { SluiceConfigError } from './errors.js';
 import { MemoryStore } from './memory-store.js';
-import type { Store } from './store.js';
+import { consumeEach, fullKey, type Store, type StoreRequest } from './store.js';
 
 /**
  * What a limiter does while its store fails (errors, or answers later than its timeout):
@@ -117,6 +117,66 @@ export class FailSafeStore implements Store {
         return decision;
       },
       (error: unknown) => this.#fallback(error, breaker, probe, key, algorithm, cost, nowMs),
+    );
+  }
+
+  /**
+   * {@link Store.consumeAll} under the policy and breakers: the store's own `consumeAll`
+   * when it has one, else a peek then a consume of each key through {@link consume}. The
+   * call goes through the breakers of every key's failure domain: when one of them is not
+   * closed and lets no probe through, or the call fails, the policy decides every request
+   * (`'insurance'`: all-or-nothing on the insurance store), and a failure counts against
+   * every domain the call touched (it cannot tell which one failed). Never rejects.
+   */
+  consumeAll(requests: readonly StoreRequest[], nowMs: number): Promise<Decision[]> {
+    const store = this.#store;
+    if (typeof store.consumeAll !== 'function') {
+      const keys = requests.map(fullKey);
+      return Promise.resolve(
+        consumeEach(
+          requests.map((r) => r.cost),
+          (i, cost) => this.consume(keys[i]!, requests[i]!.algorithm, cost, nowMs),
+        ),
+      );
+    }
+    const breakers = new Set<CircuitBreaker>();
+    for (const r of requests) breakers.add(this.#breakerOf(fullKey(r)));
+    const probes: CircuitBreaker[] = [];
+    for (const breaker of breakers) {
+      if (breaker.state === 'closed') continue;
+      if (breaker.tryAcquire() === 'reject') {
+        // Probes granted to other domains: reported failed (reopened for a cooldown), so
+        // no breaker stays half-open waiting for a probe that never ran.
+        for (const probe of probes) probe.onFailure(true);
+        return Promise.resolve(this.#decideAll(requests, nowMs));
+      }
+      probes.push(breaker);
+    }
+    const failed = (error: unknown): Decision[] => {
+      for (const breaker of breakers) this.#failed(error, breaker, probes.includes(breaker));
+      return this.#decideAll(requests, nowMs);
+    };
+    let result: Decision[] | Promise<Decision[]>;
+    try {
+      result = store.consumeAll(requests, nowMs);
+    } catch (error) {
+      return Promise.resolve(failed(error));
+    }
+    return Promise.resolve(result).then((decisions) => {
+      for (const probe of probes) this.#answered(probe);
+      return decisions;
+    }, failed);
+  }
+
+  /** The policy's decisions of a whole {@link consumeAll}, without the store. */
+  #decideAll(requests: readonly StoreRequest[], nowMs: number): Decision[] {
+    if (this.#policy !== 'insurance') {
+      return requests.map((r) => this.#decide(fullKey(r), r.algorithm, r.cost, nowMs));
+    }
+    this.#insurance ??= new MemoryStore();
+    return this.#insurance.consumeAll(
+      requests.map((r) => ({ key: fullKey(r), algorithm: r.algorithm, cost: r.cost })),
+      nowMs,
     );
   }
 
