@@ -45,6 +45,34 @@ end
 `;
 
 /**
+ * Gives back `cost` units charged at `at` (whose decision's resetTicks was `reset`): the TAT
+ * moves back by `cost` emission intervals, never below the TAT the charge started from
+ * (`at + (reset - cost x interval) / perMs`) and never up (a key reset since). Exact while
+ * the key stays backlogged from the charge to the refund (every later charge then just adds
+ * its intervals); if it drained in between and was charged again, the give-back can exceed
+ * what the charge still held by at most the time from the charge to the refund. A TAT moved
+ * to now or before is deleted (the same as a full bucket).
+ */
+const GCRA_REFUND = `local function gcra_refund(key, now, cost, at, reset, interval, perMs, burst)
+  local tat = tonumber(redis.call('GET', key))
+  if tat ~= nil then
+    if tat >= 1e14 then tat = tat / 1000 end
+    local value = tat - cost * interval / perMs
+    local floor = at + (reset - cost * interval) / perMs
+    if value < floor then value = floor end
+    if value < tat then
+      if value <= now then
+        redis.call('DEL', key)
+      else
+        redis.call('SET', key, exact(value), 'PX', px(value - now))
+      end
+    end
+  end
+  return gcra(key, now, 0, interval, perMs, burst)
+end
+`;
+
+/**
  * Builds the {@link Decision} from the 4 numbers at `at` in a GCRA twin's reply (same
  * divisions as the TS engine).
  */
@@ -67,7 +95,7 @@ export function decodeGcra(
 }
 
 /** The GCRA twin: its scripts and their decoder. */
-export const GCRA = luaTwin('gcra', 3, 4, GCRA_FN, decodeGcra);
+export const GCRA = luaTwin('gcra', 3, 4, GCRA_FN, decodeGcra, GCRA_REFUND);
 /** GCRA on one key (see `LuaTwin.single`). */
 export const GCRA_LUA = GCRA.single.source;
 /** GCRA on many keys in one call (see `LuaTwin.batch`). */

@@ -1,4 +1,12 @@
-import { type Algorithm, type Decision, SluiceConfigError, type Store } from '@sluice/core';
+import {
+  type Algorithm,
+  type Decision,
+  fullKey,
+  SluiceConfigError,
+  type Store,
+  type StoreRequest,
+} from '@sluice/core';
+import { AllOrNothing, type Part } from './all-or-nothing.js';
 import { Coalescer, masterOf } from './coalescer.js';
 import { DeadlineQueue } from './deadline-queue.js';
 import { FIXED_WINDOW } from './fixed-window.lua.js';
@@ -8,6 +16,7 @@ import type { RedisClient } from './lua-script.js';
 import { keySlot, redisKey } from './redis-key.js';
 import { SLIDING_LOG } from './sliding-log.lua.js';
 import { SLIDING_WINDOW } from './sliding-window.lua.js';
+import { ServerClocks } from './server-clock.js';
 
 /** Options of {@link RedisStore}. */
 export interface RedisStoreOptions {
@@ -112,6 +121,7 @@ export class RedisStore implements Store {
   readonly failureDomain?: (key: string) => string;
   readonly #deadlines: DeadlineQueue;
   readonly #coalescer: Coalescer;
+  readonly #allOrNothing: AllOrNothing;
 
   constructor(options: RedisStoreOptions) {
     if (options === null || typeof options !== 'object') {
@@ -150,7 +160,15 @@ export class RedisStore implements Store {
     this.clock = clock;
     this.timeoutMs = timeoutMs;
     this.#deadlines = new DeadlineQueue(timeoutMs);
-    this.#coalescer = new Coalescer(client, cluster, this.#deadlines, () => this.#down());
+    const clocks = new ServerClocks();
+    this.#coalescer = new Coalescer(client, cluster, this.#deadlines, () => this.#down(), clocks);
+    this.#allOrNothing = new AllOrNothing(
+      client,
+      cluster,
+      this.#deadlines,
+      clocks,
+      Object.values(TWINS),
+    );
     if (cluster) this.failureDomain = (key) => masterOf(client, keySlot(this.keyFor(key))) ?? '';
   }
 
@@ -175,6 +193,32 @@ export class RedisStore implements Store {
       cost,
       algorithm,
     );
+  }
+
+  /**
+   * {@link Store.consumeAll}: every request admitted, or none charged, under concurrency
+   * too. On a standalone Redis, and on a Cluster when every key shares a hash slot, one
+   * `EVALSHA` decides them all atomically (each key by its algorithm's own Lua function,
+   * mixed algorithms alike). On a Cluster across slots, each slot's keys are charged
+   * all-or-nothing in turn, and when one slot's do not fit, what the earlier slots took is
+   * given back (exact for fixed window, sliding window and sliding log; for GCRA exact while
+   * the key stays backlogged, else at most the time between charge and refund extra): the
+   * units are held meanwhile, so a concurrent request may be denied for them. Not
+   * coalesced: one call per request (per slot across slots).
+   *
+   * @returns a promise that rejects as {@link RedisStore.consume} does, for all requests.
+   */
+  consumeAll(requests: readonly StoreRequest[], nowMs: number): Promise<Decision[]> {
+    if (requests.length === 0) return Promise.resolve([]);
+    const parts: Part[] = [];
+    for (const r of requests) {
+      const twin = TWIN_OF_KIND.get(r.algorithm.kind);
+      if (twin === undefined) return Promise.reject(noTwin(r.algorithm.kind));
+      parts.push({ key: this.keyFor(fullKey(r)), twin, algorithm: r.algorithm, cost: r.cost });
+    }
+    const down = this.#down();
+    if (down) return Promise.reject(down);
+    return this.#allOrNothing.run(parts, this.clock === 'client' ? nowMs : '');
   }
 
   async reset(key: string): Promise<void> {
