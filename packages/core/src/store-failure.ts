@@ -139,8 +139,12 @@ export class FailSafeStore implements Store {
         ),
       );
     }
+    // This store has no scopes: the store behind it sees full keys, as from `consume`.
+    const flat = requests.map(
+      (r): StoreRequest => ({ key: fullKey(r), algorithm: r.algorithm, cost: r.cost }),
+    );
     const breakers = new Set<CircuitBreaker>();
-    for (const r of requests) breakers.add(this.#breakerOf(fullKey(r)));
+    for (const r of flat) breakers.add(this.#breakerOf(r.key));
     const probes: CircuitBreaker[] = [];
     for (const breaker of breakers) {
       if (breaker.state === 'closed') continue;
@@ -148,17 +152,17 @@ export class FailSafeStore implements Store {
         // Probes granted to other domains: reported failed (reopened for a cooldown), so
         // no breaker stays half-open waiting for a probe that never ran.
         for (const probe of probes) probe.onFailure(true);
-        return Promise.resolve(this.#decideAll(requests, nowMs));
+        return Promise.resolve(this.#decideAll(flat, nowMs));
       }
       probes.push(breaker);
     }
     const failed = (error: unknown): Decision[] => {
       for (const breaker of breakers) this.#failed(error, breaker, probes.includes(breaker));
-      return this.#decideAll(requests, nowMs);
+      return this.#decideAll(flat, nowMs);
     };
     let result: Decision[] | Promise<Decision[]>;
     try {
-      result = store.consumeAll(requests, nowMs);
+      result = store.consumeAll(flat, nowMs);
     } catch (error) {
       return Promise.resolve(failed(error));
     }
@@ -168,16 +172,13 @@ export class FailSafeStore implements Store {
     }, failed);
   }
 
-  /** The policy's decisions of a whole {@link consumeAll}, without the store. */
+  /** The policy's decisions of a whole {@link consumeAll} (full keys), without the store. */
   #decideAll(requests: readonly StoreRequest[], nowMs: number): Decision[] {
     if (this.#policy !== 'insurance') {
-      return requests.map((r) => this.#decide(fullKey(r), r.algorithm, r.cost, nowMs));
+      return requests.map((r) => this.#decide(r.key, r.algorithm, r.cost, nowMs));
     }
     this.#insurance ??= new MemoryStore();
-    return this.#insurance.consumeAll(
-      requests.map((r) => ({ key: fullKey(r), algorithm: r.algorithm, cost: r.cost })),
-      nowMs,
-    );
+    return this.#insurance.consumeAll(requests, nowMs);
   }
 
   /**

@@ -62,10 +62,7 @@ export interface Store {
    * @param requests - the requests, in order (decisions come back in the same order).
    * @param nowMs - as in {@link Store.consume}.
    */
-  consumeAll?(
-    requests: readonly StoreRequest[],
-    nowMs: number,
-  ): Decision[] | Promise<Decision[]>;
+  consumeAll?(requests: readonly StoreRequest[], nowMs: number): Decision[] | Promise<Decision[]>;
 }
 
 /** One request of {@link Store.consumeAll}. */

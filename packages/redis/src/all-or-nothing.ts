@@ -153,11 +153,13 @@ export class AllOrNothing {
           () => undefined,
         ),
       ),
-      ...groups.slice(denied + 1).map((group) =>
-        this.#call(parts, group, MultiMode.Report, now, undefined).then((reply) =>
-          this.#decode(parts, group, reply, decisions),
+      ...groups
+        .slice(denied + 1)
+        .map((group) =>
+          this.#call(parts, group, MultiMode.Report, now, undefined).then((reply) =>
+            this.#decode(parts, group, reply, decisions),
+          ),
         ),
-      ),
     ]);
     return decisions;
   }
@@ -201,17 +203,15 @@ export class AllOrNothing {
       for (let j = 0; j < params.length; j++) argv.push(params[j]!);
     }
     const n = group.parts.length;
-    return this.#deadlines
-      .wrap(this.#script.runMany(this.#client, n, argv))
-      .then((value) => {
-        const reply = value as number[];
-        if (reply[0] === EXPIRED) {
-          if (server !== undefined) this.#clocks.sample(server, reply[1]);
-          throw new StoreTimeoutError(this.#deadlines.timeoutMs);
-        }
-        if (server !== undefined) this.#clocks.sample(server, reply[n * MULTI_WIDTH + 1]);
-        return reply;
-      });
+    return this.#deadlines.wrap(this.#script.runMany(this.#client, n, argv)).then((value) => {
+      const reply = value as number[];
+      if (reply[0] === EXPIRED) {
+        if (server !== undefined) this.#clocks.sample(server, reply[1]);
+        throw new StoreTimeoutError(this.#deadlines.timeoutMs);
+      }
+      if (server !== undefined) this.#clocks.sample(server, reply[n * MULTI_WIDTH + 1]);
+      return reply;
+    });
   }
 
   #decode(parts: readonly Part[], group: Group, reply: number[], decisions: Decision[]): void {

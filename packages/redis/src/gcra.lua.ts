@@ -45,27 +45,26 @@ end
 `;
 
 /**
- * Gives back `cost` units charged at `at` (whose decision's resetTicks was `reset`): the TAT
- * moves back by `cost` emission intervals, never below the TAT the charge started from
- * (`at + (reset - cost x interval) / perMs`) and never up (a key reset since). Exact while
- * the key stays backlogged from the charge to the refund (every later charge then just adds
- * its intervals); if it drained in between and was charged again, the give-back can exceed
- * what the charge still held by at most the time from the charge to the refund. A TAT moved
- * to now or before is deleted (the same as a full bucket).
+ * Gives back `cost` units charged earlier: the TAT moves back by `cost` emission intervals
+ * (a TAT moved to now or before is deleted: the same as a full bucket). GCRA charges add
+ * up while the key stays backlogged (TAT ahead of now), so the give-back is exact then,
+ * whatever other requests charged or gave back in between, in any order. If the key
+ * drained after the charge and a later request charged it from idle, the give-back can
+ * exceed what the charge still held, by at most the time between the charge and that
+ * later request (and never more than `cost` intervals). No floor at the TAT before the
+ * charge: concurrent give-backs of one key would hit each other's floors and give back
+ * too little. A key reset since the charge gives back from whatever charged it since.
+ * (`at` and `reset`, the charge's time and resetTicks, are not needed.)
  */
 const GCRA_REFUND = `local function gcra_refund(key, now, cost, at, reset, interval, perMs, burst)
   local tat = tonumber(redis.call('GET', key))
   if tat ~= nil then
     if tat >= 1e14 then tat = tat / 1000 end
     local value = tat - cost * interval / perMs
-    local floor = at + (reset - cost * interval) / perMs
-    if value < floor then value = floor end
-    if value < tat then
-      if value <= now then
-        redis.call('DEL', key)
-      else
-        redis.call('SET', key, exact(value), 'PX', px(value - now))
-      end
+    if value <= now then
+      redis.call('DEL', key)
+    else
+      redis.call('SET', key, exact(value), 'PX', px(value - now))
     end
   end
   return gcra(key, now, 0, interval, perMs, burst)

@@ -14,9 +14,9 @@ import { GCRA } from './gcra.lua.js';
 import type { LuaTwin } from './lua-common.js';
 import type { RedisClient } from './lua-script.js';
 import { keySlot, redisKey } from './redis-key.js';
+import { ServerClocks } from './server-clock.js';
 import { SLIDING_LOG } from './sliding-log.lua.js';
 import { SLIDING_WINDOW } from './sliding-window.lua.js';
-import { ServerClocks } from './server-clock.js';
 
 /** Options of {@link RedisStore}. */
 export interface RedisStoreOptions {
