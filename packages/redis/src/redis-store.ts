@@ -203,8 +203,9 @@ export class RedisStore implements Store {
    * all-or-nothing in turn, and when one slot's do not fit, what the earlier slots took is
    * given back (exact for fixed window, sliding window and sliding log; for GCRA exact while
    * the key stays backlogged, else at most the time between charge and refund extra): the
-   * units are held meanwhile, so a concurrent request may be denied for them. Not
-   * coalesced: one call per request (per slot across slots).
+   * units are held meanwhile, so a concurrent request may be denied for them. Requests on
+   * one node asked for in one turn of the event loop share one `EVALSHA` per slot (each
+   * decided alone); across slots, one call per slot per request.
    *
    * @returns a promise that rejects as {@link RedisStore.consume} does, for all requests.
    */
@@ -226,6 +227,7 @@ export class RedisStore implements Store {
     if (down) throw down;
     // Decisions asked for before this reset reach Redis before its DEL.
     this.#coalescer.flush();
+    this.#allOrNothing.flush();
     await this.#deadlines.wrap(this.client.del(this.keyFor(key)));
   }
 

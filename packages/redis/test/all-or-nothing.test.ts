@@ -288,3 +288,26 @@ it(`standalone Redis: RedisStore.consumeAll decides as MemoryStore.consumeAll ($
   expect(admitted).toBeGreaterThan(RUNS);
   expect(denied).toBeGreaterThan(RUNS);
 }, 120_000);
+
+it('standalone Redis: requests of one turn share a script call; a bad one fails alone', async () => {
+  const store = new RedisStore({ client: redis, clock: 'client' });
+  await redis.rpush('bad:list', 'x');
+  const algorithm = fixedWindow({ limit: 3, window: 60_000 });
+  const good = (i: number): StoreRequest[] => [
+    { key: `batch:${i}:a`, algorithm, cost: 1 },
+    { key: `batch:${i}:b`, algorithm, cost: 2 },
+  ];
+  const calls = jest.spyOn(redis, 'evalsha');
+  const results = await Promise.allSettled([
+    store.consumeAll(good(1), EPOCH),
+    store.consumeAll([...good(2), { key: 'bad:list', algorithm, cost: 1 }], EPOCH),
+    store.consumeAll(good(3), EPOCH),
+  ]);
+  expect(calls).toHaveBeenCalledTimes(1);
+  calls.mockRestore();
+  expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+  expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/WRONGTYPE/);
+  // The bad request charged nothing.
+  const [peek] = await store.consumeAll([{ key: 'batch:2:a', algorithm, cost: 0 }], EPOCH);
+  expect(peek!.remaining).toBe(3);
+});
