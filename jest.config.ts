@@ -1,11 +1,12 @@
 import type { Config } from 'jest';
 
-// One jest project per package. Tests import sibling packages by name; the moduleNameMapper
+// One jest project per package. Tests import sibling packages (and the private
+// @sluice/test-kit, what they share) by name; the moduleNameMapper
 // points those names at the TypeScript sources so `pnpm test` needs no prior build.
 const packages = ['core', 'redis', 'koa', 'fastify', 'express'];
 
 const moduleNameMapper = {
-  '^@sluice/(core|redis|express|fastify|koa)$': '<rootDir>/../$1/src/index.ts',
+  '^@sluice/(core|redis|express|fastify|koa|test-kit)$': '<rootDir>/../$1/src/index.ts',
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };
 
@@ -33,7 +34,8 @@ config.projects!.push({
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   moduleNameMapper: {
     ...moduleNameMapper,
-    '^@sluice/(core|redis|express|fastify|koa)$': '<rootDir>/../../packages/$1/src/index.ts',
+    '^@sluice/(core|redis|express|fastify|koa|test-kit)$':
+      '<rootDir>/../../packages/$1/src/index.ts',
   },
   transform: {
     '^.+\\.ts$': [

@@ -2,10 +2,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
 import { type Decision, Limit, MemoryStore, markSkipThrottle } from '@sluice/core';
+import {
+  type AdapterHarness,
+  type AppSpec,
+  describeHttpBehaviours,
+  EPOCH,
+  type TestClient,
+} from '@sluice/test-kit';
 import Koa, { type Context, type Middleware, type Next } from 'koa';
 import request from 'supertest';
-import { describeHttpBehaviours } from '../../core/test/http/behaviours.js';
-import type { AdapterHarness, AppSpec, TestClient } from '../../core/test/http/harness.js';
 import { rateLimit, SkipThrottle, Throttle, throttle } from '../src/index.js';
 
 /** The handler of every test route: counts its runs, answers `{ ok: true, rateLimit }`. */
@@ -78,8 +83,6 @@ const koaHarness: AdapterHarness = {
 };
 
 describeHttpBehaviours(koaHarness);
-
-const EPOCH = Date.UTC(2026, 0, 1);
 
 const ok = (ctx: Context) => {
   ctx.body = 'ok';
