@@ -2,5 +2,6 @@
 export * from './epoch.js';
 export * from './http-behaviours.js';
 export * from './http-harness.js';
+export * from './package-exports.js';
 export * from './redis-server.js';
 export * from './vectors.js';
