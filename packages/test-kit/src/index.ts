@@ -4,4 +4,5 @@ export * from './http-behaviours.js';
 export * from './http-harness.js';
 export * from './package-exports.js';
 export * from './redis-server.js';
+export * from './type-equality.js';
 export * from './vectors.js';
