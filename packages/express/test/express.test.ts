@@ -8,19 +8,18 @@ import {
   SluiceConfigError,
   type Store,
 } from '@sluice/core';
+import {
+  type AdapterHarness,
+  type AppSpec,
+  describeHttpBehaviours,
+  EPOCH,
+  type RouteSpec,
+  type TestClient,
+  type TestResponse,
+} from '@sluice/test-kit';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import request from 'supertest';
-import { describeHttpBehaviours } from '../../core/test/http/behaviours.js';
-import type {
-  AdapterHarness,
-  AppSpec,
-  RouteSpec,
-  TestClient,
-  TestResponse,
-} from '../../core/test/http/harness.js';
 import { rateLimit, SkipThrottle, Throttle, throttle } from '../src/index.js';
-
-const EPOCH = Date.UTC(2026, 0, 1);
 
 async function listen(app: express.Express): Promise<Server> {
   const server = app.listen(0, '127.0.0.1');

@@ -1,11 +1,11 @@
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type {
   AdapterHarness,
   AppSpec,
   RouteSpec,
   TestClient,
   TestResponse,
-} from '../../core/test/http/harness.js';
+} from '@sluice/test-kit';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { rateLimit } from '../src/index.js';
 import type { RouteRateLimit } from '../src/types.js';
 

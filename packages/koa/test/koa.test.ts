@@ -3,10 +3,15 @@ import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
 import { type Decision, Limit, MemoryStore } from '@sluice/core';
 import { markSkipThrottle } from '@sluice/core/http';
+import {
+  type AdapterHarness,
+  type AppSpec,
+  describeHttpBehaviours,
+  EPOCH,
+  type TestClient,
+} from '@sluice/test-kit';
 import Koa, { type Context, type Middleware, type Next } from 'koa';
 import request from 'supertest';
-import { describeHttpBehaviours } from '../../core/test/http/behaviours.js';
-import type { AdapterHarness, AppSpec, TestClient } from '../../core/test/http/harness.js';
 import { rateLimit, SkipThrottle, Throttle, throttle } from '../src/index.js';
 
 /** The handler of every test route: counts its runs, answers `{ ok: true, rateLimit }`. */
@@ -79,8 +84,6 @@ const koaHarness: AdapterHarness = {
 };
 
 describeHttpBehaviours(koaHarness);
-
-const EPOCH = Date.UTC(2026, 0, 1);
 
 const ok = (ctx: Context) => {
   ctx.body = 'ok';

@@ -1,8 +1,8 @@
-import type { HttpLimitOptions, LimitInput } from '../../src/index.js';
+import type { HttpLimitOptions, LimitInput } from '@sluice/core';
 
 /**
  * The contract each adapter's test implements so that ONE table of HTTP behaviours
- * (`behaviours.ts`) runs against Express, Fastify and Koa alike (issue 4).
+ * (`http-behaviours.ts`) runs against Express, Fastify and Koa alike (issue 4).
  */
 
 /**

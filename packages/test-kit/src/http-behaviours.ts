@@ -1,12 +1,13 @@
+/// <reference types="jest" />
 import {
   type Decision,
   type HttpLimitOptions,
   Limit,
   MemoryStore,
   ThrottleRegistry,
-} from '../../src/index.js';
-import { EPOCH } from '../properties/harness.js';
-import type { AdapterHarness, AppSpec, TestClient, TestResponse } from './harness.js';
+} from '@sluice/core';
+import { EPOCH } from './epoch.js';
+import type { AdapterHarness, AppSpec, TestClient, TestResponse } from './http-harness.js';
 
 /**
  * The shared table of HTTP behaviours (DESIGN §4–§7, issue 4). Each adapter's test calls
