@@ -24,6 +24,14 @@ export interface RouteSpec {
   limit?: LimitInput | false;
   /** Extra options for the per-route limit (same shape as the global options). */
   options?: HttpLimitOptions;
+  /** The handler is marked `@SkipThrottle()` (exempt from the global limit only). */
+  skipThrottle?: boolean;
+  /**
+   * The route is served by a router mounted at this pattern (`/users/:id`), `path` being
+   * relative to it: Express `app.use(mount, router)`, Koa a `Router({ prefix })`, Fastify a
+   * plugin registered with `{ prefix }`. Requests use the whole path (`/users/1/posts`).
+   */
+  mount?: string;
 }
 
 export interface AppSpec {
@@ -34,6 +42,26 @@ export interface AppSpec {
   trustProxy?: boolean;
   /** Authenticated user taken from `Authorization: Bearer <user>` into the framework's usual place (`req.user = { id }`, Koa `ctx.state.user`). */
   bearerUser?: boolean;
+  /** With `bearerUser`: the id stored for a token (default: the token itself), e.g. an object. */
+  userIds?: Record<string, unknown>;
+  /**
+   * With `bearerUser`: authentication runs as late as the framework allows before the
+   * handler (Fastify: a `preHandler` hook, the limits with `hook: 'preHandler'`; Express and
+   * Koa: a middleware before the limiters, as usual).
+   */
+  lateAuth?: boolean;
+}
+
+/** The id the harness's authentication stores for `token` (see {@link AppSpec.userIds}). */
+export function userIdFor(spec: AppSpec, token: string): unknown {
+  return spec.userIds !== undefined && Object.hasOwn(spec.userIds, token)
+    ? spec.userIds[token]
+    : token;
+}
+
+/** A route's id in `handlerRuns`: its method and whole pattern (mount included). */
+export function routeId(route: RouteSpec): string {
+  return `${route.method} ${route.mount ?? ''}${route.path}`;
 }
 
 export interface TestResponse {
@@ -46,7 +74,7 @@ export interface TestResponse {
 
 export interface TestClient {
   request(
-    method: 'GET' | 'POST',
+    method: 'GET' | 'POST' | 'HEAD',
     path: string,
     headers?: Record<string, string>,
   ): Promise<TestResponse>;
@@ -58,4 +86,11 @@ export interface TestClient {
 export interface AdapterHarness {
   name: 'express' | 'fastify' | 'koa';
   start(spec: AppSpec): Promise<TestClient>;
+  /**
+   * Starts an app with a global limit registered where `route` (which has a per-route limit)
+   * is out of its reach: Fastify registers the plugin in one encapsulated context and the
+   * route in a sibling; Express and Koa mount the route on a router of its own. Resolves to
+   * a client, or rejects when the adapter refuses such an app at startup.
+   */
+  startOutOfReach(spec: AppSpec, route: RouteSpec): Promise<TestClient>;
 }

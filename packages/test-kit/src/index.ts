@@ -2,6 +2,7 @@
 export * from './epoch.js';
 export * from './http-behaviours.js';
 export * from './http-harness.js';
+export * from './http-pipeline-rules.js';
 export * from './package-exports.js';
 export * from './redis-server.js';
 export * from './type-equality.js';
