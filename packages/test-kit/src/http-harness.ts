@@ -94,3 +94,30 @@ export interface AdapterHarness {
    */
   startOutOfReach(spec: AppSpec, route: RouteSpec): Promise<TestClient>;
 }
+
+/** Starts an app with `harness`, runs `fn` against it and always closes it. */
+export async function withApp(
+  harness: AdapterHarness,
+  spec: AppSpec,
+  fn: (client: TestClient) => Promise<void>,
+): Promise<void> {
+  const client = await harness.start(spec);
+  try {
+    await fn(client);
+  } finally {
+    await client.close();
+  }
+}
+
+/** The statuses of `n` requests in a row (GET unless `method` says otherwise). */
+export async function statuses(
+  client: TestClient,
+  n: number,
+  path: string,
+  headers?: Record<string, string>,
+  method: 'GET' | 'POST' | 'HEAD' = 'GET',
+): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) out.push((await client.request(method, path, headers)).status);
+  return out;
+}

@@ -1,6 +1,13 @@
 import { MemoryStore, SluiceConfigError } from '@sluice/core';
 import { EPOCH } from './epoch.js';
-import type { AdapterHarness, AppSpec, TestClient, TestResponse } from './http-harness.js';
+import {
+  type AdapterHarness,
+  type AppSpec,
+  withApp as run,
+  statuses,
+  type TestClient,
+  type TestResponse,
+} from './http-harness.js';
 
 /**
  * Rows of the shared behaviour table for the rules the core's HTTP pipeline states once for
@@ -15,26 +22,8 @@ export function describePipelineRules(harness: AdapterHarness): void {
     return { store: new MemoryStore(), clock: () => time.now };
   };
 
-  async function withApp(spec: AppSpec, fn: (client: TestClient) => Promise<void>) {
-    const client = await harness.start(spec);
-    try {
-      await fn(client);
-    } finally {
-      await client.close();
-    }
-  }
-
-  async function statuses(
-    client: TestClient,
-    n: number,
-    path: string,
-    headers?: Record<string, string>,
-    method: 'GET' | 'POST' | 'HEAD' = 'GET',
-  ): Promise<number[]> {
-    const out: number[] = [];
-    for (let i = 0; i < n; i++) out.push((await client.request(method, path, headers)).status);
-    return out;
-  }
+  const withApp = (spec: AppSpec, fn: (client: TestClient) => Promise<void>) =>
+    run(harness, spec, fn);
 
   const limitOf = (r: TestResponse) => [
     r.headers['x-ratelimit-limit'],
