@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import { type Algorithm, gcra } from '@sluice/core';
+import { type RedisProcess, startRedis } from '@sluice/test-kit';
 import Table from 'cli-table3';
-import { type RedisProcess, startRedis } from '../../packages/redis/test/redis-server.js';
 
 /** The script's own arguments: pnpm passes `--` through (`pnpm bench:core -- --rounds 3`). */
 export const scriptArgs = (): string[] => process.argv.slice(2).filter((arg) => arg !== '--');

@@ -17,9 +17,9 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs, promisify } from 'node:util';
 import { type Algorithm, gcra, RateLimiter } from '@sluice/core';
 import { LUA_SOURCES, RedisStore } from '@sluice/redis';
+import type { RedisProcess } from '@sluice/test-kit';
 import { Redis } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
-import type { RedisProcess } from '../../packages/redis/test/redis-server.js';
 import {
   gcraAlgo,
   machine,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { EPOCH } from '@sluice/test-kit';
 import { HttpLimiter } from '../src/http/index.js';
 import {
   type HttpVerdict,
@@ -7,7 +8,6 @@ import {
   type RequestView,
   ThrottleRegistry,
 } from '../src/index.js';
-import { EPOCH } from './properties/harness.js';
 
 function view(over: Partial<RequestView> = {}): RequestView {
   return { method: 'GET', route: 'GET /a', ip: '10.0.0.1', headers: {}, raw: {}, ...over };

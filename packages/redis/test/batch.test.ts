@@ -10,13 +10,11 @@ import {
   slidingLog,
   slidingWindow,
 } from '@sluice/core';
+import { EPOCH, type RedisProcess, startRedis } from '@sluice/test-kit';
 import calculateSlot from 'cluster-key-slot';
 import { Redis } from 'ioredis';
 import { MAX_BATCH } from '../src/coalescer.js';
 import { keySlot, RedisStore } from '../src/index.js';
-import { type RedisProcess, startRedis } from './redis-server.js';
-
-const EPOCH = Date.UTC(2026, 0, 1);
 
 let server: RedisProcess;
 let client: Redis;

@@ -7,7 +7,10 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-/** A `redis-server` process this test started; it never touches a server it did not start. */
+/**
+ * A `redis-server` process a test (or the bench) started; it never touches a server it did
+ * not start.
+ */
 export interface RedisProcess {
   port: number;
   pid: number;
