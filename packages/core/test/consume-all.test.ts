@@ -2,6 +2,8 @@
 // faults"): on the memory store through HttpLimiter; through FailSafeStore, which passes
 // Store.consumeAll through under its policy and breakers; and the fallback for a store
 // without consumeAll (peek then consume each).
+
+import { EPOCH } from '@sluice/test-kit';
 import { HttpLimiter, type RequestView } from '../src/http/index.js';
 import {
   type AlgorithmKind,
@@ -14,7 +16,6 @@ import {
   type Store,
   type StoreRequest,
 } from '../src/index.js';
-import { EPOCH } from './properties/harness.js';
 
 const KINDS: AlgorithmKind[] = ['gcra', 'fixed-window', 'sliding-window', 'sliding-log'];
 

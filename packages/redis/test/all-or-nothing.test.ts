@@ -18,13 +18,18 @@ import {
   slidingWindow,
 } from '@sluice/core';
 import { HttpLimiter, type RequestView } from '@sluice/core/http';
+import {
+  EPOCH,
+  type RedisCluster,
+  type RedisProcess,
+  startCluster,
+  startRedis,
+} from '@sluice/test-kit';
 import fc from 'fast-check';
 import { Cluster, Redis } from 'ioredis';
 import { RedisStore, redisKey } from '../src/index.js';
 import { keySlot } from '../src/redis-key.js';
-import { type RedisCluster, type RedisProcess, startCluster, startRedis } from './redis-server.js';
 
-const EPOCH = Date.UTC(2026, 0, 1);
 const KINDS: AlgorithmKind[] = ['gcra', 'fixed-window', 'sliding-window', 'sliding-log'];
 const RUNS = Number(process.env.SLUICE_DIFFERENTIAL_RUNS ?? 200);
 
