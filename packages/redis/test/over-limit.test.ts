@@ -10,7 +10,7 @@ import {
   slidingLog,
   slidingWindow,
 } from '@sluice/core';
-import { EPOCH, type RedisProcess, startRedis } from '@sluice/test-kit';
+import { EPOCH, type RedisProcess, scriptCalls, startRedis } from '@sluice/test-kit';
 import { Redis } from 'ioredis';
 import { RedisStore } from '../src/index.js';
 
@@ -26,16 +26,6 @@ afterAll(async () => {
   client?.disconnect();
   await server?.stop();
 });
-
-/** Script calls Redis has answered so far (`INFO commandstats`: EVALSHA + EVAL). */
-async function scriptCalls(): Promise<number> {
-  const info = await client.info('commandstats');
-  let calls = 0;
-  for (const m of info.matchAll(/cmdstat_(?:evalsha|eval):calls=(\d+),.*failed_calls=(\d+)/g)) {
-    calls += Number(m[1]) - Number(m[2]);
-  }
-  return calls;
-}
 
 /** ms between calls: steps of 0 to 4 ms, and 450 ms every 40 calls. */
 const steps = (i: number) => (i % 40 === 0 ? 450 : (i * 7) % 5);
@@ -72,21 +62,19 @@ describe.each(algorithms)('%s on Redis', (_label, algorithm, step) => {
       cost: i % 17 === 0 ? 0 : i % 29 === 0 ? algorithm.limit + 1 : i % 7 === 0 ? 2 : 1,
       dt: step(i),
     }));
-    const got: Decision[] = [];
-    const before = await scriptCalls();
-    for (const c of calls) {
-      now += c.dt;
-      got.push(await cached.consume(c.key, { cost: c.cost }));
-    }
-    const used = (await scriptCalls()) - before;
-    now = EPOCH;
-    const want: Decision[] = [];
-    const beforePlain = await scriptCalls();
-    for (const c of calls) {
-      now += c.dt;
-      want.push(await plain.consume(c.key, { cost: c.cost }));
-    }
-    const usedPlain = (await scriptCalls()) - beforePlain;
+    /** Runs every call through `limiter`: its decisions and the script calls it made. */
+    const drive = async (limiter: RateLimiter) => {
+      now = EPOCH;
+      const decisions: Decision[] = [];
+      const before = await scriptCalls(client);
+      for (const c of calls) {
+        now += c.dt;
+        decisions.push(await limiter.consume(c.key, { cost: c.cost }));
+      }
+      return { decisions, used: (await scriptCalls(client)) - before };
+    };
+    const { decisions: got, used } = await drive(cached);
+    const { decisions: want, used: usedPlain } = await drive(plain);
     expect(got).toEqual(want);
     expect(usedPlain).toBe(calls.length);
     const denials = want.filter((d) => !d.allowed).length;
@@ -108,11 +96,11 @@ it("with Redis's own clock too: denied without a script call, retryAfterMs shrin
   const first = await limiter.consume('u');
   expect(first).toMatchObject({ allowed: false, remaining: 0 });
   expect(first.retryAfterMs).toBeGreaterThan(29_000);
-  const before = await scriptCalls();
+  const before = await scriptCalls(client);
   await new Promise((r) => setTimeout(r, 30));
   const again = await limiter.consume('u');
   const elapsed = Date.now() - t0;
-  expect(await scriptCalls()).toBe(before);
+  expect(await scriptCalls(client)).toBe(before);
   expect(again.allowed).toBe(false);
   expect(first.retryAfterMs - again.retryAfterMs).toBeGreaterThanOrEqual(25);
   // The cache counts from the limiter's time of the denied call.
@@ -120,5 +108,5 @@ it("with Redis's own clock too: denied without a script call, retryAfterMs shrin
   expect(first.resetAfterMs - again.resetAfterMs).toBe(first.retryAfterMs - again.retryAfterMs);
   await limiter.reset('u');
   expect((await limiter.consume('u')).allowed).toBe(true);
-  expect(await scriptCalls()).toBe(before + 1);
+  expect(await scriptCalls(client)).toBe(before + 1);
 });
