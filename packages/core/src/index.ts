@@ -34,6 +34,8 @@ export type { LimitAlgorithmFactory, LimitQuota } from './limit.js';
 export { defaultLimitAlgorithm, Limit, limitAlgorithm } from './limit.js';
 export type { MemoryKeySpace, MemoryStoreOptions } from './memory-store.js';
 export { MemoryStore } from './memory-store.js';
+export type { OverLimitCacheOptions } from './over-limit-cache.js';
+export { DEFAULT_OVER_LIMIT_KEYS, OverLimitCache } from './over-limit-cache.js';
 export type { Rate } from './rate.js';
 export type { AcquireOptions, ConsumeOptions, RateLimiterOptions } from './rate-limiter.js';
 export { RateLimiter } from './rate-limiter.js';

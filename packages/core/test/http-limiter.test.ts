@@ -222,7 +222,9 @@ describe('HttpLimiter key spaces on a MemoryStore', () => {
           expect(again.decision).toEqual(a.decision);
         }
       }
-      expect(full.keys.length).toBeGreaterThan(400);
+      // Fewer store calls than checks: the FailSafeStore's over-limit cache answers the keys
+      // the store has just denied (with the same decisions, as the loop checked).
+      expect(full.keys.length).toBeGreaterThan(300);
       for (const key of new Set(full.keys)) {
         expect(memory.inspect(key)).toEqual(full.inner.inspect(key));
       }

@@ -5,6 +5,7 @@ import { SluiceConfigError } from '../errors.js';
 import { fixedWindow } from '../fixed-window.js';
 import { defaultLimitAlgorithm, type LimitAlgorithmFactory } from '../limit.js';
 import { MemoryStore } from '../memory-store.js';
+import type { OverLimitCacheOptions } from '../over-limit-cache.js';
 import { slidingLog } from '../sliding-log.js';
 import { slidingWindow } from '../sliding-window.js';
 import type { Store } from '../store.js';
@@ -114,6 +115,13 @@ export interface HttpLimitOptions<Req = unknown> {
    * @default { cooldownMs: 1000 }
    */
   breaker?: CircuitBreakerOptions;
+  /**
+   * Keys a `store` that can fail (not a `MemoryStore`) denied are remembered in-process
+   * until their retry time and denied without a store call, also during an outage;
+   * `false` asks the store every time.
+   * @default { maxKeys: 10_000 }
+   */
+  overLimitCache?: OverLimitCacheOptions | false;
 }
 
 /** {@link HttpLimitOptions}, parsed: every field present and valid. */
@@ -187,6 +195,7 @@ export function parseHttpOptions<Req>(options: HttpLimitOptions<Req>): HttpConfi
     options.logger ?? console,
     false,
     options.breaker,
+    options.overLimitCache,
   );
   const clock = fn('clock', options.clock) ?? Date.now;
   const prefix = options.prefix ?? 'sluice';
