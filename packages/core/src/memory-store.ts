@@ -11,23 +11,57 @@ export type MemoryKeySpace = Map<string, number>;
 /** Options of {@link MemoryStore}. */
 export interface MemoryStoreOptions {
   /**
-   * The most keys held at once: an integer >= 1. When full, the least recently used key is
-   * dropped (its next request sees a full quota). Default 100 000. Memory grows with the
-   * keys actually held (about 80 bytes per GCRA key plus the key's text), not with maxKeys.
+   * The most keys held at once: an integer >= 1. When full, one key is dropped to make room
+   * (its next request sees a full quota): an expired key if a short sweep finds one, else a
+   * key chosen fairly between key spaces, open keys before denied ones (see
+   * {@link MemoryStore}). Default 100 000. Memory grows with the keys actually held (about
+   * 85 bytes per GCRA key plus the key's text), not with maxKeys.
    */
   maxKeys?: number;
 }
 
 /**
+ * Flat keys (given to {@link MemoryStore.consume}) are grouped for eviction by their text
+ * up to the second `:` (`sluice:login:…` → `sluice:login:`, the limiter prefix and limit
+ * name of an HTTP limiter's key); at most this many such groups, the keys of any further
+ * prefix share one group with the keys that have fewer than two `:`.
+ */
+const MAX_FLAT_GROUPS = 1024;
+
+/** Slots looked at for an expired key before a live key is evicted. */
+const SWEEP_SLOTS = 4;
+
+/**
  * The embedded, in-process store (the default). O(1) per decision; the key count is
- * bounded by an LRU so spraying random keys cannot grow memory without limit (one map
+ * bounded by `maxKeys` so spraying random keys cannot grow memory without limit (one map
  * lookup per decision; single-number states such as GCRA's TAT live unboxed in a
  * `Float64Array`);
  * a key whose state has expired is treated as absent and dropped when seen, and
  * {@link MemoryStore.size} does not count it.
  *
+ * **Eviction** (when `maxKeys` keys are held and a new key comes): spraying keys cannot
+ * reset someone else's bucket (DESIGN §8).
+ * 1. An expired key, if one of the next few slots of a sweep through the store holds one.
+ * 2. Else a key of the inserting key space when it holds at least its share of the store
+ *    (`maxKeys / key spaces holding keys`), otherwise of a key space over its share. A key
+ *    space is a limiter prefix's ({@link MemoryStore.space}: one per `RateLimiter` prefix,
+ *    one per HTTP limit, route and kind of subject); flat keys are grouped by their text up
+ *    to the second `:`. So a million keys sprayed through one limiter evict that limiter's
+ *    own keys, not another's (unless the other holds more than its share).
+ * 3. Within that key space: a key whose last decision was a denial is kept until that
+ *    denial's retry time (`now + retryAfterMs`) while the space has any other key to give;
+ *    among the rest, the least recently used goes.
+ *
  * Its notion of "now" is the clock of the decisions it makes (the limiter's injected
  * clock), so tests with a fake clock see keys expire on the fake timeline.
+ *
+ * @example
+ * ```ts
+ * const store = new MemoryStore({ maxKeys: 50_000 });
+ * const api = new RateLimiter({ algorithm: gcra({ rate: 100, period: '1m' }), store, prefix: 'api' });
+ * const login = new RateLimiter({ algorithm: gcra({ rate: 5, period: '1m' }), store, prefix: 'login' });
+ * // However many distinct keys go through `api`, an exhausted `login` key stays denied.
+ * ```
  *
  * @throws {@link SluiceConfigError} naming `maxKeys` when it is not an integer >= 1.
  */
@@ -36,13 +70,22 @@ export class MemoryStore implements Store {
   readonly #slots: LruSlots;
   /** Keys given to `consume` (the Store interface): full keys such as `sluice:user:1`. */
   readonly #keys = new Map<string, number>();
+  /** The eviction groups of flat keys, by their text up to the second `:` (or `''`). */
+  readonly #flatGroups = new Map<string, number>();
+  /** The last flat group found by name (see `#flatGroup`), `''` for none. */
+  #lastFlatName = '';
+  #lastFlatGroup = 0;
   /** Per-limiter key spaces, by prefix (see {@link MemoryStore.space}). */
   readonly #spaces = new Map<string, MemoryKeySpace>();
+  /** The eviction group of each key space. */
+  readonly #spaceGroups = new Map<MemoryKeySpace, number>();
   /** Single-number states (GCRA TAT), by slot. */
   #numbers = new Float64Array(0);
   /** Array states (windows, logs), by slot; `undefined` where the state is a number. */
   #arrays: (number[] | undefined)[] = [];
   #lastNow = 0;
+  /** The next slot the sweep for expired keys looks at. */
+  #sweep = 0;
 
   constructor(options: MemoryStoreOptions = {}) {
     if (options === null || typeof options !== 'object') {
@@ -61,6 +104,7 @@ export class MemoryStore implements Store {
         this.#arrays[slot] = undefined;
       },
     );
+    this.#flatGroups.set('', this.#slots.addGroup(this.#keys));
   }
 
   consume(key: string, algorithm: Algorithm, cost: number, nowMs: number): Decision {
@@ -71,13 +115,15 @@ export class MemoryStore implements Store {
    * The key space of one limiter prefix: `consumeIn(space(prefix), key, …)` decides on the
    * same state as `consume(prefix + key, …)` would in a store of its own, without building
    * the prefixed string on every call (the hot path of `RateLimiter`). Spaces are separate
-   * from the full keys given to {@link MemoryStore.consume}; all share `maxKeys` and the LRU.
+   * from the full keys given to {@link MemoryStore.consume}; all share `maxKeys`, and each
+   * is one eviction group (see {@link MemoryStore}).
    */
   space(prefix: string): MemoryKeySpace {
     let space = this.#spaces.get(prefix);
     if (space === undefined) {
       space = new Map();
       this.#spaces.set(prefix, space);
+      this.#spaceGroups.set(space, this.#slots.addGroup(space));
     }
     return space;
   }
@@ -112,20 +158,80 @@ export class MemoryStore implements Store {
     }
     const result = algorithm.step(state, nowMs, cost);
     const next = result.state;
+    const decision = result.decision;
     if (next !== undefined) {
-      if (slot === undefined) slot = slots.insert(space, key);
-      else slots.touch(slot);
+      if (slot === undefined) slot = this.#insert(space, key, nowMs);
       if (typeof next === 'number') {
         this.#numbers[slot] = next;
         if (this.#arrays[slot] !== undefined) this.#arrays[slot] = undefined;
       } else {
         this.#arrays[slot] = next;
       }
-    } else if (slot !== undefined) {
-      if (state === undefined) slots.remove(slot);
-      else slots.touch(slot);
+    } else if (slot === undefined) {
+      return decision;
+    } else if (state === undefined) {
+      slots.remove(slot);
+      return decision;
     }
-    return result.decision;
+    if (decision.allowed) {
+      if (cost > 0) slots.allow(slot);
+      else slots.touch(slot);
+    } else if (decision.retryAfterMs > 0) {
+      slots.deny(slot, nowMs + decision.retryAfterMs);
+    } else {
+      slots.touch(slot);
+    }
+    return decision;
+  }
+
+  /** A slot for `key`, new in `space`: after an expired key if the sweep finds one. */
+  #insert(space: MemoryKeySpace, key: string, nowMs: number): number {
+    const slots = this.#slots;
+    if (slots.size >= this.maxKeys) this.#dropExpired(nowMs);
+    let group = space === this.#keys ? this.#flatGroup(key) : this.#spaceGroups.get(space);
+    if (group === undefined) {
+      // A map that did not come from space(): make it a key space of its own.
+      group = slots.addGroup(space);
+      this.#spaceGroups.set(space, group);
+    }
+    return slots.insert(group, key, nowMs);
+  }
+
+  /** Looks at the next {@link SWEEP_SLOTS} slots and drops the first expired key there. */
+  #dropExpired(nowMs: number): void {
+    const slots = this.#slots;
+    const span = slots.span;
+    let slot = this.#sweep;
+    for (let i = 0; i < SWEEP_SLOTS; i++) {
+      if (slot >= span) slot = 0;
+      if (slots.holds(slot) && expiryOf(this.#stateAt(slot)) <= nowMs) {
+        slots.remove(slot);
+        this.#sweep = slot + 1;
+        return;
+      }
+      slot++;
+    }
+    this.#sweep = slot;
+  }
+
+  /** The eviction group of a flat key: its text up to the second `:` (see MAX_FLAT_GROUPS). */
+  #flatGroup(key: string): number {
+    // Sprays come through one limit: a key starting with the last name found (two `:`, the
+    // last at its end) has that name too, without slicing or hashing.
+    const last = this.#lastFlatName;
+    if (last !== '' && key.startsWith(last)) return this.#lastFlatGroup;
+    const first = key.indexOf(':');
+    const second = first === -1 ? -1 : key.indexOf(':', first + 1);
+    const name = second === -1 ? '' : key.slice(0, second + 1);
+    let group = this.#flatGroups.get(name);
+    if (group === undefined) {
+      if (this.#flatGroups.size >= MAX_FLAT_GROUPS) return this.#flatGroups.get('')!;
+      group = this.#slots.addGroup(this.#keys);
+      this.#flatGroups.set(name, group);
+    }
+    this.#lastFlatName = name;
+    this.#lastFlatGroup = group;
+    return group;
   }
 
   /**
