@@ -43,6 +43,11 @@ export class LruSlots {
   #head = new Int32Array(0);
   /** Most recently used slot of each list, or -1. */
   #tail = new Int32Array(0);
+  /**
+   * The slot last put at the end of an open list, while it is still there, or -1: the
+   * one-key hot path ({@link LruSlots.allow} on it) costs one compare.
+   */
+  #lastOpen = -1;
   /** Keys in each list. */
   #length = new Int32Array(0);
   /** Groups holding at least one key. */
@@ -126,18 +131,7 @@ export class LruSlots {
 
   /** Marks `slot` most recently used and open (its last decision admitted it). */
   allow(slot: number): void {
-    const list = this.#list[slot]!;
-    if ((list & 1) === 0) {
-      if (slot === this.#tail[list]) return;
-      this.#unlink(slot, list);
-      this.#link(slot, list);
-    } else {
-      this.#unlink(slot, list);
-      this.#length[list]!--;
-      this.#length[list - 1]!++;
-      this.#list[slot] = list - 1;
-      this.#link(slot, list - 1);
-    }
+    if (slot !== this.#lastOpen) this.#open(slot);
   }
 
   /**
@@ -205,6 +199,22 @@ export class LruSlots {
     for (const [, slot] of [...this.entries()]) this.remove(slot);
   }
 
+  /** {@link LruSlots.allow} off its fast path: moves `slot` to the end of its open list. */
+  #open(slot: number): void {
+    const list = this.#list[slot]!;
+    if ((list & 1) === 0) {
+      if (slot === this.#tail[list]) return;
+      this.#unlink(slot, list);
+      this.#link(slot, list);
+    } else {
+      this.#unlink(slot, list);
+      this.#length[list]!--;
+      this.#length[list - 1]!++;
+      this.#list[slot] = list - 1;
+      this.#link(slot, list - 1);
+    }
+  }
+
   /** The slot to evict for an insert into `group` (the store is full). */
   #victim(group: number, nowMs: number): number {
     const held = this.countOf(group);
@@ -252,6 +262,7 @@ export class LruSlots {
 
   /** Takes `slot` out of `list` (its length is the caller's). */
   #unlink(slot: number, list: number): void {
+    if (slot === this.#lastOpen) this.#lastOpen = -1;
     const p = this.#prev[slot]!;
     const n = this.#next[slot]!;
     if (p === -1) this.#head[list] = n;
@@ -268,6 +279,7 @@ export class LruSlots {
     if (tail === -1) this.#head[list] = slot;
     else this.#next[tail] = slot;
     this.#tail[list] = slot;
+    if ((list & 1) === 0) this.#lastOpen = slot;
   }
 
   #grow(length: number): void {

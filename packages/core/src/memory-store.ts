@@ -150,7 +150,7 @@ export class MemoryStore implements Store {
   ): Decision {
     if (nowMs > this.#lastNow) this.#lastNow = nowMs;
     const slots = this.#slots;
-    let slot = space.get(key);
+    const slot = space.get(key);
     let state: State | undefined;
     if (slot !== undefined) {
       state = this.#arrays[slot] ?? this.#numbers[slot]!;
@@ -159,6 +159,50 @@ export class MemoryStore implements Store {
     const result = algorithm.step(state, nowMs, cost);
     const next = result.state;
     const decision = result.decision;
+    // Neither `result` nor `decision` is passed on: a caller that drops or only reads the
+    // decision then allocates neither (escape analysis).
+    if (next === undefined || slot === undefined || !decision.allowed) {
+      this.#settle(
+        space,
+        key,
+        slot,
+        state,
+        next,
+        decision.allowed,
+        decision.retryAfterMs,
+        cost,
+        nowMs,
+      );
+      return decision;
+    }
+    // The common case, kept small so it inlines: an admitted request on a held key.
+    slots.allow(slot);
+    if (typeof next === 'number') {
+      this.#numbers[slot] = next;
+      if (this.#arrays[slot] !== undefined) this.#arrays[slot] = undefined;
+    } else {
+      this.#arrays[slot] = next;
+    }
+    return decision;
+  }
+
+  /**
+   * The rest of {@link MemoryStore.consumeIn}: a new key, a peek, a denial (remembered with
+   * its retry time, see the class comment), or a key left with no state.
+   */
+  #settle(
+    space: MemoryKeySpace,
+    key: string,
+    held: number | undefined,
+    state: State | undefined,
+    next: State | undefined,
+    allowed: boolean,
+    retryAfterMs: number,
+    cost: number,
+    nowMs: number,
+  ): void {
+    const slots = this.#slots;
+    let slot = held;
     if (next !== undefined) {
       if (slot === undefined) slot = this.#insert(space, key, nowMs);
       if (typeof next === 'number') {
@@ -168,20 +212,19 @@ export class MemoryStore implements Store {
         this.#arrays[slot] = next;
       }
     } else if (slot === undefined) {
-      return decision;
+      return;
     } else if (state === undefined) {
       slots.remove(slot);
-      return decision;
+      return;
     }
-    if (decision.allowed) {
+    if (allowed) {
       if (cost > 0) slots.allow(slot);
       else slots.touch(slot);
-    } else if (decision.retryAfterMs > 0) {
-      slots.deny(slot, nowMs + decision.retryAfterMs);
+    } else if (retryAfterMs > 0) {
+      slots.deny(slot, nowMs + retryAfterMs);
     } else {
       slots.touch(slot);
     }
-    return decision;
   }
 
   /** A slot for `key`, new in `space`: after an expired key if the sweep finds one. */
