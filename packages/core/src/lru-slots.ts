@@ -98,15 +98,9 @@ export class LruSlots {
     this.#maps.push(map);
     if (2 * group + 2 > this.#head.length) {
       const length = Math.max(8, 2 * this.#head.length);
-      const head = new Int32Array(length).fill(-1);
-      const tail = new Int32Array(length).fill(-1);
-      const lengths = new Int32Array(length);
-      head.set(this.#head);
-      tail.set(this.#tail);
-      lengths.set(this.#length);
-      this.#head = head;
-      this.#tail = tail;
-      this.#length = lengths;
+      this.#head = grown(new Int32Array(length).fill(-1), this.#head);
+      this.#tail = grown(new Int32Array(length).fill(-1), this.#tail);
+      this.#length = grown(new Int32Array(length), this.#length);
     }
     return group;
   }
@@ -283,19 +277,17 @@ export class LruSlots {
   }
 
   #grow(length: number): void {
-    const prev = new Int32Array(length);
-    const next = new Int32Array(length);
-    const list = new Int32Array(length).fill(-1);
-    const until = new Float64Array(length);
-    prev.set(this.#prev);
-    next.set(this.#next);
-    list.set(this.#list);
-    until.set(this.#until);
-    this.#prev = prev;
-    this.#next = next;
-    this.#list = list;
-    this.#until = until;
+    this.#prev = grown(new Int32Array(length), this.#prev);
+    this.#next = grown(new Int32Array(length), this.#next);
+    this.#list = grown(new Int32Array(length).fill(-1), this.#list);
+    this.#until = grown(new Float64Array(length), this.#until);
     this.#keys.length = length;
     this.#onGrow(length);
   }
+}
+
+/** `to`, holding `from`'s values at its start. */
+function grown<T extends Int32Array | Float64Array>(to: T, from: T): T {
+  to.set(from);
+  return to;
 }

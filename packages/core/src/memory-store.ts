@@ -1,6 +1,7 @@
 import { type Algorithm, expiryOf, type State } from './algorithm.js';
 import type { Decision } from './decision.js';
 import { SluiceConfigError } from './errors.js';
+import { FlatGroups } from './flat-groups.js';
 import { LruSlots } from './lru-slots.js';
 import type { Store } from './store.js';
 import { integerAtLeast } from './validate.js';
@@ -15,18 +16,10 @@ export interface MemoryStoreOptions {
    * (its next request sees a full quota): an expired key if a short sweep finds one, else a
    * key chosen fairly between key spaces, open keys before denied ones (see
    * {@link MemoryStore}). Default 100 000. Memory grows with the keys actually held (about
-   * 85 bytes per GCRA key plus the key's text), not with maxKeys.
+   * 80 bytes per GCRA key plus the key's text), not with maxKeys.
    */
   maxKeys?: number;
 }
-
-/**
- * Flat keys (given to {@link MemoryStore.consume}) are grouped for eviction by their text
- * up to the second `:` (`sluice:login:…` → `sluice:login:`, the limiter prefix and limit
- * name of an HTTP limiter's key); at most this many such groups, the keys of any further
- * prefix share one group with the keys that have fewer than two `:`.
- */
-const MAX_FLAT_GROUPS = 1024;
 
 /** Slots looked at for an expired key before a live key is evicted. */
 const SWEEP_SLOTS = 4;
@@ -70,11 +63,8 @@ export class MemoryStore implements Store {
   readonly #slots: LruSlots;
   /** Keys given to `consume` (the Store interface): full keys such as `sluice:user:1`. */
   readonly #keys = new Map<string, number>();
-  /** The eviction groups of flat keys, by their text up to the second `:` (or `''`). */
-  readonly #flatGroups = new Map<string, number>();
-  /** The last flat group found by name (see `#flatGroup`), `''` for none. */
-  #lastFlatName = '';
-  #lastFlatGroup = 0;
+  /** The eviction groups of flat keys (see flat-groups.ts). */
+  readonly #flatGroups: FlatGroups;
   /** Per-limiter key spaces, by prefix (see {@link MemoryStore.space}). */
   readonly #spaces = new Map<string, MemoryKeySpace>();
   /** The eviction group of each key space. */
@@ -104,7 +94,7 @@ export class MemoryStore implements Store {
         this.#arrays[slot] = undefined;
       },
     );
-    this.#flatGroups.set('', this.#slots.addGroup(this.#keys));
+    this.#flatGroups = new FlatGroups(() => this.#slots.addGroup(this.#keys));
   }
 
   consume(key: string, algorithm: Algorithm, cost: number, nowMs: number): Decision {
@@ -231,7 +221,7 @@ export class MemoryStore implements Store {
   #insert(space: MemoryKeySpace, key: string, nowMs: number): number {
     const slots = this.#slots;
     if (slots.size >= this.maxKeys) this.#dropExpired(nowMs);
-    let group = space === this.#keys ? this.#flatGroup(key) : this.#spaceGroups.get(space);
+    let group = space === this.#keys ? this.#flatGroups.of(key) : this.#spaceGroups.get(space);
     if (group === undefined) {
       // A map that did not come from space(): make it a key space of its own.
       group = slots.addGroup(space);
@@ -255,26 +245,6 @@ export class MemoryStore implements Store {
       slot++;
     }
     this.#sweep = slot;
-  }
-
-  /** The eviction group of a flat key: its text up to the second `:` (see MAX_FLAT_GROUPS). */
-  #flatGroup(key: string): number {
-    // Sprays come through one limit: a key starting with the last name found (two `:`, the
-    // last at its end) has that name too, without slicing or hashing.
-    const last = this.#lastFlatName;
-    if (last !== '' && key.startsWith(last)) return this.#lastFlatGroup;
-    const first = key.indexOf(':');
-    const second = first === -1 ? -1 : key.indexOf(':', first + 1);
-    const name = second === -1 ? '' : key.slice(0, second + 1);
-    let group = this.#flatGroups.get(name);
-    if (group === undefined) {
-      if (this.#flatGroups.size >= MAX_FLAT_GROUPS) return this.#flatGroups.get('')!;
-      group = this.#slots.addGroup(this.#keys);
-      this.#flatGroups.set(name, group);
-    }
-    this.#lastFlatName = name;
-    this.#lastFlatGroup = group;
-    return group;
   }
 
   /**
