@@ -1,5 +1,7 @@
 // DESIGN §8, "Spraying keys cannot reset someone else's bucket": eviction in MemoryStore is
 // fair between key spaces and keeps currently denied keys last.
+
+import { EPOCH } from '@sluice/test-kit';
 import { HttpLimiter } from '../src/http/index.js';
 import {
   fixedWindow,
@@ -11,7 +13,6 @@ import {
   type RequestView,
   ThrottleRegistry,
 } from '../src/index.js';
-import { EPOCH } from './properties/harness.js';
 
 /** 5 per minute: the sixth request within the minute is denied for 12 s. */
 const login = gcra({ rate: 5, period: '1m' });
