@@ -134,3 +134,21 @@ export function slidingWindowPhases(offsets: readonly number[]): Map<number, num
     ]),
   );
 }
+
+/**
+ * The table of docs/guide/algorithms.md: admitted requests in the first minute and in all,
+ * per scenario and algorithm. The page must contain it verbatim (algorithms.test.ts).
+ */
+export function summaryTable(): string {
+  const results = simulate();
+  const head = `| algorithm | ${SCENARIOS.map((s) => `${s.id}: 1st minute / all`).join(' | ')} |`;
+  const rule = `| --- | ${SCENARIOS.map(() => '---').join(' | ')} |`;
+  const rows = ALGORITHMS.map((a) => {
+    const cells = SCENARIOS.map((s) => {
+      const o = results.get(s.id)!.get(a)!;
+      return `${admittedBefore(o, 60_000)} / ${admittedBefore(o, Number.POSITIVE_INFINITY)}`;
+    });
+    return `| \`${a}\` | ${cells.join(' | ')} |`;
+  });
+  return [head, rule, ...rows].join('\n');
+}
