@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gcra, leakyBucket, MemoryStore, RateLimiter, tokenBucket } from '@sluice/core';
-import { admittedBefore, run, SCENARIOS, summaryTable } from '../scripts/traffic';
-import { DOCS } from './paths';
+import { admittedBefore, run, SCENARIOS, summaryTable } from '../scripts/traffic.js';
+import { DOCS } from './paths.js';
 
 const page = readFileSync(path.join(DOCS, 'guide', 'algorithms.md'), 'utf8');
 const login = SCENARIOS.find((s) => s.id === 'login')!;

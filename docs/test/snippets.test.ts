@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import ts from 'typescript';
-import { DOCS, stop, TSX } from './paths';
+import { DOCS, stop, TSX } from './paths.js';
 
 jest.setTimeout(120_000);
 
