@@ -65,6 +65,26 @@ const sidebar: DefaultTheme.Sidebar = [
   { text: 'Benchmarks', link: '/benchmarks' },
 ];
 
+/**
+ * VitePress's heading slugs, keeping `_`: the generated reference links constants as
+ * `#throttle_name` (typedoc-plugin-markdown), which the default slugify would make
+ * `#throttle-name`.
+ */
+function slugify(text: string): string {
+  return (
+    text
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036F]/g, '')
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: strips control characters, as VitePress does
+      .replace(/[\u0000-\u001f]/g, '')
+      .replace(/[\s~`!@#$%^&*()\-+=[\]{}|\\;:"'“”‘’<>,.?/]+/g, '-')
+      .replace(/-{2,}/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .replace(/^(\d)/, '_$1')
+      .toLowerCase()
+  );
+}
+
 export default defineConfig({
   title: 'sluice',
   description: 'Exact, fast rate limiting for Express, Fastify and Koa, in memory or on Redis',
@@ -74,6 +94,8 @@ export default defineConfig({
   // A link to a page that does not exist fails the build.
   ignoreDeadLinks: false,
   lastUpdated: false,
+  head: [['link', { rel: 'icon', type: 'image/svg+xml', href: '/favicon.svg' }]],
+  markdown: { anchor: { slugify } },
   themeConfig: {
     nav: [
       { text: 'Guide', link: '/guide/express' },
