@@ -53,6 +53,16 @@ const TYPES: Record<string, string> = {
   '.woff2': 'font/woff2',
 };
 
+/** What the crawl reads of a page's elements (`a`, `img`, anything with an id). */
+interface PageElement {
+  id: string;
+  href?: string;
+  src?: string;
+  currentSrc?: string;
+  complete?: boolean;
+  naturalWidth?: number;
+}
+
 /** A static server for the built site, as a host would serve it (`/a/` -> `/a/index.html`). */
 function serve(): Promise<{ server: Server; base: string }> {
   const server = createServer((req, res) => {
@@ -144,16 +154,25 @@ describe('the documentation site in headless Chromium', () => {
           continue;
         }
         await page.waitForLoadState('networkidle');
-        const found = await page.evaluate(() => ({
-          links: [...document.querySelectorAll('a[href]')].map(
-            (a) => (a as HTMLAnchorElement).href,
-          ),
-          images: [...document.querySelectorAll('img')].map((img) => ({
-            src: img.currentSrc || img.src,
-            ok: img.complete && img.naturalWidth > 0,
-          })),
-          ids: [...document.querySelectorAll('[id]')].map((e) => e.id),
-        }));
+        const found = await page.evaluate(() => {
+          // Runs in the page; the repository's tsconfig has no DOM types, hence this shape.
+          const all = (selector: string) =>
+            [
+              ...(
+                globalThis as unknown as {
+                  document: { querySelectorAll(s: string): Iterable<PageElement> };
+                }
+              ).document.querySelectorAll(selector),
+            ] as PageElement[];
+          return {
+            links: all('a[href]').map((a) => a.href!),
+            images: all('img').map((img) => ({
+              src: img.currentSrc || img.src!,
+              ok: img.complete! && img.naturalWidth! > 0,
+            })),
+            ids: all('[id]').map((e) => e.id),
+          };
+        });
         ids.set(current, new Set(found.ids));
         for (const img of found.images) {
           if (!img.ok) problems.push(`${current}: image did not load: ${img.src}`);
