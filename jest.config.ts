@@ -47,4 +47,24 @@ config.projects!.push({
   },
 });
 
+// The documentation site (docs/): its snippets compile and run, its plots and options
+// reference come from the code, and every page opens in headless Chromium.
+config.projects!.push({
+  displayName: 'docs',
+  rootDir: '<rootDir>/docs',
+  testEnvironment: 'node',
+  testMatch: ['<rootDir>/test/**/*.test.ts', '<rootDir>/snippets/**/*.test.ts'],
+  moduleNameMapper: {
+    ...moduleNameMapper,
+    '^@sluice/core/http$': '<rootDir>/../packages/core/src/http/index.ts',
+    '^@sluice/(core|redis|express|fastify|koa|test-kit)$': '<rootDir>/../packages/$1/src/index.ts',
+  },
+  transform: {
+    '^.+\\.ts$': [
+      'ts-jest',
+      { tsconfig: '<rootDir>/tsconfig.test.json', diagnostics: { warnOnly: false } },
+    ],
+  },
+});
+
 export default config;

@@ -25,6 +25,7 @@ export interface StepResult {
    * request that left no trace): the store keeps what it had.
    */
   state: State | undefined;
+  /** What the request gets. */
   decision: Decision;
   /** Milliseconds until the written state expires (0 when `state` is undefined). */
   ttlMs: number;

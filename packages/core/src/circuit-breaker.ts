@@ -88,6 +88,7 @@ const performanceNow = () => performance.now();
 export class CircuitBreaker {
   /** The current state; `'closed'` on the hot path (read it before {@link tryAcquire}). */
   state: BreakerState = 'closed';
+  /** How long, in **ms**, the breaker stays open before it lets a probe through. */
   readonly cooldownMs: number;
   readonly #clock: () => number;
   /** When the breaker last opened (clock ms). */

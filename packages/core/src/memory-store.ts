@@ -59,6 +59,7 @@ const SWEEP_SLOTS = 4;
  * @throws {@link SluiceConfigError} naming `maxKeys` when it is not an integer >= 1.
  */
 export class MemoryStore implements Store {
+  /** The most keys the store holds (option `maxKeys`); beyond it the least recently used go. */
   readonly maxKeys: number;
   readonly #slots: LruSlots;
   /** Keys given to `consume` (the Store interface): full keys such as `sluice:user:1`. */

@@ -87,6 +87,7 @@ interface Entry {
  * the retry time (the key stays denied here until then).
  */
 export class OverLimitCache {
+  /** The most denied keys remembered (option `maxKeys`). */
   readonly maxKeys: number;
   readonly #entries = new Map<string, Entry>();
 

@@ -30,6 +30,7 @@ export const DENY_RETRY_MS = 1000;
 
 /** Where failure notices go: `console` by default. */
 export interface StoreFailureLogger {
+  /** Called once when a store starts failing and once when it answers again. */
   warn(message: string, error?: unknown): void;
 }
 

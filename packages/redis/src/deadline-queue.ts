@@ -21,6 +21,7 @@ export interface Pending {
  * ignored.
  */
 export class DeadlineQueue {
+  /** The longest a call may take, in **ms**, before it rejects with {@link StoreTimeoutError}. */
   readonly timeoutMs: number;
   #queue: Pending[] = [];
   #head = 0;

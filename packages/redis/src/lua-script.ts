@@ -9,7 +9,9 @@ export type RedisClient = Pick<Redis | Cluster, 'evalsha' | 'eval' | 'del'>;
  * it) when Redis answers `NOSCRIPT`, e.g. after `SCRIPT FLUSH`, a restart or a failover.
  */
 export class LuaScript {
+  /** The script's Lua source. */
   readonly source: string;
+  /** The SHA-1 of {@link LuaScript.source}, as `EVALSHA` takes it. */
   readonly sha1: string;
 
   constructor(source: string) {

@@ -107,11 +107,15 @@ const DOWN_ERRORS = {
  *   `timeoutMs`.
  */
 export class RedisStore implements Store {
+  /** The ioredis client (option `client`). */
   readonly client: RedisClient;
+  /** Prepended to every Redis key (option `prefix`). */
   readonly prefix: string;
   /** Whether keys carry a hash tag (option `hashTag`). */
   readonly hashTag: boolean;
+  /** Whose clock decides (option `clock`). */
   readonly clock: 'server' | 'client';
+  /** The longest a call may take, in **ms** (option `timeoutMs`). */
   readonly timeoutMs: number;
   /**
    * On a `Cluster`: the master node serving `key`'s slot (`'host:port'`, `''` before the

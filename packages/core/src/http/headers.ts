@@ -27,6 +27,7 @@ export interface LimitPolicy {
 
 /** One limit's decision with what the headers need to describe its policy. */
 export interface PolicyDecision extends LimitPolicy {
+  /** The limit's decision for this request. */
   decision: Decision;
 }
 

@@ -24,6 +24,7 @@ import { DenialAnswer, type HttpVerdict, mostRestrictive, Verdict } from './verd
  * const verdict = limiter.check(view); // undefined: skipped; else allowed or a 429
  */
 export class HttpLimiter<Req = unknown> {
+  /** The parsed, validated options (see {@link HttpLimitOptions}). */
   readonly config: HttpConfig<Req>;
   readonly #answer: DenialAnswer;
   /** Algorithms by quota (`<maxAttempts>/<periodMs>`), shared by the plans. */

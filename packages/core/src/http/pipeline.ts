@@ -30,6 +30,7 @@ export type LimiterScope = 'global' | 'route';
  * const verdict = pipeline.handle(ctx, ctx); // undefined or allowed: next(); else answer 429
  */
 export class HttpPipeline<Req, Res> {
+  /** The limiter that decides this pipeline's requests. */
   readonly limiter: HttpLimiter<Req>;
   readonly #binding: HttpBinding<Req, Res>;
   readonly #global: boolean;

@@ -1,0 +1,111 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type DefaultTheme, defineConfig } from 'vitepress';
+
+const docs = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * The pages of a folder for the sidebar, in file-name order, each titled by its first `# `
+ * heading: a feature page dropped into docs/guide/features/ appears without editing this file.
+ */
+function folder(dir: string): DefaultTheme.SidebarItem[] {
+  return readdirSync(path.join(docs, dir))
+    .filter((f) => f.endsWith('.md') && f !== 'index.md')
+    .sort()
+    .map((f) => {
+      const title = /^# (.+)$/m.exec(readFileSync(path.join(docs, dir, f), 'utf8'))?.[1];
+      return { text: title ?? f, link: `/${dir}/${f.replace(/\.md$/, '')}` };
+    });
+}
+
+const sidebar: DefaultTheme.Sidebar = [
+  {
+    text: 'Getting started',
+    items: [
+      { text: 'Express', link: '/guide/express' },
+      { text: 'Fastify', link: '/guide/fastify' },
+      { text: 'Koa', link: '/guide/koa' },
+    ],
+  },
+  {
+    text: 'Guide',
+    items: [
+      { text: 'Concepts', link: '/guide/concepts' },
+      { text: 'Algorithms', link: '/guide/algorithms' },
+      { text: 'Production', link: '/guide/production' },
+      { text: 'Testing your app', link: '/guide/testing' },
+    ],
+  },
+  { text: 'Features', link: '/guide/features/', items: folder('guide/features') },
+  {
+    text: 'Migrating',
+    link: '/migrating/',
+    items: [
+      { text: 'from express-rate-limit', link: '/migrating/express-rate-limit' },
+      { text: 'from @fastify/rate-limit', link: '/migrating/fastify-rate-limit' },
+      { text: 'from rate-limiter-flexible', link: '/migrating/rate-limiter-flexible' },
+      { text: 'from koa-ratelimit', link: '/migrating/koa-ratelimit' },
+      { text: "from Laravel's throttle", link: '/migrating/laravel' },
+      { text: 'from redis-cell', link: '/migrating/redis-cell' },
+    ],
+  },
+  {
+    text: 'Reference',
+    link: '/reference/',
+    items: [
+      { text: '@sluice/core', link: '/reference/api/core' },
+      { text: '@sluice/express', link: '/reference/api/express' },
+      { text: '@sluice/fastify', link: '/reference/api/fastify' },
+      { text: '@sluice/koa', link: '/reference/api/koa' },
+      { text: '@sluice/redis', link: '/reference/api/redis' },
+      { text: '@sluice/core/http', link: '/reference/api/core/http' },
+    ],
+  },
+  { text: 'Benchmarks', link: '/benchmarks' },
+];
+
+/**
+ * VitePress's heading slugs, keeping `_`: the generated reference links constants as
+ * `#throttle_name` (typedoc-plugin-markdown), which the default slugify would make
+ * `#throttle-name`.
+ */
+function slugify(text: string): string {
+  return (
+    text
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036F]/g, '')
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: strips control characters, as VitePress does
+      .replace(/[\u0000-\u001f]/g, '')
+      .replace(/[\s~`!@#$%^&*()\-+=[\]{}|\\;:"'“”‘’<>,.?/]+/g, '-')
+      .replace(/-{2,}/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .replace(/^(\d)/, '_$1')
+      .toLowerCase()
+  );
+}
+
+export default defineConfig({
+  title: 'sluice',
+  description: 'Exact, fast rate limiting for Express, Fastify and Koa, in memory or on Redis',
+  lang: 'en-US',
+  // README.md is the contributors' note; the rest are sources, not pages.
+  srcExclude: ['README.md', 'snippets/**', 'scripts/**', 'test/**', 'screenshots/**'],
+  // A link to a page that does not exist fails the build.
+  ignoreDeadLinks: false,
+  lastUpdated: false,
+  head: [['link', { rel: 'icon', type: 'image/svg+xml', href: '/favicon.svg' }]],
+  markdown: { anchor: { slugify } },
+  themeConfig: {
+    nav: [
+      { text: 'Guide', link: '/guide/express' },
+      { text: 'Algorithms', link: '/guide/algorithms' },
+      { text: 'Migrating', link: '/migrating/' },
+      { text: 'Reference', link: '/reference/' },
+      { text: 'Benchmarks', link: '/benchmarks' },
+    ],
+    sidebar,
+    outline: [2, 3],
+    search: { provider: 'local' },
+  },
+});

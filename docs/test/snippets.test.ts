@@ -1,0 +1,119 @@
+// Every snippet the pages include is a real file under docs/snippets: it type-checks
+// (docs/tsconfig.json, the packages' sources), every include points at one that exists,
+// and the getting-started apps run: 5 quick POST /login pass, the 6th gets a 429.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import ts from 'typescript';
+import { DOCS, stop, TSX } from './paths.js';
+
+jest.setTimeout(120_000);
+
+function files(dir: string, ext: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && e.name.endsWith(ext))
+    .map((e) => path.join(e.parentPath, e.name))
+    .filter((f) => !f.includes('node_modules') && !f.includes(`${path.sep}.vitepress${path.sep}`));
+}
+
+describe('docs snippets', () => {
+  it('type-check', () => {
+    const config = ts.getParsedCommandLineOfConfigFile(
+      path.join(DOCS, 'tsconfig.json'),
+      {},
+      { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => fail(d.messageText) },
+    )!;
+    const snippets = files(path.join(DOCS, 'snippets'), '.ts');
+    expect(snippets.length).toBeGreaterThan(10);
+    const program = ts.createProgram(snippets, config.options);
+    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => {
+      const where = d.file
+        ? `${path.relative(DOCS, d.file.fileName)}:${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1}`
+        : '';
+      return `${where} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
+    });
+    expect(diagnostics).toEqual([]);
+  });
+
+  it('every page includes snippets (and regions) that exist', () => {
+    const pages = files(DOCS, '.md');
+    let includes = 0;
+    for (const page of pages) {
+      for (const m of readFileSync(page, 'utf8').matchAll(/^<<< @\/(\S+?)(?:#(\S+))?$/gm)) {
+        includes++;
+        const file = path.join(DOCS, m[1]!);
+        const text = readFileSync(file, 'utf8');
+        if (m[2] !== undefined) expect(text).toContain(`// #region ${m[2]}\n`);
+      }
+    }
+    expect(includes).toBeGreaterThan(10);
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+async function waitFor(url: string, child: ChildProcess, output: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the snippet exited:\n${output()}`);
+    try {
+      await fetch(url);
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  throw new Error(`the snippet did not listen in 60 s:\n${output()}`);
+}
+
+describe.each(['express', 'fastify', 'koa'])('getting started with %s', (framework) => {
+  it('runs, admits 5 quick POST /login and answers the 6th with a 429', async () => {
+    const port = await freePort();
+    const child = spawn(TSX, [`snippets/${framework}/app.ts`], {
+      cwd: DOCS,
+      env: { ...process.env, PORT: String(port) },
+    });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      out += d;
+    });
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      await waitFor(`${base}/`, child, () => out);
+      const home = await fetch(`${base}/`);
+      expect(home.status).toBe(200);
+      expect(home.headers.get('x-ratelimit-limit')).toBe('60');
+      const statuses: number[] = [];
+      let last: Response | undefined;
+      for (let i = 0; i < 6; i++) {
+        last = await fetch(`${base}/login`, { method: 'POST' });
+        statuses.push(last.status);
+      }
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+      expect(last!.headers.get('retry-after')).toBe('12');
+      expect(last!.headers.get('x-ratelimit-limit')).toBe('5');
+      expect(last!.headers.get('x-ratelimit-remaining')).toBe('0');
+      expect(await last!.json()).toEqual({
+        statusCode: 429,
+        error: 'Too Many Requests',
+        message: 'Rate limit exceeded, retry in 12 seconds',
+      });
+      expect(out).toContain(`listening on http://127.0.0.1:${port}`);
+    } finally {
+      await stop(child);
+    }
+  });
+});
