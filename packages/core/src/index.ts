@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-export type { Algorithm, AlgorithmKind, State, StepResult } from './algorithm.js';
+export type { Algorithm, AlgorithmKind, RefundResult, State, StepResult } from './algorithm.js';
 export { expiryOf } from './algorithm.js';
 export type {
   BreakerState,
@@ -37,12 +37,17 @@ export { MemoryStore } from './memory-store.js';
 export type { OverLimitCacheOptions } from './over-limit-cache.js';
 export { DEFAULT_OVER_LIMIT_KEYS, OverLimitCache } from './over-limit-cache.js';
 export type { Rate } from './rate.js';
-export type { AcquireOptions, ConsumeOptions, RateLimiterOptions } from './rate-limiter.js';
+export type {
+  AcquireOptions,
+  ConsumeOptions,
+  RateLimiterOptions,
+  RefundOptions,
+} from './rate-limiter.js';
 export { RateLimiter } from './rate-limiter.js';
 export { SlidingLogAlgorithm, slidingLog } from './sliding-log.js';
 export { SlidingWindowAlgorithm, slidingWindow } from './sliding-window.js';
 export type { Store, StoreRequest } from './store.js';
-export { consumeEach, fullKey, scopeOf } from './store.js';
+export { chargeTimeOf, consumeEach, fullKey, recordChargeTime, scopeOf } from './store.js';
 export type { StoreErrorPolicy, StoreFailureLogger } from './store-failure.js';
 export { DENY_RETRY_MS, FailSafeStore } from './store-failure.js';
 export type {

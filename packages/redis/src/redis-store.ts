@@ -222,6 +222,33 @@ export class RedisStore implements Store {
     return this.#allOrNothing.run(parts, this.clock === 'client' ? nowMs : '');
   }
 
+  /**
+   * {@link Store.refund}: gives back `cost` units charged at `atMs` with the algorithm's
+   * Lua refund (`<twin>_refund`, the twin of its TS `refund`), atomically, in one `EVALSHA`
+   * (the all-or-nothing script in its refund mode). With `clock: 'server'`, `atMs` must be
+   * on Redis's clock: `chargeTimeOf(decision)` of the charge (recorded by this store).
+   * Resolves to the key's peek afterwards.
+   *
+   * @returns a promise that rejects as {@link RedisStore.consume} does.
+   */
+  refund(
+    key: string,
+    algorithm: Algorithm,
+    cost: number,
+    nowMs: number,
+    atMs: number,
+  ): Promise<Decision> {
+    const twin = TWIN_OF_KIND.get(algorithm.kind);
+    if (twin === undefined) return Promise.reject(noTwin(algorithm.kind));
+    const down = this.#down();
+    if (down) return Promise.reject(down);
+    // Charges asked for before this refund reach Redis before it.
+    this.#coalescer.flush();
+    this.#allOrNothing.flush();
+    const part: Part = { key: this.keyFor(key), twin, algorithm, cost };
+    return this.#allOrNothing.refundOne(part, this.clock === 'client' ? nowMs : '', atMs);
+  }
+
   async reset(key: string): Promise<void> {
     const down = this.#down();
     if (down) throw down;
