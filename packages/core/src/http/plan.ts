@@ -1,4 +1,5 @@
 import type { Algorithm } from '../algorithm.js';
+import { SluiceConfigError } from '../errors.js';
 import { type Limit, limitAlgorithm } from '../limit.js';
 import { type Store, scopeOf } from '../store.js';
 import { ceilSeconds, type LimitPolicy } from './headers.js';
@@ -172,6 +173,13 @@ export class LimitPlan {
     if (algorithm === undefined) {
       if (algorithms.size >= MAX_CACHED_LIMITS) algorithms.clear();
       algorithm = limitAlgorithm(limit, this.#config.algorithmFactory)!;
+      if (this.#config.outcome !== undefined && typeof algorithm.refund !== 'function') {
+        throw new SluiceConfigError(
+          'algorithm',
+          algorithm.description,
+          'an algorithm that can give back (refund) with skipSuccessfulRequests / skipFailedRequests',
+        );
+      }
       algorithms.set(quota, algorithm);
     }
     const name = limit.name ?? `${limit.maxAttempts}-per-${limit.periodMs}ms`;

@@ -10,6 +10,7 @@ import {
   writeRateLimitHeaders,
 } from './headers.js';
 import type { HttpConfig } from './options.js';
+import type { Pending } from './outcome.js';
 import type { RequestView } from './request-view.js';
 
 /** What the core answers for one request; the adapter writes it to the response. */
@@ -60,6 +61,11 @@ export class Verdict implements HttpVerdict {
   body: string | object | undefined = undefined;
   contentType: string | undefined = undefined;
   readonly decision: Decision;
+  /**
+   * What this limiter charged for the request that it may give back when the request ends
+   * (concurrency leases; charges the outcome options may skip); `undefined`: nothing.
+   */
+  pending: Pending[] | undefined = undefined;
   #decisions: Decision[] | undefined;
   #headers: [string, string][] | undefined = undefined;
   readonly #styles: readonly HeaderStyle[];
