@@ -73,6 +73,11 @@ export interface Algorithm {
    */
   readonly concurrent?: boolean;
   /**
+   * Optional: the inner algorithm of a `PenaltyAlgorithm` (`Limit.blockFor`): the Redis
+   * store runs the penalty twin of `inner`'s Lua twin for it.
+   */
+  readonly inner?: Algorithm;
+  /**
    * Decides one request. Pure: it never mutates `state`.
    *
    * @param state - the key's stored state, or `undefined` when there is none.

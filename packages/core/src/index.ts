@@ -13,6 +13,8 @@ export type {
   CircuitBreakerOptions,
 } from './circuit-breaker.js';
 export { CircuitBreaker, DEFAULT_COOLDOWN_MS } from './circuit-breaker.js';
+export type { ConcurrencyOptions } from './concurrency.js';
+export { ConcurrencyAlgorithm, concurrency, DEFAULT_LEASE_MS } from './concurrency.js';
 export type { CellReply, Decision } from './decision.js';
 export { toCellReply } from './decision.js';
 export type { Duration } from './duration.js';
@@ -36,6 +38,8 @@ export type { MemoryKeySpace, MemoryStoreOptions } from './memory-store.js';
 export { MemoryStore } from './memory-store.js';
 export type { OverLimitCacheOptions } from './over-limit-cache.js';
 export { DEFAULT_OVER_LIMIT_KEYS, OverLimitCache } from './over-limit-cache.js';
+export type { Penalty, PenaltyOptions } from './penalty.js';
+export { DEFAULT_MAX_BLOCK_MS, PenaltyAlgorithm, parsePenalty, penalty } from './penalty.js';
 export type { Rate } from './rate.js';
 export type {
   AcquireOptions,

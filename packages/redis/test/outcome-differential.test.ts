@@ -2,7 +2,15 @@
 // (`limiter.refund`), penalties (`blockFor`) and concurrency leases, MemoryStore (the TS
 // `step` / `refund` twins) and RedisStore({ clock: 'client' }) (their Lua twins) give deep-equal
 // decisions; and a refund never lifts a key above what it would be without the charge.
-import { type Algorithm, type Decision, MemoryStore, RateLimiter } from '@sluice/core';
+import {
+  type Algorithm,
+  concurrency,
+  type Decision,
+  MemoryStore,
+  parsePenalty,
+  penalty,
+  RateLimiter,
+} from '@sluice/core';
 import { EPOCH, type RedisProcess, startRedis } from '@sluice/test-kit';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
@@ -151,6 +159,74 @@ describe('refund gives back exactly what the charge took', () => {
       const again = await limiter.refund('k', { cost: 3, atMs: now });
       expect(again.remaining).toBe(algorithm.limit);
       now += 1;
+    }
+  });
+});
+
+describe.each(SPECS)('penalty (blockFor): TS twin ≡ Lua twin, $spec.factory', ({ spec, scale }) => {
+  const s = Math.max(1, Math.ceil(scale));
+  const algorithm = penalty(
+    buildAlgorithm(spec),
+    parsePenalty(s, { backoff: 1.5, maxBlock: 4 * s }),
+  );
+  it(`${specLabel(spec)} blocking ${s} ms x1.5: ${RUNS} random traces`, async () => {
+    let blocks = 0;
+    await fc.assert(
+      fc.asyncProperty(traceArb(scale, algorithm.limit), async ({ start, ops }) => {
+        const { memory, redis } = await runOps(algorithm, start, ops);
+        expect(redis).toStrictEqual(memory);
+        blocks += memory.filter((d) => !d.allowed && d.retryAfterMs >= s).length;
+      }),
+      { numRuns: RUNS },
+    );
+    expect(blocks).toBeGreaterThan(3); // the traces do reach blocks
+  });
+});
+
+describe('concurrency leases: TS twin ≡ Lua twin', () => {
+  it.each([
+    [2, 1000],
+    [3, 250],
+  ])(
+    'concurrency(%i in flight, leases of %i ms): random traces of takes and releases',
+    async (limit, leaseMs) => {
+      const algorithm = concurrency({ limit, leaseMs });
+      await fc.assert(
+        fc.asyncProperty(traceArb(leaseMs, limit), async ({ start, ops }) => {
+          const { memory, redis } = await runOps(algorithm, start, ops);
+          expect(redis).toStrictEqual(memory);
+        }),
+        { numRuns: RUNS },
+      );
+    },
+  );
+});
+
+describe('penalty: directed', () => {
+  it('a second offence while watched doubles the block, on both stores', async () => {
+    const algorithm = penalty(
+      buildAlgorithm({ factory: 'gcra', args: [{ rate: 5, period: '1m' }] }),
+      parsePenalty('15m', { backoff: 2, maxBlock: '1h' }),
+    );
+    let now = EPOCH;
+    const { memory, redis } = limiters(algorithm, () => now);
+    for (const limiter of [memory, redis]) {
+      now = EPOCH;
+      const run = async (n: number) => {
+        const out: (number | boolean)[] = [];
+        for (let i = 0; i < n; i++) {
+          const d = await limiter.consume('k');
+          out.push(d.allowed || Math.ceil(d.retryAfterMs / 1000));
+        }
+        return out;
+      };
+      expect(await run(6)).toEqual([true, true, true, true, true, 900]);
+      now += 60_000; // refilled, but blocked
+      expect(await run(1)).toEqual([840]);
+      now = EPOCH + 900_000; // the block is over: watched for 15 min more
+      expect(await run(6)).toEqual([true, true, true, true, true, 1800]);
+      now += 1800_000 + 1800_000 + 1; // past the watch: a first offence again
+      expect(await run(6)).toEqual([true, true, true, true, true, 900]);
     }
   });
 });

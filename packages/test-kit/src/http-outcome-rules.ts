@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import { Limit, MemoryStore } from '@sluice/core';
+import { concurrency, Limit, MemoryStore } from '@sluice/core';
 import { EPOCH } from './epoch.js';
 import { Gate } from './gate.js';
 import {
@@ -132,6 +132,111 @@ export function describeOutcomeRules(harness: AdapterHarness): void {
         const got: number[] = [];
         for (let i = 0; i < 3; i++) got.push((await client.request('GET', '/fast')).status);
         expect(got).toEqual([200, 200, 429]);
+      });
+    });
+  });
+
+  describe(`penalties: Limit.blockFor (${harness.name})`, () => {
+    it('a denial blocks for the block time, and the block doubles on the second offence', async () => {
+      const { store, clock, time } = base();
+      const limit = Limit.perMinute(5).blockFor('15m', { backoff: 2, maxBlock: '24h' });
+      const spec: AppSpec = {
+        routes: [{ method: 'POST', path: '/login', limit, options: { store, clock } }],
+      };
+      await withApp(spec, async (client) => {
+        const retry = async () => {
+          const r = await client.request('POST', '/login');
+          return r.status === 429 ? Number(r.headers['retry-after']) : r.status;
+        };
+        const five = async () => {
+          for (let i = 0; i < 5; i++) expect(await retry()).toBe(200);
+        };
+        await five();
+        expect(await retry()).toBe(900); // blocked 15 min
+        time.now += 60_000; // the minute's quota is back, the block is not
+        expect(await retry()).toBe(840);
+        time.now = EPOCH + 900_000; // the block is over; still watched
+        await five();
+        expect(await retry()).toBe(1800); // second offence: 30 min
+        expect(client.handlerRuns('POST', '/login')).toBe(10);
+      });
+    });
+  });
+
+  describe(`concurrency limits: Limit.concurrent (${harness.name})`, () => {
+    it('concurrent(2): 3 slow requests at once → 2 served, 1 × 429; a fourth served once one finishes', async () => {
+      const { store, clock } = base();
+      const gate = new Gate();
+      const spec: AppSpec = {
+        routes: [
+          {
+            method: 'GET',
+            path: '/export',
+            limit: Limit.concurrent(2).named('export'),
+            options: { store, clock, headers: ['legacy', 'draft-8'] },
+            gate,
+          },
+        ],
+      };
+      await withApp(spec, async (client) => {
+        const first = [client.request('GET', '/export'), client.request('GET', '/export')];
+        await gate.entered(2);
+        const third = await client.request('GET', '/export');
+        expect(third.status).toBe(429);
+        expect(third.headers['retry-after']).toBe('1');
+        expect(third.headers['ratelimit-policy']).toBe('"export";q=2;qu="concurrent-requests"');
+        gate.open(1);
+        const done = await Promise.race(first);
+        expect(done.status).toBe(200);
+        await afterFinish();
+        const fourth = client.request('GET', '/export');
+        await gate.entered(3);
+        gate.open();
+        expect((await Promise.all([...first, fourth])).map((r) => r.status)).toEqual([
+          200, 200, 200,
+        ]);
+        expect(client.handlerRuns('GET', '/export')).toBe(3);
+      });
+    });
+
+    it('the lease of a request whose client disconnects is released', async () => {
+      const { store, clock } = base();
+      const gate = new Gate();
+      const spec: AppSpec = {
+        listen: true,
+        routes: [
+          {
+            method: 'GET',
+            path: '/slow',
+            limit: Limit.concurrent(1),
+            options: { store, clock },
+            gate,
+          },
+        ],
+      };
+      await withApp(spec, async (client) => {
+        await dropWhileInside(client.url!, '/slow', gate, 1);
+        const next = client.request('GET', '/slow');
+        await gate.entered(2); // admitted: the dropped request's lease is gone
+        gate.open();
+        expect((await next).status).toBe(200);
+      });
+    });
+
+    it('the lease of a killed process expires after leaseMs', async () => {
+      const { store, clock, time } = base();
+      const limit = Limit.concurrent(1, { leaseMs: 5000 }).by('shared').named('export');
+      // Another process took the lease, then died without releasing it.
+      store.consume('sluice:export:shared', concurrency({ limit: 1, leaseMs: 5000 }), 1, time.now);
+      const spec: AppSpec = {
+        routes: [{ method: 'GET', path: '/export', limit, options: { store, clock } }],
+      };
+      await withApp(spec, async (client) => {
+        expect((await client.request('GET', '/export')).status).toBe(429);
+        time.now += 4999;
+        expect((await client.request('GET', '/export')).status).toBe(429);
+        time.now += 1;
+        expect((await client.request('GET', '/export')).status).toBe(200);
       });
     });
   });

@@ -94,6 +94,11 @@ export class Verdict implements HttpVerdict {
     this.#now = now;
   }
 
+  /** Whether the reported limit is a concurrency limit (`Retry-After: 1`). */
+  get reportedConcurrent(): boolean {
+    return this.#limits[this.#reported]?.concurrent === true;
+  }
+
   get decisions(): Decision[] {
     if (this.#decisions === undefined) this.#decisions = [this.decision];
     return this.#decisions;
@@ -162,7 +167,7 @@ export class DenialAnswer {
   deny(view: RequestView, v: Verdict): void {
     const c = this.#config;
     const decision = v.decision;
-    v.retryAfterSeconds = retryAfterSeconds(decision);
+    v.retryAfterSeconds = retryAfterSeconds(decision, v.reportedConcurrent);
     v.statusCode = c.statusCode;
     c.onLimited?.(view, decision);
     v.body = this.#body(view, decision, v.retryAfterSeconds);
