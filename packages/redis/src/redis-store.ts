@@ -254,9 +254,7 @@ export class RedisStore implements Store {
     if (twin === undefined) return Promise.reject(noTwin(algorithm.kind));
     const down = this.#down();
     if (down) return Promise.reject(down);
-    // Charges asked for before this refund reach Redis before it.
-    this.#coalescer.flush();
-    this.#allOrNothing.flush();
+    // No flush: a refund follows its charge's answer, so that charge has run already.
     const part: Part = { key: this.keyFor(key), twin, algorithm, cost };
     return this.#allOrNothing.refundOne(part, this.clock === 'client' ? nowMs : '', atMs);
   }
