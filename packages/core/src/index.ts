@@ -39,7 +39,13 @@ export { MemoryStore } from './memory-store.js';
 export type { OverLimitCacheOptions } from './over-limit-cache.js';
 export { DEFAULT_OVER_LIMIT_KEYS, OverLimitCache } from './over-limit-cache.js';
 export type { Penalty, PenaltyOptions } from './penalty.js';
-export { DEFAULT_MAX_BLOCK_MS, PenaltyAlgorithm, parsePenalty, penalty } from './penalty.js';
+export {
+  blocked,
+  DEFAULT_MAX_BLOCK_MS,
+  PenaltyAlgorithm,
+  parsePenalty,
+  penalty,
+} from './penalty.js';
 export type { Rate } from './rate.js';
 export type {
   AcquireOptions,

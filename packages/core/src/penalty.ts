@@ -172,8 +172,12 @@ export class PenaltyAlgorithm implements Algorithm {
   }
 }
 
-/** The denial of a blocked request: `left` ms of block, `d` the inner decision. */
-function blocked(d: Decision, left: number, cost: number): Decision {
+/**
+ * The denial of a blocked request (see {@link PenaltyAlgorithm}): `left` ms of block,
+ * `d` the inner algorithm's decision (its peek, or the denial that started the block).
+ * The Lua twin's decoder builds the same.
+ */
+export function blocked(d: Decision, left: number, cost: number): Decision {
   return {
     allowed: false,
     limit: d.limit,

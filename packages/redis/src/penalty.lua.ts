@@ -1,4 +1,4 @@
-import type { Decision, PenaltyAlgorithm } from '@sluice/core';
+import { blocked, type PenaltyAlgorithm } from '@sluice/core';
 import { type LuaTwin, luaTwin } from './lua-common.js';
 
 /**
@@ -63,17 +63,7 @@ end
 `;
   const decode = (reply: number[], at: number, algorithm: PenaltyAlgorithm, cost: number) => {
     const d = inner.decode(reply, at, algorithm.inner, cost);
-    if (reply[at + w] !== 1) return d;
-    const left = reply[at + w + 1]!;
-    const out: Decision = {
-      allowed: false,
-      limit: d.limit,
-      remaining: 0,
-      retryAfterMs: left,
-      resetAfterMs: Math.max(left, d.resetAfterMs),
-      cost,
-    };
-    return out;
+    return reply[at + w] === 1 ? blocked(d, reply[at + w + 1]!, cost) : d;
   };
   // The inner function (and its refund) go before the penalty's in every script.
   return luaTwin(name, inner.params + 3, w + 2, inner.fn + inner.refund + fn, decode, refund);
