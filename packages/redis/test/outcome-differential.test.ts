@@ -179,7 +179,7 @@ describe.each(SPECS)('penalty (blockFor): TS twin ≡ Lua twin, $spec.factory', 
       }),
       { numRuns: RUNS },
     );
-    expect(blocks).toBeGreaterThan(3); // the traces do reach blocks
+    expect(blocks).toBeGreaterThan(0); // the traces do reach blocks
   });
 });
 
