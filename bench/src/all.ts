@@ -20,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { redisServerVersion, scriptArgs } from './common.js';
 import type { CoreReport } from './core.js';
 import type { HttpReport } from './http.js';
+import type { OutcomeReport } from './outcome.js';
 import type { RedisReport } from './redis.js';
 import { type PartRun, type RunInfo, renderChart, renderMarkdown } from './report.js';
 
@@ -27,7 +28,7 @@ const { values: args } = parseArgs({
   // `pnpm bench -- --quick` passes the `--` through; drop it.
   args: scriptArgs(),
   options: {
-    only: { type: 'string', default: 'core,redis,http' },
+    only: { type: 'string', default: 'core,redis,http,outcome' },
     quick: { type: 'boolean', default: false },
     'report-only': { type: 'boolean', default: false },
   },
@@ -57,6 +58,13 @@ const PARTS: { name: Name; script: string; node: string[]; args: string[]; quick
     node: ['--import', 'tsx'],
     args: ['--scale', '--json', 'results/redis.json'],
     quick: ['--rounds', '1', '--ms', '500', '--scale-rounds', '1', '--scale-ms', '500'],
+  },
+  {
+    name: 'outcome',
+    script: 'src/outcome.ts',
+    node: ['--import', 'tsx'],
+    args: ['--json', 'results/outcome.json'],
+    quick: ['--rounds', '1', '--ms', '200'],
   },
   {
     name: 'http',
@@ -100,7 +108,7 @@ async function measureAll(): Promise<RunInfo> {
   const run: RunInfo = {
     date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
     command: `pnpm bench${
-      args.quick || only.size < 3
+      args.quick || only.size < 4
         ? ` -- ${process.argv
             .slice(2)
             .filter((a) => a !== '--')
@@ -167,6 +175,7 @@ async function main(): Promise<void> {
     core: readJson<CoreReport>('core.json', run, 'core'),
     redis: readJson<RedisReport>('redis.json', run, 'redis'),
     http: readJson<HttpReport>('http.json', run, 'http'),
+    outcome: readJson<OutcomeReport>('outcome.json', run, 'outcome'),
     chartFile: CHART,
   };
   mkdirSync(docs, { recursive: true });

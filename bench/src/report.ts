@@ -10,10 +10,11 @@ import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import type { CoreReport } from './core.js';
 import type { HttpCase, HttpReport, HttpRow } from './http.js';
+import type { OutcomeReport } from './outcome.js';
 import type { RedisReport } from './redis.js';
 
 export interface PartRun {
-  name: 'core' | 'redis' | 'http';
+  name: 'core' | 'redis' | 'http' | 'outcome';
   /** The command line, relative to bench/. */
   command: string;
   seconds: number;
@@ -46,6 +47,8 @@ export interface ReportInput {
   core?: CoreReport;
   redis?: RedisReport;
   http?: HttpReport;
+  /** DESIGN §9 paths (bench/src/outcome.ts). */
+  outcome?: OutcomeReport;
   /** File name of the chart, relative to the note. */
   chartFile: string;
 }
@@ -792,6 +795,28 @@ export function renderMarkdown(input: ReportInput): string {
       'bench:http wrote no JSON (it failed before the end): its output is in bench/results/http.txt.',
     );
   else p('Not run.');
+
+  // --- DESIGN §9 paths ---
+  p('## Give-backs and concurrency leases (DESIGN §9)');
+  const outcome = input.outcome;
+  if (outcome !== undefined) {
+    p(
+      `${code(partCommand(run, 'outcome'))}: requests/s of one request's store work, RateLimiter on the memory store (one call at a time) and on Redis (64 in flight): **allow** = one charge (the path of every request); **refund** = a charge then its give-back (a request \`skipSuccessfulRequests\` gives back); **lease** = a concurrency lease taken and released. Median of ${outcome.rounds} interleaved rounds of ${outcome.ms} ms.`,
+      table(
+        ['path', 'store', 'requests/s', 'vs allow', 'rounds'],
+        outcome.rows.map((r) => {
+          const allow = outcome.rows.find((x) => x.store === r.store && x.path === 'allow')!;
+          return [
+            r.path,
+            r.store,
+            rps(r.median),
+            ratio(r.median / allow.median),
+            rounds(r.rounds, 1e3, 1),
+          ];
+        }),
+      ),
+    );
+  } else p('Not run.');
 
   // --- chart ---
   p(

@@ -13,13 +13,18 @@ export interface Step {
   /** Sent as `Authorization: Bearer <user>`; `undefined`: anonymous (counted by IP). */
   user: string | undefined;
   count: number;
+  /** Sent as `X-Password` (`POST /session`). */
+  password?: string;
+  /** Send the `count` requests at once instead of one after the other. */
+  parallel?: boolean;
 }
 
 /**
  * The default traffic, per framework, in this order: the public route; 8 logins from one IP
  * (the 6th and later get 429); alice on `/api/items` past her 60 a minute; bob and carol
  * well within theirs (their own buckets); anonymous `/api` requests (keyed by IP); bob's
- * two reports at 10 units each.
+ * two reports at 10 units each; 3 good then 7 bad `POST /session` passwords (only failures
+ * count: 5 × 401, then 429 blocked 15 min); erin's 3 exports at once (2 in flight allowed).
  */
 export const DEFAULT_PLAN: readonly Step[] = [
   { method: 'GET', path: '/', user: undefined, count: 3 },
@@ -30,6 +35,11 @@ export const DEFAULT_PLAN: readonly Step[] = [
   { method: 'GET', path: '/api/items', user: 'carol', count: 5 },
   { method: 'GET', path: '/api/items', user: undefined, count: 5 },
   { method: 'GET', path: '/api/report', user: 'bob', count: 2 },
+  // Successful logins never count; 5 failures, then the IP is blocked (429, 15 min).
+  { method: 'POST', path: '/session', user: 'dave', count: 3, password: 'demo' },
+  { method: 'POST', path: '/session', user: undefined, count: 7, password: 'guess' },
+  // 3 slow exports at once with 2 in flight allowed: 2 x 200, 1 x 429.
+  { method: 'GET', path: '/api/export', user: 'erin', count: 3, parallel: true },
 ];
 
 /** The response of one request, as the driver saw it. */
@@ -82,6 +92,7 @@ function assertLocal(url: string): void {
 async function send(base: string, step: Step): Promise<Seen> {
   const headers: Record<string, string> = {};
   if (step.user !== undefined) headers.authorization = `Bearer ${step.user}`;
+  if (step.password !== undefined) headers['x-password'] = step.password;
   const res = await fetch(base + step.path, { method: step.method, headers });
   await res.arrayBuffer(); // read the body so the connection can be reused
   return {
@@ -138,8 +149,11 @@ export async function drive(
         };
         tallies.set(id, tally);
       }
+      const sent = step.parallel
+        ? await Promise.all(Array.from({ length: step.count }, () => send(base, step)))
+        : undefined;
       for (let i = 0; i < step.count; i++) {
-        const seen = await send(base, step);
+        const seen = sent?.[i] ?? (await send(base, step));
         tally.responses.push(seen);
         if (seen.status === 200) tally.ok++;
         else if (seen.status === 429) tally.limited++;

@@ -6,7 +6,7 @@ import type { Store } from '@sluice/core';
 import { throttle } from '@sluice/express';
 import express from 'express';
 import * as handlers from './handlers.js';
-import './limits.js'; // defines 'throttle:login', 'throttle:api', 'throttle:report'
+import './limits.js'; // defines the named limiters ('throttle:login', …)
 
 export function createExpressApp(store: Store): express.Express {
   const app = express();
@@ -21,6 +21,16 @@ export function createExpressApp(store: Store): express.Express {
     res.json(handlers.login());
   });
 
+  // Only failed logins count; 5 a minute per IP, then blocked 15 min (x2 per repeat).
+  app.post(
+    '/session',
+    throttle('throttle:session', { store, skipSuccessfulRequests: true }),
+    (req, res) => {
+      const { status, body } = handlers.session(req.headers);
+      res.status(status).json(body);
+    },
+  );
+
   // The /api group: one bucket per user, shared by its routes; the report takes 10 from it.
   const api = express.Router();
   api.get('/me', throttle('throttle:api', { store }), (req, res) => {
@@ -31,6 +41,10 @@ export function createExpressApp(store: Store): express.Express {
   });
   api.get('/report', throttle('throttle:report', { store }), (req, res) => {
     res.json(handlers.report(req.headers));
+  });
+  // At most 2 exports in flight per user: a lease per request, released when it ends.
+  api.get('/export', throttle('throttle:export', { store }), async (req, res) => {
+    res.json(await handlers.exportData(req.headers));
   });
   app.use('/api', api);
 

@@ -7,7 +7,7 @@ import type { Store } from '@sluice/core';
 import { rateLimit } from '@sluice/fastify';
 import Fastify, { type FastifyInstance } from 'fastify';
 import * as handlers from './handlers.js';
-import './limits.js'; // defines 'throttle:login', 'throttle:api', 'throttle:report'
+import './limits.js'; // defines the named limiters ('throttle:login', …)
 
 export async function createFastifyApp(store: Store): Promise<FastifyInstance> {
   const app = Fastify();
@@ -20,6 +20,16 @@ export async function createFastifyApp(store: Store): Promise<FastifyInstance> {
   // 5 per minute and 100 per day per IP.
   app.post('/login', { config: { rateLimit: 'throttle:login' } }, async () => handlers.login());
 
+  // Only failed logins count; 5 a minute per IP, then blocked 15 min (x2 per repeat).
+  app.post(
+    '/session',
+    { config: { rateLimit: { limit: 'throttle:session', skipSuccessfulRequests: true } } },
+    async (req, reply) => {
+      const { status, body } = handlers.session(req.headers);
+      return reply.code(status).send(body);
+    },
+  );
+
   // The /api group: one bucket per user, shared by its routes; the report takes 10 from it.
   await app.register(
     async (api) => {
@@ -29,6 +39,10 @@ export async function createFastifyApp(store: Store): Promise<FastifyInstance> {
       api.get('/items', { config: { rateLimit: 'throttle:api' } }, async () => handlers.items());
       api.get('/report', { config: { rateLimit: 'throttle:report' } }, async (req) =>
         handlers.report(req.headers),
+      );
+      // At most 2 exports in flight per user: a lease per request, released when it ends.
+      api.get('/export', { config: { rateLimit: 'throttle:export' } }, async (req) =>
+        handlers.exportData(req.headers),
       );
     },
     { prefix: '/api' },

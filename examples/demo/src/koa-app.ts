@@ -7,7 +7,7 @@ import type { Store } from '@sluice/core';
 import { throttle } from '@sluice/koa';
 import Koa from 'koa';
 import * as handlers from './handlers.js';
-import './limits.js'; // defines 'throttle:login', 'throttle:api', 'throttle:report'
+import './limits.js'; // defines the named limiters ('throttle:login', …)
 
 export function createKoaApp(store: Store): Koa {
   const app = new Koa();
@@ -23,6 +23,17 @@ export function createKoaApp(store: Store): Koa {
     ctx.body = handlers.login();
   });
 
+  // Only failed logins count; 5 a minute per IP, then blocked 15 min (x2 per repeat).
+  router.post(
+    '/session',
+    throttle('throttle:session', { store, skipSuccessfulRequests: true }),
+    (ctx) => {
+      const { status, body } = handlers.session(ctx.headers);
+      ctx.status = status;
+      ctx.body = body;
+    },
+  );
+
   // The /api group: one bucket per user, shared by its routes; the report takes 10 from it.
   const api = new Router({ prefix: '/api' });
   api.get('/me', throttle('throttle:api', { store }), (ctx) => {
@@ -33,6 +44,11 @@ export function createKoaApp(store: Store): Koa {
   });
   api.get('/report', throttle('throttle:report', { store }), (ctx) => {
     ctx.body = handlers.report(ctx.headers);
+  });
+
+  // At most 2 exports in flight per user: a lease per request, released when it ends.
+  api.get('/export', throttle('throttle:export', { store }), async (ctx) => {
+    ctx.body = await handlers.exportData(ctx.headers);
   });
 
   app.use(router.routes()).use(router.allowedMethods());

@@ -10,7 +10,12 @@
  *   `.named('api')` names its bucket, so every `/api/*` route draws from the same
  *   per-user bucket;
  * - `report`: the same bucket as `api`, but each request takes {@link REPORT_COST} units
- *   (`GET /api/report` is expensive).
+ *   (`GET /api/report` is expensive);
+ * - `session`: a login that counts only failed attempts (`POST /session` with
+ *   `skipSuccessfulRequests`): 5 failures per minute per IP, then a block of 15 minutes,
+ *   doubled on each repeated offence up to 24 h (`blockFor`);
+ * - `export`: at most {@link EXPORTS_IN_FLIGHT} exports in flight per user
+ *   (`GET /api/export`, a slow request; `Limit.concurrent`).
  */
 import { Limit, type RequestView, throttles } from '@sluice/core';
 
@@ -22,6 +27,14 @@ export const LOGIN_PER_DAY = 100;
 export const API_PER_MINUTE = 60;
 /** Units one `GET /api/report` takes from the user's `/api` bucket. */
 export const REPORT_COST = 10;
+/** `POST /session`: failed attempts per minute per IP before the block. */
+export const SESSION_FAILURES_PER_MINUTE = 5;
+/** `POST /session`: the first block (then doubled per repeated offence, up to 24 h). */
+export const SESSION_BLOCK = '15m';
+/** `GET /api/export`: exports in flight at once per user. */
+export const EXPORTS_IN_FLIGHT = 2;
+/** The password `POST /session` accepts (header `X-Password`): the demo's stand-in. */
+export const DEMO_PASSWORD = 'demo';
 
 /**
  * The user named in `Authorization: Bearer <user>` (the demo's stand-in for real
@@ -50,5 +63,16 @@ throttles.define('login', (req) => [
 ]);
 throttles.define('api', apiLimit);
 throttles.define('report', (req) => apiLimit(req).cost(REPORT_COST));
+// Only failures count (the route's skipSuccessfulRequests gives successes back); a sixth
+// failure within the minute blocks the IP for 15 min, 30 min the next time, up to 24 h.
+throttles.define('session', (req) =>
+  Limit.perMinute(SESSION_FAILURES_PER_MINUTE)
+    .by(req.ip)
+    .named('session')
+    .blockFor(SESSION_BLOCK, { backoff: 2, maxBlock: '24h' }),
+);
+throttles.define('export', (req) =>
+  Limit.concurrent(EXPORTS_IN_FLIGHT).by(apiSubject(req)).named('export'),
+);
 
 export { throttles };

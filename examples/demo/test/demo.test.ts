@@ -93,6 +93,23 @@ describe.each(['express', 'fastify', 'koa'])('%s demo app', (framework) => {
     expect(first! - second!).toBeLessThanOrEqual(REPORT_COST);
   });
 
+  test('POST /session: successful logins never count; 5 failures, then 429 blocked 15 min', () => {
+    const good = tally(framework, 'POST /session', 'dave');
+    expect(good).toMatchObject({ ok: 3, limited: 0, other: 0 });
+    const bad = tally(framework, 'POST /session', '(anonymous)');
+    expect(bad.responses.map((r) => r.status)).toEqual([401, 401, 401, 401, 401, 429, 429]);
+    for (const r of bad.responses.slice(5)) {
+      expect(Number(r.retryAfter)).toBeGreaterThanOrEqual(899);
+      expect(Number(r.retryAfter)).toBeLessThanOrEqual(900);
+    }
+  });
+
+  test('GET /api/export: 3 at once with 2 in flight allowed → 2 × 200, 1 × 429', () => {
+    const exports = tally(framework, 'GET /api/export', 'erin');
+    expect(exports).toMatchObject({ ok: 2, limited: 1 });
+    expect(exports.responses.find((r) => r.status === 429)!.retryAfter).toBe('1');
+  });
+
   test('GET / is never limited and has no rate-limit headers', async () => {
     const base = demo.urls[framework as keyof RunningDemo['urls']];
     const statuses: number[] = [];

@@ -31,6 +31,21 @@ export interface StepResult {
   ttlMs: number;
 }
 
+/**
+ * The result of one {@link Algorithm.refund}: what to store, and the key's peek afterwards.
+ */
+export interface RefundResult {
+  /**
+   * The state to store; `null`: delete the key (nothing left charged); `undefined`: leave
+   * the stored state as it is (nothing was given back).
+   */
+  state: State | null | undefined;
+  /** The key's peek (a cost 0 decision) after the give-back, with `cost` 0. */
+  decision: Decision;
+  /** Milliseconds until the written state expires (0 unless `state` is a {@link State}). */
+  ttlMs: number;
+}
+
 /** The algorithm families; each has one Lua twin in @sluice/redis. */
 export type AlgorithmKind = 'gcra' | 'fixed-window' | 'sliding-window' | 'sliding-log';
 
@@ -52,6 +67,18 @@ export interface Algorithm {
   /** A short human-readable description, e.g. `gcra(60 per 60000 ms, burst 60)`. */
   readonly description: string;
   /**
+   * Optional: `true` for a concurrency limit (`Limit.concurrent`): it counts leases of
+   * requests in flight, given back when they end, so a denial can end at any moment (a
+   * release in another process) and is never cached (over-limit cache), and HTTP answers
+   * it with `Retry-After: 1`. Default: a limit on requests per time.
+   */
+  readonly concurrent?: boolean;
+  /**
+   * Optional: the inner algorithm of a `PenaltyAlgorithm` (`Limit.blockFor`): the Redis
+   * store runs the penalty twin of `inner`'s Lua twin for it.
+   */
+  readonly inner?: Algorithm;
+  /**
    * Decides one request. Pure: it never mutates `state`.
    *
    * @param state - the key's stored state, or `undefined` when there is none.
@@ -59,6 +86,19 @@ export interface Algorithm {
    * @param cost - units asked for: an integer >= 0 (0 = peek; checked by the caller).
    */
   step(state: State | undefined, nowMs: number, cost: number): StepResult;
+  /**
+   * Optional: gives back `cost` units that a `step` admitted at `atMs` (its `nowMs`), the
+   * exact inverse of that charge as far as the state allows (see each algorithm), never
+   * more than the charge took and never above full capacity. Pure, like `step`. The
+   * built-in algorithms have it, each the TS twin of its Lua `<name>_refund` in
+   * @sluice/redis; a store refunds through it (`Store.refund`).
+   *
+   * @param state - the key's stored state, or `undefined` when there is none.
+   * @param nowMs - the time of the give-back, ms since the Unix epoch.
+   * @param cost - units to give back: an integer >= 0 (checked by the caller).
+   * @param atMs - the time the charge was decided at, ms since the Unix epoch.
+   */
+  refund?(state: State | undefined, nowMs: number, cost: number, atMs: number): RefundResult;
 }
 
 /** Whether `value` is an {@link Algorithm}: an object with a `step` function. */

@@ -1,4 +1,4 @@
-import type { State, StepResult } from './algorithm.js';
+import type { RefundResult, State, StepResult } from './algorithm.js';
 import { decide } from './decision.js';
 import { WindowAlgorithm } from './window-algorithm.js';
 import { parseWindowOptions, type WindowOptions } from './window-options.js';
@@ -49,6 +49,28 @@ export class FixedWindowAlgorithm extends WindowAlgorithm {
       decision: decide(false, limit, limit - count, retry, end - nowMs, cost),
       ttlMs: 0,
     };
+  }
+
+  /**
+   * Gives back `cost` units charged at `atMs`: only from the window that held `atMs`
+   * (`end - windowMs <= atMs < end`) while it is still current; its count drops by `cost`
+   * (at least to 0, then the key is deleted). A charge whose window is over gave its units
+   * back already. The TS twin of `fixed_window_refund` (@sluice/redis).
+   */
+  refund(state: State | undefined, nowMs: number, cost: number, atMs: number): RefundResult {
+    let next: State | null | undefined;
+    let ttlMs = 0;
+    const s = state as number[] | undefined;
+    if (s !== undefined && s[0]! > nowMs && s[0]! - this.windowMs <= atMs && atMs < s[0]!) {
+      const count = s[1]! - cost;
+      if (count <= 0) next = null;
+      else {
+        next = [s[0]!, count];
+        ttlMs = s[0]! - nowMs;
+      }
+    }
+    const after = next === null ? undefined : (next ?? state);
+    return { state: next, decision: this.step(after, nowMs, 0).decision, ttlMs };
   }
 }
 

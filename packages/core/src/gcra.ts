@@ -1,4 +1,4 @@
-import type { Algorithm, State, StepResult } from './algorithm.js';
+import type { Algorithm, RefundResult, State, StepResult } from './algorithm.js';
 import type { Decision } from './decision.js';
 import { type Duration, parseDuration } from './duration.js';
 import { SluiceConfigError } from './errors.js';
@@ -112,6 +112,28 @@ export class GcraAlgorithm implements Algorithm {
       cost,
     };
     return { state: undefined, decision, ttlMs: 0 };
+  }
+
+  /**
+   * Gives back `cost` units: the TAT moves back by `cost` emission intervals; a TAT moved to
+   * now or before is deleted (a full bucket). Exact while the key stays backlogged (TAT
+   * ahead of now) since the charge, whatever was charged or given back in between; never
+   * above full capacity. The TS twin of `gcra_refund` (@sluice/redis gcra.lua.ts), the
+   * same arithmetic. `atMs` is not needed.
+   */
+  refund(state: State | undefined, nowMs: number, cost: number, _atMs: number): RefundResult {
+    let next: State | null | undefined;
+    let ttlMs = 0;
+    if (state !== undefined) {
+      const value = (state as number) - (cost * this.intervalTicks) / this.ticksPerMs;
+      if (value <= nowMs) next = null;
+      else {
+        next = value;
+        ttlMs = value - nowMs;
+      }
+    }
+    const after = next === null ? undefined : (next ?? state);
+    return { state: next, decision: this.step(after, nowMs, 0).decision, ttlMs };
   }
 }
 

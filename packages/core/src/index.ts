@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-export type { Algorithm, AlgorithmKind, State, StepResult } from './algorithm.js';
+export type { Algorithm, AlgorithmKind, RefundResult, State, StepResult } from './algorithm.js';
 export { expiryOf } from './algorithm.js';
 export type {
   BreakerState,
@@ -13,6 +13,8 @@ export type {
   CircuitBreakerOptions,
 } from './circuit-breaker.js';
 export { CircuitBreaker, DEFAULT_COOLDOWN_MS } from './circuit-breaker.js';
+export type { ConcurrencyOptions } from './concurrency.js';
+export { ConcurrencyAlgorithm, concurrency, DEFAULT_LEASE_MS } from './concurrency.js';
 export type { CellReply, Decision } from './decision.js';
 export { toCellReply } from './decision.js';
 export type { Duration } from './duration.js';
@@ -36,13 +38,26 @@ export type { MemoryKeySpace, MemoryStoreOptions } from './memory-store.js';
 export { MemoryStore } from './memory-store.js';
 export type { OverLimitCacheOptions } from './over-limit-cache.js';
 export { DEFAULT_OVER_LIMIT_KEYS, OverLimitCache } from './over-limit-cache.js';
+export type { Penalty, PenaltyOptions } from './penalty.js';
+export {
+  blocked,
+  DEFAULT_MAX_BLOCK_MS,
+  PenaltyAlgorithm,
+  parsePenalty,
+  penalty,
+} from './penalty.js';
 export type { Rate } from './rate.js';
-export type { AcquireOptions, ConsumeOptions, RateLimiterOptions } from './rate-limiter.js';
+export type {
+  AcquireOptions,
+  ConsumeOptions,
+  RateLimiterOptions,
+  RefundOptions,
+} from './rate-limiter.js';
 export { RateLimiter } from './rate-limiter.js';
 export { SlidingLogAlgorithm, slidingLog } from './sliding-log.js';
 export { SlidingWindowAlgorithm, slidingWindow } from './sliding-window.js';
 export type { Store, StoreRequest } from './store.js';
-export { consumeEach, fullKey, scopeOf } from './store.js';
+export { chargeTimeOf, consumeEach, fullKey, recordChargeTime, scopeOf } from './store.js';
 export type { StoreErrorPolicy, StoreFailureLogger } from './store-failure.js';
 export { DENY_RETRY_MS, FailSafeStore } from './store-failure.js';
 export type {

@@ -1,7 +1,9 @@
 import { type Algorithm, isAlgorithm } from './algorithm.js';
+import { concurrency, DEFAULT_LEASE_MS } from './concurrency.js';
 import { type Duration, parseWholeMs, wholeMs } from './duration.js';
 import { SluiceConfigError } from './errors.js';
 import { gcra } from './gcra.js';
+import { type Penalty, type PenaltyOptions, parsePenalty, penalty } from './penalty.js';
 import { integerAtLeast } from './validate.js';
 
 const SECOND_MS = 1000;
@@ -16,6 +18,8 @@ interface LimitFields {
   requestCost: number;
   name: string | undefined;
   unlimited: boolean;
+  penalty: Penalty | undefined;
+  concurrent: boolean;
 }
 
 /**
@@ -61,6 +65,13 @@ export class Limit {
   readonly name: string | undefined;
   /** `true` only for {@link Limit.none}: the limit never denies and needs no algorithm or store. */
   readonly unlimited: boolean;
+  /** The penalty set with {@link Limit.blockFor} (times in ms), or `undefined`. */
+  readonly penalty: Penalty | undefined;
+  /**
+   * `true` for {@link Limit.concurrent}: `maxAttempts` requests in flight at once, leases
+   * expiring after `periodMs` (the lease time), instead of requests per period.
+   */
+  readonly concurrent: boolean;
 
   private constructor(fields: LimitFields) {
     this.maxAttempts = fields.maxAttempts;
@@ -69,6 +80,8 @@ export class Limit {
     this.requestCost = fields.requestCost;
     this.name = fields.name;
     this.unlimited = fields.unlimited;
+    this.penalty = fields.penalty;
+    this.concurrent = fields.concurrent;
     Object.freeze(this);
   }
 
@@ -143,8 +156,43 @@ export class Limit {
       requestCost: 1,
       name: undefined,
       unlimited: true,
+      penalty: undefined,
+      concurrent: false,
     });
     return noneLimit;
+  }
+
+  /**
+   * A concurrency limit (DESIGN §9; Stripe's concurrency limiter, GitHub's concurrent
+   * requests): at most `maxInFlight` requests per subject in flight at once. Each request
+   * takes a lease when it starts, released when its response finishes or its connection
+   * closes; a lease nobody releases (a crashed server) expires `leaseMs` after it was taken.
+   * Works beside time-based limits in one array (all or nothing). Its default name is
+   * `concurrent`; draft-8+ headers describe it as `"concurrent";q=<n>;qu="concurrent-requests"`;
+   * a denial answers 429 with `Retry-After: 1`.
+   *
+   * @param maxInFlight - an integer >= 1.
+   * @param options - `leaseMs`: **ms** or a duration string, default 60 s.
+   * @throws {@link SluiceConfigError} naming `maxInFlight` or `leaseMs`.
+   * @example Limit.concurrent(2).by(`user:${id}`).named('export')
+   */
+  static concurrent(maxInFlight: number, options: { leaseMs?: Duration } = {}): Limit {
+    const n = integerAtLeast('maxInFlight', maxInFlight, 1);
+    if (options === null || typeof options !== 'object') {
+      throw new SluiceConfigError('options', options, 'an object { leaseMs? }');
+    }
+    const leaseMs = parseWholeMs('leaseMs', options.leaseMs ?? DEFAULT_LEASE_MS);
+    if (leaseMs < 1) throw new SluiceConfigError('leaseMs', options.leaseMs, 'at least 1 ms');
+    return new Limit({
+      maxAttempts: n,
+      periodMs: leaseMs,
+      subject: undefined,
+      requestCost: 1,
+      name: undefined,
+      unlimited: false,
+      penalty: undefined,
+      concurrent: true,
+    });
   }
 
   /**
@@ -195,10 +243,42 @@ export class Limit {
     return this.#with({ name });
   }
 
+  /**
+   * The same limit with a penalty (DESIGN §9): a request this limit denies blocks the key
+   * for `duration`; every request of the block is denied (429) with `Retry-After` = what is
+   * left of it and charges nothing. With `backoff`, each repeated offence while the
+   * offender is still watched (within as long again as its last block, after that block
+   * ended) multiplies the block, up to `maxBlock`. Kept in the store with the limit's
+   * state, so it is shared by every process on a Redis store, decided atomically there.
+   *
+   * @param duration - the first block: **ms** (a whole number >= 1) or a duration string.
+   * @param options - `backoff` (a finite number >= 1, default 1), `maxBlock` (**ms** or a
+   *   duration string >= the block; default `'24h'` with `backoff`, else the block).
+   * @returns a new `Limit`; the receiver is unchanged. Read it back as {@link Limit.penalty}.
+   * @throws {@link SluiceConfigError} naming `blockFor`, `backoff` or `maxBlock`, or
+   *   `blockFor` on a concurrency limit.
+   * @example Limit.perMinute(5).by(req.ip).blockFor('15m', { backoff: 2, maxBlock: '24h' })
+   */
+  blockFor(duration: Duration, options: PenaltyOptions = {}): Limit {
+    if (this.concurrent || this.unlimited) {
+      throw new SluiceConfigError(
+        'blockFor',
+        duration,
+        'a rate limit (not a concurrency limit or Limit.none())',
+      );
+    }
+    return this.#with({ penalty: parsePenalty(duration, options) });
+  }
+
   /** For logs: e.g. `Limit(60 per 60000 ms, by "42", cost 1)` or `Limit(none)`. */
   toString(): string {
     if (this.unlimited) return 'Limit(none)';
-    const parts = [`${this.maxAttempts} per ${this.periodMs} ms`];
+    const parts = [
+      this.concurrent
+        ? `${this.maxAttempts} in flight, leases of ${this.periodMs} ms`
+        : `${this.maxAttempts} per ${this.periodMs} ms`,
+    ];
+    if (this.penalty !== undefined) parts.push(`blocking ${this.penalty.blockMs} ms`);
     if (this.name !== undefined) parts.push(`named ${JSON.stringify(this.name)}`);
     if (this.subject !== undefined) parts.push(`by ${JSON.stringify(this.subject)}`);
     parts.push(`cost ${this.requestCost}`);
@@ -213,6 +293,8 @@ export class Limit {
       requestCost: this.requestCost,
       name: this.name,
       unlimited: this.unlimited,
+      penalty: this.penalty,
+      concurrent: this.concurrent,
       ...change,
     });
   }
@@ -237,6 +319,8 @@ export class Limit {
       requestCost: 1,
       name: undefined,
       unlimited: false,
+      penalty: undefined,
+      concurrent: false,
     });
   }
 }
@@ -292,6 +376,7 @@ export function limitAlgorithm(
     );
   }
   if (limit.unlimited) return undefined;
+  if (limit.concurrent) return concurrency({ limit: limit.maxAttempts, leaseMs: limit.periodMs });
   const algorithm = factory({ limit: limit.maxAttempts, periodMs: limit.periodMs });
   if (!isAlgorithm(algorithm)) {
     throw new SluiceConfigError(
@@ -300,5 +385,5 @@ export function limitAlgorithm(
       'the algorithm factory to return an Algorithm such as gcra({ rate, period })',
     );
   }
-  return algorithm;
+  return limit.penalty === undefined ? algorithm : penalty(algorithm, limit.penalty);
 }

@@ -128,7 +128,50 @@ export class MemoryStore implements Store {
     return {
       consume: (key, algorithm, cost, nowMs) => this.consumeIn(space, key, algorithm, cost, nowMs),
       reset: (key) => this.reset(key, space),
+      refund: (key, algorithm, cost, nowMs, atMs) =>
+        this.refundIn(space, key, algorithm, cost, nowMs, atMs),
     };
+  }
+
+  /** {@link Store.refund}: gives back `cost` units charged at `atMs` (the algorithm's `refund`). */
+  refund(key: string, algorithm: Algorithm, cost: number, nowMs: number, atMs: number): Decision {
+    return this.refundIn(this.#keys, key, algorithm, cost, nowMs, atMs);
+  }
+
+  /**
+   * {@link MemoryStore.refund} in a key space from {@link MemoryStore.space}.
+   * @throws `TypeError` for an algorithm without `refund` (a custom one).
+   */
+  refundIn(
+    space: MemoryKeySpace,
+    key: string,
+    algorithm: Algorithm,
+    cost: number,
+    nowMs: number,
+    atMs: number,
+  ): Decision {
+    if (typeof algorithm.refund !== 'function') {
+      throw new TypeError(`sluice: algorithm ${algorithm.description} has no refund`);
+    }
+    const slot = space.get(key);
+    let state: State | undefined;
+    if (slot !== undefined) {
+      state = this.#stateAt(slot);
+      if (expiryOf(state) <= nowMs) state = undefined;
+    }
+    const result = algorithm.refund(state, nowMs, cost, atMs);
+    const next = result.state;
+    if (slot !== undefined && next === null) this.#slots.remove(slot);
+    else if (slot !== undefined && next !== undefined && next !== null) {
+      if (typeof next === 'number') {
+        this.#numbers[slot] = next;
+        if (this.#arrays[slot] !== undefined) this.#arrays[slot] = undefined;
+      } else {
+        this.#arrays[slot] = next;
+      }
+      this.#slots.touch(slot);
+    }
+    return result.decision;
   }
 
   /** {@link MemoryStore.consume} in a key space from {@link MemoryStore.space}. */

@@ -142,8 +142,10 @@ export class OverLimitCache {
       if (entries.size > 0) entries.delete(key);
       return;
     }
-    const entry = entryOf(algorithm, decision, nowMs);
     entries.delete(key); // set() below puts it last: the newest
+    // A concurrency limit's denial can end at any moment (a release in another process).
+    if (algorithm.concurrent === true) return;
+    const entry = entryOf(algorithm, decision, nowMs);
     if (entry === undefined) return;
     if (entries.size >= this.maxKeys) {
       const oldest = entries.keys().next();

@@ -4,7 +4,7 @@ import type { Decision } from './decision.js';
 import { SluiceConfigError } from './errors.js';
 import { MemoryStore } from './memory-store.js';
 import type { OverLimitCacheOptions } from './over-limit-cache.js';
-import { type Store, scopeOf } from './store.js';
+import { chargeTimeOf, type Store, scopeOf } from './store.js';
 import { guardedStore, type StoreErrorPolicy, type StoreFailureLogger } from './store-failure.js';
 import { checkCost } from './validate.js';
 
@@ -60,6 +60,28 @@ export interface RateLimiterOptions {
 export interface ConsumeOptions {
   /** Units to take: an integer >= 0 (0 = peek). Default 1. A bad value is a `TypeError`. */
   cost?: number;
+}
+
+/** Options of {@link RateLimiter.refund}. */
+export interface RefundOptions {
+  /**
+   * Units to give back: an integer >= 0. Default: `charge.cost` when `charge` is given,
+   * else 1. A bad value is a `TypeError`.
+   */
+  cost?: number;
+  /**
+   * The decision the charge returned (`await limiter.consume(key)`): a store that keeps its
+   * own clock (RedisStore, `clock: 'server'`) recorded when it decided it, which makes the
+   * give-back exact on every algorithm.
+   */
+  charge?: Decision;
+  /**
+   * When the charge was decided, **ms since the Unix epoch** on the limiter's `clock` (read
+   * it just before `consume`). Default: the charge's recorded time (see `charge`), else
+   * now. GCRA (and leaky / token bucket) does not need it; the window algorithms give back
+   * only from the window or log entries of that time.
+   */
+  atMs?: number;
 }
 
 /** Options of {@link RateLimiter.acquire}. */
@@ -126,6 +148,44 @@ export class RateLimiter {
   /** What `consume(key)` would decide, without taking anything (cost 0). */
   peek(key: string): Promise<Decision> {
     return this.#decide(key, 0);
+  }
+
+  /**
+   * Gives back `cost` units that `consume(key)` took: the exact inverse of the charge on
+   * every algorithm (each algorithm's `refund`, its Lua twin's on Redis), never more than
+   * the charge took nor above full capacity. For a request that should not have counted
+   * (express-rate-limit's `skipSuccessfulRequests`) or a lease that ends
+   * (`Limit.concurrent`). Resolves to the key's peek afterwards; a store failure resolves
+   * to the `onStoreError` policy's peek (it never rejects for that).
+   *
+   * @throws `TypeError` (synchronously) for a cost that is not an integer >= 0, an `atMs`
+   *   that is not a finite number, or a store without `refund`.
+   * @example
+   * const at = Date.now();
+   * const d = await limiter.consume('login:10.0.0.1', { cost: 1 });
+   * if (d.allowed && loginSucceeded) await limiter.refund('login:10.0.0.1', { charge: d, atMs: at });
+   */
+  refund(key: string, options: RefundOptions = {}): Promise<Decision> {
+    const charge = options.charge;
+    const cost = checkCost(options.cost ?? charge?.cost ?? 1);
+    const { algorithm, clock } = this.#config;
+    const now = clock();
+    const at = options.atMs ?? (charge === undefined ? undefined : chargeTimeOf(charge)) ?? now;
+    if (typeof at !== 'number' || !Number.isFinite(at)) {
+      throw new TypeError(`sluice: atMs must be a finite number of ms, got ${String(at)}`);
+    }
+    const store = this.#scoped;
+    if (typeof store.refund !== 'function') {
+      throw new TypeError('sluice: this store cannot give back (it has no refund)');
+    }
+    if (typeof key !== 'string') {
+      return Promise.reject(new TypeError(`sluice: key must be a string, got ${typeof key}`));
+    }
+    try {
+      return Promise.resolve(store.refund(key, algorithm, cost, now, at));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** Forgets `key`: its next decision sees a full quota. */

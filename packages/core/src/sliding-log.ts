@@ -1,4 +1,4 @@
-import type { State, StepResult } from './algorithm.js';
+import type { RefundResult, State, StepResult } from './algorithm.js';
 import { decide } from './decision.js';
 import { WindowAlgorithm } from './window-algorithm.js';
 import { parseWindowOptions, type WindowOptions } from './window-options.js';
@@ -57,6 +57,40 @@ export class SlidingLogAlgorithm extends WindowAlgorithm {
       decision: decide(false, limit, limit - count, retry, count > 0 ? last + w - nowMs : 0, cost),
       ttlMs: 0,
     };
+  }
+
+  /**
+   * Gives back `cost` units charged at `atMs`: removes up to `cost` entries at exactly
+   * `atMs` (the log is then what it would be without the charge; entries already out of the
+   * window are gone and give nothing back). A log left empty is deleted. The TS twin of
+   * `sliding_log_refund` (@sluice/redis).
+   */
+  refund(state: State | undefined, nowMs: number, cost: number, atMs: number): RefundResult {
+    let next: State | null | undefined;
+    let ttlMs = 0;
+    const log = state as number[] | undefined;
+    if (log !== undefined && log[0]! > nowMs && cost > 0) {
+      const kept: number[] = [0];
+      let left = cost;
+      // The newest matching entries go first (all equal, so which ones does not matter).
+      for (let i = log.length - 1; i >= 1; i--) {
+        const t = log[i]!;
+        if (left > 0 && t === atMs) left--;
+        else if (t > nowMs - this.windowMs) kept.push(t);
+      }
+      if (left < cost) {
+        if (kept.length === 1) next = null;
+        else {
+          kept.shift();
+          kept.reverse();
+          const expiresAt = kept[kept.length - 1]! + this.windowMs;
+          next = [expiresAt, ...kept];
+          ttlMs = expiresAt - nowMs;
+        }
+      }
+    }
+    const after = next === null ? undefined : (next ?? state);
+    return { state: next, decision: this.step(after, nowMs, 0).decision, ttlMs };
   }
 }
 

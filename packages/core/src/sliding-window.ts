@@ -1,4 +1,4 @@
-import type { State, StepResult } from './algorithm.js';
+import type { RefundResult, State, StepResult } from './algorithm.js';
 import { decide } from './decision.js';
 import { WindowAlgorithm } from './window-algorithm.js';
 import { parseWindowOptions, type WindowOptions } from './window-options.js';
@@ -93,6 +93,48 @@ export class SlidingWindowAlgorithm extends WindowAlgorithm {
       ttlMs: 0,
     };
   }
+
+  /** Gives back `cost` units charged at `atMs` (see `refundWindow` in sliding-window.ts). */
+  refund(state: State | undefined, nowMs: number, cost: number, atMs: number): RefundResult {
+    return refundWindow(this, state, nowMs, cost, atMs);
+  }
+}
+
+/**
+ * {@link SlidingWindowAlgorithm.refund}: gives back `cost` units charged at `atMs` from the
+ * current count while the window of `atMs` is current, from the previous count once the
+ * next window has started (exact either way, at least to 0); nothing later. A key left with
+ * both counts 0 is deleted. The TS twin of `sliding_window_refund` (@sluice/redis).
+ */
+function refundWindow(
+  algorithm: SlidingWindowAlgorithm,
+  state: State | undefined,
+  nowMs: number,
+  cost: number,
+  atMs: number,
+): RefundResult {
+  const w = algorithm.windowMs;
+  const start = Math.floor(atMs / w) * w;
+  let next: State | null | undefined;
+  let ttlMs = 0;
+  const s = state as number[] | undefined;
+  if (s !== undefined && s[0]! > nowMs) {
+    let prev = s[2]!;
+    let curr = s[3]!;
+    let found = true;
+    if (s[1] === start) curr = Math.max(0, curr - cost);
+    else if (s[1] === start + w) prev = Math.max(0, prev - cost);
+    else found = false;
+    if (found) {
+      if (prev === 0 && curr === 0) next = null;
+      else {
+        next = [s[0]!, s[1]!, prev, curr];
+        ttlMs = s[0]! - nowMs;
+      }
+    }
+  }
+  const after = next === null ? undefined : (next ?? state);
+  return { state: next, decision: algorithm.step(after, nowMs, 0).decision, ttlMs };
 }
 
 function resetAfter(prev: number, curr: number, start: number, w: number, nowMs: number): number {

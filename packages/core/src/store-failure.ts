@@ -214,6 +214,43 @@ export class FailSafeStore implements Store {
   }
 
   /**
+   * {@link Store.refund} under the policy and breakers: gives back on the store while its
+   * breaker is closed (a failure is counted and the insurance store, if any, gives back
+   * instead), else on the insurance store (what charged during the outage). Forgets `key`
+   * in the over-limit cache first: a key given back may fit again. Never rejects; resolves
+   * to the key's peek (the policy's when the store did not answer).
+   */
+  refund(
+    key: string,
+    algorithm: Algorithm,
+    cost: number,
+    nowMs: number,
+    atMs: number,
+  ): Promise<Decision> {
+    this.#overLimit?.forget(key);
+    const store = this.#store;
+    const breaker = this.#breakerOf(key);
+    const local = (): Decision =>
+      this.#insurance !== undefined
+        ? this.#insurance.refund(key, algorithm, cost, nowMs, atMs)
+        : this.#decide(key, algorithm, 0, nowMs);
+    if (breaker.state !== 'closed' || typeof store.refund !== 'function') {
+      return Promise.resolve(local());
+    }
+    let result: Decision | Promise<Decision>;
+    try {
+      result = store.refund(key, algorithm, cost, nowMs, atMs);
+    } catch (error) {
+      this.#failed(error, breaker, false);
+      return Promise.resolve(local());
+    }
+    return Promise.resolve(result).then(undefined, (error: unknown) => {
+      this.#failed(error, breaker, false);
+      return local();
+    });
+  }
+
+  /**
    * Forgets `key` in the over-limit cache, the insurance store and the store; never rejects. While the key's
    * breaker is open the store is not called (the reset is lost there, as it would be if
    * the call failed); a reset may be the probe.

@@ -63,6 +63,49 @@ export interface Store {
    * @param nowMs - as in {@link Store.consume}.
    */
   consumeAll?(requests: readonly StoreRequest[], nowMs: number): Decision[] | Promise<Decision[]>;
+
+  /**
+   * Optional: gives back `cost` units that a `consume` of `key` admitted at `atMs`, by the
+   * algorithm's `refund` (the exact inverse of the charge as far as the state allows; never
+   * more than it took, never above full capacity), atomically. Resolves to the key's peek
+   * afterwards. Outcome-aware counting and concurrency leases (DESIGN §9) need it; a store
+   * without it cannot give back.
+   *
+   * @param atMs - when the charge was decided, ms since the Unix epoch: the `nowMs` the
+   *   charge was given, or, for a store that keeps its own time, {@link chargeTimeOf} of its
+   *   decision.
+   */
+  refund?(
+    key: string,
+    algorithm: Algorithm,
+    cost: number,
+    nowMs: number,
+    atMs: number,
+  ): Decision | Promise<Decision>;
+}
+
+/** The times at which stores that keep their own clock (Redis `TIME`) decided charges. */
+const chargeTimes = new WeakMap<Decision, number>();
+
+/**
+ * Records that a store which keeps its own time (RedisStore with `clock: 'server'`) decided
+ * `decision` at `atMs` (ms since the Unix epoch, its clock), so that a later
+ * {@link Store.refund} of that charge can name it. A store that decides at the `nowMs` it
+ * is given records nothing.
+ */
+export function recordChargeTime(decision: Decision, atMs: number): void {
+  chargeTimes.set(decision, atMs);
+}
+
+/**
+ * When the store decided `decision`, if it keeps its own clock and recorded it (see
+ * {@link recordChargeTime}); else `undefined`: it was decided at the `nowMs` its caller gave.
+ *
+ * @example
+ * const at = chargeTimeOf(decision) ?? nowMs; // the time to pass to store.refund
+ */
+export function chargeTimeOf(decision: Decision): number | undefined {
+  return chargeTimes.get(decision);
 }
 
 /** One request of {@link Store.consumeAll}. */
@@ -119,8 +162,14 @@ function settle(values: (Decision | Promise<Decision>)[]): Decision[] | Promise<
 /** `store.scope(prefix)`, or a view of `store` that prefixes every key with `prefix`. */
 export function scopeOf(store: Store, prefix: string): Store {
   if (typeof store.scope === 'function') return store.scope(prefix);
-  return {
+  const scoped: Store = {
     consume: (key, algorithm, cost, nowMs) => store.consume(prefix + key, algorithm, cost, nowMs),
     reset: (key) => store.reset(prefix + key),
   };
+  if (typeof store.refund === 'function') {
+    const refund = store.refund;
+    scoped.refund = (key, algorithm, cost, nowMs, atMs) =>
+      refund.call(store, prefix + key, algorithm, cost, nowMs, atMs);
+  }
+  return scoped;
 }

@@ -1,5 +1,5 @@
 import { ServerResponse } from 'node:http';
-import type { HttpBinding } from '@sluice/core/http';
+import { type HttpBinding, whenFinished } from '@sluice/core/http';
 import type { Request, Response } from 'express';
 import { setRequestDecision } from './request-decision.js';
 import { appOf, handlersOf, rootOf, routePattern } from './routes.js';
@@ -54,4 +54,5 @@ export const expressBinding: HttpBinding<Request, Response> = {
   // Express 5 response is slow); Node's own is then called directly.
   setterFor: (res) => (res.setHeader === nodeSetHeader ? setHeaderNode : expressBinding.setHeader),
   expose: (req, _res, decision, ledger) => setRequestDecision(req, ledger, decision),
+  onFinished: (_req, res, done) => whenFinished(res, done),
 };

@@ -32,7 +32,7 @@ export type RateLimitHandler = (
  * `HttpLimitOptions` (DESIGN §7) with `user` receiving the Express `req` (default
  * `req.user?.id`, as Passport sets it), plus `handler`.
  */
-export interface ExpressRateLimitOptions extends HttpLimitOptions<Request> {
+export interface ExpressRateLimitOptions extends HttpLimitOptions<Request, Response> {
   /** Replaces the default denied response (status + JSON body). Default: none. */
   handler?: RateLimitHandler;
 }

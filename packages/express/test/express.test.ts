@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import type { Server } from 'node:net';
+import type { AddressInfo, Server } from 'node:net';
 import {
   type Decision,
   type HttpVerdict,
@@ -13,6 +13,7 @@ import {
   type AdapterHarness,
   type AppSpec,
   describeHttpBehaviours,
+  describeOutcomeRules,
   describePipelineRules,
   EPOCH,
   type RouteSpec,
@@ -47,7 +48,10 @@ async function get(
 }
 
 function close(server: Server): Promise<void> {
-  return new Promise((resolve, reject) => server.close((e) => (e ? reject(e) : resolve())));
+  return new Promise((resolve, reject) => {
+    server.close((e) => (e ? reject(e) : resolve()));
+    (server as Server & { closeAllConnections?: () => void }).closeAllConnections?.();
+  });
 }
 
 /** Express error handler that answers 500 `{ caught: message }`. */
@@ -60,9 +64,16 @@ function catchErrors(app: express.Express): void {
 /** The handler of a harness route: counts its runs, answers `{ ok: true, rateLimit }`. */
 function counted(runs: Map<string, number>, route: RouteSpec) {
   const id = routeId(route);
+  const gate = route.gate;
+  const answer = (req: Request, res: Response) => {
+    const status = req.headers['x-status'];
+    if (typeof status === 'string') res.status(Number(status));
+    res.json({ ok: true, rateLimit: req.rateLimit });
+  };
   const handler = (req: Request, res: Response) => {
     runs.set(id, (runs.get(id) ?? 0) + 1);
-    res.json({ ok: true, rateLimit: req.rateLimit });
+    if (gate === undefined) answer(req, res);
+    else return gate.wait().then(() => answer(req, res));
   };
   return route.skipThrottle ? markSkipThrottle(handler) : handler;
 }
@@ -88,6 +99,7 @@ function authenticate(app: express.Express, spec: AppSpec): void {
 
 function clientOf(server: Server, runs: Map<string, number>): TestClient {
   return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     request: (method, path, headers) => get(server, path, headers, method),
     handlerRuns: (method, path) => runs.get(`${method} ${path}`) ?? 0,
     close: () => close(server),
@@ -124,6 +136,7 @@ const expressHarness: AdapterHarness = {
 
 describeHttpBehaviours(expressHarness);
 describePipelineRules(expressHarness);
+describeOutcomeRules(expressHarness);
 
 describe('@sluice/express', () => {
   let server: Server | undefined;

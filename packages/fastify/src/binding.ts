@@ -1,4 +1,4 @@
-import type { HttpBinding } from '@sluice/core/http';
+import { type HttpBinding, whenFinished } from '@sluice/core/http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
@@ -49,4 +49,5 @@ export const fastifyBinding: HttpBinding<FastifyRequest, FastifyReply> = {
   expose(request, _reply, decision) {
     request.rateLimit = decision;
   },
+  onFinished: (_request, reply, done) => whenFinished(reply.raw, done),
 };

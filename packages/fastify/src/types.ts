@@ -1,5 +1,5 @@
 import type { Decision, HttpLimitOptions, HttpVerdict, LimitInput } from '@sluice/core';
-import type { FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 
 /**
  * Builds the response of a denied request, replacing the default 429 JSON body (the
@@ -23,7 +23,7 @@ export type ErrorResponseBuilder = (request: FastifyRequest, verdict: HttpVerdic
  * nearest `rateLimit` plugin registration (as in @fastify/rate-limit), `limit` included.
  * `user` defaults to `request.user?.id`.
  */
-export interface RouteRateLimitOptions extends HttpLimitOptions<FastifyRequest> {
+export interface RouteRateLimitOptions extends HttpLimitOptions<FastifyRequest, FastifyReply> {
   /** Replaces the 429 response (see {@link ErrorResponseBuilder}). Default: the core's JSON body. */
   errorResponseBuilder?: ErrorResponseBuilder;
   /**

@@ -1,3 +1,5 @@
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { markSkipThrottle } from '@sluice/core/http';
 import {
   type AdapterHarness,
@@ -8,7 +10,7 @@ import {
   type TestResponse,
   userIdFor,
 } from '@sluice/test-kit';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { rateLimit } from '../src/index.js';
 import type { RouteRateLimit } from '../src/types.js';
 
@@ -63,8 +65,12 @@ async function addRoute(
   hook?: 'preHandler',
 ): Promise<void> {
   const id = routeId(route);
-  const handler = async (request: FastifyRequest) => {
+  const gate = route.gate;
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     runs.set(id, (runs.get(id) ?? 0) + 1);
+    if (gate !== undefined) await gate.wait();
+    const status = request.headers['x-status'];
+    if (typeof status === 'string') reply.code(Number(status));
     return { ok: true, rateLimit: request.rateLimit };
   };
   const options = {
@@ -77,9 +83,43 @@ async function addRoute(
   else await app.register(async (mounted) => mounted.route(options), { prefix: route.mount });
 }
 
-function clientOf(app: FastifyInstance, runs: Map<string, number>): TestClient {
+/** Answers a request over real HTTP in the harness's shape. */
+function over(
+  url: string,
+  method: 'GET' | 'POST' | 'HEAD',
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<TestResponse> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${url}${path}`, { method, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      res.on('end', () => {
+        const out: Record<string, string> = {};
+        for (const [name, value] of Object.entries(res.headers)) {
+          if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
+        }
+        const json = /json/.test(out['content-type'] ?? '') && text !== '';
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: out,
+          body: json ? JSON.parse(text) : text,
+        });
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function clientOf(app: FastifyInstance, runs: Map<string, number>, url?: string): TestClient {
   return {
-    request: (method, path, headers) => call(app, method, path, headers),
+    url,
+    request: (method, path, headers) =>
+      url === undefined ? call(app, method, path, headers) : over(url, method, path, headers),
     handlerRuns: (method, path) => runs.get(`${method} ${path}`) ?? 0,
     close: () => app.close(),
   };
@@ -101,7 +141,10 @@ export const fastifyHarness: AdapterHarness = {
     const runs = new Map<string, number>();
     for (const route of spec.routes) await addRoute(app, runs, route, hook);
     await app.ready();
-    return clientOf(app, runs);
+    if (spec.listen !== true) return clientOf(app, runs);
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address() as AddressInfo;
+    return clientOf(app, runs, `http://127.0.0.1:${port}`);
   },
   async startOutOfReach(spec, route) {
     // The plugin registered in one encapsulated context, the route in a sibling one.

@@ -6,13 +6,19 @@ import {
   SluiceConfigError,
   type Store,
 } from '@sluice/core';
-import { describeHttpBehaviours, describePipelineRules, EPOCH } from '@sluice/test-kit';
+import {
+  describeHttpBehaviours,
+  describeOutcomeRules,
+  describePipelineRules,
+  EPOCH,
+} from '@sluice/test-kit';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { rateLimit, SkipThrottle, Throttle } from '../src/index.js';
 import { bearerAuth, call, fastifyHarness } from './fastify-harness.js';
 
 describeHttpBehaviours(fastifyHarness);
 describePipelineRules(fastifyHarness);
+describeOutcomeRules(fastifyHarness);
 
 /** A fresh store and fake clock for one app. */
 function fixture() {

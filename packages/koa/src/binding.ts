@@ -1,4 +1,4 @@
-import type { HttpBinding } from '@sluice/core/http';
+import { type HttpBinding, whenFinished } from '@sluice/core/http';
 import type { Context } from 'koa';
 
 /** A layer of @koa/router (`ctx.matched`): its full pattern, methods and handlers. */
@@ -76,4 +76,5 @@ export const koaBinding: HttpBinding<Context, Context> = {
   expose(ctx, _res, decision) {
     ctx.state.rateLimit = decision;
   },
+  onFinished: (ctx, _res, done) => whenFinished(ctx.res, done),
 };

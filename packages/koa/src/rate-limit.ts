@@ -9,7 +9,7 @@ import { koaBinding } from './binding.js';
  * defaults: `user` is `ctx.state.user?.id`; the client IP is `ctx.ip` (so `app.proxy` /
  * `X-Forwarded-For` rules apply).
  */
-export interface KoaRateLimitOptions extends HttpLimitOptions<Context> {
+export interface KoaRateLimitOptions extends HttpLimitOptions<Context, Context> {
   /**
    * Replaces the 429 answer of a denied request. Called after the rate-limit headers and
    * `Retry-After` are set and `ctx.state.rateLimit` is filled; it writes `ctx.status` /

@@ -7,8 +7,10 @@ import {
   type AdapterHarness,
   type AppSpec,
   describeHttpBehaviours,
+  describeOutcomeRules,
   describePipelineRules,
   EPOCH,
+  type Gate,
   type RouteSpec,
   routeId,
   type TestClient,
@@ -19,9 +21,12 @@ import request from 'supertest';
 import { rateLimit, SkipThrottle, Throttle, throttle } from '../src/index.js';
 
 /** The handler of a harness route: counts its runs, answers `{ ok: true, rateLimit }`. */
-function counted(runs: Map<string, number>, id: string) {
-  return (ctx: Context) => {
+function counted(runs: Map<string, number>, id: string, gate?: Gate) {
+  return async (ctx: Context) => {
     runs.set(id, (runs.get(id) ?? 0) + 1);
+    if (gate !== undefined) await gate.wait();
+    const status = ctx.get('x-status');
+    if (status !== '') ctx.status = Number(status);
     ctx.body = { ok: true, rateLimit: ctx.state.rateLimit };
   };
 }
@@ -42,7 +47,7 @@ function addRoute(router: Router, mounted: Router[], runs: Map<string, number>, 
     target = new Router({ prefix: route.mount });
     mounted.push(target);
   }
-  const handler = counted(runs, routeId(route));
+  const handler = counted(runs, routeId(route), route.gate);
   const h = route.skipThrottle ? markSkipThrottle(handler) : handler;
   const verb = route.method === 'GET' ? 'get' : 'post';
   if (route.limit === false || route.limit === undefined) target[verb](route.path, h);
@@ -56,8 +61,10 @@ async function listen(app: Koa): Promise<Server> {
 }
 
 function client(server: Server, runs: Map<string, number>): TestClient {
-  const agent = request(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const agent = request(url);
   return {
+    url,
     async request(method, path, headers = {}) {
       const verb = method === 'GET' ? 'get' : method === 'HEAD' ? 'head' : 'post';
       const res = await agent[verb](path).set(headers);
@@ -70,7 +77,10 @@ function client(server: Server, runs: Map<string, number>): TestClient {
     },
     handlerRuns: (method, path) => runs.get(`${method} ${path}`) ?? 0,
     close: () =>
-      new Promise<void>((resolve, reject) => server.close((e) => (e ? reject(e) : resolve()))),
+      new Promise<void>((resolve, reject) => {
+        server.close((e) => (e ? reject(e) : resolve()));
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -118,6 +128,7 @@ const koaHarness: AdapterHarness = {
 
 describeHttpBehaviours(koaHarness);
 describePipelineRules(koaHarness);
+describeOutcomeRules(koaHarness);
 
 const ok = (ctx: Context) => {
   ctx.body = 'ok';

@@ -1,4 +1,4 @@
-import type { Algorithm, Decision } from '@sluice/core';
+import { type Algorithm, type Decision, recordChargeTime } from '@sluice/core';
 import { masterOf } from './coalescer.js';
 import { type DeadlineQueue, type Pending, StoreTimeoutError } from './deadline-queue.js';
 import { EXPIRED, type LuaTwin } from './lua-common.js';
@@ -116,7 +116,12 @@ export class AllOrNothing {
     if (groups.length === 1) {
       const job: Job = { parts, group: groups[0]!, now };
       return this.#queue(job).then((answer) => {
-        this.#decode(job, answer.values, decisions);
+        this.#decode(
+          job,
+          answer.values,
+          decisions,
+          now === '' && answer.charged ? answer.clock : -1,
+        );
         return decisions;
       });
     }
@@ -243,7 +248,12 @@ export class AllOrNothing {
         } else {
           denied = g;
         }
-        this.#decode(job, answer.values, decisions);
+        this.#decode(
+          job,
+          answer.values,
+          decisions,
+          now === '' && answer.charged ? answer.clock : -1,
+        );
         if (request.abandoned) throw new StoreTimeoutError(this.#deadlines.timeoutMs);
       }
     } catch (error) {
@@ -273,6 +283,20 @@ export class AllOrNothing {
       }),
     ]);
     return decisions;
+  }
+
+  /**
+   * Gives back `part.cost` units charged at `at` (ms since the epoch, on the clock the charge
+   * was decided by) with its twin's refund, in a script call of its own; resolves to the
+   * key's peek afterwards. `now` is '' for Redis TIME.
+   */
+  refundOne(part: Part, now: number | '', at: number): Promise<Decision> {
+    const parts = [part];
+    const group: Group = { slot: this.#cluster ? keySlot(part.key) : 0, parts: [0] };
+    const values = new Array<number>(MULTI_WIDTH).fill(0);
+    return this.#refund(parts, { group, at, values }, now).then((reply) =>
+      part.twin.decode(reply, 0, part.algorithm, 0),
+    );
   }
 
   #refund(parts: readonly Part[], charged: Charged, now: number | ''): Promise<number[]> {
@@ -353,12 +377,15 @@ export class AllOrNothing {
     });
   }
 
-  #decode(job: Job, values: number[], decisions: Decision[]): void {
+  /** Decodes a job's decisions; `at` >= 0: they were charged on Redis TIME `at` (recorded). */
+  #decode(job: Job, values: number[], decisions: Decision[], at = -1): void {
     const { parts, group } = job;
     for (let k = 0; k < group.parts.length; k++) {
       const i = group.parts[k]!;
       const part = parts[i]!;
-      decisions[i] = part.twin.decode(values, k * MULTI_WIDTH, part.algorithm, part.cost);
+      const d = part.twin.decode(values, k * MULTI_WIDTH, part.algorithm, part.cost);
+      if (at >= 0 && d.allowed && part.cost > 0) recordChargeTime(d, at);
+      decisions[i] = d;
     }
   }
 }

@@ -1,4 +1,4 @@
-import type { Algorithm, Decision } from '@sluice/core';
+import { type Algorithm, type Decision, recordChargeTime } from '@sluice/core';
 import { type DeadlineQueue, type Pending, StoreTimeoutError } from './deadline-queue.js';
 import { EXPIRED, type LuaTwin } from './lua-common.js';
 import type { LuaScript, RedisClient } from './lua-script.js';
@@ -224,7 +224,10 @@ export class Coalescer {
       this.#fail(batch, new StoreTimeoutError(this.#deadlines.timeoutMs));
       return;
     }
-    if (batch.server !== undefined) this.#clocks.sample(batch.server, reply[calls.length * width]);
+    const clock = reply[calls.length * width] as number;
+    if (batch.server !== undefined) this.#clocks.sample(batch.server, clock);
+    // On Redis TIME ('' as now), a charge records when it was decided, for its refund.
+    const serverTime = batch.pairs[0] === '';
     for (let i = 0, at = 0; i < calls.length; i++, at += width) {
       const call = calls[i]!;
       if (call.settled) continue; // timed out: its late answer is ignored
@@ -234,7 +237,9 @@ export class Coalescer {
         continue;
       }
       try {
-        call.resolve(twin.decode(reply as number[], at, call.algorithm, call.cost));
+        const decision = twin.decode(reply as number[], at, call.algorithm, call.cost);
+        if (serverTime && decision.allowed && call.cost > 0) recordChargeTime(decision, clock);
+        call.resolve(decision);
       } catch (error) {
         call.reject(error as Error);
       }

@@ -32,15 +32,17 @@ end
 `;
 
 /**
- * Gives back `cost` units charged at `at` in the window ending at `at + reset`: its count
- * drops by `cost` (exact), the key is deleted at 0; nothing when that window is over. The
- * window keeps its start even when the refunded charge opened it and a later one joined it.
+ * Gives back `cost` units charged at `at`: only from the window that held `at`
+ * (`windowEnd - windowMs <= at < windowEnd`, the one window a charge at `at` can have gone
+ * to) while it is still current; its count drops by `cost` (exact), the key is deleted at 0.
+ * Nothing when that window is over. The window keeps its start even when the refunded
+ * charge opened it and a later one joined it. (`reset` is not needed.)
  */
 const FIXED_WINDOW_REFUND = `local function fixed_window_refund(key, now, cost, at, reset, limit, windowMs)
   local stored = redis.call('GET', key)
   if stored then
     local e, c = state_numbers(stored, 2)
-    if e == at + reset and e > now then
+    if e > now and e - windowMs <= at and at < e then
       c = c - cost
       if c <= 0 then
         redis.call('DEL', key)

@@ -10,7 +10,7 @@ import { LuaScript } from './lua-script.js';
 export const MultiMode = { Report: 0, Charge: 1, Refund: 2 } as const;
 
 /** Values per key in the all-or-nothing script's reply: the widest twin's. */
-export const MULTI_WIDTH = 6;
+export const MULTI_WIDTH = 8;
 
 /**
  * The all-or-nothing script over `twins` (each algorithm's Lua function and its refund,

@@ -13,6 +13,7 @@ import { FIXED_WINDOW } from './fixed-window.lua.js';
 import { GCRA } from './gcra.lua.js';
 import type { LuaTwin } from './lua-common.js';
 import type { RedisClient } from './lua-script.js';
+import { penaltyTwin } from './penalty.lua.js';
 import { keySlot, redisKey } from './redis-key.js';
 import { ServerClocks } from './server-clock.js';
 import { SLIDING_LOG } from './sliding-log.lua.js';
@@ -60,6 +61,20 @@ const TWINS: Readonly<Record<Algorithm['kind'], LuaTwin>> = {
  * `'constructor'` must not find an Object property.
  */
 const TWIN_OF_KIND: ReadonlyMap<unknown, LuaTwin> = new Map(Object.entries(TWINS));
+
+/** The penalty twin (`Limit.blockFor`) of each twin, by the inner algorithm's kind. */
+const PENALTY_OF_KIND: ReadonlyMap<unknown, LuaTwin> = new Map(
+  Object.entries(TWINS).map(([kind, twin]) => [kind, penaltyTwin(twin)]),
+);
+
+/** The twin that runs `algorithm`: its kind's, or for a penalty its inner kind's penalty twin. */
+function twinOf(algorithm: Algorithm): LuaTwin | undefined {
+  const inner = algorithm.inner;
+  if (inner !== undefined) {
+    return inner.inner === undefined ? PENALTY_OF_KIND.get(inner.kind) : undefined;
+  }
+  return TWIN_OF_KIND.get(algorithm.kind);
+}
 
 /** The Lua source of each algorithm's twin, by `Algorithm.kind` (for tools and tests). */
 export const LUA_SOURCES: Readonly<Record<Algorithm['kind'], string>> = Object.fromEntries(
@@ -166,13 +181,10 @@ export class RedisStore implements Store {
     this.#deadlines = new DeadlineQueue(timeoutMs);
     const clocks = new ServerClocks();
     this.#coalescer = new Coalescer(client, cluster, this.#deadlines, () => this.#down(), clocks);
-    this.#allOrNothing = new AllOrNothing(
-      client,
-      cluster,
-      this.#deadlines,
-      clocks,
-      Object.values(TWINS),
-    );
+    this.#allOrNothing = new AllOrNothing(client, cluster, this.#deadlines, clocks, [
+      ...Object.values(TWINS),
+      ...PENALTY_OF_KIND.values(),
+    ]);
     if (cluster) this.failureDomain = (key) => masterOf(client, keySlot(this.keyFor(key))) ?? '';
   }
 
@@ -186,7 +198,7 @@ export class RedisStore implements Store {
    *   Lua twin (only the built-in kinds run on Redis).
    */
   consume(key: string, algorithm: Algorithm, cost: number, nowMs: number): Promise<Decision> {
-    const twin = TWIN_OF_KIND.get(algorithm.kind);
+    const twin = twinOf(algorithm);
     if (twin === undefined) return Promise.reject(noTwin(algorithm.kind));
     const down = this.#down();
     if (down) return Promise.reject(down);
@@ -217,13 +229,38 @@ export class RedisStore implements Store {
     if (requests.length === 0) return Promise.resolve([]);
     const parts: Part[] = [];
     for (const r of requests) {
-      const twin = TWIN_OF_KIND.get(r.algorithm.kind);
+      const twin = twinOf(r.algorithm);
       if (twin === undefined) return Promise.reject(noTwin(r.algorithm.kind));
       parts.push({ key: this.keyFor(fullKey(r)), twin, algorithm: r.algorithm, cost: r.cost });
     }
     const down = this.#down();
     if (down) return Promise.reject(down);
     return this.#allOrNothing.run(parts, this.clock === 'client' ? nowMs : '');
+  }
+
+  /**
+   * {@link Store.refund}: gives back `cost` units charged at `atMs` with the algorithm's
+   * Lua refund (`<twin>_refund`, the twin of its TS `refund`), atomically, in one `EVALSHA`
+   * (the all-or-nothing script in its refund mode). With `clock: 'server'`, `atMs` must be
+   * on Redis's clock: `chargeTimeOf(decision)` of the charge (recorded by this store).
+   * Resolves to the key's peek afterwards.
+   *
+   * @returns a promise that rejects as {@link RedisStore.consume} does.
+   */
+  refund(
+    key: string,
+    algorithm: Algorithm,
+    cost: number,
+    nowMs: number,
+    atMs: number,
+  ): Promise<Decision> {
+    const twin = twinOf(algorithm);
+    if (twin === undefined) return Promise.reject(noTwin(algorithm.kind));
+    const down = this.#down();
+    if (down) return Promise.reject(down);
+    // No flush: a refund follows its charge's answer, so that charge has run already.
+    const part: Part = { key: this.keyFor(key), twin, algorithm, cost };
+    return this.#allOrNothing.refundOne(part, this.clock === 'client' ? nowMs : '', atMs);
   }
 
   async reset(key: string): Promise<void> {

@@ -1,4 +1,5 @@
 import type { HttpLimitOptions, LimitInput } from '@sluice/core';
+import type { Gate } from './gate.js';
 
 /**
  * The contract each adapter's test implements so that ONE table of HTTP behaviours
@@ -9,7 +10,8 @@ import type { HttpLimitOptions, LimitInput } from '@sluice/core';
  * A route of the test app. Its handler counts its runs and answers 200 with the JSON
  * `{ ok: true, rateLimit }`, `rateLimit` being the decision the adapter exposes on the
  * request (Express `req.rateLimit`, Fastify `request.rateLimit`, Koa `ctx.state.rateLimit`;
- * left out when there is none, e.g. a skipped request).
+ * left out when there is none, e.g. a skipped request). A request with the header
+ * `x-status: <n>` is answered with status n instead of 200 (outcome-aware counting).
  */
 export interface RouteSpec {
   method: 'GET' | 'POST';
@@ -32,6 +34,11 @@ export interface RouteSpec {
    * plugin registered with `{ prefix }`. Requests use the whole path (`/users/1/posts`).
    */
   mount?: string;
+  /**
+   * A slow handler: after counting its run it waits for `gate.wait()` (opened by the test)
+   * before answering, so requests can be held in flight (concurrency limits).
+   */
+  gate?: Gate;
 }
 
 export interface AppSpec {
@@ -50,6 +57,11 @@ export interface AppSpec {
    * Koa: a middleware before the limiters, as usual).
    */
   lateAuth?: boolean;
+  /**
+   * The app listens on a real port (Fastify: `listen` instead of `inject`), so that
+   * `TestClient.url` is set and a test can open and drop connections itself.
+   */
+  listen?: boolean;
 }
 
 /** The id the harness's authentication stores for `token` (see {@link AppSpec.userIds}). */
@@ -80,6 +92,11 @@ export interface TestClient {
   ): Promise<TestResponse>;
   /** How many times the handler of `method path-pattern` ran. */
   handlerRuns(method: 'GET' | 'POST', path: string): number;
+  /**
+   * The app's base URL (`http://127.0.0.1:<port>`) when it listens on a real port (always
+   * for Express and Koa, with `AppSpec.listen` for Fastify); else undefined.
+   */
+  url?: string;
   close(): Promise<void>;
 }
 

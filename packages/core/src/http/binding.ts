@@ -51,6 +51,14 @@ export interface HttpBinding<Req, Res> {
   setterFor?(res: Res): (res: Res, name: string, value: string) => void;
   /** Pass header names in lower case (for frameworks that lowercase every name anyway). */
   lowercaseHeaders?: boolean;
+  /**
+   * Calls `done` once when the response to `req` has finished, with its status, or with
+   * `undefined` when the connection closed before it finished: how concurrency leases are
+   * released and outcome-aware counting (`skipSuccessfulRequests`…) learns the outcome.
+   * `whenFinished(nodeResponse, done)` is the Node-level part. Without it, leases expire
+   * after `leaseMs` and nothing is given back for its outcome.
+   */
+  onFinished?(req: Req, res: Res, done: (status: number | undefined) => void): void;
   /** Exposes the decision on the request (`req.rateLimit`…); `ledger` is what `ledger` gave. */
   expose(req: Req, res: Res, decision: Decision, ledger: object): void;
 }

@@ -23,6 +23,11 @@ export interface LimitPolicy {
   name: string;
   /** The policy window in **seconds** (`w=`), rounded up. */
   windowSeconds: number;
+  /**
+   * A concurrency limit (`Limit.concurrent`): draft-8 describes it with
+   * `qu="concurrent-requests"` and no window.
+   */
+  concurrent?: boolean;
 }
 
 /** One limit's decision with what the headers need to describe its policy. */
@@ -43,7 +48,9 @@ export function ceilSeconds(ms: number): number {
 }
 
 /** The `Retry-After` value for a denial: the retry interval in whole seconds, rounded up, at least 1. */
-export function retryAfterSeconds(decision: Decision): number {
+export function retryAfterSeconds(decision: Decision, concurrent = false): number {
+  // A lease can be released any moment: the lease expiry is only an upper bound.
+  if (concurrent) return 1;
   const ms = decision.retryAfterMs < 0 ? decision.resetAfterMs : decision.retryAfterMs;
   return Math.max(1, ceilSeconds(ms));
 }
@@ -150,7 +157,10 @@ export function writeRateLimitHeaders<T>(
           const p = policies[i]!;
           const pd = decisions === undefined ? d : decisions[i]!;
           const sep = i === 0 ? '' : ', ';
-          policy += `${sep}"${p.name}";q=${pd.limit};w=${p.windowSeconds}`;
+          policy +=
+            p.concurrent === true
+              ? `${sep}"${p.name}";q=${pd.limit};qu="concurrent-requests"`
+              : `${sep}"${p.name}";q=${pd.limit};w=${p.windowSeconds}`;
           state += `${sep}"${p.name}";r=${pd.remaining};t=${ceilSeconds(pd.resetAfterMs)}`;
         }
         set(target, names.policy, policy);

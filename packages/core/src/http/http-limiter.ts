@@ -5,6 +5,7 @@ import { consumeAll, consumeAt, type Entry } from './consume-all.js';
 import { defaultStoreOf } from './default-store.js';
 import { ipSubject, keySegment, userIdOf } from './keys.js';
 import { type HttpConfig, type HttpLimitOptions, parseHttpOptions } from './options.js';
+import { pendingOf } from './outcome.js';
 import { LimitPlan, type Prepared } from './plan.js';
 import type { RequestView } from './request-view.js';
 import { DenialAnswer, type HttpVerdict, mostRestrictive, Verdict } from './verdict.js';
@@ -34,7 +35,7 @@ export class HttpLimiter<Req = unknown> {
   readonly #plans = new WeakMap<object, LimitPlan>();
   #lastPlan: LimitPlan | undefined;
 
-  constructor(options: HttpLimitOptions<Req> = {}) {
+  constructor(options: HttpLimitOptions<Req, never> = {}) {
     const config = parseHttpOptions(options);
     this.config = config;
     this.#answer = new DenialAnswer(config as HttpConfig<unknown>);
@@ -74,10 +75,20 @@ export class HttpLimiter<Req = unknown> {
       entries[i] = this.#entry(view, plan, prepared[i]!, custom);
     const ledger = ledgerOf(view.ledger ?? view.raw);
     const now = c.clock();
-    const decided = this.#consume(plan, entries, now, ledger);
-    if (decided instanceof Promise)
-      return decided.then((ds) => this.#verdict(view, prepared, ds, now));
-    return this.#verdict(view, prepared, decided, now);
+    const charged: Entry[] | undefined =
+      c.outcome !== undefined || prepared.some((p) => p.algorithm.concurrent === true)
+        ? []
+        : undefined;
+    const decided = this.#consume(plan, entries, now, ledger, charged);
+    const finish = (ds: Decision[]) => {
+      const v = this.#verdict(view, prepared, ds, now);
+      if (charged !== undefined && v.allowed && charged.length > 0) {
+        v.pending = charged.map((e) => pendingOf(plan.store, e, ds[entries.indexOf(e)]!, now));
+      }
+      return v;
+    };
+    if (decided instanceof Promise) return decided.then(finish);
+    return finish(decided);
   }
 
   /** {@link HttpLimiter.check} for one limit: no arrays, no closures. */
@@ -94,14 +105,22 @@ export class HttpLimiter<Req = unknown> {
     const previous = chargedFor(ledger, plan.origin, prefix, entry.subject);
     if (previous !== undefined) return this.#make(view, prepared, 0, previous, undefined, now);
     const decision = consumeAt(plan.store, entry, p.cost, now);
+    const settles = this.config.outcome !== undefined || p.algorithm.concurrent === true;
     if (decision instanceof Promise) {
       return decision.then((d) => {
         remember(ledger, plan.origin, prefix, entry.subject, d);
-        return this.#make(view, prepared, 0, d, undefined, now);
+        const v = this.#make(view, prepared, 0, d, undefined, now);
+        if (settles && d.allowed && entry.cost > 0)
+          v.pending = [pendingOf(plan.store, entry, d, now)];
+        return v;
       });
     }
     remember(ledger, plan.origin, prefix, entry.subject, decision);
-    return this.#make(view, prepared, 0, decision, undefined, now);
+    const v = this.#make(view, prepared, 0, decision, undefined, now);
+    if (settles && decision.allowed && entry.cost > 0) {
+      v.pending = [pendingOf(plan.store, entry, decision, now)];
+    }
+    return v;
   }
 
   /** The plan of an application's default store. */
@@ -162,6 +181,7 @@ export class HttpLimiter<Req = unknown> {
     entries: Entry[],
     now: number,
     ledger: Ledger | undefined,
+    charged?: Entry[],
   ): Decision[] | Promise<Decision[]> {
     const todo: Entry[] = [];
     const decisions: (Decision | undefined)[] = new Array(entries.length);
@@ -178,6 +198,7 @@ export class HttpLimiter<Req = unknown> {
           const d = results[j++]!;
           decisions[i] = d;
           remember(ledger, plan.origin, entries[i]!.scope.prefix, entries[i]!.subject, d);
+          if (charged !== undefined && d.allowed && entries[i]!.cost > 0) charged.push(entries[i]!);
         }
       }
       return decisions as Decision[];
@@ -192,12 +213,7 @@ export class HttpLimiter<Req = unknown> {
     return all instanceof Promise ? all.then(record) : record(all);
   }
 
-  #verdict(
-    view: RequestView,
-    prepared: Prepared[],
-    decisions: Decision[],
-    now: number,
-  ): HttpVerdict {
+  #verdict(view: RequestView, prepared: Prepared[], decisions: Decision[], now: number): Verdict {
     const reported = mostRestrictive(decisions);
     return this.#make(view, prepared, reported, decisions[reported]!, decisions, now);
   }
@@ -209,7 +225,7 @@ export class HttpLimiter<Req = unknown> {
     decision: Decision,
     decisions: Decision[] | undefined,
     now: number,
-  ): HttpVerdict {
+  ): Verdict {
     const v = new Verdict(decision, decisions, this.config.headerStyles, prepared, reported, now);
     if (!decision.allowed) this.#answer.deny(view, v);
     return v;

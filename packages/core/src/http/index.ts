@@ -22,6 +22,8 @@ export { ceilSeconds, rateLimitHeaders, retryAfterSeconds } from './headers.js';
 export { HttpLimiter } from './http-limiter.js';
 export { ipSubject, keySegment, MAX_SEGMENT_LENGTH, routeKey, userIdOf } from './keys.js';
 export type { HttpLimitOptions } from './options.js';
+export type { FinishingResponse, OutcomeRule, Pending } from './outcome.js';
+export { settle, whenFinished } from './outcome.js';
 export { HttpPipeline, type LimiterScope } from './pipeline.js';
 export { LazyRequestView, type RequestView } from './request-view.js';
 export type { HttpVerdict } from './verdict.js';

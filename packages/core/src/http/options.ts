@@ -19,6 +19,7 @@ import {
 } from '../throttle-registry.js';
 import { integerAtLeast } from '../validate.js';
 import type { HeaderStyle, HeadersOption } from './headers.js';
+import { type OutcomeRule, parseOutcome } from './outcome.js';
 import type { RequestView } from './request-view.js';
 
 /**
@@ -26,11 +27,12 @@ import type { RequestView } from './request-view.js';
  * (DESIGN §7). Parsed and validated once, when the middleware is created.
  *
  * @typeParam Req - the framework's request type (what `user` receives).
+ * @typeParam Res - the framework's response type (what `requestWasSuccessful` receives).
  *
  * @example
  * rateLimit({ limit: 'throttle:60,1', headers: 'draft-8', onStoreError: 'deny' });
  */
-export interface HttpLimitOptions<Req = unknown> {
+export interface HttpLimitOptions<Req = unknown, Res = unknown> {
   /**
    * The limit: a throttle string (`'throttle:60,1'` = 60 per minute, `'throttle:api'` = a
    * named limiter, `'10/s'`), a `Limit`, or an array (the request must pass every one; a
@@ -122,6 +124,28 @@ export interface HttpLimitOptions<Req = unknown> {
    * @default { maxKeys: 10_000 }
    */
   overLimitCache?: OverLimitCacheOptions | false;
+  /**
+   * Give back the charge of every request that succeeded (`requestWasSuccessful`), once its
+   * response has finished: only failures count, e.g. failed logins (express-rate-limit's
+   * option). The request is charged when it arrives (so a burst cannot slip through) and
+   * given back by `limiter.refund`, exactly, on every algorithm and store.
+   * @default false
+   */
+  skipSuccessfulRequests?: boolean;
+  /**
+   * Give back the charge of every request that failed: `requestWasSuccessful` false, or its
+   * connection closed before the response ended (express-rate-limit's option).
+   * @default false
+   */
+  skipFailedRequests?: boolean;
+  /**
+   * Whether a finished request succeeded, given the **framework's** request and response
+   * (Express `req, res`; Fastify `request, reply`; Koa `ctx, ctx`); may be async. Asked only
+   * when a skip option is on, and never for a request whose connection closed first (a
+   * failure). A callback that throws counts as a failure.
+   * @default the response status is below 400
+   */
+  requestWasSuccessful?: (req: Req, res: Res) => boolean | Promise<boolean>;
 }
 
 /** {@link HttpLimitOptions}, parsed: every field present and valid. */
@@ -145,6 +169,8 @@ export interface HttpConfig<Req> {
   onLimited: ((req: RequestView, decision: Decision) => void) | undefined;
   message: HttpLimitOptions['message'];
   statusCode: number;
+  /** The outcome options; `undefined`: no request is given back for its outcome. */
+  outcome: OutcomeRule<Req, unknown> | undefined;
 }
 
 const ALGORITHMS: Record<AlgorithmKind, LimitAlgorithmFactory> = {
@@ -166,7 +192,7 @@ const VALIDATION_STORE = new MemoryStore({ maxKeys: 1 });
  * Parses and validates {@link HttpLimitOptions}.
  * @throws {@link SluiceConfigError} naming the first invalid option.
  */
-export function parseHttpOptions<Req>(options: HttpLimitOptions<Req>): HttpConfig<Req> {
+export function parseHttpOptions<Req>(options: HttpLimitOptions<Req, never>): HttpConfig<Req> {
   if (options === null || typeof options !== 'object') {
     throw new SluiceConfigError('options', options, 'an options object');
   }
@@ -229,6 +255,7 @@ export function parseHttpOptions<Req>(options: HttpLimitOptions<Req>): HttpConfi
     onLimited: fn('onLimited', options.onLimited),
     message,
     statusCode,
+    outcome: parseOutcome<Req, unknown>(options),
   };
 }
 

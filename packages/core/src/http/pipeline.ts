@@ -4,8 +4,9 @@ import { anySkipMarks, isThrottleSkipped } from './decorators.js';
 import { HttpLimiter } from './http-limiter.js';
 import { routeKey } from './keys.js';
 import type { HttpLimitOptions } from './options.js';
+import { settle } from './outcome.js';
 import { LazyRequestView, type RequestView } from './request-view.js';
-import type { HttpVerdict } from './verdict.js';
+import type { HttpVerdict, Verdict } from './verdict.js';
 
 /**
  * Which requests a limiter keys by route (DESIGN §5):
@@ -39,8 +40,12 @@ export class HttpPipeline<Req, Res> {
   readonly #headersOf: (req: Req) => RequestView['headers'];
   readonly #userOf: (req: Req) => unknown;
 
-  constructor(options: HttpLimitOptions<Req>, binding: HttpBinding<Req, Res>, scope: LimiterScope) {
-    this.limiter = new HttpLimiter<Req>(options);
+  constructor(
+    options: HttpLimitOptions<Req, Res>,
+    binding: HttpBinding<Req, Res>,
+    scope: LimiterScope,
+  ) {
+    this.limiter = new HttpLimiter<Req>(options as HttpLimitOptions<Req, never>);
     this.#binding = binding;
     this.#global = scope === 'global';
     this.#byApp = this.limiter.config.store === undefined;
@@ -78,8 +83,19 @@ export class HttpPipeline<Req, Res> {
     return this.#write(req, res, ledger, verdict);
   }
 
-  /** Writes `v` unless an earlier limiter of the request reported a more restrictive one. */
+  /**
+   * Writes `v` unless an earlier limiter of the request reported a more restrictive one.
+   * What it charged that the request's end may give back (leases, outcome-aware charges) is
+   * settled when the binding reports the response finished or the connection closed.
+   */
   #write(req: Req, res: Res, ledger: object, v: HttpVerdict): HttpVerdict {
+    const pending = (v as Verdict).pending;
+    if (pending !== undefined && this.#binding.onFinished !== undefined) {
+      const { outcome, clock } = this.limiter.config;
+      this.#binding.onFinished(req, res, (status) => {
+        void settle(pending, outcome, req, res, status, clock);
+      });
+    }
     const standing = report(ledgerOf(ledger), v);
     if (standing === undefined) return v;
     const b = this.#binding;

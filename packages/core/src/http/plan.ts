@@ -1,4 +1,5 @@
 import type { Algorithm } from '../algorithm.js';
+import { SluiceConfigError } from '../errors.js';
 import { type Limit, limitAlgorithm } from '../limit.js';
 import { type Store, scopeOf } from '../store.js';
 import { ceilSeconds, type LimitPolicy } from './headers.js';
@@ -37,6 +38,8 @@ export interface Prepared extends LimitPolicy {
   /** The quota it was made for (`Limit.maxAttempts` per `Limit.periodMs`). */
   maxAttempts: number;
   periodMs: number;
+  /** Its penalty or concurrency, as text (`kindKeyOf`): '' for a plain rate limit. */
+  kindKey: string;
 }
 
 /** Routes whose scopes a limit keeps (routes are patterns, so few; this bounds odd adapters). */
@@ -147,7 +150,8 @@ export class LimitPlan {
         if (
           p.maxAttempts === limit.maxAttempts &&
           p.periodMs === limit.periodMs &&
-          p.cost === limit.requestCost
+          p.cost === limit.requestCost &&
+          p.kindKey === kindKeyOf(limit)
         )
           return p;
       }
@@ -166,15 +170,25 @@ export class LimitPlan {
 
   /** `limit`, ready for requests (without its `Limit.by` scope); store scopes when `lasting`. */
   #prepareLimit(limit: Limit, lasting: boolean): Prepared {
-    const quota = `${limit.maxAttempts}/${limit.periodMs}`;
+    const kindKey = kindKeyOf(limit);
+    const quota = `${limit.maxAttempts}/${limit.periodMs}${kindKey}`;
     const algorithms = this.#algorithms;
     let algorithm = algorithms.get(quota);
     if (algorithm === undefined) {
       if (algorithms.size >= MAX_CACHED_LIMITS) algorithms.clear();
       algorithm = limitAlgorithm(limit, this.#config.algorithmFactory)!;
+      if (this.#config.outcome !== undefined && typeof algorithm.refund !== 'function') {
+        throw new SluiceConfigError(
+          'algorithm',
+          algorithm.description,
+          'an algorithm that can give back (refund) with skipSuccessfulRequests / skipFailedRequests',
+        );
+      }
       algorithms.set(quota, algorithm);
     }
-    const name = limit.name ?? `${limit.maxAttempts}-per-${limit.periodMs}ms`;
+    const name =
+      limit.name ??
+      (limit.concurrent ? 'concurrent' : `${limit.maxAttempts}-per-${limit.periodMs}ms`);
     return {
       scope: this.#scope(`${this.#config.prefix}:${keySegment(name)}:`, lasting),
       byScope: undefined,
@@ -185,6 +199,15 @@ export class LimitPlan {
       periodMs: limit.periodMs,
       name,
       windowSeconds: ceilSeconds(limit.periodMs),
+      concurrent: limit.concurrent,
+      kindKey,
     };
   }
+}
+
+/** What besides the quota makes a limit's algorithm: its penalty, or being a concurrency limit. */
+function kindKeyOf(limit: Limit): string {
+  const p = limit.penalty;
+  if (p !== undefined) return `/block:${p.blockMs},${p.backoff},${p.maxBlockMs}`;
+  return limit.concurrent ? '/concurrent' : '';
 }

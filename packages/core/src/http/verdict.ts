@@ -10,6 +10,7 @@ import {
   writeRateLimitHeaders,
 } from './headers.js';
 import type { HttpConfig } from './options.js';
+import type { Pending } from './outcome.js';
 import type { RequestView } from './request-view.js';
 
 /** What the core answers for one request; the adapter writes it to the response. */
@@ -60,6 +61,11 @@ export class Verdict implements HttpVerdict {
   body: string | object | undefined = undefined;
   contentType: string | undefined = undefined;
   readonly decision: Decision;
+  /**
+   * What this limiter charged for the request that it may give back when the request ends
+   * (concurrency leases; charges the outcome options may skip); `undefined`: nothing.
+   */
+  pending: Pending[] | undefined = undefined;
   #decisions: Decision[] | undefined;
   #headers: [string, string][] | undefined = undefined;
   readonly #styles: readonly HeaderStyle[];
@@ -86,6 +92,11 @@ export class Verdict implements HttpVerdict {
     this.#limits = limits;
     this.#reported = reported;
     this.#now = now;
+  }
+
+  /** Whether the reported limit is a concurrency limit (`Retry-After: 1`). */
+  get reportedConcurrent(): boolean {
+    return this.#limits[this.#reported]?.concurrent === true;
   }
 
   get decisions(): Decision[] {
@@ -156,7 +167,7 @@ export class DenialAnswer {
   deny(view: RequestView, v: Verdict): void {
     const c = this.#config;
     const decision = v.decision;
-    v.retryAfterSeconds = retryAfterSeconds(decision);
+    v.retryAfterSeconds = retryAfterSeconds(decision, v.reportedConcurrent);
     v.statusCode = c.statusCode;
     c.onLimited?.(view, decision);
     v.body = this.#body(view, decision, v.retryAfterSeconds);

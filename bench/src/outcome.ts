@@ -1,0 +1,113 @@
+/**
+ * `pnpm bench` part `outcome` (DESIGN §9, issue 14): what the new paths cost beside the
+ * allow path, on the memory store and on Redis (a redis-server of its own), in one run:
+ *
+ * - **allow**: `consume` (a charge), the path every request takes;
+ * - **refund**: `consume` then `refund` of that charge (a request given back by
+ *   `skipSuccessfulRequests`): two store operations;
+ * - **lease**: `consume` then `refund` on `concurrency({ limit })` (a concurrency lease taken
+ *   and released);
+ *
+ * as operations/s of the whole unit (one request's worth), medians of interleaved rounds.
+ * Flags: `--rounds n`, `--ms n` (per figure), `--json <file>`.
+ */
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { concurrency, gcra, RateLimiter } from '@sluice/core';
+import { RedisStore } from '@sluice/redis';
+import { Redis } from 'ioredis';
+import { measureRate, median, withRedis } from './common.js';
+
+const { values: args } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '3' },
+    ms: { type: 'string', default: '1000' },
+    json: { type: 'string' },
+  },
+});
+const ROUNDS = Number(args.rounds);
+const MS = Number(args.ms);
+
+/** One row: a path on a store, requests/s per round and their median. */
+export interface OutcomeRow {
+  store: 'memory' | 'redis';
+  path: 'allow' | 'refund' | 'lease';
+  rounds: number[];
+  median: number;
+}
+
+export interface OutcomeReport {
+  rows: OutcomeRow[];
+  rounds: number;
+  ms: number;
+}
+
+const KEYS = Array.from({ length: 1000 }, (_, i) => `user:${i}`);
+
+function paths(store?: RedisStore) {
+  const allow = new RateLimiter({
+    algorithm: gcra({ rate: 1e6, period: '1s', burst: 1e9 }),
+    store,
+  });
+  const leases = new RateLimiter({ algorithm: concurrency({ limit: 1e6 }), store });
+  return {
+    allow: (key: string) => allow.consume(key),
+    refund: async (key: string) => {
+      const at = Date.now();
+      const d = await allow.consume(key);
+      await allow.refund(key, { charge: d, atMs: at });
+    },
+    lease: async (key: string) => {
+      const at = Date.now();
+      const d = await leases.consume(key);
+      await leases.refund(key, { charge: d, atMs: at });
+    },
+  };
+}
+
+async function measure(
+  store: 'memory' | 'redis',
+  p: ReturnType<typeof paths>,
+  inflight: number,
+): Promise<OutcomeRow[]> {
+  const names = ['allow', 'refund', 'lease'] as const;
+  const rounds: Record<string, number[]> = { allow: [], refund: [], lease: [] };
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const name of names) rounds[name]!.push(await measureRate(p[name], KEYS, MS, inflight));
+  }
+  return names.map((path) => ({
+    store,
+    path,
+    rounds: rounds[path]!,
+    median: median(rounds[path]!),
+  }));
+}
+
+const rows: OutcomeRow[] = [];
+rows.push(...(await measure('memory', paths(), 1)));
+await withRedis(async (server) => {
+  const client = new Redis({ port: server.port, host: '127.0.0.1' });
+  try {
+    rows.push(...(await measure('redis', paths(new RedisStore({ client })), 64)));
+  } finally {
+    client.disconnect();
+  }
+});
+
+const fmt = (x: number) => Math.round(x).toLocaleString('en-US');
+console.log('path     store   requests/s (median)   vs allow   rounds');
+for (const row of rows) {
+  const allow = rows.find((r) => r.store === row.store && r.path === 'allow')!.median;
+  console.log(
+    `${row.path.padEnd(8)} ${row.store.padEnd(7)} ${fmt(row.median).padStart(19)}   ${(row.median / allow).toFixed(2).padStart(8)}   ${row.rounds.map(fmt).join(' ')}`,
+  );
+}
+const memoryLease = rows.find((r) => r.store === 'memory' && r.path === 'lease')!;
+const memoryAllow = rows.find((r) => r.store === 'memory' && r.path === 'allow')!;
+console.log(
+  `overall: a lease (take + release) on the memory store runs at ${(memoryLease.median / memoryAllow.median).toFixed(2)} of the allow path`,
+);
+if (args.json !== undefined) {
+  const report: OutcomeReport = { rows, rounds: ROUNDS, ms: MS };
+  writeFileSync(args.json, JSON.stringify(report, null, 2));
+}

@@ -1,0 +1,151 @@
+import type { Decision } from '../decision.js';
+import { SluiceConfigError } from '../errors.js';
+import { chargeTimeOf, type Store } from '../store.js';
+import type { Entry } from './consume-all.js';
+
+/**
+ * The Node-level part of an adapter's `HttpBinding.onFinished`: calls `done` once, with the
+ * response's status when it finished, or `undefined` when its connection closed before it
+ * finished (a client that went away). `res` is a Node `ServerResponse` (Express `res`, Koa
+ * `ctx.res`, Fastify `reply.raw`) or anything with its `writableFinished`, `statusCode` and
+ * `'finish'` / `'close'` events.
+ *
+ * @example
+ * onFinished: (req, res, done) => whenFinished(res, done)
+ */
+export function whenFinished(res: FinishingResponse, done: (status: number | undefined) => void) {
+  if (res.writableFinished === true) {
+    done(res.statusCode);
+    return;
+  }
+  let called = false;
+  const settle = (finished: boolean) => {
+    if (called) return;
+    called = true;
+    res.removeListener('finish', onFinish);
+    res.removeListener('close', onClose);
+    done(finished || res.writableFinished === true ? res.statusCode : undefined);
+  };
+  // 'finish': the whole response was handed to the connection (some responses, e.g.
+  // light-my-request's, emit it without setting `writableFinished`); 'close' first: the
+  // connection went away before that.
+  const onFinish = () => settle(true);
+  const onClose = () => settle(false);
+  res.once('finish', onFinish);
+  res.once('close', onClose);
+}
+
+/** What {@link whenFinished} needs of a response (a Node `ServerResponse` has it all). */
+export interface FinishingResponse {
+  readonly writableFinished?: boolean;
+  readonly statusCode: number;
+  once(event: 'finish' | 'close', listener: () => void): unknown;
+  removeListener(event: 'finish' | 'close', listener: () => void): unknown;
+}
+
+/**
+ * The outcome options (DESIGN §9, express-rate-limit's names), parsed: which requests are
+ * given back once their response is known.
+ */
+export interface OutcomeRule<Req, Res> {
+  /** Give back the charge of a successful request. */
+  skipSuccessful: boolean;
+  /** Give back the charge of a failed request (closed early included). */
+  skipFailed: boolean;
+  /** Whether a finished request succeeded; default status < 400. */
+  wasSuccessful: ((req: Req, res: Res) => boolean | Promise<boolean>) | undefined;
+}
+
+/** Parses the outcome options; `undefined` when neither skip option is on. */
+export function parseOutcome<Req, Res>(options: {
+  skipSuccessfulRequests?: unknown;
+  skipFailedRequests?: unknown;
+  requestWasSuccessful?: unknown;
+}): OutcomeRule<Req, Res> | undefined {
+  const flag = (name: string, value: unknown): boolean => {
+    if (value === undefined) return false;
+    if (typeof value !== 'boolean') throw new SluiceConfigError(name, value, 'a boolean');
+    return value;
+  };
+  const skipSuccessful = flag('skipSuccessfulRequests', options.skipSuccessfulRequests);
+  const skipFailed = flag('skipFailedRequests', options.skipFailedRequests);
+  const wasSuccessful = options.requestWasSuccessful;
+  if (wasSuccessful !== undefined && typeof wasSuccessful !== 'function') {
+    throw new SluiceConfigError(
+      'requestWasSuccessful',
+      wasSuccessful,
+      'a function (req, res) => boolean | Promise<boolean>',
+    );
+  }
+  if (!skipSuccessful && !skipFailed) return undefined;
+  return {
+    skipSuccessful,
+    skipFailed,
+    wasSuccessful: wasSuccessful as OutcomeRule<Req, Res>['wasSuccessful'],
+  };
+}
+
+/** A charge one limiter made for a request, to give back when the request ends. */
+export interface Pending {
+  store: Store;
+  entry: Entry;
+  /** When it was decided (the store's time when it keeps its own). */
+  at: number;
+  /** A concurrency lease: always given back when the request ends. */
+  lease: boolean;
+}
+
+/** A pending charge of `entry`, admitted by `decision` at the limiter's `now`. */
+export function pendingOf(store: Store, entry: Entry, decision: Decision, now: number): Pending {
+  return {
+    store,
+    entry,
+    at: chargeTimeOf(decision) ?? now,
+    lease: entry.algorithm.concurrent === true,
+  };
+}
+
+/**
+ * Gives back what `pending` holds once its request ended with `status` (`undefined`: the
+ * connection closed first, a failure): every lease, and the charges `rule` skips for that
+ * outcome. Never throws or rejects: a user callback or a store that fails leaves the charge
+ * in place (a lease then expires by itself).
+ */
+export async function settle<Req, Res>(
+  pending: readonly Pending[],
+  rule: OutcomeRule<Req, Res> | undefined,
+  req: Req,
+  res: Res,
+  status: number | undefined,
+  clock: () => number,
+): Promise<void> {
+  let giveBack = false;
+  if (rule !== undefined) {
+    let success = false;
+    if (status !== undefined) {
+      try {
+        success =
+          rule.wasSuccessful === undefined ? status < 400 : await rule.wasSuccessful(req, res);
+      } catch {
+        success = false;
+      }
+    }
+    giveBack = success ? rule.skipSuccessful : rule.skipFailed;
+  }
+  const now = clock();
+  const calls: Promise<unknown>[] = [];
+  for (const p of pending) {
+    if (!giveBack && !p.lease) continue;
+    try {
+      const { scope, subject, algorithm, cost } = p.entry;
+      const store = scope.store ?? p.store;
+      const key = scope.store !== undefined ? subject : scope.prefix + subject;
+      if (typeof store.refund === 'function') {
+        calls.push(Promise.resolve(store.refund(key, algorithm, cost, now, p.at)));
+      }
+    } catch {
+      // a store that cannot give back: the charge stays (a lease expires by itself)
+    }
+  }
+  await Promise.allSettled(calls);
+}
