@@ -17,7 +17,7 @@ export type { CellReply, Decision } from './decision.js';
 export { toCellReply } from './decision.js';
 export type { Duration } from './duration.js';
 export { parseDuration } from './duration.js';
-export { SluiceConfigError } from './errors.js';
+export { isRedisClientLike, SluiceConfigError } from './errors.js';
 export { FixedWindowAlgorithm, fixedWindow } from './fixed-window.js';
 export type { GcraOptions } from './gcra.js';
 export { cellThrottle, GcraAlgorithm, gcra } from './gcra.js';

@@ -1,6 +1,7 @@
 import { type Algorithm, expiryOf, type State } from './algorithm.js';
 import type { Decision } from './decision.js';
 import { SluiceConfigError } from './errors.js';
+import { checkOptionNames } from './known-options.js';
 import { LruSlots } from './lru-slots.js';
 import type { Store } from './store.js';
 import { integerAtLeast } from './validate.js';
@@ -29,7 +30,8 @@ export interface MemoryStoreOptions {
  * Its notion of "now" is the clock of the decisions it makes (the limiter's injected
  * clock), so tests with a fake clock see keys expire on the fake timeline.
  *
- * @throws {@link SluiceConfigError} naming `maxKeys` when it is not an integer >= 1.
+ * @throws {@link SluiceConfigError} naming `maxKeys` when it is not an integer >= 1, or an
+ *   unknown option name.
  */
 export class MemoryStore implements Store {
   readonly maxKeys: number;
@@ -48,6 +50,7 @@ export class MemoryStore implements Store {
     if (options === null || typeof options !== 'object') {
       throw new SluiceConfigError('options', options, 'an object { maxKeys? }');
     }
+    checkOptionNames(options, ['maxKeys'], 'new MemoryStore()');
     this.maxKeys = integerAtLeast('maxKeys', options.maxKeys ?? 100_000, 1);
     this.#slots = new LruSlots(
       this.maxKeys,

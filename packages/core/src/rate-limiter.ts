@@ -2,6 +2,7 @@ import { type Algorithm, isAlgorithm } from './algorithm.js';
 import type { CircuitBreakerOptions } from './circuit-breaker.js';
 import type { Decision } from './decision.js';
 import { SluiceConfigError } from './errors.js';
+import { checkOptionNames } from './known-options.js';
 import { MemoryStore } from './memory-store.js';
 import { type Store, scopeOf } from './store.js';
 import { guardedStore, type StoreErrorPolicy, type StoreFailureLogger } from './store-failure.js';
@@ -70,7 +71,7 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  * const d = await limiter.consume('jack:reply'); // d.allowed, d.remaining, d.retryAfterMs…
  * ```
  *
- * @throws {@link SluiceConfigError} at construction for a missing `algorithm`, an invalid `breaker`, a `store`
+ * @throws {@link SluiceConfigError} at construction for an unknown option name, a missing `algorithm`, an invalid `breaker`, a `store`
  *   without `consume`/`reset`, a non-string `prefix` or a non-function `clock`/`sleep`.
  */
 export class RateLimiter {
@@ -157,6 +158,17 @@ export class RateLimiter {
   }
 }
 
+const LIMITER_OPTIONS = [
+  'algorithm',
+  'store',
+  'prefix',
+  'clock',
+  'sleep',
+  'onStoreError',
+  'logger',
+  'breaker',
+];
+
 function parseLimiterOptions(options: RateLimiterOptions): LimiterConfig {
   if (options === null || typeof options !== 'object') {
     throw new SluiceConfigError(
@@ -165,6 +177,7 @@ function parseLimiterOptions(options: RateLimiterOptions): LimiterConfig {
       'an object { algorithm, store?, prefix?, clock? }',
     );
   }
+  checkOptionNames(options, LIMITER_OPTIONS, 'new RateLimiter()');
   const {
     algorithm,
     store = new MemoryStore(),

@@ -11,6 +11,7 @@ export { rateLimit } from './plugin.js';
 export type {
   ErrorResponseBuilder,
   FastifyRateLimitOptions,
+  PeerOptionNames,
   RateLimitHook,
   RouteRateLimit,
   RouteRateLimitOptions,

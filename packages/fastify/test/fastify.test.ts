@@ -210,6 +210,34 @@ describe('@sluice/fastify: config.rateLimit forms', () => {
       third.register(rateLimit, { errorResponseBuilder: 'x' }),
     ).rejects.toThrow(/"errorResponseBuilder"/);
   });
+
+  it('an unknown option name is a SluiceConfigError saying what to write instead', async () => {
+    await expect(
+      Fastify().register(rateLimit, { max: 5, timeWindow: '1 minute' } as never),
+    ).rejects.toThrow(
+      /unknown option "max" in the @sluice\/fastify plugin options: sluice has no "max"/,
+    );
+    await expect(
+      Fastify().register(rateLimit, { errorResponseBuilderr: () => ({}) } as never),
+    ).rejects.toThrow(/did you mean "errorResponseBuilder"\?/);
+    const app = Fastify();
+    await app.register(rateLimit, { global: false, hook: 'onRequest' });
+    expect(() => app.get('/typo', { config: { rateLimit: { limti: 1 } as never } }, ok)).toThrow(
+      'sluice: unknown option "limti" in config.rateLimit of GET /typo: did you mean "limit"?',
+    );
+    // `global` is the plugin's option, not a route's.
+    expect(() => app.get('/g', { config: { rateLimit: { global: true } as never } }, ok)).toThrow(
+      /unknown option "global" in config.rateLimit of GET \/g/,
+    );
+    expect(() => app.rateLimit({ timeWindow: 1000 } as never)).toThrow(
+      /unknown option "timeWindow" in app.rateLimit\(\)/,
+    );
+    expect(() => Throttle('5/s', { keyGenerator: () => 'k' } as never)).toThrow(
+      /unknown option "keyGenerator" in @Throttle\(\)/,
+    );
+    app.get('/fine', { config: { rateLimit: { limit: '5/s', hook: 'preHandler' } } }, ok);
+    await app.close();
+  });
 });
 
 describe('@sluice/fastify: app.rateLimit() hook', () => {

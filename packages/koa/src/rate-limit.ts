@@ -1,5 +1,10 @@
 import { type HttpLimitOptions, type LimitInput, SluiceConfigError } from '@sluice/core';
-import { HttpPipeline, type HttpVerdict, type LimiterScope } from '@sluice/core/http';
+import {
+  HttpPipeline,
+  type HttpVerdict,
+  type LimiterScope,
+  splitHttpOptions,
+} from '@sluice/core/http';
 import type { Context, Middleware, Next } from 'koa';
 import { koaBinding } from './binding.js';
 
@@ -20,10 +25,8 @@ export interface KoaRateLimitOptions extends HttpLimitOptions<Context> {
 }
 
 function middleware(options: KoaRateLimitOptions, scope: LimiterScope): Middleware {
-  if (options === null || typeof options !== 'object') {
-    throw new SluiceConfigError('options', options, 'an options object');
-  }
-  const { handler, ...core } = options;
+  const where = scope === 'global' ? 'rateLimit()' : 'throttle()';
+  const [{ handler }, core] = splitHttpOptions(options, ['handler'], where);
   if (handler !== undefined && typeof handler !== 'function') {
     throw new SluiceConfigError('handler', handler, 'a function (ctx, verdict) => void');
   }

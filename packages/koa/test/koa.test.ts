@@ -378,6 +378,19 @@ describe('@sluice/koa', () => {
     expect(() => rateLimit({ handler: 42 as never })).toThrow(/"handler"/);
   });
 
+  it('an unknown option name is a SluiceConfigError saying what to write instead', () => {
+    expect(() => rateLimit({ duration: 60_000, max: 5 } as never)).toThrow(
+      /unknown option "duration" in rateLimit\(\): .*limit: '100\/min'/,
+    );
+    expect(() => throttle('5/s', { hadler: () => undefined } as never)).toThrow(
+      'sluice: unknown option "hadler" in throttle(): did you mean "handler"?',
+    );
+    expect(() => Throttle('5/s', { keyGenerator: () => 'k' } as never)).toThrow(
+      /"keyGenerator".*write key/,
+    );
+    expect(() => rateLimit({ handler: () => undefined, limit: '5/s' })).not.toThrow();
+  });
+
   it("keys by Koa's ctx.ip: the socket address, X-Forwarded-For only with app.proxy, and an ip set before", async () => {
     const seen: string[] = [];
     const build = (proxy: boolean, setIp: boolean) => {

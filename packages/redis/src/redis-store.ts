@@ -1,4 +1,11 @@
-import { type Algorithm, type Decision, SluiceConfigError, type Store } from '@sluice/core';
+import {
+  type Algorithm,
+  type Decision,
+  isRedisClientLike,
+  SluiceConfigError,
+  type Store,
+} from '@sluice/core';
+import { checkOptionNames } from '@sluice/core/http';
 import { Coalescer, masterOf } from './coalescer.js';
 import { DeadlineQueue } from './deadline-queue.js';
 import { FIXED_WINDOW } from './fixed-window.lua.js';
@@ -8,6 +15,8 @@ import type { RedisClient } from './lua-script.js';
 import { keySlot, redisKey } from './redis-key.js';
 import { SLIDING_LOG } from './sliding-log.lua.js';
 import { SLIDING_WINDOW } from './sliding-window.lua.js';
+
+const REDIS_STORE_OPTIONS = ['client', 'prefix', 'hashTag', 'clock', 'timeoutMs'];
 
 /** Options of {@link RedisStore}. */
 export interface RedisStoreOptions {
@@ -94,8 +103,9 @@ const DOWN_ERRORS = {
  * const limiter = new RateLimiter({ algorithm: gcra({ rate: 60, period: '1m' }), store });
  * ```
  *
- * @throws {@link SluiceConfigError} naming `client`, `prefix`, `hashTag`, `clock` or
- *   `timeoutMs`.
+ * @throws {@link SluiceConfigError} naming `client`, `prefix`, `hashTag`, `clock`,
+ *   `timeoutMs` or an unknown option name; for a client given as the options
+ *   (`new RedisStore(client)`), naming `options` and saying `new RedisStore({ client })`.
  */
 export class RedisStore implements Store {
   readonly client: RedisClient;
@@ -121,6 +131,12 @@ export class RedisStore implements Store {
         'an object { client, prefix?, hashTag?, clock?, timeoutMs? }',
       );
     }
+    if (isRedisClientLike(options)) {
+      throw new SluiceConfigError('options', options, 'an object { client, … }', {
+        hint: 'pass the client as an option: `new RedisStore({ client })`',
+      });
+    }
+    checkOptionNames(options, REDIS_STORE_OPTIONS, 'new RedisStore()');
     const { client, prefix = '', clock = 'server', timeoutMs = 500 } = options;
     if (client === null || typeof client !== 'object' || typeof client.evalsha !== 'function') {
       throw new SluiceConfigError('client', client, 'an ioredis Redis or Cluster client');
