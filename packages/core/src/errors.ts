@@ -58,10 +58,20 @@ export class SluiceConfigError extends Error {
    * @param hint - what to write instead.
    */
   static unknownOption(option: string, where: string, hint: string): SluiceConfigError {
-    return new SluiceConfigError(option, undefined, '', {
-      message: `sluice: unknown option "${option}" in ${where}: ${hint}`,
+    const name = optionName(option);
+    return new SluiceConfigError(name, undefined, '', {
+      message: `sluice: unknown option ${name === option ? `"${name}"` : name} in ${where}: ${hint}`,
     });
   }
+}
+
+/**
+ * An option name as errors show it: the name itself when it looks like one (letters, digits,
+ * `_`, `$`, `.`, `-`, at most 40 characters); else `a name of N characters`, since a
+ * property name can carry anything (a Redis URL with its password).
+ */
+export function optionName(name: string): string {
+  return /^[A-Za-z_$][\w$.-]{0,39}$/.test(name) ? name : `a name of ${name.length} characters`;
 }
 
 /** The most object keys {@link describe} lists. */
@@ -90,7 +100,7 @@ export function isRedisClientLike(value: unknown): boolean {
  * with no `@` or `://`, which could carry credentials; else `a string of N characters`),
  * `a function`, `the class RedisStore`, `an array of 3 items`, `an ioredis Redis client`,
  * `an ioredis Cluster client`, `a Map`, `an object with keys a, b` (key names only, at most
- * six, each cut at 40 characters).
+ * six, each as {@link optionName} shows it).
  *
  * @example
  * ```ts
@@ -141,12 +151,8 @@ export function describe(value: unknown): string {
   return `an object with ${keys.length === 1 ? 'key' : 'keys'} ${shown.join(', ')}${more}`;
 }
 
-/**
- * A name to show: a string cut at {@link MAX_SHOWN} characters (`…` for one with `@` or
- * `://`); '' for anything else.
- */
+/** A name to show (see {@link optionName}); '' for anything but a string. */
 function shortName(name: unknown): string {
   if (typeof name !== 'string') return '';
-  if (/@|:\/\//.test(name)) return '…'; // a key such as a URL could carry credentials
-  return name.length <= MAX_SHOWN ? name : `${name.slice(0, MAX_SHOWN)}…`;
+  return optionName(name);
 }

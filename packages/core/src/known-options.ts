@@ -1,4 +1,4 @@
-import { SluiceConfigError } from './errors.js';
+import { optionName, SluiceConfigError } from './errors.js';
 
 /**
  * What to write instead of an option name other rate limiters use (express-rate-limit,
@@ -91,6 +91,7 @@ export function closestName(name: string, known: readonly string[]): string | un
  * mean" for a near miss of a known name, else the list of known names.
  */
 export function unknownOptionHint(name: string, known: readonly string[]): string {
+  if (optionName(name) !== name) return `the options are ${known.join(', ')}`;
   const close = closestName(name, known);
   if (close !== undefined) return `did you mean "${close}"?`;
   if (Object.hasOwn(PEER_NAMES, name)) return `sluice has no "${name}": ${PEER_NAMES[name]}`;
