@@ -85,7 +85,7 @@ const DOWN_ERRORS = {
 };
 
 /**
- * A {@link Store} on Redis or Redis Cluster (ioredis 5): every decision is one `EVALSHA` of
+ * A {@link Store} on Redis or Redis Cluster (ioredis 5 or 6): every decision is one `EVALSHA` of
  * the algorithm's Lua twin (reloaded with `EVAL` on `NOSCRIPT`), atomic, so any number of
  * processes sharing a key admit exactly the limit. Every key has an expiry, so idle keys
  * leave Redis. Keys are `<prefix><key>` on a standalone `Redis` and `<prefix>{<key>}` (a

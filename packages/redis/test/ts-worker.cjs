@@ -3,6 +3,7 @@
 //
 // - ts-node (root devDependency) transpiles .ts on require (transpile-only, CommonJS, even
 //   though the package is "type": "module");
+// - with SLUICE_IOREDIS=5, `ioredis` resolves to the `ioredis5` alias (ioredis 5);
 // - `@sluice/<name>` resolves to packages/<name>/src/index.ts and `./x.js` to `./x.ts`, the
 //   same mapping jest.config.ts's moduleNameMapper does for the tests.
 const Module = require('node:module');
@@ -12,6 +13,10 @@ const path = require('node:path');
 const packagesDir = path.resolve(__dirname, '..', '..');
 const resolve = Module._resolveFilename;
 Module._resolveFilename = function resolveTs(request, parent, ...rest) {
+  // SLUICE_IOREDIS=5: ioredis 5 (the `ioredis5` alias), as jest.config.ts maps it.
+  if (request === 'ioredis' && process.env.SLUICE_IOREDIS === '5') {
+    return resolve.call(this, 'ioredis5', parent, ...rest);
+  }
   const named = /^@sluice\/(core|redis)$/.exec(request);
   if (named) {
     return resolve.call(this, path.join(packagesDir, named[1], 'src', 'index.ts'), parent, ...rest);
