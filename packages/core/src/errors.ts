@@ -1,3 +1,5 @@
+import { brandClass } from './process-global.js';
+
 /**
  * Thrown when a limiter, algorithm, store or middleware is constructed with an invalid
  * value or an unknown option name. The message names the option and describes the value by
@@ -73,6 +75,9 @@ export class SluiceConfigError extends Error {
 export function optionName(name: string): string {
   return /^[A-Za-z_$][\w$.-]{0,39}$/.test(name) ? name : `a name of ${name.length} characters`;
 }
+
+// `instanceof SluiceConfigError` holds for errors thrown by either build (ESM or CommonJS).
+brandClass(SluiceConfigError, 'SluiceConfigError');
 
 /** The most object keys {@link describe} lists. */
 const MAX_KEYS = 6;

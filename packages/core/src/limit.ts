@@ -2,6 +2,7 @@ import { type Algorithm, isAlgorithm } from './algorithm.js';
 import { type Duration, parseWholeMs, wholeMs } from './duration.js';
 import { SluiceConfigError } from './errors.js';
 import { gcra } from './gcra.js';
+import { brandClass } from './process-global.js';
 import { integerAtLeast } from './validate.js';
 
 const SECOND_MS = 1000;
@@ -240,6 +241,9 @@ export class Limit {
     });
   }
 }
+
+// An ESM-built Limit is a Limit to the CommonJS build too (and the reverse).
+brandClass(Limit, 'Limit');
 
 /** The shared {@link Limit.none} instance, built on first use. */
 let noneLimit: Limit | undefined;

@@ -103,4 +103,47 @@ describe('@sluice/core built package', () => {
     expect(result.first).toMatchObject({ allowed: true, limit: 1, remaining: 0 });
     expect(result.second).toMatchObject({ allowed: false, remaining: 0 });
   });
+
+  it('the ESM and CommonJS builds loaded in one process share the registry and the default stores', () => {
+    // One ESM process imports the ESM build and requires the CommonJS one.
+    const script = `
+      import { createRequire } from 'node:module';
+      const esm = await import('@sluice/core');
+      const esmHttp = await import('@sluice/core/http');
+      const require = createRequire(import.meta.url);
+      const cjs = require('@sluice/core');
+      const cjsHttp = require('@sluice/core/http');
+      const app = {};
+      esm.throttles.define('login', () => esm.Limit.perMinute(5));
+      const limits = cjs.resolveLimitInput('throttle:login');
+      console.log(JSON.stringify({
+        twoBuilds: esm.RateLimiter !== cjs.RateLimiter,
+        sameRegistry: esm.throttles === cjs.throttles,
+        seenByCjs: cjs.throttles.has('login'),
+        cjsNames: cjs.throttles.names,
+        resolved: limits.limitsFor({ ip: '127.0.0.1' }).length,
+        limitAcross: esm.Limit.perMinute(1) instanceof cjs.Limit,
+        errorAcross: new cjs.SluiceConfigError('x', 1, 'y') instanceof esm.SluiceConfigError,
+        sameProcessStore: esmHttp.defaultStoreOf(undefined) === cjsHttp.defaultStoreOf(undefined),
+        sameAppStore: esmHttp.defaultStoreOf(app) === cjsHttp.defaultStoreOf(app),
+        otherApp: esmHttp.defaultStoreOf({}) !== cjsHttp.defaultStoreOf(app),
+      }));
+    `;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: packageDir,
+      encoding: 'utf8',
+    });
+    expect(JSON.parse(out.trim())).toEqual({
+      twoBuilds: true,
+      sameRegistry: true,
+      seenByCjs: true,
+      cjsNames: ['login'],
+      resolved: 1,
+      limitAcross: true,
+      errorAcross: true,
+      sameProcessStore: true,
+      sameAppStore: true,
+      otherApp: true,
+    });
+  });
 });
