@@ -1,5 +1,5 @@
 /**
- * `@sluice/core`: what users write (DESIGN §1): the algorithms, stores, `RateLimiter`,
+ * `@sluice/core`: what users write: the algorithms, stores, `RateLimiter`,
  * limits, throttle strings and named limiters, and the types of the HTTP options every
  * adapter takes. Adapter plumbing is on the `@sluice/core/http` subpath.
  *

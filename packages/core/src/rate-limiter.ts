@@ -64,7 +64,7 @@ interface LimiterConfig {
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * Applies one algorithm on one store to keys: the core of sluice (DESIGN §3).
+ * Applies one algorithm on one store to keys: the core of sluice.
  *
  * ```ts
  * const limiter = new RateLimiter({ algorithm: gcra({ rate: 30, period: '1m', burst: 15 }) });

@@ -119,7 +119,7 @@ brandClass(ThrottleRegistry, 'ThrottleRegistry');
 export const throttles: ThrottleRegistry = processGlobal('throttles', () => new ThrottleRegistry());
 
 /**
- * A route's limit as configured (DESIGN §4): a throttle string (see `parseThrottle`), a
+ * A route's limit as configured: a throttle string (see `parseThrottle`), a
  * {@link Limit}, or an array of them (the request must pass every one).
  */
 export type LimitInput = string | Limit | ReadonlyArray<string | Limit>;

@@ -129,7 +129,7 @@ function setup(app: FastifyInstance, options: FastifyRateLimitOptions): void {
  *   once. A denied request gets the core's headers, `Retry-After` and body (429, JSON) or
  *   `errorResponseBuilder`'s; the handler does not run.
  *
- * Semantics follow DESIGN §4–§7, @fastify/rate-limit (plugin shape, `global`,
+ * Semantics follow @fastify/rate-limit (plugin shape, `global`,
  * `errorResponseBuilder`, per-route `config.rateLimit`) and Laravel `ThrottleRequests`.
  *
  * @throws `SluiceConfigError` (from @sluice/core) from `register` for an invalid option,

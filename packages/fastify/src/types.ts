@@ -16,7 +16,7 @@ export type ErrorResponseBuilder = (request: FastifyRequest, verdict: HttpVerdic
 
 /**
  * Options of the per-route forms (`config: { rateLimit: { … } }`, `app.rateLimit({ … })`,
- * `@Throttle(limit, { … })`): the core's `HttpLimitOptions` (DESIGN §7: `limit`, `algorithm`,
+ * `@Throttle(limit, { … })`): the core's `HttpLimitOptions` (`limit`, `algorithm`,
  * `store`, `clock`, `prefix`, `throttles`, `user`, `key`, `ipv6Subnet`, `headers`, `skip`,
  * `onLimited`, `message`, `statusCode`, `onStoreError`, `logger`) plus `errorResponseBuilder`.
  * In `config.rateLimit` and `app.rateLimit()`, an option left out is inherited from the

@@ -9,8 +9,8 @@ import type { Context, Middleware, Next } from 'koa';
 import { koaBinding } from './binding.js';
 
 /**
- * Options of {@link rateLimit} and {@link throttle}: the core's `HttpLimitOptions` (DESIGN
- * §7) with Koa's `ctx` as the request, plus Koa's way to replace the 429 answer. Koa's own
+ * Options of {@link rateLimit} and {@link throttle}: the core's `HttpLimitOptions` with
+ * Koa's `ctx` as the request, plus Koa's way to replace the 429 answer. Koa's own
  * defaults: `user` is `ctx.state.user?.id`; the client IP is `ctx.ip` (so `app.proxy` /
  * `X-Forwarded-For` rules apply).
  */
@@ -48,7 +48,7 @@ function middleware(options: KoaRateLimitOptions, scope: LimiterScope): Middlewa
 
 /**
  * Koa middleware that limits every request it sees as a **global** limit (semantics of
- * koa-ratelimit and Laravel's ThrottleRequests; DESIGN §5–§7): one bucket per subject
+ * koa-ratelimit and Laravel's ThrottleRequests): one bucket per subject
  * across all routes (route segment `*`), wherever it is mounted (`app.use`, `router.use`);
  * handlers marked `@SkipThrottle()` are exempt. Each response gets `X-RateLimit-Limit`,
  * `-Remaining`, `-Reset` (or the `headers` style chosen) and `ctx.state.rateLimit`; a denied

@@ -22,8 +22,9 @@ import type { HeaderStyle, HeadersOption } from './headers.js';
 import type { RequestView } from './request-view.js';
 
 /**
- * The options every adapter's `rateLimit(options)` and `throttle(limit, options)` accept
- * (DESIGN §7). Parsed and validated once, when the middleware is created.
+ * The options every adapter's `rateLimit(options)` and `throttle(limit, options)` accept.
+ * Parsed and validated once, when the middleware is created: an invalid value or an
+ * unknown option name is a `SluiceConfigError` then, never on a request.
  *
  * @typeParam Req - the framework's request type (what `user` receives).
  *
