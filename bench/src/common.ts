@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import { type Algorithm, gcra } from '@sluice/core';
+import { type RedisProcess, startRedis } from '@sluice/test-kit';
 import Table from 'cli-table3';
-import { type RedisProcess, startRedis } from '../../packages/redis/test/redis-server.js';
 
 /** The script's own arguments: pnpm passes `--` through (`pnpm bench:core -- --rounds 3`). */
 export const scriptArgs = (): string[] => process.argv.slice(2).filter((arg) => arg !== '--');
@@ -95,4 +95,33 @@ export async function withRedis<T>(fn: (server: RedisProcess) => Promise<T>): Pr
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.off(signal, onSignal);
     await stop();
   }
+}
+
+/**
+ * Decisions/s of `consume` with `inflight` calls outstanding for `ms`: one async worker per
+ * slot, each calling again as soon as its call settles, over `keys` round robin.
+ */
+export async function measureRate(
+  consume: (key: string) => Promise<unknown>,
+  keys: string[],
+  ms: number,
+  inflight: number,
+): Promise<number> {
+  const n = keys.length;
+  let i = 0;
+  let ops = 0;
+  const start = performance.now();
+  const end = start + ms;
+  const worker = async () => {
+    while (performance.now() < end) {
+      const key = keys[i]!;
+      if (++i === n) i = 0;
+      await consume(key);
+      ops++;
+    }
+  };
+  const workers: Promise<void>[] = [];
+  for (let w = 0; w < inflight; w++) workers.push(worker());
+  await Promise.all(workers);
+  return (ops * 1000) / (performance.now() - start);
 }

@@ -32,8 +32,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import type { RedisProcess } from '@sluice/test-kit';
 import autocannon from 'autocannon';
-import type { RedisProcess } from '../../packages/redis/test/redis-server.js';
 import {
   canPin,
   machine,

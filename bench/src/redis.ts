@@ -17,12 +17,13 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs, promisify } from 'node:util';
 import { type Algorithm, gcra, RateLimiter } from '@sluice/core';
 import { LUA_SOURCES, RedisStore } from '@sluice/redis';
+import type { RedisProcess } from '@sluice/test-kit';
 import { Redis } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
-import type { RedisProcess } from '../../packages/redis/test/redis-server.js';
 import {
   gcraAlgo,
   machine,
+  measureRate,
   median,
   plainTable,
   RESIDENT_CONFIG,
@@ -31,6 +32,7 @@ import {
   scriptArgs,
   withRedis,
 } from './common.js';
+import { type OverLimitReport, overLimitSection } from './redis-over-limit.js';
 
 const run = promisify(execFile);
 
@@ -49,6 +51,8 @@ const { values: args } = parseArgs({
     'scale-keys': { type: 'string', default: '1000,100000,1000000' },
     'scale-rounds': { type: 'string', default: '3' },
     'scale-ms': { type: 'string', default: '1000' },
+    /** Skip the over-limit section (keys over their limit, with and without the cache). */
+    'no-over-limit': { type: 'boolean', default: false },
   },
 });
 const ROUNDS = Number(args.rounds);
@@ -116,31 +120,9 @@ function rlfSubject(port: number, autoPipelining: boolean): Subject {
   };
 }
 
-/** Decisions/s with `inflight` calls outstanding for `ms`. */
-async function measure(
-  consume: Consume,
-  keys: string[],
-  ms: number,
-  inflight = INFLIGHT,
-): Promise<number> {
-  const n = keys.length;
-  let i = 0;
-  let ops = 0;
-  const start = performance.now();
-  const end = start + ms;
-  const worker = async () => {
-    while (performance.now() < end) {
-      const key = keys[i]!;
-      if (++i === n) i = 0;
-      await consume(key);
-      ops++;
-    }
-  };
-  const workers: Promise<void>[] = [];
-  for (let w = 0; w < inflight; w++) workers.push(worker());
-  await Promise.all(workers);
-  return (ops * 1000) / (performance.now() - start);
-}
+/** Decisions/s with `inflight` calls outstanding for `ms` (default `--inflight`). */
+const measure = (consume: Consume, keys: string[], ms: number, inflight = INFLIGHT) =>
+  measureRate(consume, keys, ms, inflight);
 
 // ---------------------------------------------------------------------------------------
 // Scale (--scale): decisions/s and server memory per key over 1k, 100k and 1M resident keys.
@@ -241,6 +223,8 @@ export interface RedisReport {
   }[];
   ceiling: { rate: number; rounds: number[] };
   memory: { label: string; key: string; bytes: number; verdict: string }[];
+  /** Keys over their limit, with and without the over-limit cache (see redis-over-limit.ts). */
+  overLimit?: OverLimitReport;
   scale?: {
     config: string;
     rounds: number;
@@ -447,6 +431,11 @@ async function main(server: RedisProcess): Promise<boolean> {
   }
   console.log(m.toString());
   report.ceiling = { rate: top, rounds: ceilings };
+
+  if (!args['no-over-limit']) {
+    console.log('');
+    report.overLimit = await overLimitSection(server.port, ROUNDS, MEASURE_MS, INFLIGHT, KEYS);
+  }
 
   if (args.scale) {
     const rows: ScaleRow[] = [];

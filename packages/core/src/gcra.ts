@@ -2,7 +2,7 @@ import type { Algorithm, State, StepResult } from './algorithm.js';
 import type { Decision } from './decision.js';
 import { type Duration, parseDuration } from './duration.js';
 import { SluiceConfigError } from './errors.js';
-import { checkOptionNames } from './known-options.js';
+import { checkOptionNames, optionNames } from './known-options.js';
 import { divide, type Fraction, toFraction } from './rational.js';
 import { integerAtLeast, positiveNumber } from './validate.js';
 
@@ -116,7 +116,7 @@ export class GcraAlgorithm implements Algorithm {
   }
 }
 
-const GCRA_OPTIONS = ['rate', 'period', 'burst'];
+const GCRA_OPTIONS = optionNames<GcraOptions>({ rate: true, period: true, burst: true });
 
 /** Options of {@link gcra}. */
 export interface GcraOptions {

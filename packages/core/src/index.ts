@@ -34,13 +34,15 @@ export type { LimitAlgorithmFactory, LimitQuota } from './limit.js';
 export { defaultLimitAlgorithm, Limit, limitAlgorithm } from './limit.js';
 export type { MemoryKeySpace, MemoryStoreOptions } from './memory-store.js';
 export { MemoryStore } from './memory-store.js';
+export type { OverLimitCacheOptions } from './over-limit-cache.js';
+export { DEFAULT_OVER_LIMIT_KEYS, OverLimitCache } from './over-limit-cache.js';
 export type { Rate } from './rate.js';
 export type { AcquireOptions, ConsumeOptions, RateLimiterOptions } from './rate-limiter.js';
 export { RateLimiter } from './rate-limiter.js';
 export { SlidingLogAlgorithm, slidingLog } from './sliding-log.js';
 export { SlidingWindowAlgorithm, slidingWindow } from './sliding-window.js';
-export type { Store } from './store.js';
-export { scopeOf } from './store.js';
+export type { Store, StoreRequest } from './store.js';
+export { consumeEach, fullKey, scopeOf } from './store.js';
 export type { StoreErrorPolicy, StoreFailureLogger } from './store-failure.js';
 export { DENY_RETRY_MS, FailSafeStore } from './store-failure.js';
 export type {

@@ -99,6 +99,20 @@ export function unknownOptionHint(name: string, known: readonly string[]): strin
 }
 
 /**
+ * The names of an options type, from an object that must list every one of them: adding an
+ * option to the type without adding it here is a compile error, so the unknown-name check
+ * can never reject a real option.
+ *
+ * @example
+ * ```ts
+ * const GCRA_OPTIONS = optionNames<GcraOptions>({ rate: true, period: true, burst: true });
+ * ```
+ */
+export function optionNames<T>(names: Record<keyof T, true>): readonly string[] {
+  return Object.keys(names);
+}
+
+/**
  * Checks that every own enumerable property name of `options` is one of `known`: an option
  * sluice would otherwise ignore (a typo, or another rate limiter's name for it) is a
  * {@link SluiceConfigError} naming it (`error.option`) and saying what to write instead.

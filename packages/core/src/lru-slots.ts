@@ -1,8 +1,26 @@
 /**
- * A fixed-capacity LRU over integer **slots**, each holding a string key of some key space
- * (a `Map<string, slot>` owned by the caller), for the memory store's
- * hot path: one `Map` lookup per access, recency kept in typed arrays, no allocation once a
- * key has a slot. The caller keeps per-slot data in its own arrays indexed by slot.
+ * A fixed-capacity store of integer **slots**, each holding a string key of some **group**
+ * (a key space: a `Map<string, slot>` owned by the caller, see {@link LruSlots.addGroup}),
+ * for the memory store's hot path: one `Map` lookup per access, recency kept in typed
+ * arrays, no allocation once a key has a slot. The caller keeps per-slot data in its own
+ * arrays indexed by slot.
+ *
+ * Each group has two LRU lists: its **open** keys and its **denied** keys (the last decision
+ * on the key was a denial, remembered with the time it ends: {@link LruSlots.deny}).
+ *
+ * Eviction, when full, is fair between groups, so one group spraying keys evicts its own:
+ * - the victim group is the inserting group itself when it holds at least its share
+ *   (`capacity / groups holding keys`, the inserting one counted); otherwise a group over
+ *   its share (there is one, as the store is full), found by a cursor that stays on it;
+ * - in the victim group: the least recently denied key whose denial has ended, else the
+ *   least recently used open key, else (every key of the group currently denied) the least
+ *   recently denied key.
+ *
+ * A denied key is thus evicted only when its group holds more than its share and nothing
+ * but denied keys. Whether a denial has ended is checked on the head of the denied list
+ * only (keys there are in the order they were last denied), so a denied key behind one
+ * whose denial ends later stays protected a little longer; never the other way round for
+ * the head.
  *
  * Why not `lru-cache`: it costs two map lookups per read-modify-write (get, then set) and
  * has no in-place update; measured on this hot path it was level with
@@ -13,14 +31,29 @@ export class LruSlots {
   readonly capacity: number;
   #count = 0;
   #keys: (string | undefined)[] = [];
-  /** The key space (map) each slot's key lives in. */
-  #spaces: (Map<string, number> | undefined)[] = [];
   #prev = new Int32Array(0);
   #next = new Int32Array(0);
-  /** Least recently used slot, or -1. */
-  #head = -1;
-  /** Most recently used slot, or -1. */
-  #tail = -1;
+  /** The list each slot is in: `2 * group` (open) or `2 * group + 1` (denied); -1 if free. */
+  #list = new Int32Array(0);
+  /** When the denial of a slot in a denied list ends (ms, the caller's clock). */
+  #until = new Float64Array(0);
+  /** The key space (map) of each group. */
+  readonly #maps: Map<string, number>[] = [];
+  /** Least recently used slot of each list, or -1. */
+  #head = new Int32Array(0);
+  /** Most recently used slot of each list, or -1. */
+  #tail = new Int32Array(0);
+  /**
+   * The slot last put at the end of an open list, while it is still there, or -1: the
+   * one-key hot path ({@link LruSlots.allow} on it) costs one compare.
+   */
+  #lastOpen = -1;
+  /** Keys in each list. */
+  #length = new Int32Array(0);
+  /** Groups holding at least one key. */
+  #groupsHolding = 0;
+  /** Where the search for a group over its share starts (see `#overShare`). */
+  #cursor = 0;
   /** Slots handed out so far (slots >= this are unused). */
   #used = 0;
   /** A free slot list threaded through `#next`, or -1. */
@@ -41,36 +74,86 @@ export class LruSlots {
     this.#grow(Math.min(capacity, 1024));
   }
 
-  /** Number of keys held, over every key space. */
+  /** Number of keys held, over every group. */
   get size(): number {
     return this.#count;
   }
 
-  /** Marks `slot` most recently used. */
-  touch(slot: number): void {
-    if (slot === this.#tail) return;
-    const prev = this.#prev;
-    const next = this.#next;
-    const p = prev[slot]!;
-    const n = next[slot]!;
-    if (p === -1) this.#head = n;
-    else next[p] = n;
-    prev[n] = p; // n !== -1 since slot is not the tail
-    prev[slot] = this.#tail;
-    next[slot] = -1;
-    next[this.#tail] = slot;
-    this.#tail = slot;
+  /** Slots handed out so far: every held slot is below this. */
+  get span(): number {
+    return this.#used;
+  }
+
+  /** Whether `slot` holds a key. */
+  holds(slot: number): boolean {
+    return this.#keys[slot] !== undefined;
   }
 
   /**
-   * Adds `key` (not present in `space`) as most recently used, evicting the least recently
-   * used key of any space when full. `space` maps keys to slots; the caller looks keys up in
-   * it directly (one map lookup per access).
+   * A new group whose keys live in `map` (several groups may share a map: their keys then
+   * must not collide). Returns its id, for {@link LruSlots.insert}.
    */
-  insert(space: Map<string, number>, key: string): number {
+  addGroup(map: Map<string, number>): number {
+    const group = this.#maps.length;
+    this.#maps.push(map);
+    if (2 * group + 2 > this.#head.length) {
+      const length = Math.max(8, 2 * this.#head.length);
+      this.#head = grown(new Int32Array(length).fill(-1), this.#head);
+      this.#tail = grown(new Int32Array(length).fill(-1), this.#tail);
+      this.#length = grown(new Int32Array(length), this.#length);
+    }
+    return group;
+  }
+
+  /** Keys `group` holds. */
+  countOf(group: number): number {
+    return this.#length[2 * group]! + this.#length[2 * group + 1]!;
+  }
+
+  /** Whether `slot` is in its group's denied list. */
+  isDenied(slot: number): boolean {
+    return (this.#list[slot]! & 1) === 1;
+  }
+
+  /** Marks `slot` most recently used, in the list it is in (open or denied). */
+  touch(slot: number): void {
+    const list = this.#list[slot]!;
+    if (slot === this.#tail[list]) return;
+    this.#unlink(slot, list);
+    this.#link(slot, list);
+  }
+
+  /** Marks `slot` most recently used and open (its last decision admitted it). */
+  allow(slot: number): void {
+    if (slot !== this.#lastOpen) this.#open(slot);
+  }
+
+  /**
+   * Marks `slot` most recently denied: it is evicted after every open key of its group
+   * until `untilMs` (the caller's clock; see the class comment).
+   */
+  deny(slot: number, untilMs: number): void {
+    this.#until[slot] = untilMs;
+    const list = this.#list[slot]!;
+    if ((list & 1) === 1) {
+      this.touch(slot);
+      return;
+    }
+    this.#unlink(slot, list);
+    this.#length[list]!--;
+    this.#length[list + 1]!++;
+    this.#list[slot] = list + 1;
+    this.#link(slot, list + 1);
+  }
+
+  /**
+   * Adds `key` (not present in the group's map) as most recently used and open, evicting a
+   * key when full (see the class comment; `nowMs` tells which denials have ended).
+   */
+  insert(group: number, key: string, nowMs: number): number {
     let slot: number;
     if (this.#count >= this.capacity) {
-      slot = this.#head;
+      slot = this.#victim(group, nowMs);
       this.#release(slot);
     } else if (this.#free !== -1) {
       slot = this.#free;
@@ -80,15 +163,13 @@ export class LruSlots {
         this.#grow(Math.min(this.capacity, this.#keys.length * 2));
       slot = this.#used++;
     }
-    space.set(key, slot);
+    this.#maps[group]!.set(key, slot);
+    if (this.countOf(group) === 0) this.#groupsHolding++;
     this.#count++;
     this.#keys[slot] = key;
-    this.#spaces[slot] = space;
-    this.#prev[slot] = this.#tail;
-    this.#next[slot] = -1;
-    if (this.#tail === -1) this.#head = slot;
-    else this.#next[this.#tail] = slot;
-    this.#tail = slot;
+    this.#list[slot] = 2 * group;
+    this.#length[2 * group]!++;
+    this.#link(slot, 2 * group);
     return slot;
   }
 
@@ -99,10 +180,11 @@ export class LruSlots {
     this.#free = slot;
   }
 
-  /** Every (key, slot) held, least recently used first. */
+  /** Every (key, slot) held, in slot order. */
   *entries(): IterableIterator<[string, number]> {
-    for (let slot = this.#head; slot !== -1; slot = this.#next[slot]!) {
-      yield [this.#keys[slot]!, slot];
+    for (let slot = 0; slot < this.#used; slot++) {
+      const key = this.#keys[slot];
+      if (key !== undefined) yield [key, slot];
     }
   }
 
@@ -111,29 +193,101 @@ export class LruSlots {
     for (const [, slot] of [...this.entries()]) this.remove(slot);
   }
 
+  /** {@link LruSlots.allow} off its fast path: moves `slot` to the end of its open list. */
+  #open(slot: number): void {
+    const list = this.#list[slot]!;
+    if ((list & 1) === 0) {
+      if (slot === this.#tail[list]) return;
+      this.#unlink(slot, list);
+      this.#link(slot, list);
+    } else {
+      this.#unlink(slot, list);
+      this.#length[list]!--;
+      this.#length[list - 1]!++;
+      this.#list[slot] = list - 1;
+      this.#link(slot, list - 1);
+    }
+  }
+
+  /** The slot to evict for an insert into `group` (the store is full). */
+  #victim(group: number, nowMs: number): number {
+    const held = this.countOf(group);
+    const groups = this.#groupsHolding + (held === 0 ? 1 : 0);
+    const from = held > 0 && held * groups >= this.capacity ? group : this.#overShare(groups);
+    const denied = this.#head[2 * from + 1]!;
+    if (denied !== -1 && this.#until[denied]! <= nowMs) return denied;
+    const open = this.#head[2 * from]!;
+    return open !== -1 ? open : denied;
+  }
+
+  /**
+   * A group holding more than its share (`capacity / groups`); the search starts at the
+   * last one found, so repeated evictions cost O(1) while it stays over its share. One
+   * exists whenever the inserting group is under its share of a full store.
+   */
+  #overShare(groups: number): number {
+    const total = this.#maps.length;
+    let group = this.#cursor;
+    let largest = group;
+    for (let i = 0; i < total; i++) {
+      const held = this.countOf(group);
+      if (held * groups > this.capacity) {
+        this.#cursor = group;
+        return group;
+      }
+      if (held > this.countOf(largest)) largest = group;
+      group = group + 1 === total ? 0 : group + 1;
+    }
+    return largest;
+  }
+
   #release(slot: number): void {
     this.#onRelease(slot);
-    this.#spaces[slot]!.delete(this.#keys[slot]!);
+    const list = this.#list[slot]!;
+    const group = list >> 1;
+    this.#maps[group]!.delete(this.#keys[slot]!);
     this.#count--;
     this.#keys[slot] = undefined;
-    this.#spaces[slot] = undefined;
+    this.#unlink(slot, list);
+    this.#length[list]!--;
+    this.#list[slot] = -1;
+    if (this.countOf(group) === 0) this.#groupsHolding--;
+  }
+
+  /** Takes `slot` out of `list` (its length is the caller's). */
+  #unlink(slot: number, list: number): void {
+    if (slot === this.#lastOpen) this.#lastOpen = -1;
     const p = this.#prev[slot]!;
     const n = this.#next[slot]!;
-    if (p === -1) this.#head = n;
+    if (p === -1) this.#head[list] = n;
     else this.#next[p] = n;
-    if (n === -1) this.#tail = p;
+    if (n === -1) this.#tail[list] = p;
     else this.#prev[n] = p;
   }
 
+  /** Puts `slot` at the most recently used end of `list` (its length is the caller's). */
+  #link(slot: number, list: number): void {
+    const tail = this.#tail[list]!;
+    this.#prev[slot] = tail;
+    this.#next[slot] = -1;
+    if (tail === -1) this.#head[list] = slot;
+    else this.#next[tail] = slot;
+    this.#tail[list] = slot;
+    if ((list & 1) === 0) this.#lastOpen = slot;
+  }
+
   #grow(length: number): void {
-    const prev = new Int32Array(length);
-    const next = new Int32Array(length);
-    prev.set(this.#prev);
-    next.set(this.#next);
-    this.#prev = prev;
-    this.#next = next;
+    this.#prev = grown(new Int32Array(length), this.#prev);
+    this.#next = grown(new Int32Array(length), this.#next);
+    this.#list = grown(new Int32Array(length).fill(-1), this.#list);
+    this.#until = grown(new Float64Array(length), this.#until);
     this.#keys.length = length;
-    this.#spaces.length = length;
     this.#onGrow(length);
   }
+}
+
+/** `to`, holding `from`'s values at its start. */
+function grown<T extends Int32Array | Float64Array>(to: T, from: T): T {
+  to.set(from);
+  return to;
 }

@@ -1,9 +1,10 @@
 import { type Algorithm, expiryOf, type State } from './algorithm.js';
 import type { Decision } from './decision.js';
 import { SluiceConfigError } from './errors.js';
+import { FlatGroups } from './flat-groups.js';
 import { checkOptionNames } from './known-options.js';
 import { LruSlots } from './lru-slots.js';
-import type { Store } from './store.js';
+import { consumeEach, type Store, type StoreRequest } from './store.js';
 import { integerAtLeast } from './validate.js';
 
 /** A key space of a {@link MemoryStore} (see {@link MemoryStore.space}): opaque to callers. */
@@ -12,23 +13,49 @@ export type MemoryKeySpace = Map<string, number>;
 /** Options of {@link MemoryStore}. */
 export interface MemoryStoreOptions {
   /**
-   * The most keys held at once: an integer >= 1. When full, the least recently used key is
-   * dropped (its next request sees a full quota). Default 100 000. Memory grows with the
-   * keys actually held (about 80 bytes per GCRA key plus the key's text), not with maxKeys.
+   * The most keys held at once: an integer >= 1. When full, one key is dropped to make room
+   * (its next request sees a full quota): an expired key if a short sweep finds one, else a
+   * key chosen fairly between key spaces, open keys before denied ones (see
+   * {@link MemoryStore}). Default 100 000. Memory grows with the keys actually held (about
+   * 80 bytes per GCRA key plus the key's text), not with maxKeys.
    */
   maxKeys?: number;
 }
 
+/** Slots looked at for an expired key before a live key is evicted. */
+const SWEEP_SLOTS = 4;
+
 /**
  * The embedded, in-process store (the default). O(1) per decision; the key count is
- * bounded by an LRU so spraying random keys cannot grow memory without limit (one map
+ * bounded by `maxKeys` so spraying random keys cannot grow memory without limit (one map
  * lookup per decision; single-number states such as GCRA's TAT live unboxed in a
  * `Float64Array`);
  * a key whose state has expired is treated as absent and dropped when seen, and
  * {@link MemoryStore.size} does not count it.
  *
+ * **Eviction** (when `maxKeys` keys are held and a new key comes): spraying keys cannot
+ * reset someone else's bucket (DESIGN §8).
+ * 1. An expired key, if one of the next few slots of a sweep through the store holds one.
+ * 2. Else a key of the inserting key space when it holds at least its share of the store
+ *    (`maxKeys / key spaces holding keys`), otherwise of a key space over its share. A key
+ *    space is a limiter prefix's ({@link MemoryStore.space}: one per `RateLimiter` prefix,
+ *    one per HTTP limit, route and kind of subject); flat keys are grouped by their text up
+ *    to the second `:`. So a million keys sprayed through one limiter evict that limiter's
+ *    own keys, not another's (unless the other holds more than its share).
+ * 3. Within that key space: a key whose last decision was a denial is kept until that
+ *    denial's retry time (`now + retryAfterMs`) while the space has any other key to give;
+ *    among the rest, the least recently used goes.
+ *
  * Its notion of "now" is the clock of the decisions it makes (the limiter's injected
  * clock), so tests with a fake clock see keys expire on the fake timeline.
+ *
+ * @example
+ * ```ts
+ * const store = new MemoryStore({ maxKeys: 50_000 });
+ * const api = new RateLimiter({ algorithm: gcra({ rate: 100, period: '1m' }), store, prefix: 'api' });
+ * const login = new RateLimiter({ algorithm: gcra({ rate: 5, period: '1m' }), store, prefix: 'login' });
+ * // However many distinct keys go through `api`, an exhausted `login` key stays denied.
+ * ```
  *
  * @throws {@link SluiceConfigError} naming `maxKeys` when it is not an integer >= 1, or an
  *   unknown option name.
@@ -38,13 +65,19 @@ export class MemoryStore implements Store {
   readonly #slots: LruSlots;
   /** Keys given to `consume` (the Store interface): full keys such as `sluice:user:1`. */
   readonly #keys = new Map<string, number>();
+  /** The eviction groups of flat keys (see flat-groups.ts). */
+  readonly #flatGroups: FlatGroups;
   /** Per-limiter key spaces, by prefix (see {@link MemoryStore.space}). */
   readonly #spaces = new Map<string, MemoryKeySpace>();
+  /** The eviction group of each key space. */
+  readonly #spaceGroups = new Map<MemoryKeySpace, number>();
   /** Single-number states (GCRA TAT), by slot. */
   #numbers = new Float64Array(0);
   /** Array states (windows, logs), by slot; `undefined` where the state is a number. */
   #arrays: (number[] | undefined)[] = [];
   #lastNow = 0;
+  /** The next slot the sweep for expired keys looks at. */
+  #sweep = 0;
 
   constructor(options: MemoryStoreOptions = {}) {
     if (options === null || typeof options !== 'object') {
@@ -64,6 +97,7 @@ export class MemoryStore implements Store {
         this.#arrays[slot] = undefined;
       },
     );
+    this.#flatGroups = new FlatGroups(() => this.#slots.addGroup(this.#keys));
   }
 
   consume(key: string, algorithm: Algorithm, cost: number, nowMs: number): Decision {
@@ -74,13 +108,15 @@ export class MemoryStore implements Store {
    * The key space of one limiter prefix: `consumeIn(space(prefix), key, …)` decides on the
    * same state as `consume(prefix + key, …)` would in a store of its own, without building
    * the prefixed string on every call (the hot path of `RateLimiter`). Spaces are separate
-   * from the full keys given to {@link MemoryStore.consume}; all share `maxKeys` and the LRU.
+   * from the full keys given to {@link MemoryStore.consume}; all share `maxKeys`, and each
+   * is one eviction group (see {@link MemoryStore}).
    */
   space(prefix: string): MemoryKeySpace {
     let space = this.#spaces.get(prefix);
     if (space === undefined) {
       space = new Map();
       this.#spaces.set(prefix, space);
+      this.#spaceGroups.set(space, this.#slots.addGroup(space));
     }
     return space;
   }
@@ -107,7 +143,7 @@ export class MemoryStore implements Store {
   ): Decision {
     if (nowMs > this.#lastNow) this.#lastNow = nowMs;
     const slots = this.#slots;
-    let slot = space.get(key);
+    const slot = space.get(key);
     let state: State | undefined;
     if (slot !== undefined) {
       state = this.#arrays[slot] ?? this.#numbers[slot]!;
@@ -115,20 +151,103 @@ export class MemoryStore implements Store {
     }
     const result = algorithm.step(state, nowMs, cost);
     const next = result.state;
+    const decision = result.decision;
+    // Neither `result` nor `decision` is passed on: a caller that drops or only reads the
+    // decision then allocates neither (escape analysis).
+    if (next === undefined || slot === undefined || !decision.allowed) {
+      this.#settle(
+        space,
+        key,
+        slot,
+        state,
+        next,
+        decision.allowed,
+        decision.retryAfterMs,
+        cost,
+        nowMs,
+      );
+      return decision;
+    }
+    // The common case, kept small so it inlines: an admitted request on a held key.
+    slots.allow(slot);
+    if (typeof next === 'number') {
+      this.#numbers[slot] = next;
+      if (this.#arrays[slot] !== undefined) this.#arrays[slot] = undefined;
+    } else {
+      this.#arrays[slot] = next;
+    }
+    return decision;
+  }
+
+  /**
+   * The rest of {@link MemoryStore.consumeIn}: a new key, a peek, a denial (remembered with
+   * its retry time, see the class comment), or a key left with no state.
+   */
+  #settle(
+    space: MemoryKeySpace,
+    key: string,
+    held: number | undefined,
+    state: State | undefined,
+    next: State | undefined,
+    allowed: boolean,
+    retryAfterMs: number,
+    cost: number,
+    nowMs: number,
+  ): void {
+    const slots = this.#slots;
+    let slot = held;
     if (next !== undefined) {
-      if (slot === undefined) slot = slots.insert(space, key);
-      else slots.touch(slot);
+      if (slot === undefined) slot = this.#insert(space, key, nowMs);
       if (typeof next === 'number') {
         this.#numbers[slot] = next;
         if (this.#arrays[slot] !== undefined) this.#arrays[slot] = undefined;
       } else {
         this.#arrays[slot] = next;
       }
-    } else if (slot !== undefined) {
-      if (state === undefined) slots.remove(slot);
-      else slots.touch(slot);
+    } else if (slot === undefined) {
+      return;
+    } else if (state === undefined) {
+      slots.remove(slot);
+      return;
     }
-    return result.decision;
+    if (allowed) {
+      if (cost > 0) slots.allow(slot);
+      else slots.touch(slot);
+    } else if (retryAfterMs > 0) {
+      slots.deny(slot, nowMs + retryAfterMs);
+    } else {
+      slots.touch(slot);
+    }
+  }
+
+  /** A slot for `key`, new in `space`: after an expired key if the sweep finds one. */
+  #insert(space: MemoryKeySpace, key: string, nowMs: number): number {
+    const slots = this.#slots;
+    if (slots.size >= this.maxKeys) this.#dropExpired(nowMs);
+    let group = space === this.#keys ? this.#flatGroups.of(key) : this.#spaceGroups.get(space);
+    if (group === undefined) {
+      // A map that did not come from space(): make it a key space of its own.
+      group = slots.addGroup(space);
+      this.#spaceGroups.set(space, group);
+    }
+    return slots.insert(group, key, nowMs);
+  }
+
+  /** Looks at the next {@link SWEEP_SLOTS} slots and drops the first expired key there. */
+  #dropExpired(nowMs: number): void {
+    const slots = this.#slots;
+    const span = slots.span;
+    let slot = this.#sweep;
+    for (let i = 0; i < SWEEP_SLOTS; i++) {
+      if (slot >= span) slot = 0;
+      if (slots.holds(slot) && expiryOf(this.#stateAt(slot)) <= nowMs) {
+        slots.remove(slot);
+        this.#sweep = slot + 1;
+        return;
+      }
+      slot++;
+    }
+    this.#sweep = slot;
   }
 
   /**
@@ -189,5 +308,21 @@ export class MemoryStore implements Store {
 
   #stateAt(slot: number): State {
     return this.#arrays[slot] ?? this.#numbers[slot]!;
+  }
+
+  /**
+   * {@link Store.consumeAll}: every request admitted, or none charged. Synchronous, so
+   * atomic: peeks each key, then consumes each only if all fit ({@link consumeEach}). A
+   * request with a `prefix` is decided in that prefix's key space, as `scope(prefix)` does.
+   */
+  consumeAll(requests: readonly StoreRequest[], nowMs: number): Decision[] {
+    return consumeEach(
+      requests.map((r) => r.cost),
+      (i, cost) => {
+        const r = requests[i]!;
+        const space = r.prefix === undefined ? this.#keys : this.space(r.prefix);
+        return this.consumeIn(space, r.key, r.algorithm, cost, nowMs);
+      },
+    ) as Decision[];
   }
 }

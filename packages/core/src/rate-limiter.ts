@@ -2,8 +2,9 @@ import { type Algorithm, isAlgorithm } from './algorithm.js';
 import type { CircuitBreakerOptions } from './circuit-breaker.js';
 import type { Decision } from './decision.js';
 import { describe, SluiceConfigError } from './errors.js';
-import { checkOptionNames } from './known-options.js';
+import { checkOptionNames, optionNames } from './known-options.js';
 import { MemoryStore } from './memory-store.js';
+import type { OverLimitCacheOptions } from './over-limit-cache.js';
 import { type Store, scopeOf } from './store.js';
 import { guardedStore, type StoreErrorPolicy, type StoreFailureLogger } from './store-failure.js';
 import { checkCallOptions, checkCost } from './validate.js';
@@ -39,6 +40,21 @@ export interface RateLimiterOptions {
    * (monotonic ms, default `performance.now`) is for tests. Checked at construction.
    */
   breaker?: CircuitBreakerOptions;
+  /**
+   * The over-limit cache in front of a store that can fail (not a {@link MemoryStore}): a
+   * key the store denied is remembered in process until its retry time, and its requests
+   * are denied from memory, without a store call, with the decision the store would give
+   * (as Envoy's rate limit service does); during an outage `'insurance'` keeps denying it.
+   * `{ maxKeys }` (an integer >= 1, default 10 000) bounds it; `false` turns it off (every
+   * request asks the store, e.g. when other processes often `reset` keys). Default on.
+   * Checked at construction.
+   *
+   * @example
+   * ```ts
+   * new RateLimiter({ algorithm, store: redisStore, overLimitCache: { maxKeys: 50_000 } });
+   * ```
+   */
+  overLimitCache?: OverLimitCacheOptions | false;
 }
 
 /** Options of one {@link RateLimiter.consume} call. */
@@ -71,7 +87,8 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  * const d = await limiter.consume('jack:reply'); // d.allowed, d.remaining, d.retryAfterMs…
  * ```
  *
- * @throws {@link SluiceConfigError} at construction for an unknown option name, a missing `algorithm`, an invalid `breaker`, a `store`
+ * @throws {@link SluiceConfigError} at construction for an unknown option name, a missing `algorithm`, an invalid `breaker`
+ *   or `overLimitCache`, a `store`
  *   without `consume`/`reset`, a non-string `prefix` or a non-function `clock`/`sleep`.
  */
 export class RateLimiter {
@@ -169,16 +186,17 @@ export class RateLimiter {
   }
 }
 
-const LIMITER_OPTIONS = [
-  'algorithm',
-  'store',
-  'prefix',
-  'clock',
-  'sleep',
-  'onStoreError',
-  'logger',
-  'breaker',
-];
+const LIMITER_OPTIONS = optionNames<RateLimiterOptions>({
+  algorithm: true,
+  store: true,
+  prefix: true,
+  clock: true,
+  sleep: true,
+  onStoreError: true,
+  logger: true,
+  breaker: true,
+  overLimitCache: true,
+});
 
 function parseLimiterOptions(options: RateLimiterOptions): LimiterConfig {
   if (options === null || typeof options !== 'object') {
@@ -198,6 +216,7 @@ function parseLimiterOptions(options: RateLimiterOptions): LimiterConfig {
     onStoreError = 'insurance',
     logger = console,
     breaker,
+    overLimitCache,
   } = options;
   if (!isAlgorithm(algorithm)) {
     throw new SluiceConfigError(
@@ -206,7 +225,7 @@ function parseLimiterOptions(options: RateLimiterOptions): LimiterConfig {
       'an algorithm such as gcra({ rate, period })',
     );
   }
-  const guarded = guardedStore(store, onStoreError, logger, true, breaker).store;
+  const guarded = guardedStore(store, onStoreError, logger, true, breaker, overLimitCache).store;
   if (typeof prefix !== 'string') throw new SluiceConfigError('prefix', prefix, 'a string');
   if (typeof clock !== 'function')
     throw new SluiceConfigError('clock', clock, 'a function returning ms since the Unix epoch');

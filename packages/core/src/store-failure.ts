@@ -8,7 +8,12 @@ import {
 import type { Decision } from './decision.js';
 import { isRedisClientLike, SluiceConfigError } from './errors.js';
 import { MemoryStore } from './memory-store.js';
-import type { Store } from './store.js';
+import {
+  checkOverLimitOptions,
+  OverLimitCache,
+  type OverLimitCacheOptions,
+} from './over-limit-cache.js';
+import { consumeEach, fullKey, type Store, type StoreRequest } from './store.js';
 
 /**
  * What a limiter does while its store fails (errors, or answers later than its timeout):
@@ -36,6 +41,14 @@ export interface StoreFailureLogger {
  * (one call at a time, every `cooldownMs`) answers. The breaker closes then, and the same
  * store is used again (no rebuild).
  *
+ * **Over-limit cache** (DESIGN §8): a key the store denied is remembered in process until
+ * its retry time ({@link OverLimitCache}): its requests are denied from memory, without a
+ * call to the store, with the exact decision the store would give (`retryAfterMs` and
+ * `resetAfterMs` shrinking with time), on every policy and during an outage too, so
+ * `'insurance'` keeps denying an exhausted client instead of handing it a fresh in-memory
+ * bucket. A key the cache does not know is decided by the store, or by the policy while its
+ * breaker is open. `reset(key)` forgets the key there too.
+ *
  * **Logging:** "the store is failing" means at least one of its domains' breakers is not
  * closed. One line (`warn`) when the first domain fails, one when the last one answers
  * again: two lines per outage, however many nodes fail within it, and a healthy node's
@@ -51,6 +64,9 @@ export interface StoreFailureLogger {
  *
  * @param breaker - the breakers' options (`cooldownMs` default 1000, `clock` default
  *   `performance.now`), unchecked here: {@link guardedStore} checks them.
+ * @param overLimit - the over-limit cache: {@link OverLimitCacheOptions} (`maxKeys`, default
+ *   10 000 keys), or `false` for none. Default: the cache with 10 000 keys.
+ * @throws {@link SluiceConfigError} naming `overLimitCache` or `overLimitCache.maxKeys`.
  */
 export class FailSafeStore implements Store {
   readonly #store: Store;
@@ -64,13 +80,18 @@ export class FailSafeStore implements Store {
   /** The breakers that are not closed: the store is failing while this is not empty. */
   readonly #down = new Set<CircuitBreaker>();
   #insurance: MemoryStore | undefined;
+  /** Keys the store denied, until their retry time; undefined with `overLimit: false`. */
+  readonly #overLimit: OverLimitCache | undefined;
 
   constructor(
     store: Store,
     policy: StoreErrorPolicy,
     logger: StoreFailureLogger,
     breaker?: CircuitBreakerOptions,
+    overLimit?: OverLimitCacheOptions | false,
   ) {
+    const maxKeys = checkOverLimitOptions(overLimit);
+    this.#overLimit = maxKeys > 0 ? new OverLimitCache(maxKeys) : undefined;
     this.#store = store;
     this.#policy = policy;
     this.#logger = logger;
@@ -95,15 +116,24 @@ export class FailSafeStore implements Store {
     return this.#breakerOf(key).state;
   }
 
+  /** How many keys the over-limit cache holds (0 without one). */
+  get overLimitKeys(): number {
+    return this.#overLimit?.size ?? 0;
+  }
+
   consume(key: string, algorithm: Algorithm, cost: number, nowMs: number): Promise<Decision> {
+    const overLimit = this.#overLimit;
     const breaker = this.#domainOf === undefined ? this.#whole : this.#breakerOf(key);
     let probe = false;
     if (breaker.state !== 'closed') {
-      const ticket = breaker.tryAcquire();
-      if (ticket === 'reject') {
+      // #decide answers from the over-limit cache first, then by the policy.
+      if (breaker.tryAcquire() === 'reject') {
         return Promise.resolve(this.#decide(key, algorithm, cost, nowMs));
       }
       probe = true;
+    } else if (overLimit !== undefined && overLimit.size > 0) {
+      const known = overLimit.answer(key, algorithm, cost, nowMs, false);
+      if (known !== undefined) return Promise.resolve(known);
     }
     let result: Decision | Promise<Decision>;
     try {
@@ -114,6 +144,7 @@ export class FailSafeStore implements Store {
     return Promise.resolve(result).then(
       (decision) => {
         if (probe) this.#answered(breaker);
+        if (overLimit !== undefined) overLimit.record(key, algorithm, decision, nowMs);
         return decision;
       },
       (error: unknown) => this.#fallback(error, breaker, probe, key, algorithm, cost, nowMs),
@@ -121,12 +152,74 @@ export class FailSafeStore implements Store {
   }
 
   /**
-   * Forgets `key` in the insurance store and in the store; never rejects. While the key's
+   * {@link Store.consumeAll} under the policy and breakers: the store's own `consumeAll`
+   * when it has one, else a peek then a consume of each key through {@link consume}. The
+   * call goes through the breakers of every key's failure domain: when one of them is not
+   * closed and lets no probe through, or the call fails, the policy decides every request
+   * (`'insurance'`: all-or-nothing on the insurance store), and a failure counts against
+   * every domain the call touched (it cannot tell which one failed). Never rejects.
+   */
+  consumeAll(requests: readonly StoreRequest[], nowMs: number): Promise<Decision[]> {
+    const store = this.#store;
+    if (typeof store.consumeAll !== 'function') {
+      const keys = requests.map(fullKey);
+      return Promise.resolve(
+        consumeEach(
+          requests.map((r) => r.cost),
+          (i, cost) => this.consume(keys[i]!, requests[i]!.algorithm, cost, nowMs),
+        ),
+      );
+    }
+    // This store has no scopes: the store behind it sees full keys, as from `consume`.
+    const flat = requests.map(
+      (r): StoreRequest => ({ key: fullKey(r), algorithm: r.algorithm, cost: r.cost }),
+    );
+    const breakers = new Set<CircuitBreaker>();
+    for (const r of flat) breakers.add(this.#breakerOf(r.key));
+    const probes: CircuitBreaker[] = [];
+    for (const breaker of breakers) {
+      if (breaker.state === 'closed') continue;
+      if (breaker.tryAcquire() === 'reject') {
+        // Probes granted to other domains: reported failed (reopened for a cooldown), so
+        // no breaker stays half-open waiting for a probe that never ran.
+        for (const probe of probes) probe.onFailure(true);
+        return Promise.resolve(this.#decideAll(flat, nowMs));
+      }
+      probes.push(breaker);
+    }
+    const failed = (error: unknown): Decision[] => {
+      for (const breaker of breakers) this.#failed(error, breaker, probes.includes(breaker));
+      return this.#decideAll(flat, nowMs);
+    };
+    let result: Decision[] | Promise<Decision[]>;
+    try {
+      result = store.consumeAll(flat, nowMs);
+    } catch (error) {
+      return Promise.resolve(failed(error));
+    }
+    return Promise.resolve(result).then((decisions) => {
+      for (const probe of probes) this.#answered(probe);
+      return decisions;
+    }, failed);
+  }
+
+  /** The policy's decisions of a whole {@link consumeAll} (full keys), without the store. */
+  #decideAll(requests: readonly StoreRequest[], nowMs: number): Decision[] {
+    if (this.#policy !== 'insurance') {
+      return requests.map((r) => this.#decide(r.key, r.algorithm, r.cost, nowMs));
+    }
+    this.#insurance ??= new MemoryStore();
+    return this.#insurance.consumeAll(requests, nowMs);
+  }
+
+  /**
+   * Forgets `key` in the over-limit cache, the insurance store and the store; never rejects. While the key's
    * breaker is open the store is not called (the reset is lost there, as it would be if
    * the call failed); a reset may be the probe.
    */
   async reset(key: string): Promise<void> {
     this.#insurance?.reset(key);
+    this.#overLimit?.forget(key);
     const breaker = this.#breakerOf(key);
     let probe = false;
     if (breaker.state !== 'closed') {
@@ -165,8 +258,13 @@ export class FailSafeStore implements Store {
     return this.#decide(key, algorithm, cost, nowMs);
   }
 
-  /** The policy's decision, without the store. */
+  /**
+   * The decision without the store: the over-limit cache's (with its outage answers), else
+   * the policy's.
+   */
   #decide(key: string, algorithm: Algorithm, cost: number, nowMs: number): Decision {
+    const known = this.#overLimit?.answer(key, algorithm, cost, nowMs, true);
+    if (known !== undefined) return known;
     const limit = algorithm.limit;
     if (this.#policy === 'allow') {
       return { allowed: true, limit, remaining: limit, retryAfterMs: 0, resetAfterMs: 0, cost };
@@ -219,8 +317,10 @@ export interface GuardedStore {
  * @param requireReset - whether the store must have `reset` (a limiter that calls it).
  * @param breaker - {@link CircuitBreakerOptions} (`cooldownMs` default 1000 ms, `clock`
  *   default `performance.now`); undefined for the defaults.
+ * @param overLimit - the over-limit cache ({@link OverLimitCacheOptions}, or `false`);
+ *   undefined for the default (10 000 keys).
  * @throws {@link SluiceConfigError} naming `store`, `onStoreError`, `logger`, `breaker`,
- *   `breaker.cooldownMs` or `breaker.clock`.
+ *   `breaker.cooldownMs`, `breaker.clock`, `overLimitCache` or `overLimitCache.maxKeys`.
  *
  * @example
  * ```ts
@@ -233,6 +333,7 @@ export function guardedStore(
   logger: unknown,
   requireReset: boolean,
   breaker?: unknown,
+  overLimit?: unknown,
 ): GuardedStore {
   const s = store as Store;
   if (
@@ -255,8 +356,10 @@ export function guardedStore(
     throw new SluiceConfigError('logger', logger, 'an object with warn(message)');
   }
   const options = checkBreakerOptions(breaker);
+  const cache = overLimit as OverLimitCacheOptions | false | undefined;
+  checkOverLimitOptions(cache);
   return {
-    store: s instanceof MemoryStore ? s : new FailSafeStore(s, onStoreError, l, options),
+    store: s instanceof MemoryStore ? s : new FailSafeStore(s, onStoreError, l, options, cache),
     origin: s,
   };
 }

@@ -47,6 +47,74 @@ export interface Store {
    * ```
    */
   failureDomain?(key: string): string;
+
+  /**
+   * Optional: decides several requests all-or-nothing, atomically: every one is admitted
+   * and charged, or none is charged (a request under an array of limits passes all or is
+   * charged by none, even while the store fails).
+   * Each decision is what `consume` alone would answer at that moment, except that when
+   * one request does not fit, the ones that would fit alone are not charged and report
+   * their peek (a `cost` 0 decision) with their own `cost`; the ones that do not fit
+   * report their real denial. A request fits when `cost <= remaining` of its peek (every
+   * algorithm's admission rule). A failure of the call fails every request of it alike.
+   * Without it, a limiter peeks every key, then consumes each: atomic only on a
+   * synchronous store. {@link consumeEach} is that fallback.
+   *
+   * @param requests - the requests, in order (decisions come back in the same order).
+   * @param nowMs - as in {@link Store.consume}.
+   */
+  consumeAll?(requests: readonly StoreRequest[], nowMs: number): Decision[] | Promise<Decision[]>;
+}
+
+/** One request of {@link Store.consumeAll}. */
+export interface StoreRequest {
+  /** The key: as `consume` takes it, or, with `prefix`, a key of `scope(prefix)`. */
+  key: string;
+  /**
+   * Optional: the request is on `key` in `scope(prefix)` (see {@link Store.scope}), i.e. on
+   * `prefix + key` for a store whose scopes only prefix keys. Without it, on `key` itself.
+   */
+  prefix?: string;
+  /** Which algorithm and parameters to run. */
+  algorithm: Algorithm;
+  /** Units asked for: an integer >= 0 (0 = peek), already checked. */
+  cost: number;
+}
+
+/** The full key of a {@link StoreRequest}: `prefix + key`. */
+export function fullKey(request: StoreRequest): string {
+  return request.prefix === undefined ? request.key : request.prefix + request.key;
+}
+
+/**
+ * All-or-nothing from single decisions (the {@link Store.consumeAll} fallback): peeks
+ * every request (`decide(i, 0)`), then, only if each fits (`cost <= remaining`), consumes
+ * each; otherwise asks the ones that do not fit for their real denial (which charges
+ * nothing) and reports the others' peeks with their `cost`. Atomic when `decide` is
+ * synchronous (nothing runs in between); with an asynchronous store another caller can
+ * slip in between the peek and the consume.
+ *
+ * @param costs - each request's cost, in order.
+ * @param decide - decides request `i` with `cost` (0: a peek).
+ */
+export function consumeEach(
+  costs: readonly number[],
+  decide: (i: number, cost: number) => Decision | Promise<Decision>,
+): Decision[] | Promise<Decision[]> {
+  const finish = (peeks: Decision[]): Decision[] | Promise<Decision[]> => {
+    const fits = peeks.every((p, i) => costs[i]! <= p.remaining);
+    return settle(
+      costs.map((cost, i) =>
+        fits || cost > peeks[i]!.remaining ? decide(i, cost) : { ...peeks[i]!, cost },
+      ),
+    );
+  };
+  const ready = settle(costs.map((_, i) => decide(i, 0)));
+  return ready instanceof Promise ? ready.then(finish) : finish(ready);
+}
+
+function settle(values: (Decision | Promise<Decision>)[]): Decision[] | Promise<Decision[]> {
+  return values.some((v) => v instanceof Promise) ? Promise.all(values) : (values as Decision[]);
 }
 
 /** `store.scope(prefix)`, or a view of `store` that prefixes every key with `prefix`. */

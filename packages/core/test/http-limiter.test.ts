@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { EPOCH } from '@sluice/test-kit';
 import { HttpLimiter } from '../src/http/index.js';
 import {
   type HttpVerdict,
@@ -7,7 +8,6 @@ import {
   type RequestView,
   ThrottleRegistry,
 } from '../src/index.js';
-import { EPOCH } from './properties/harness.js';
 
 function view(over: Partial<RequestView> = {}): RequestView {
   return { method: 'GET', route: 'GET /a', ip: '10.0.0.1', headers: {}, raw: {}, ...over };
@@ -222,7 +222,9 @@ describe('HttpLimiter key spaces on a MemoryStore', () => {
           expect(again.decision).toEqual(a.decision);
         }
       }
-      expect(full.keys.length).toBeGreaterThan(400);
+      // Fewer store calls than checks: the FailSafeStore's over-limit cache answers the keys
+      // the store has just denied (with the same decisions, as the loop checked).
+      expect(full.keys.length).toBeGreaterThan(300);
       for (const key of new Set(full.keys)) {
         expect(memory.inspect(key)).toEqual(full.inner.inspect(key));
       }

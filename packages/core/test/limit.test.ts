@@ -69,7 +69,7 @@ describe('Limit is immutable', () => {
     expect(base.cost(0).requestCost).toBe(0);
   });
 
-  it('withPrefix() returns a new limit and keeps key and cost', () => {
+  it('named() returns a new limit and keeps key and cost', () => {
     const base = Limit.perMinute(60).by('ip').cost(2);
     const named = base.named('uploads');
     expect(named.name).toBe('uploads');

@@ -1,5 +1,5 @@
+import { EPOCH } from '@sluice/test-kit';
 import { fixedWindow, gcra, MemoryStore, RateLimiter } from '../src/index.js';
-import { EPOCH } from './properties/harness.js';
 
 describe('MemoryStore', () => {
   it('holds at most maxKeys keys after 1,000,000 distinct keys, keeping the most recent', () => {

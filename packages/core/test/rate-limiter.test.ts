@@ -1,3 +1,4 @@
+import { EPOCH } from '@sluice/test-kit';
 import {
   type Algorithm,
   type Decision,
@@ -6,7 +7,6 @@ import {
   MemoryStore,
   RateLimiter,
 } from '../src/index.js';
-import { EPOCH } from './properties/harness.js';
 
 function fakeTime(start = EPOCH) {
   const time = { now: start, sleeps: [] as number[] };

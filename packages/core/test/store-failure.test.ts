@@ -1,3 +1,4 @@
+import { EPOCH } from '@sluice/test-kit';
 import {
   type Algorithm,
   type Decision,
@@ -5,7 +6,6 @@ import {
   RateLimiter,
   type Store,
 } from '../src/index.js';
-import { EPOCH } from './properties/harness.js';
 
 /** A store that fails (rejects) while `down` is true and counts calls otherwise. */
 class FlakyStore implements Store {

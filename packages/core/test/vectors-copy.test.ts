@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { COPIED_VECTORS_PATH, SHARED_VECTORS_PATH } from './vectors.js';
+import { copiedVectorsPath, sharedVectorsPath } from '@sluice/test-kit';
+
+const SHARED_VECTORS_PATH = sharedVectorsPath();
+const COPIED_VECTORS_PATH = copiedVectorsPath();
 
 /**
  * sha256 of the contract's shared/vectors/gcra.json: checked on every run, so a clone with

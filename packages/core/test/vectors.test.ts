@@ -1,5 +1,5 @@
+import { loadVectors, replayVector, vectorRuns } from '@sluice/test-kit';
 import { MemoryStore } from '../src/index.js';
-import { loadVectors, replayVector, vectorRuns } from './vectors.js';
 
 // Every case of shared/vectors/gcra.json, through toCellReply, on MemoryStore, with the
 // clock under the test's control at a real epoch time.

@@ -17,8 +17,14 @@ function clientIp(req: Request): string {
   return ip ?? req.socket.remoteAddress ?? '';
 }
 
-/** The top application of each app a request was served by (walked once per app). */
-const roots = new WeakMap<object, object>();
+/** The last app a request was served by and its top application (most processes have one). */
+let lastApp: object | undefined;
+let lastRoot: object | undefined;
+
+/** Node's `setHeader`, called directly on a response that has not replaced it. */
+function setHeaderNode(res: Response, name: string, value: string): void {
+  nodeSetHeader.call(res, name, value);
+}
 
 /**
  * How the core's pipeline reads an Express request and writes its answer: the route is
@@ -34,22 +40,18 @@ export const expressBinding: HttpBinding<Request, Response> = {
   user: (req) => (req as { user?: { id?: unknown } | null }).user?.id,
   app(req) {
     const app = appOf(req);
-    if (app === undefined) return undefined;
-    let root = roots.get(app);
-    if (root === undefined) {
-      root = rootOf(app) ?? app;
-      roots.set(app, root);
+    if (app !== lastApp) {
+      lastApp = app;
+      lastRoot = rootOf(app);
     }
-    return root;
+    return lastRoot;
   },
   // A dictionary-mode object Express creates per request (see request-decision.ts).
   ledger: (req, res) => (res.locals as object | undefined) ?? req,
   handlers: handlersOf,
-  setHeader(res, name, value) {
-    // perf: Node's own setHeader, called directly unless a library replaced `res.setHeader`
-    // (each lookup on an Express 5 response is slow).
-    if (res.setHeader === nodeSetHeader) nodeSetHeader.call(res, name, value);
-    else res.setHeader(name, value);
-  },
+  setHeader: (res, name, value) => res.setHeader(name, value),
+  // perf: one lookup of `res.setHeader` per response, not one per header (each lookup on an
+  // Express 5 response is slow); Node's own is then called directly.
+  setterFor: (res) => (res.setHeader === nodeSetHeader ? setHeaderNode : expressBinding.setHeader),
   expose: (req, _res, decision, ledger) => setRequestDecision(req, ledger, decision),
 };

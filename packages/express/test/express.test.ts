@@ -8,19 +8,22 @@ import {
   SluiceConfigError,
   type Store,
 } from '@sluice/core';
+import { markSkipThrottle } from '@sluice/core/http';
+import {
+  type AdapterHarness,
+  type AppSpec,
+  describeHttpBehaviours,
+  describePipelineRules,
+  EPOCH,
+  type RouteSpec,
+  routeId,
+  type TestClient,
+  type TestResponse,
+  userIdFor,
+} from '@sluice/test-kit';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import request from 'supertest';
-import { describeHttpBehaviours } from '../../core/test/http/behaviours.js';
-import type {
-  AdapterHarness,
-  AppSpec,
-  RouteSpec,
-  TestClient,
-  TestResponse,
-} from '../../core/test/http/harness.js';
 import { rateLimit, SkipThrottle, Throttle, throttle } from '../src/index.js';
-
-const EPOCH = Date.UTC(2026, 0, 1);
 
 async function listen(app: express.Express): Promise<Server> {
   const server = app.listen(0, '127.0.0.1');
@@ -32,9 +35,10 @@ async function get(
   server: Server,
   path: string,
   headers: Record<string, string> = {},
-  method: 'GET' | 'POST' = 'GET',
+  method: 'GET' | 'POST' | 'HEAD' = 'GET',
 ): Promise<TestResponse> {
-  const res = await request(server)[method === 'GET' ? 'get' : 'post'](path).set(headers);
+  const verb = method === 'GET' ? 'get' : method === 'HEAD' ? 'head' : 'post';
+  const res = await request(server)[verb](path).set(headers);
   return {
     status: res.status,
     headers: res.headers as Record<string, string>,
@@ -53,6 +57,43 @@ function catchErrors(app: express.Express): void {
   });
 }
 
+/** The handler of a harness route: counts its runs, answers `{ ok: true, rateLimit }`. */
+function counted(runs: Map<string, number>, route: RouteSpec) {
+  const id = routeId(route);
+  const handler = (req: Request, res: Response) => {
+    runs.set(id, (runs.get(id) ?? 0) + 1);
+    res.json({ ok: true, rateLimit: req.rateLimit });
+  };
+  return route.skipThrottle ? markSkipThrottle(handler) : handler;
+}
+
+/** Registers `route` on `target` (its own router when it has a mount pattern). */
+function register(app: express.Express, runs: Map<string, number>, route: RouteSpec) {
+  const target = route.mount === undefined ? app : express.Router({ mergeParams: true });
+  const method = route.method === 'GET' ? 'get' : 'post';
+  const handler = counted(runs, route);
+  if (route.limit === undefined || route.limit === false) target[method](route.path, handler);
+  else target[method](route.path, throttle(route.limit, route.options), handler);
+  if (route.mount !== undefined) app.use(route.mount, target as express.Router);
+}
+
+/** Sets `req.user = { id }` from `Authorization: Bearer <token>` (Passport's place). */
+function authenticate(app: express.Express, spec: AppSpec): void {
+  app.use((req, _res, next) => {
+    const m = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
+    if (m) (req as Request & { user?: { id: unknown } }).user = { id: userIdFor(spec, m[1]!) };
+    next();
+  });
+}
+
+function clientOf(server: Server, runs: Map<string, number>): TestClient {
+  return {
+    request: (method, path, headers) => get(server, path, headers, method),
+    handlerRuns: (method, path) => runs.get(`${method} ${path}`) ?? 0,
+    close: () => close(server),
+  };
+}
+
 /**
  * The Express harness. `limit: false` uses Express's mounting order: opted-out routes are
  * registered before `app.use(rateLimit(global))`, so requests to them never reach it.
@@ -62,37 +103,27 @@ const expressHarness: AdapterHarness = {
   async start(spec: AppSpec): Promise<TestClient> {
     const app = express();
     if (spec.trustProxy) app.set('trust proxy', true);
-    if (spec.bearerUser) {
-      app.use((req, _res, next) => {
-        const m = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
-        if (m) (req as Request & { user?: { id: string } }).user = { id: m[1]! };
-        next();
-      });
-    }
+    if (spec.bearerUser) authenticate(app, spec);
     const runs = new Map<string, number>();
-    const register = (route: RouteSpec) => {
-      const id = `${route.method} ${route.path}`;
-      const handler = (req: Request, res: Response) => {
-        runs.set(id, (runs.get(id) ?? 0) + 1);
-        res.json({ ok: true, rateLimit: req.rateLimit });
-      };
-      const method = route.method === 'GET' ? 'get' : 'post';
-      if (route.limit === undefined || route.limit === false) app[method](route.path, handler);
-      else app[method](route.path, throttle(route.limit, route.options), handler);
-    };
-    for (const route of spec.routes) if (route.limit === false) register(route);
+    for (const route of spec.routes) if (route.limit === false) register(app, runs, route);
     if (spec.global) app.use(rateLimit(spec.global));
-    for (const route of spec.routes) if (route.limit !== false) register(route);
-    const server = await listen(app);
-    return {
-      request: (method, path, headers) => get(server, path, headers, method),
-      handlerRuns: (method, path) => runs.get(`${method} ${path}`) ?? 0,
-      close: () => close(server),
-    };
+    for (const route of spec.routes) if (route.limit !== false) register(app, runs, route);
+    return clientOf(await listen(app), runs);
+  },
+  async startOutOfReach(spec, route) {
+    // The global limit on a router of its own; the route, with its throttle(), beside it.
+    const app = express();
+    const runs = new Map<string, number>();
+    const limited = express.Router();
+    limited.use(rateLimit(spec.global));
+    app.use('/limited', limited);
+    register(app, runs, route);
+    return clientOf(await listen(app), runs);
   },
 };
 
 describeHttpBehaviours(expressHarness);
+describePipelineRules(expressHarness);
 
 describe('@sluice/express', () => {
   let server: Server | undefined;

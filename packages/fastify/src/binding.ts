@@ -17,7 +17,9 @@ export function rootOf(app: FastifyInstance): FastifyInstance {
   return root;
 }
 
-const roots = new WeakMap<object, FastifyInstance>();
+/** The last context a request was served by and its root (routes share few contexts). */
+let lastServer: object | undefined;
+let lastRoot: FastifyInstance | undefined;
 
 /**
  * How the core's pipeline reads a Fastify request and writes its answer: the route is the
@@ -32,12 +34,11 @@ export const fastifyBinding: HttpBinding<FastifyRequest, FastifyReply> = {
   user: (request) => (request as { user?: { id?: unknown } | null }).user?.id,
   app(request) {
     const server = request.server;
-    let root = roots.get(server);
-    if (root === undefined) {
-      root = rootOf(server);
-      roots.set(server, root);
+    if (server !== lastServer) {
+      lastServer = server;
+      lastRoot = rootOf(server);
     }
-    return root;
+    return lastRoot;
   },
   ledger: (request) => request,
   setHeader: (reply, name, value) => {

@@ -1,34 +1,47 @@
+import { markSkipThrottle } from '@sluice/core/http';
+import {
+  type AdapterHarness,
+  type AppSpec,
+  type RouteSpec,
+  routeId,
+  type TestClient,
+  type TestResponse,
+  userIdFor,
+} from '@sluice/test-kit';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
-import type {
-  AdapterHarness,
-  AppSpec,
-  RouteSpec,
-  TestClient,
-  TestResponse,
-} from '../../core/test/http/harness.js';
 import { rateLimit } from '../src/index.js';
 import type { RouteRateLimit } from '../src/types.js';
 
 /** `config.rateLimit` for a harness route: the limit, with its options when it has any. */
-export function routeConfig(route: RouteSpec): { rateLimit?: RouteRateLimit } {
+export function routeConfig(route: RouteSpec, hook?: 'preHandler'): { rateLimit?: RouteRateLimit } {
   if (route.limit === false) return { rateLimit: false };
-  if (route.options !== undefined) return { rateLimit: { ...route.options, limit: route.limit } };
+  if (route.options !== undefined || hook !== undefined) {
+    return { rateLimit: { ...route.options, ...(hook && { hook }), limit: route.limit } };
+  }
   return route.limit === undefined ? {} : { rateLimit: route.limit };
 }
 
-/** Sets `request.user = { id }` from `Authorization: Bearer <id>` (an app's auth hook). */
-export function bearerAuth(app: FastifyInstance): void {
-  app.addHook('onRequest', (request, _reply, done) => {
+/**
+ * Sets `request.user = { id }` from `Authorization: Bearer <token>` (an app's auth hook), in
+ * `onRequest`, or in `preHandler` for `spec.lateAuth`.
+ */
+export function bearerAuth(app: FastifyInstance, spec: AppSpec = { routes: [] }): void {
+  const auth = (request: FastifyRequest, _reply: unknown, done: () => void) => {
     const m = /^Bearer (.+)$/.exec(request.headers.authorization ?? '');
-    if (m) (request as FastifyRequest & { user?: { id: string } }).user = { id: m[1]! };
+    if (m)
+      (request as FastifyRequest & { user?: { id: unknown } }).user = {
+        id: userIdFor(spec, m[1]!),
+      };
     done();
-  });
+  };
+  if (spec.lateAuth) app.addHook('preHandler', auth);
+  else app.addHook('onRequest', auth);
 }
 
 /** Answers a `light-my-request` response in the harness's shape. */
 export async function call(
   app: FastifyInstance,
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'HEAD',
   url: string,
   headers: Record<string, string> = {},
 ): Promise<TestResponse> {
@@ -38,39 +51,73 @@ export async function call(
     if (value !== undefined)
       out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
   }
-  const json = /json/.test(out['content-type'] ?? '');
+  const json = /json/.test(out['content-type'] ?? '') && res.body !== '';
   return { status: res.statusCode, headers: out, body: json ? res.json() : res.body };
+}
+
+/** Adds `route` to `app` (in a plugin with the mount as prefix when it has one). */
+async function addRoute(
+  app: FastifyInstance,
+  runs: Map<string, number>,
+  route: RouteSpec,
+  hook?: 'preHandler',
+): Promise<void> {
+  const id = routeId(route);
+  const handler = async (request: FastifyRequest) => {
+    runs.set(id, (runs.get(id) ?? 0) + 1);
+    return { ok: true, rateLimit: request.rateLimit };
+  };
+  const options = {
+    method: route.method,
+    url: route.path,
+    config: routeConfig(route, hook),
+    handler: route.skipThrottle ? markSkipThrottle(handler) : handler,
+  };
+  if (route.mount === undefined) app.route(options);
+  else await app.register(async (mounted) => mounted.route(options), { prefix: route.mount });
+}
+
+function clientOf(app: FastifyInstance, runs: Map<string, number>): TestClient {
+  return {
+    request: (method, path, headers) => call(app, method, path, headers),
+    handlerRuns: (method, path) => runs.get(`${method} ${path}`) ?? 0,
+    close: () => app.close(),
+  };
 }
 
 /**
  * The Fastify harness of the shared HTTP behaviour table: `app.inject`, the plugin registered
  * with `spec.global` (or `{ global: false }` when there is none), each route's limit as
- * `config: { rateLimit }` (options given with a route override the registration's).
+ * `config: { rateLimit }` (options given with a route override the registration's). With
+ * `spec.lateAuth`, authentication is a `preHandler` hook and the limits run there too.
  */
 export const fastifyHarness: AdapterHarness = {
   name: 'fastify',
   async start(spec: AppSpec): Promise<TestClient> {
     const app = Fastify({ trustProxy: spec.trustProxy ?? false });
-    if (spec.bearerUser) bearerAuth(app);
-    await app.register(rateLimit, spec.global ?? { global: false });
+    const hook = spec.lateAuth ? ('preHandler' as const) : undefined;
+    if (spec.bearerUser) bearerAuth(app, spec);
+    await app.register(rateLimit, { ...(spec.global ?? { global: false }), ...(hook && { hook }) });
     const runs = new Map<string, number>();
-    for (const route of spec.routes) {
-      const id = `${route.method} ${route.path}`;
-      app.route({
-        method: route.method,
-        url: route.path,
-        config: routeConfig(route),
-        handler: async (request) => {
-          runs.set(id, (runs.get(id) ?? 0) + 1);
-          return { ok: true, rateLimit: request.rateLimit };
-        },
-      });
-    }
+    for (const route of spec.routes) await addRoute(app, runs, route, hook);
     await app.ready();
-    return {
-      request: (method, path, headers) => call(app, method, path, headers),
-      handlerRuns: (method, path) => runs.get(`${method} ${path}`) ?? 0,
-      close: () => app.close(),
-    };
+    return clientOf(app, runs);
+  },
+  async startOutOfReach(spec, route) {
+    // The plugin registered in one encapsulated context, the route in a sibling one.
+    const app = Fastify();
+    const runs = new Map<string, number>();
+    await app.register(async (limited) => {
+      await limited.register(rateLimit, spec.global ?? {});
+      limited.get('/limited', async () => ({ ok: true }));
+    });
+    await app.register(async (sibling) => addRoute(sibling, runs, route));
+    try {
+      await app.ready();
+    } catch (error) {
+      await app.close();
+      throw error;
+    }
+    return clientOf(app, runs);
   },
 };

@@ -6,14 +6,13 @@ import {
   SluiceConfigError,
   type Store,
 } from '@sluice/core';
+import { describeHttpBehaviours, describePipelineRules, EPOCH } from '@sluice/test-kit';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
-import { describeHttpBehaviours } from '../../core/test/http/behaviours.js';
 import { rateLimit, SkipThrottle, Throttle } from '../src/index.js';
 import { bearerAuth, call, fastifyHarness } from './fastify-harness.js';
 
-const EPOCH = Date.UTC(2026, 0, 1);
-
 describeHttpBehaviours(fastifyHarness);
+describePipelineRules(fastifyHarness);
 
 /** A fresh store and fake clock for one app. */
 function fixture() {

@@ -3,13 +3,22 @@ import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
 import { type Decision, Limit, MemoryStore } from '@sluice/core';
 import { markSkipThrottle } from '@sluice/core/http';
+import {
+  type AdapterHarness,
+  type AppSpec,
+  describeHttpBehaviours,
+  describePipelineRules,
+  EPOCH,
+  type RouteSpec,
+  routeId,
+  type TestClient,
+  userIdFor,
+} from '@sluice/test-kit';
 import Koa, { type Context, type Middleware, type Next } from 'koa';
 import request from 'supertest';
-import { describeHttpBehaviours } from '../../core/test/http/behaviours.js';
-import type { AdapterHarness, AppSpec, TestClient } from '../../core/test/http/harness.js';
 import { rateLimit, SkipThrottle, Throttle, throttle } from '../src/index.js';
 
-/** The handler of every test route: counts its runs, answers `{ ok: true, rateLimit }`. */
+/** The handler of a harness route: counts its runs, answers `{ ok: true, rateLimit }`. */
 function counted(runs: Map<string, number>, id: string) {
   return (ctx: Context) => {
     runs.set(id, (runs.get(id) ?? 0) + 1);
@@ -17,12 +26,28 @@ function counted(runs: Map<string, number>, id: string) {
   };
 }
 
-/** `Authorization: Bearer <user>` → `ctx.state.user = { id }` (Koa's usual place, e.g. koa-passport). */
-const bearerUser: Middleware = (ctx, next) => {
-  const m = /^Bearer (.+)$/.exec(ctx.get('authorization'));
-  if (m) ctx.state.user = { id: m[1] };
-  return next();
-};
+/** `Authorization: Bearer <token>` → `ctx.state.user = { id }` (Koa's usual place, e.g. koa-passport). */
+function bearerUser(spec: AppSpec): Middleware {
+  return (ctx, next) => {
+    const m = /^Bearer (.+)$/.exec(ctx.get('authorization'));
+    if (m) ctx.state.user = { id: userIdFor(spec, m[1]!) };
+    return next();
+  };
+}
+
+/** Adds `route` to `router` (or to a router of its own with the mount as prefix, made and listed). */
+function addRoute(router: Router, mounted: Router[], runs: Map<string, number>, route: RouteSpec) {
+  let target = router;
+  if (route.mount !== undefined) {
+    target = new Router({ prefix: route.mount });
+    mounted.push(target);
+  }
+  const handler = counted(runs, routeId(route));
+  const h = route.skipThrottle ? markSkipThrottle(handler) : handler;
+  const verb = route.method === 'GET' ? 'get' : 'post';
+  if (route.limit === false || route.limit === undefined) target[verb](route.path, h);
+  else target[verb](route.path, throttle(route.limit, route.options), h);
+}
 
 async function listen(app: Koa): Promise<Server> {
   const server = createServer(app.callback());
@@ -34,7 +59,8 @@ function client(server: Server, runs: Map<string, number>): TestClient {
   const agent = request(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
   return {
     async request(method, path, headers = {}) {
-      const res = await (method === 'GET' ? agent.get(path) : agent.post(path)).set(headers);
+      const verb = method === 'GET' ? 'get' : method === 'HEAD' ? 'head' : 'post';
+      const res = await agent[verb](path).set(headers);
       const json = /^application\/json/.test(String(res.headers['content-type']));
       return {
         status: res.status,
@@ -63,24 +89,35 @@ const koaHarness: AdapterHarness = {
     const runs = new Map<string, number>();
     const open = new Router();
     const router = new Router();
+    const mounted: Router[] = [];
     for (const route of spec.routes) {
-      const handler = counted(runs, `${route.method} ${route.path}`);
-      const target = route.limit === false ? open : router;
-      const verb = route.method === 'GET' ? 'get' : 'post';
-      if (route.limit === false || route.limit === undefined) target[verb](route.path, handler);
-      else target[verb](route.path, throttle(route.limit, route.options), handler);
+      addRoute(route.limit === false ? open : router, mounted, runs, route);
     }
-    if (spec.bearerUser) app.use(bearerUser);
+    if (spec.bearerUser) app.use(bearerUser(spec));
     app.use(open.routes());
     if (spec.global) app.use(rateLimit(spec.global));
     app.use(router.routes());
+    for (const r of mounted) app.use(r.routes());
+    return client(await listen(app), runs);
+  },
+  async startOutOfReach(spec, route) {
+    // The global limit on a router of its own; the route, with its throttle(), on another.
+    const app = new Koa();
+    app.silent = true;
+    const runs = new Map<string, number>();
+    const limited = new Router({ prefix: '/limited' });
+    limited.use(rateLimit(spec.global));
+    limited.get('/inside', counted(runs, 'GET /limited/inside'));
+    const router = new Router();
+    const mounted: Router[] = [];
+    addRoute(router, mounted, runs, route);
+    app.use(limited.routes()).use(router.routes());
     return client(await listen(app), runs);
   },
 };
 
 describeHttpBehaviours(koaHarness);
-
-const EPOCH = Date.UTC(2026, 0, 1);
+describePipelineRules(koaHarness);
 
 const ok = (ctx: Context) => {
   ctx.body = 'ok';

@@ -89,15 +89,20 @@ export class Coalescer {
   #openBySlot = new Map<string, Map<number, Batch>>();
   /** Open batches in the order they were opened. */
   #pending: Batch[] = [];
-  readonly #clocks = new ServerClocks();
+  readonly #clocks: ServerClocks;
 
-  /** @param cluster - whether `client` is a `Cluster`: batches are then grouped by slot. */
+  /**
+   * @param cluster - whether `client` is a `Cluster`: batches are then grouped by slot.
+   * @param clocks - the servers' clock offsets, shared with the store's other callers.
+   */
   constructor(
     client: RedisClient,
     cluster: boolean,
     deadlines: DeadlineQueue,
     down: () => Error | undefined,
+    clocks: ServerClocks = new ServerClocks(),
   ) {
+    this.#clocks = clocks;
     this.#client = client;
     this.#deadlines = deadlines;
     this.#cluster = cluster;

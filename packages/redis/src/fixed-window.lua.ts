@@ -31,8 +31,37 @@ const FIXED_WINDOW_FN = `local function fixed_window(key, now, cost, limit, wind
 end
 `;
 
+/**
+ * Gives back `cost` units charged at `at` in the window ending at `at + reset`: its count
+ * drops by `cost` (exact), the key is deleted at 0; nothing when that window is over. The
+ * window keeps its start even when the refunded charge opened it and a later one joined it.
+ */
+const FIXED_WINDOW_REFUND = `local function fixed_window_refund(key, now, cost, at, reset, limit, windowMs)
+  local stored = redis.call('GET', key)
+  if stored then
+    local e, c = state_numbers(stored, 2)
+    if e == at + reset and e > now then
+      c = c - cost
+      if c <= 0 then
+        redis.call('DEL', key)
+      else
+        redis.call('SET', key, exact(e) .. ',' .. c, 'KEEPTTL')
+      end
+    end
+  end
+  return fixed_window(key, now, 0, limit, windowMs)
+end
+`;
+
 /** The fixed-window twin: its scripts and their decoder. */
-export const FIXED_WINDOW = luaTwin('fixed_window', 2, 4, FIXED_WINDOW_FN, decodeMsReply);
+export const FIXED_WINDOW = luaTwin(
+  'fixed_window',
+  2,
+  4,
+  FIXED_WINDOW_FN,
+  decodeMsReply,
+  FIXED_WINDOW_REFUND,
+);
 /** Fixed window on one key (see `LuaTwin.single`). */
 export const FIXED_WINDOW_LUA = FIXED_WINDOW.single.source;
 /** Fixed window on many keys in one call (see `LuaTwin.batch`). */

@@ -45,6 +45,33 @@ end
 `;
 
 /**
+ * Gives back `cost` units charged earlier: the TAT moves back by `cost` emission intervals
+ * (a TAT moved to now or before is deleted: the same as a full bucket). GCRA charges add
+ * up while the key stays backlogged (TAT ahead of now), so the give-back is exact then,
+ * whatever other requests charged or gave back in between, in any order. If the key
+ * drained after the charge and a later request charged it from idle, the give-back can
+ * exceed what the charge still held, by at most the time between the charge and that
+ * later request (and never more than `cost` intervals). No floor at the TAT before the
+ * charge: concurrent give-backs of one key would hit each other's floors and give back
+ * too little. A key reset since the charge gives back from whatever charged it since.
+ * (`at` and `reset`, the charge's time and resetTicks, are not needed.)
+ */
+const GCRA_REFUND = `local function gcra_refund(key, now, cost, at, reset, interval, perMs, burst)
+  local tat = tonumber(redis.call('GET', key))
+  if tat ~= nil then
+    if tat >= 1e14 then tat = tat / 1000 end
+    local value = tat - cost * interval / perMs
+    if value <= now then
+      redis.call('DEL', key)
+    else
+      redis.call('SET', key, exact(value), 'PX', px(value - now))
+    end
+  end
+  return gcra(key, now, 0, interval, perMs, burst)
+end
+`;
+
+/**
  * Builds the {@link Decision} from the 4 numbers at `at` in a GCRA twin's reply (same
  * divisions as the TS engine).
  */
@@ -67,7 +94,7 @@ export function decodeGcra(
 }
 
 /** The GCRA twin: its scripts and their decoder. */
-export const GCRA = luaTwin('gcra', 3, 4, GCRA_FN, decodeGcra);
+export const GCRA = luaTwin('gcra', 3, 4, GCRA_FN, decodeGcra, GCRA_REFUND);
 /** GCRA on one key (see `LuaTwin.single`). */
 export const GCRA_LUA = GCRA.single.source;
 /** GCRA on many keys in one call (see `LuaTwin.batch`). */

@@ -30,6 +30,16 @@ export type Decoder<A extends Algorithm = Algorithm> = (
 export interface LuaTwin {
   /** The Lua function's name. */
   readonly name: string;
+  /** The Lua text of the function (`local function <name>(key, now, cost, ...params)`). */
+  readonly fn: string;
+  /**
+   * The Lua text of its inverse, `local function <name>_refund(key, now, cost, at, reset,
+   * ...params)`: gives back `cost` units that a call of the function charged at time `at`
+   * (which answered `reset` as its 4th value), as exactly as the state allows (see the
+   * twin's file), then returns the function's peek (cost 0) at `now`. Used by the
+   * all-or-nothing script (lua-multi.ts) when a request spans Cluster slots.
+   */
+  readonly refund: string;
   /** How many algorithm parameters (`Algorithm.params`) the function takes after `cost`. */
   readonly params: number;
   /** How many numbers the function returns (the width of one decision in a reply). */
@@ -69,7 +79,7 @@ export interface LuaTwin {
  *   field up to the next comma, the last one to the end of the string; `tonumber` of each,
  *   so nil for a field that is not a number, all nil when the text has fewer fields).
  */
-const LUA_PRELUDE = `local SLACK_MS = ${SLACK_MS}
+export const LUA_PRELUDE = `local SLACK_MS = ${SLACK_MS}
 local function server_now()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -90,7 +100,8 @@ end
 /**
  * Builds the single and batch scripts around `fn`, the Lua text of
  * `local function <name>(key, now, cost, <params...>) ... return <width values> end`
- * (every argument a number, converted once per script call); `decode` reads its replies.
+ * (every argument a number, converted once per script call); `decode` reads its replies;
+ * `refund` is its inverse (see {@link LuaTwin.refund}).
  */
 export function luaTwin<A extends Algorithm>(
   name: string,
@@ -98,6 +109,7 @@ export function luaTwin<A extends Algorithm>(
   width: number,
   fn: string,
   decode: Decoder<A>,
+  refund: string,
 ): LuaTwin {
   const list = (n: number, make: (i: number) => string, separator = ', ') =>
     Array.from({ length: n }, (_, i) => make(i + 1)).join(separator);
@@ -137,6 +149,8 @@ return out
 `;
   return {
     name,
+    fn,
+    refund,
     params,
     width,
     single: new LuaScript(single),

@@ -1,11 +1,14 @@
 import {
   type Algorithm,
   type Decision,
+  fullKey,
   isRedisClientLike,
   SluiceConfigError,
   type Store,
+  type StoreRequest,
 } from '@sluice/core';
-import { checkOptionNames } from '@sluice/core/http';
+import { checkOptionNames, optionNames } from '@sluice/core/http';
+import { AllOrNothing, type Part } from './all-or-nothing.js';
 import { Coalescer, masterOf } from './coalescer.js';
 import { DeadlineQueue } from './deadline-queue.js';
 import { FIXED_WINDOW } from './fixed-window.lua.js';
@@ -13,10 +16,17 @@ import { GCRA } from './gcra.lua.js';
 import type { LuaTwin } from './lua-common.js';
 import type { RedisClient } from './lua-script.js';
 import { keySlot, redisKey } from './redis-key.js';
+import { ServerClocks } from './server-clock.js';
 import { SLIDING_LOG } from './sliding-log.lua.js';
 import { SLIDING_WINDOW } from './sliding-window.lua.js';
 
-const REDIS_STORE_OPTIONS = ['client', 'prefix', 'hashTag', 'clock', 'timeoutMs'];
+const REDIS_STORE_OPTIONS = optionNames<RedisStoreOptions>({
+  client: true,
+  prefix: true,
+  hashTag: true,
+  clock: true,
+  timeoutMs: true,
+});
 
 /** Options of {@link RedisStore}. */
 export interface RedisStoreOptions {
@@ -122,6 +132,7 @@ export class RedisStore implements Store {
   readonly failureDomain?: (key: string) => string;
   readonly #deadlines: DeadlineQueue;
   readonly #coalescer: Coalescer;
+  readonly #allOrNothing: AllOrNothing;
 
   constructor(options: RedisStoreOptions) {
     if (options === null || typeof options !== 'object') {
@@ -166,7 +177,15 @@ export class RedisStore implements Store {
     this.clock = clock;
     this.timeoutMs = timeoutMs;
     this.#deadlines = new DeadlineQueue(timeoutMs);
-    this.#coalescer = new Coalescer(client, cluster, this.#deadlines, () => this.#down());
+    const clocks = new ServerClocks();
+    this.#coalescer = new Coalescer(client, cluster, this.#deadlines, () => this.#down(), clocks);
+    this.#allOrNothing = new AllOrNothing(
+      client,
+      cluster,
+      this.#deadlines,
+      clocks,
+      Object.values(TWINS),
+    );
     if (cluster) this.failureDomain = (key) => masterOf(client, keySlot(this.keyFor(key))) ?? '';
   }
 
@@ -193,11 +212,39 @@ export class RedisStore implements Store {
     );
   }
 
+  /**
+   * {@link Store.consumeAll}: every request admitted, or none charged, under concurrency
+   * too. On a standalone Redis, and on a Cluster when every key shares a hash slot, one
+   * `EVALSHA` decides them all atomically (each key by its algorithm's own Lua function,
+   * mixed algorithms alike). On a Cluster across slots, each slot's keys are charged
+   * all-or-nothing in turn, and when one slot's do not fit, what the earlier slots took is
+   * given back (exact for fixed window, sliding window and sliding log; for GCRA exact while
+   * the key stays backlogged, else at most the time between charge and refund extra): the
+   * units are held meanwhile, so a concurrent request may be denied for them. Requests on
+   * one node asked for in one turn of the event loop share one `EVALSHA` per slot (each
+   * decided alone); across slots, one call per slot per request.
+   *
+   * @returns a promise that rejects as {@link RedisStore.consume} does, for all requests.
+   */
+  consumeAll(requests: readonly StoreRequest[], nowMs: number): Promise<Decision[]> {
+    if (requests.length === 0) return Promise.resolve([]);
+    const parts: Part[] = [];
+    for (const r of requests) {
+      const twin = TWIN_OF_KIND.get(r.algorithm.kind);
+      if (twin === undefined) return Promise.reject(noTwin(r.algorithm.kind));
+      parts.push({ key: this.keyFor(fullKey(r)), twin, algorithm: r.algorithm, cost: r.cost });
+    }
+    const down = this.#down();
+    if (down) return Promise.reject(down);
+    return this.#allOrNothing.run(parts, this.clock === 'client' ? nowMs : '');
+  }
+
   async reset(key: string): Promise<void> {
     const down = this.#down();
     if (down) throw down;
     // Decisions asked for before this reset reach Redis before its DEL.
     this.#coalescer.flush();
+    this.#allOrNothing.flush();
     await this.#deadlines.wrap(this.client.del(this.keyFor(key)));
   }
 

@@ -49,8 +49,38 @@ const SLIDING_LOG_FN = `local function sliding_log(key, now, cost, limit, w)
 end
 `;
 
+/**
+ * Gives back `cost` units charged at `at`: removes `cost` entries scored `at` (exact: the
+ * log is then what it would be without the charge), the highest-numbered ones, so the
+ * members left at that time stay `"<at>:1"` .. `"<at>:k"` and the next ones do not collide.
+ */
+const SLIDING_LOG_REFUND = `local function sliding_log_refund(key, now, cost, at, reset, limit, w)
+  local score = exact(at)
+  local members = redis.call('ZRANGEBYSCORE', key, score, score)
+  local seqs = {}
+  for i = 1, #members do seqs[i] = tonumber(string.match(members[i], ':(%d+)$')) end
+  table.sort(seqs)
+  local last = #seqs
+  local first = math.max(1, last - cost + 1)
+  while last >= first do
+    local args = {}
+    for j = last, math.max(first, last - 999), -1 do args[#args + 1] = score .. ':' .. seqs[j] end
+    redis.call('ZREM', key, unpack(args))
+    last = last - #args
+  end
+  return sliding_log(key, now, 0, limit, w)
+end
+`;
+
 /** The sliding-log twin: its scripts and their decoder. */
-export const SLIDING_LOG = luaTwin('sliding_log', 2, 4, SLIDING_LOG_FN, decodeMsReply);
+export const SLIDING_LOG = luaTwin(
+  'sliding_log',
+  2,
+  4,
+  SLIDING_LOG_FN,
+  decodeMsReply,
+  SLIDING_LOG_REFUND,
+);
 /** Sliding log on one key (see `LuaTwin.single`). */
 export const SLIDING_LOG_LUA = SLIDING_LOG.single.source;
 /** Sliding log on many keys in one call (see `LuaTwin.batch`). */

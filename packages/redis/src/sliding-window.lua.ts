@@ -52,6 +52,36 @@ const SLIDING_WINDOW_FN = `local function sliding_window(key, now, cost, limit, 
 end
 `;
 
+/**
+ * Gives back `cost` units charged at `at`: from the current count while the window of `at`
+ * is current, from the previous count once the next window has started (exact either way);
+ * nothing later. A key left with both counts 0 is deleted.
+ */
+const SLIDING_WINDOW_REFUND = `local function sliding_window_refund(key, now, cost, at, reset, limit, w)
+  local start = math.floor(at / w) * w
+  local stored = redis.call('GET', key)
+  if stored then
+    local s, p, c = state_numbers(stored, 3)
+    local found = true
+    if s == start then
+      c = math.max(0, c - cost)
+    elseif s == start + w then
+      p = math.max(0, p - cost)
+    else
+      found = false
+    end
+    if found then
+      if p == 0 and c == 0 then
+        redis.call('DEL', key)
+      else
+        redis.call('SET', key, exact(s) .. ',' .. p .. ',' .. c, 'KEEPTTL')
+      end
+    end
+  end
+  return sliding_window(key, now, 0, limit, w)
+end
+`;
+
 /** Builds the {@link Decision} from a sliding-window twin's reply. */
 export function decodeSlidingWindow(
   reply: number[],
@@ -83,6 +113,7 @@ export const SLIDING_WINDOW = luaTwin(
   6,
   SLIDING_WINDOW_FN,
   decodeSlidingWindow,
+  SLIDING_WINDOW_REFUND,
 );
 /** Sliding window on one key (see `LuaTwin.single`). */
 export const SLIDING_WINDOW_LUA = SLIDING_WINDOW.single.source;

@@ -10,13 +10,11 @@ import {
   slidingLog,
   slidingWindow,
 } from '@sluice/core';
+import { EPOCH, type RedisProcess, scriptCalls, startRedis } from '@sluice/test-kit';
 import calculateSlot from 'cluster-key-slot';
 import { Redis } from 'ioredis';
 import { MAX_BATCH } from '../src/coalescer.js';
 import { keySlot, RedisStore } from '../src/index.js';
-import { type RedisProcess, startRedis } from './redis-server.js';
-
-const EPOCH = Date.UTC(2026, 0, 1);
 
 let server: RedisProcess;
 let client: Redis;
@@ -30,16 +28,6 @@ afterAll(async () => {
   client?.disconnect();
   await server?.stop();
 });
-
-async function scriptCalls(): Promise<number> {
-  const info = await client.info('commandstats');
-  let calls = 0;
-  // Answered calls (a NOSCRIPT reply is a failed call, followed by an EVAL).
-  for (const m of info.matchAll(/cmdstat_(?:evalsha|eval):calls=(\d+),.*failed_calls=(\d+)/g)) {
-    calls += Number(m[1]) - Number(m[2]);
-  }
-  return calls;
-}
 
 const algorithms: [string, () => Algorithm][] = [
   ['gcra 5/s burst 3', () => gcra({ rate: 5, period: '1s', burst: 3 })],
@@ -70,14 +58,14 @@ describe.each(algorithms)('%s: 1000 concurrent calls on 50 keys', (_label, make)
     const memory = limiter(new MemoryStore(), prefix);
 
     // Batched: 10 ticks of 100 calls each, every call of a tick made before any reply.
-    const before = await scriptCalls();
+    const before = await scriptCalls(client);
     const got: Decision[] = [];
     for (let tick = 0; tick < 10; tick++) {
       const inTick = calls.slice(tick * 100, tick * 100 + 100);
       now = inTick[0]!.t;
       got.push(...(await Promise.all(inTick.map((c) => batched.consume(c.key, { cost: c.cost })))));
     }
-    const used = (await scriptCalls()) - before;
+    const used = (await scriptCalls(client)) - before;
     // At most one EVAL per tick loads a script, plus the batches themselves.
     expect(used).toBeLessThanOrEqual(10 * Math.ceil(100 / MAX_BATCH) + 1);
 

@@ -3,10 +3,10 @@
 // circuit breaker per node, so the healthy masters go on deciding on Redis, and it logs
 // exactly two lines for the outage: one when it starts, one when the node answers again.
 import { gcra, RateLimiter } from '@sluice/core';
+import { type RedisCluster, startCluster } from '@sluice/test-kit';
 import calculateSlot from 'cluster-key-slot';
 import { Cluster } from 'ioredis';
 import { RedisStore } from '../src/index.js';
-import { type RedisCluster, startCluster } from './redis-server.js';
 
 let cluster: RedisCluster;
 let client: Cluster;

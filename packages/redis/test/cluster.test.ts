@@ -11,10 +11,18 @@ import {
   SluiceConfigError,
   toCellReply,
 } from '@sluice/core';
+import {
+  buildVectorAlgorithm,
+  EPOCH,
+  loadVectors,
+  type RedisCluster,
+  type RedisProcess,
+  startCluster,
+  VECTOR_EPOCH,
+} from '@sluice/test-kit';
 import calculateSlot from 'cluster-key-slot';
 import fc from 'fast-check';
 import { Cluster } from 'ioredis';
-import { buildVectorAlgorithm, loadVectors, VECTOR_EPOCH } from '../../core/test/vectors.js';
 import { MAX_TAG_LENGTH, RedisStore, redisKey } from '../src/index.js';
 import {
   type AlgorithmSpec,
@@ -22,9 +30,6 @@ import {
   HUNDRED_PER_HOUR,
   specLabel,
 } from './algorithm-specs.js';
-import { type RedisCluster, type RedisProcess, startCluster } from './redis-server.js';
-
-const EPOCH = Date.UTC(2026, 0, 1);
 
 let cluster: RedisCluster;
 let client: Cluster;

@@ -3,9 +3,9 @@
 // algorithm, on standalone Redis and on a 3-master Cluster, with the default server clock.
 import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
+import { type RedisCluster, type RedisProcess, startCluster, startRedis } from '@sluice/test-kit';
 import { type AlgorithmSpec, HUNDRED_PER_HOUR, specLabel } from './algorithm-specs.js';
 import type { WorkerReport } from './contention-worker.js';
-import { type RedisCluster, type RedisProcess, startCluster, startRedis } from './redis-server.js';
 
 const PROCESSES = 4;
 const CALLS_PER_PROCESS = 500;

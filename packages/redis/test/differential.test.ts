@@ -2,14 +2,12 @@
 // (deep-equal Decision objects) on MemoryStore (the TypeScript step) and on
 // RedisStore({ clock: 'client' }) (the Lua twin), at realistic epoch times.
 import { type Algorithm, type Decision, MemoryStore, RateLimiter } from '@sluice/core';
+import { EPOCH, type RedisProcess, startRedis } from '@sluice/test-kit';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { RedisStore } from '../src/index.js';
 import { type AlgorithmSpec, buildAlgorithm, specLabel } from './algorithm-specs.js';
-import { type RedisProcess, startRedis } from './redis-server.js';
 
-/** 2026-01-01T00:00:00Z: traces start at a real epoch time (plus a random offset). */
-const EPOCH = Date.UTC(2026, 0, 1);
 const RUNS = Number(process.env.SLUICE_DIFFERENTIAL_RUNS ?? 200);
 /** A year as the `ms` package counts it ('1y'): 365.25 days. */
 const YEAR_MS = 31_557_600_000;

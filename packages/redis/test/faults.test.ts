@@ -16,12 +16,11 @@ import {
   type Store,
   type StoreErrorPolicy,
 } from '@sluice/core';
+import { EPOCH, type RedisProcess, startRedis } from '@sluice/test-kit';
 import { Redis, type RedisOptions } from 'ioredis';
 import { RedisStore, StoreTimeoutError } from '../src/index.js';
 import { buildAlgorithm, HUNDRED_PER_HOUR, specLabel } from './algorithm-specs.js';
-import { type RedisProcess, startRedis } from './redis-server.js';
 
-const EPOCH = Date.UTC(2026, 0, 1);
 /** Timer and scheduling slack on a busy 2-core machine. */
 const SLACK_MS = 50;
 

@@ -7,10 +7,9 @@ import {
   slidingLog,
   slidingWindow,
 } from '@sluice/core';
+import { type RedisProcess, replayVector, startRedis, vectorRuns } from '@sluice/test-kit';
 import { Redis } from 'ioredis';
-import { replayVector, vectorRuns } from '../../core/test/vectors.js';
 import { MAX_TAG_LENGTH, RedisStore } from '../src/index.js';
-import { type RedisProcess, startRedis } from './redis-server.js';
 
 let server: RedisProcess;
 let client: Redis;

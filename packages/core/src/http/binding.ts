@@ -44,6 +44,11 @@ export interface HttpBinding<Req, Res> {
   handlers?(req: Req): readonly unknown[] | undefined;
   /** Sets one response header (a name of the core's, a valid value). */
   setHeader(res: Res, name: string, value: string): void;
+  /**
+   * Optional: the header setter for this response, asked once per written verdict instead of
+   * using `setHeader` (for a framework where choosing the setter costs a lookup on `res`).
+   */
+  setterFor?(res: Res): (res: Res, name: string, value: string) => void;
   /** Pass header names in lower case (for frameworks that lowercase every name anyway). */
   lowercaseHeaders?: boolean;
   /** Exposes the decision on the request (`req.rateLimit`…); `ledger` is what `ledger` gave. */

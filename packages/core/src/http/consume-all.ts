@@ -1,6 +1,6 @@
 import type { Algorithm } from '../algorithm.js';
 import type { Decision } from '../decision.js';
-import type { Store } from '../store.js';
+import { consumeEach, type Store, type StoreRequest } from '../store.js';
 import type { Scope } from './plan.js';
 
 /** A key of one request under one limit. */
@@ -25,32 +25,30 @@ export function consumeAt(
 }
 
 /**
- * Consumes every entry or none: first a peek of each (cost 0), and only if each fits
- * (`cost <= remaining`, which is exactly each algorithm's admission rule) the consumes.
- * With a synchronous store (MemoryStore) nothing runs in between, so it is atomic; with
- * an asynchronous store another request can slip in between the peek and the consume.
+ * Consumes every entry or none. With a store that has `consumeAll` (RedisStore, MemoryStore,
+ * FailSafeStore around them) it decides them in one all-or-nothing call, atomic under
+ * concurrency too; otherwise it peeks each entry (cost 0) and, only if each fits
+ * (`cost <= remaining`, each algorithm's admission rule), consumes each ({@link consumeEach}):
+ * atomic on a synchronous store only.
  */
 export function consumeAll(
   store: Store,
   entries: Entry[],
   now: number,
 ): Decision[] | Promise<Decision[]> {
-  const peeks = entries.map((e) => consumeAt(store, e, 0, now));
-  const finish = (ps: Decision[]): Decision[] | Promise<Decision[]> => {
-    const fits = ps.every((p, i) => entries[i]!.cost <= p.remaining);
-    if (fits) return settle(entries.map((e) => consumeAt(store, e, e.cost, now)));
-    // Denied: ask the limits that do not fit for their real denial (which consumes nothing);
-    // the others are reported as they stand, uncharged.
-    return settle(
-      entries.map((e, i) =>
-        e.cost <= ps[i]!.remaining ? { ...ps[i]!, cost: e.cost } : consumeAt(store, e, e.cost, now),
-      ),
+  if (typeof store.consumeAll === 'function') {
+    const requests = entries.map(
+      ({ scope, subject, algorithm, cost }): StoreRequest =>
+        // A lasting scope is `store.scope(prefix)`: the request names it (on a MemoryStore a
+        // key space of its own); otherwise the limiter uses the full key.
+        scope.store !== undefined
+          ? { key: subject, prefix: scope.prefix, algorithm, cost }
+          : { key: scope.prefix + subject, algorithm, cost },
     );
-  };
-  const ready = settle(peeks);
-  return ready instanceof Promise ? ready.then(finish) : finish(ready);
-}
-
-function settle(values: (Decision | Promise<Decision>)[]): Decision[] | Promise<Decision[]> {
-  return values.some((v) => v instanceof Promise) ? Promise.all(values) : (values as Decision[]);
+    return store.consumeAll(requests, now);
+  }
+  return consumeEach(
+    entries.map((e) => e.cost),
+    (i, cost) => consumeAt(store, entries[i]!, cost, now),
+  );
 }

@@ -3,9 +3,10 @@ import type { CircuitBreakerOptions } from '../circuit-breaker.js';
 import type { Decision } from '../decision.js';
 import { SluiceConfigError } from '../errors.js';
 import { fixedWindow } from '../fixed-window.js';
-import { checkOptionNames } from '../known-options.js';
+import { checkOptionNames, optionNames } from '../known-options.js';
 import { defaultLimitAlgorithm, type LimitAlgorithmFactory } from '../limit.js';
 import { MemoryStore } from '../memory-store.js';
+import type { OverLimitCacheOptions } from '../over-limit-cache.js';
 import { slidingLog } from '../sliding-log.js';
 import { slidingWindow } from '../sliding-window.js';
 import type { Store } from '../store.js';
@@ -116,6 +117,13 @@ export interface HttpLimitOptions<Req = unknown> {
    * @default { cooldownMs: 1000 }
    */
   breaker?: CircuitBreakerOptions;
+  /**
+   * Keys a `store` that can fail (not a `MemoryStore`) denied are remembered in-process
+   * until their retry time and denied without a store call, also during an outage;
+   * `false` asks the store every time.
+   * @default { maxKeys: 10_000 }
+   */
+  overLimitCache?: OverLimitCacheOptions | false;
 }
 
 /** {@link HttpLimitOptions}, parsed: every field present and valid. */
@@ -151,25 +159,26 @@ const ALGORITHMS: Record<AlgorithmKind, LimitAlgorithmFactory> = {
 const HEADER_STYLES: readonly HeaderStyle[] = ['legacy', 'draft-6', 'draft-7', 'draft-8'];
 
 /** The names of {@link HttpLimitOptions}: every option `parseHttpOptions` knows. */
-export const HTTP_OPTION_NAMES: readonly string[] = [
-  'limit',
-  'algorithm',
-  'store',
-  'clock',
-  'prefix',
-  'throttles',
-  'user',
-  'key',
-  'ipv6Subnet',
-  'headers',
-  'skip',
-  'onLimited',
-  'message',
-  'statusCode',
-  'onStoreError',
-  'logger',
-  'breaker',
-];
+export const HTTP_OPTION_NAMES: readonly string[] = optionNames<HttpLimitOptions>({
+  limit: true,
+  algorithm: true,
+  store: true,
+  clock: true,
+  prefix: true,
+  throttles: true,
+  user: true,
+  key: true,
+  ipv6Subnet: true,
+  headers: true,
+  skip: true,
+  onLimited: true,
+  message: true,
+  statusCode: true,
+  onStoreError: true,
+  logger: true,
+  breaker: true,
+  overLimitCache: true,
+});
 
 /** Core option objects made by {@link splitHttpOptions}: their names are already checked. */
 const namesChecked = new WeakSet<object>();
@@ -253,6 +262,7 @@ export function parseHttpOptions<Req>(options: HttpLimitOptions<Req>): HttpConfi
     options.logger ?? console,
     false,
     options.breaker,
+    options.overLimitCache,
   );
   const clock = fn('clock', options.clock) ?? Date.now;
   const prefix = options.prefix ?? 'sluice';

@@ -33,6 +33,8 @@ export class HttpPipeline<Req, Res> {
   readonly limiter: HttpLimiter<Req>;
   readonly #binding: HttpBinding<Req, Res>;
   readonly #global: boolean;
+  /** No `store` option: each application's default store. */
+  readonly #byApp: boolean;
   readonly #headersOf: (req: Req) => RequestView['headers'];
   readonly #userOf: (req: Req) => unknown;
 
@@ -40,6 +42,7 @@ export class HttpPipeline<Req, Res> {
     this.limiter = new HttpLimiter<Req>(options);
     this.#binding = binding;
     this.#global = scope === 'global';
+    this.#byApp = this.limiter.config.store === undefined;
     this.#headersOf = binding.headers;
     this.#userOf = binding.user;
   }
@@ -67,7 +70,8 @@ export class HttpPipeline<Req, Res> {
       this.#headersOf,
       ledger,
     );
-    const verdict = this.limiter.check(view, b.app(req));
+    // The application matters only for its default store (no `store` option).
+    const verdict = this.limiter.check(view, this.#byApp ? b.app(req) : undefined);
     if (verdict === undefined) return undefined;
     if (verdict instanceof Promise) return verdict.then((v) => this.#write(req, res, ledger, v));
     return this.#write(req, res, ledger, verdict);
@@ -78,7 +82,7 @@ export class HttpPipeline<Req, Res> {
     const standing = report(ledgerOf(ledger), v);
     if (standing === undefined) return v;
     const b = this.#binding;
-    v.writeHeaders(res, b.setHeader, b.lowercaseHeaders === true);
+    v.writeHeaders(res, b.setterFor?.(res) ?? b.setHeader, b.lowercaseHeaders === true);
     b.expose(req, res, v.decision, ledger);
     return v;
   }

@@ -1,4 +1,5 @@
 // Shared trace generators and drivers for the property tests.
+import { EPOCH } from '@sluice/test-kit';
 import fc from 'fast-check';
 import {
   type Algorithm,
@@ -9,12 +10,6 @@ import {
   type State,
 } from '../../src/index.js';
 import type { Model, ModelDecision, Ratio } from './models.js';
-
-/**
- * 2026-01-01T00:00:00Z: traces run at a real epoch time, never from 0. The other core and
- * adapter tests use it too (a whole second, so `X-RateLimit-Reset` values are easy to read).
- */
-export const EPOCH = Date.UTC(2026, 0, 1);
 
 /** Runs per property; the whole folder stays well under a minute on 2 cores. */
 export const RUNS = Number(process.env.SLUICE_PROPERTY_RUNS ?? 300);

@@ -8,7 +8,8 @@ import {
   RateLimiter,
   type Store,
   toCellReply,
-} from '../src/index.js';
+} from '@sluice/core';
+import { EPOCH } from './epoch.js';
 
 /** One step of a `shared/vectors/gcra.json` case. */
 export interface VectorStep {
@@ -26,43 +27,47 @@ export interface VectorCase {
   steps: VectorStep[];
 }
 
+// The paths are functions, not constants: `__dirname` exists where the tests run (jest
+// compiles to CommonJS) but not in an ES module, and the bench imports this package under
+// tsx as one (it never reads the vectors).
+
+/** This package's folder (packages/test-kit). */
+const packageDir = (): string => join(__dirname, '..');
+
 /** The contract's vectors: the shared folder beside the repository (`../shared`). */
-export const SHARED_VECTORS_PATH = join(
-  __dirname,
-  '..',
-  '..',
-  '..',
-  '..',
-  'shared',
-  'vectors',
-  'gcra.json',
-);
+export function sharedVectorsPath(): string {
+  return join(packageDir(), '..', '..', '..', 'shared', 'vectors', 'gcra.json');
+}
 
 /**
  * A verbatim copy of the shared vectors, committed so a clone anywhere can run the tests;
- * `vectors-copy.test.ts` fails when it differs from the shared file.
+ * core's `vectors-copy.test.ts` fails when it differs from the shared file.
  */
-export const COPIED_VECTORS_PATH = join(__dirname, 'vectors', 'gcra.json');
+export function copiedVectorsPath(): string {
+  return join(packageDir(), 'vectors', 'gcra.json');
+}
 
 /**
  * The vectors file used: `SLUICE_VECTORS` when set, else the shared folder beside the
  * repository when it is there, else the committed copy.
  */
-export const VECTORS_PATH =
-  process.env.SLUICE_VECTORS ??
-  (existsSync(SHARED_VECTORS_PATH) ? SHARED_VECTORS_PATH : COPIED_VECTORS_PATH);
+export function vectorsPath(): string {
+  const shared = sharedVectorsPath();
+  return process.env.SLUICE_VECTORS ?? (existsSync(shared) ? shared : copiedVectorsPath());
+}
 
-/** 2026-01-01T00:00:00Z: vectors run at a real epoch time, as in production. */
-export const VECTOR_EPOCH = Date.UTC(2026, 0, 1);
+/** 2026-01-01T00:00:00Z ({@link EPOCH}): vectors run at a real epoch time, as in production. */
+export const VECTOR_EPOCH = EPOCH;
 
 /** The cases of the vectors file; a clear error when it is not where it should be. */
 export function loadVectors(): VectorCase[] {
+  const path = vectorsPath();
   let text: string;
   try {
-    text = readFileSync(VECTORS_PATH, 'utf8');
+    text = readFileSync(path, 'utf8');
   } catch (error) {
     throw new Error(
-      `the redis-cell vectors are not at ${VECTORS_PATH}: set SLUICE_VECTORS to ` +
+      `the redis-cell vectors are not at ${path}: set SLUICE_VECTORS to ` +
         `shared/vectors/gcra.json (${String(error)})`,
     );
   }

@@ -1,12 +1,20 @@
+/// <reference types="jest" />
 import {
   type Decision,
   type HttpLimitOptions,
   Limit,
   MemoryStore,
   ThrottleRegistry,
-} from '../../src/index.js';
-import { EPOCH } from '../properties/harness.js';
-import type { AdapterHarness, AppSpec, TestClient, TestResponse } from './harness.js';
+} from '@sluice/core';
+import { EPOCH } from './epoch.js';
+import {
+  type AdapterHarness,
+  type AppSpec,
+  withApp as run,
+  statuses,
+  type TestClient,
+  type TestResponse,
+} from './http-harness.js';
 
 /**
  * The shared table of HTTP behaviours (DESIGN §4–§7, issue 4). Each adapter's test calls
@@ -53,26 +61,8 @@ const deniedBody = (seconds: number) => ({
 
 /** Registers the shared table of HTTP behaviours (jest `describe` blocks) for one adapter. */
 export function describeHttpBehaviours(harness: AdapterHarness): void {
-  /** Starts an app, runs `fn` against it and always closes it. */
-  async function withApp(spec: AppSpec, fn: (client: TestClient) => Promise<void>) {
-    const client = await harness.start(spec);
-    try {
-      await fn(client);
-    } finally {
-      await client.close();
-    }
-  }
-
-  async function statuses(
-    client: TestClient,
-    n: number,
-    path: string,
-    headers?: Record<string, string>,
-  ): Promise<number[]> {
-    const out: number[] = [];
-    for (let i = 0; i < n; i++) out.push((await client.request('GET', path, headers)).status);
-    return out;
-  }
+  const withApp = (spec: AppSpec, fn: (client: TestClient) => Promise<void>) =>
+    run(harness, spec, fn);
 
   describe(`HTTP behaviours (${harness.name})`, () => {
     describe('quota, headers and the 429 answer', () => {

@@ -7,7 +7,10 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-/** A `redis-server` process this test started; it never touches a server it did not start. */
+/**
+ * A `redis-server` process a test (or the bench) started; it never touches a server it did
+ * not start.
+ */
 export interface RedisProcess {
   port: number;
   pid: number;
@@ -167,4 +170,20 @@ export async function startCluster(extraArgs: string[] = []): Promise<RedisClust
     }
   }
   return { nodes, stop: async () => void (await Promise.all(nodes.map((n) => n.stop()))) };
+}
+
+/**
+ * Script calls a Redis server has answered so far, from `INFO commandstats`: EVALSHA plus
+ * EVAL, minus failed ones (a NOSCRIPT reply is a failed call, followed by an EVAL). A
+ * coalesced batch of decisions counts once.
+ */
+export async function scriptCalls(client: {
+  info(section: 'commandstats'): Promise<string>;
+}): Promise<number> {
+  const info = await client.info('commandstats');
+  let calls = 0;
+  for (const m of info.matchAll(/cmdstat_(?:evalsha|eval):calls=(\d+),.*failed_calls=(\d+)/g)) {
+    calls += Number(m[1]) - Number(m[2]);
+  }
+  return calls;
 }

@@ -1,0 +1,192 @@
+/**
+ * The over-limit section of `pnpm bench:redis` (DESIGN §8 "Keys already over the limit are
+ * remembered in-process"): decisions/s and Redis script calls per decision for keys that are
+ * over their limit, with the over-limit cache (the default) and with `overLimitCache: false`,
+ * and the same pair on the allow path (keys never over their limit), where the cache must
+ * cost nothing. Each subject has its own ioredis connection (auto-pipelining); subjects are
+ * measured interleaved, the median of the rounds reported.
+ */
+import { type Algorithm, gcra, RateLimiter, type Store } from '@sluice/core';
+import { RedisStore } from '@sluice/redis';
+import { scriptCalls } from '@sluice/test-kit';
+import { Redis } from 'ioredis';
+import { gcraAlgo, measureRate, median, plainTable } from './common.js';
+
+/** The JSON of this section (in `RedisReport.overLimit`). */
+export interface OverLimitReport {
+  config: string;
+  rows: {
+    label: string;
+    path: 'deny' | 'allow';
+    cache: boolean;
+    rate: number;
+    rounds: number[];
+    /** Decisions that reached the RedisStore (a Redis round trip) per decision. */
+    storeCallsPerDecision: number;
+    /** EVALSHA/EVAL calls Redis answered per decision (a coalesced batch counts once). */
+    scriptCallsPerDecision: number;
+  }[];
+  /** Decisions/s with the cache / without it, on each path. */
+  denySpeedup: number;
+  allowRatio: number;
+}
+
+interface Subject {
+  label: string;
+  path: 'deny' | 'allow';
+  cache: boolean;
+  client: Redis;
+  limiter: RateLimiter;
+  keys: string[];
+  rates: number[];
+  calls: number;
+  decisions: number;
+  /** RedisStore.consume calls so far. */
+  storeCalls: number;
+  storeCallsMeasured: number;
+}
+
+/** `{ decisions, rate }` with `inflight` consumes outstanding for `ms`. */
+async function run(
+  s: Subject,
+  ms: number,
+  inflight: number,
+): Promise<{ decisions: number; rate: number }> {
+  const want = s.path === 'allow';
+  let decisions = 0;
+  const consume = async (key: string) => {
+    const d = await s.limiter.consume(key);
+    if (d.allowed !== want) throw new Error(`${s.label}: allowed = ${d.allowed}`);
+    decisions++;
+  };
+  return { rate: await measureRate(consume, s.keys, ms, inflight), decisions };
+}
+
+/**
+ * Runs the section on the redis-server at `port`: `rounds` rounds of `ms` per subject,
+ * `inflight` consumes outstanding, over `keyCount` keys.
+ */
+export async function overLimitSection(
+  port: number,
+  rounds: number,
+  ms: number,
+  inflight: number,
+  keyCount: number,
+): Promise<OverLimitReport> {
+  const stats = new Redis({ port, host: '127.0.0.1' });
+  const failures: string[] = [];
+  const logger = { warn: (m: string) => void failures.push(m) };
+  // Over the limit: 1 per hour, burst 1; each key takes its one unit before the runs.
+  const over = gcra({ rate: 1, period: '1h', burst: 1 });
+  const make = (label: string, path: 'deny' | 'allow', cache: boolean): Subject => {
+    const client = new Redis({ port, host: '127.0.0.1', enableAutoPipelining: true });
+    const algorithm: Algorithm = path === 'deny' ? over : gcraAlgo();
+    const redis = new RedisStore({ client });
+    // Counts the decisions that reach Redis; the same thin wrapper on every subject.
+    const store: Store = {
+      consume: (key, a, cost, now) => {
+        subject.storeCalls++;
+        return redis.consume(key, a, cost, now);
+      },
+      reset: (key) => redis.reset(key),
+    };
+    const limiter = new RateLimiter({
+      algorithm,
+      store,
+      prefix: `ol-${path}-${cache}`,
+      onStoreError: 'deny',
+      logger,
+      ...(cache ? {} : { overLimitCache: false as const }),
+    });
+    const keys = Array.from({ length: keyCount }, (_, i) => `user:${i}`);
+    const subject: Subject = {
+      label,
+      path,
+      cache,
+      client,
+      limiter,
+      keys,
+      rates: [],
+      calls: 0,
+      decisions: 0,
+      storeCalls: 0,
+      storeCallsMeasured: 0,
+    };
+    return subject;
+  };
+  const subjects = [
+    make('over the limit, over-limit cache (default)', 'deny', true),
+    make('over the limit, overLimitCache: false', 'deny', false),
+    make('allow, over-limit cache (default)', 'allow', true),
+    make('allow, overLimitCache: false', 'allow', false),
+  ];
+  try {
+    for (const s of subjects) {
+      if (s.path === 'deny') {
+        // Use up every key's unit, then let each limiter see one denial per key.
+        for (const key of s.keys) await s.limiter.consume(key);
+      }
+      await run(s, Math.min(ms, 1000), inflight); // warm-up, not counted
+    }
+    for (let r = 0; r < rounds; r++) {
+      for (const s of subjects) {
+        const before = await scriptCalls(stats);
+        const storeBefore = s.storeCalls;
+        const { decisions, rate } = await run(s, ms, inflight);
+        s.calls += (await scriptCalls(stats)) - before;
+        s.storeCallsMeasured += s.storeCalls - storeBefore;
+        s.decisions += decisions;
+        s.rates.push(rate);
+      }
+      process.stderr.write(`over-limit round ${r + 1}/${rounds} done\n`);
+    }
+  } finally {
+    for (const s of subjects) s.client.disconnect();
+    stats.disconnect();
+  }
+  if (failures.length > 0) throw new Error(`the store failed: ${failures.join('; ')}`);
+  const rows = subjects.map((s) => ({
+    label: s.label,
+    path: s.path,
+    cache: s.cache,
+    rate: median(s.rates),
+    rounds: s.rates,
+    storeCallsPerDecision: s.storeCallsMeasured / s.decisions,
+    scriptCallsPerDecision: s.calls / s.decisions,
+  }));
+  const [denyOn, denyOff, allowOn, allowOff] = rows as [
+    (typeof rows)[0],
+    (typeof rows)[0],
+    (typeof rows)[0],
+    (typeof rows)[0],
+  ];
+  const report: OverLimitReport = {
+    config: `deny: gcra({ rate: 1, period: "1h", burst: 1 }), every key used up; allow: gcra({ rate: 1e6, period: "1s", burst: 1e9 }); RedisStore (server clock), auto-pipelining, ${inflight} in flight over ${keyCount} keys, median of ${rounds} interleaved rounds of ~${ms} ms`,
+    rows,
+    denySpeedup: denyOn.rate / denyOff.rate,
+    allowRatio: allowOn.rate / allowOff.rate,
+  };
+  const t = plainTable([
+    'over-limit cache',
+    'decisions/s (median)',
+    'Redis round trips per decision',
+    'EVALSHA per decision',
+  ]);
+  for (const row of rows) {
+    t.push([
+      row.label,
+      `${(row.rate / 1e3).toFixed(1)} k/s`,
+      row.storeCallsPerDecision.toFixed(row.storeCallsPerDecision < 0.01 ? 5 : 3),
+      row.scriptCallsPerDecision.toFixed(row.scriptCallsPerDecision < 0.01 ? 5 : 3),
+    ]);
+  }
+  console.log(t.toString());
+  console.log(report.config);
+  console.log(
+    `over the limit: ${report.denySpeedup.toFixed(1)}x the decisions/s with the cache; allow path: ${report.allowRatio.toFixed(2)} of the decisions/s without it (info)`,
+  );
+  console.log(
+    `per-round figures (k/s):\n${rows.map((r) => `  ${r.label}: ${r.rounds.map((x) => (x / 1e3).toFixed(1)).join(' ')}`).join('\n')}\n`,
+  );
+  return report;
+}

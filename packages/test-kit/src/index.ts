@@ -1,0 +1,9 @@
+// What the packages' tests and the bench share (DESIGN §1); each concern in its own file.
+export * from './epoch.js';
+export * from './http-behaviours.js';
+export * from './http-harness.js';
+export * from './http-pipeline-rules.js';
+export * from './package-exports.js';
+export * from './redis-server.js';
+export * from './type-equality.js';
+export * from './vectors.js';
