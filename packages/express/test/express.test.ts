@@ -15,6 +15,7 @@ import {
   describeHttpBehaviours,
   describePipelineRules,
   EPOCH,
+  expectNoSecretInErrors,
   type RouteSpec,
   routeId,
   type TestClient,
@@ -426,6 +427,12 @@ describe('@sluice/express', () => {
     expect(() => rateLimit({ handler: 'x' as never })).toThrow(/"handler"/);
     expect(() => rateLimit({ headers: 'draft-9' as never })).toThrow(/"headers"/);
     expect(() => Throttle('60/fortnight')).toThrow(SluiceConfigError);
+  });
+
+  it('no error text contains a secret from the value it rejects', () => {
+    const valid = { limit: '1/s', handler: () => undefined, store: new MemoryStore(), prefix: 'p' };
+    expectNoSecretInErrors(valid, (o) => rateLimit(o as never));
+    expectNoSecretInErrors({ prefix: 'p' }, (o) => throttle('1/s', o as never));
   });
 
   it('an unknown option name is a SluiceConfigError saying what to write instead', () => {

@@ -6,7 +6,13 @@ import {
   SluiceConfigError,
   type Store,
 } from '@sluice/core';
-import { describeHttpBehaviours, describePipelineRules, EPOCH } from '@sluice/test-kit';
+import {
+  describeHttpBehaviours,
+  describePipelineRules,
+  EPOCH,
+  expectNoSecret,
+  secretCarriers,
+} from '@sluice/test-kit';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { rateLimit, SkipThrottle, Throttle } from '../src/index.js';
 import { bearerAuth, call, fastifyHarness } from './fastify-harness.js';
@@ -208,6 +214,35 @@ describe('@sluice/fastify: config.rateLimit forms', () => {
       // @ts-expect-error not a function
       third.register(rateLimit, { errorResponseBuilder: 'x' }),
     ).rejects.toThrow(/"errorResponseBuilder"/);
+  });
+
+  it('no error text contains a secret from the value it rejects', async () => {
+    const valid = {
+      limit: '1/s',
+      hook: 'onRequest',
+      errorResponseBuilder: () => ({}),
+      global: true,
+    };
+    for (const option of Object.keys(valid)) {
+      let thrown = 0;
+      for (const [, value] of secretCarriers()) {
+        const app = Fastify();
+        const error = await app.register(rateLimit, { ...valid, [option]: value } as never).then(
+          () => undefined,
+          (e: Error) => e,
+        );
+        if (error !== undefined) thrown++;
+        expectNoSecret(error);
+        const routes = Fastify();
+        await routes.register(rateLimit);
+        try {
+          routes.get('/x', { config: { rateLimit: value as never } }, ok);
+        } catch (e) {
+          expectNoSecret(e as Error);
+        }
+      }
+      expect([option, thrown > 0]).toEqual([option, true]);
+    }
   });
 
   it('an unknown option name is a SluiceConfigError saying what to write instead', async () => {

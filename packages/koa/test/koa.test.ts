@@ -9,6 +9,7 @@ import {
   describeHttpBehaviours,
   describePipelineRules,
   EPOCH,
+  expectNoSecretInErrors,
   type RouteSpec,
   routeId,
   type TestClient,
@@ -413,6 +414,12 @@ describe('@sluice/koa', () => {
     expect(() => rateLimit({ limit: 'throttle:0,1' })).toThrow(/throttle:0,1/);
     expect(() => throttle('throttle:nope')).toThrow(/nope/);
     expect(() => rateLimit({ handler: 42 as never })).toThrow(/"handler"/);
+  });
+
+  it('no error text contains a secret from the value it rejects', () => {
+    const valid = { limit: '1/s', handler: () => undefined, store: new MemoryStore(), prefix: 'p' };
+    expectNoSecretInErrors(valid, (o) => rateLimit(o as never));
+    expectNoSecretInErrors({ prefix: 'p' }, (o) => throttle('1/s', o as never));
   });
 
   it('an unknown option name is a SluiceConfigError saying what to write instead', () => {
