@@ -11,13 +11,18 @@ const moduleNameMapper = {
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };
 
+// The Redis suite runs on ioredis 6 (packages/redis's `ioredis` devDependency); with
+// SLUICE_IOREDIS=5 it runs on ioredis 5 (the `ioredis5` alias, `npm:ioredis@5`) instead: CI
+// runs it both ways, since @sluice/redis peers on `^5 || ^6`.
+const ioredis5 = process.env.SLUICE_IOREDIS === '5' ? { '^ioredis$': 'ioredis5' } : {};
+
 const config: Config = {
   projects: packages.map((name) => ({
     displayName: name,
     rootDir: `<rootDir>/packages/${name}`,
     testEnvironment: 'node',
     testMatch: ['<rootDir>/src/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
-    moduleNameMapper,
+    moduleNameMapper: name === 'redis' ? { ...ioredis5, ...moduleNameMapper } : moduleNameMapper,
     transform: {
       '^.+\\.ts$': [
         'ts-jest',

@@ -50,6 +50,30 @@ function closeServer(server: Server): Promise<void> {
   });
 }
 
+/** Whether `port` on {@link HOST} can be listened on now. */
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, HOST, () => probe.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A `PORT_BASE` whose three ports (base, +1, +2) are free now, trying `taken + 1000`,
+ * `taken + 2000`… (then downwards), for the hint of a demo whose ports are in use; undefined
+ * if none of 20 candidates is free.
+ */
+export async function freePortBase(taken: number): Promise<number | undefined> {
+  const candidates: number[] = [];
+  for (let i = 1; i <= 10; i++) candidates.push(taken + 1000 * i, taken - 1000 * i);
+  for (const base of candidates.filter((b) => b >= 1024 && b <= 65533)) {
+    const free = await Promise.all([0, 1, 2].map((i) => portFree(base + i)));
+    if (free.every(Boolean)) return base;
+  }
+  return undefined;
+}
+
 /** Starts the three apps; resolves once all three listen. */
 export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo> {
   const base = options.port ?? DEFAULT_PORT_BASE;

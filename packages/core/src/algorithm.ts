@@ -50,7 +50,7 @@ export interface RefundResult {
 export type AlgorithmKind = 'gcra' | 'fixed-window' | 'sliding-window' | 'sliding-log';
 
 /**
- * A rate-limiting algorithm: a pure state transition (DESIGN §2). Built by the factories
+ * A rate-limiting algorithm: a pure state transition (state, cost, now) => (state, decision). Built by the factories
  * `gcra`, `cellThrottle`, `leakyBucket`, `tokenBucket`, `fixedWindow`, `slidingWindow`,
  * `slidingLog`; all values are validated when it is built.
  */

@@ -1,4 +1,5 @@
 import { SluiceConfigError } from './errors.js';
+import { checkOptionNames } from './known-options.js';
 
 /**
  * Where a {@link CircuitBreaker} stands:
@@ -37,13 +38,15 @@ export const DEFAULT_COOLDOWN_MS = 1000;
 /**
  * Checks {@link CircuitBreakerOptions} (undefined = every default).
  *
- * @throws {@link SluiceConfigError} naming `breaker`, `breaker.cooldownMs` or `breaker.clock`.
+ * @throws {@link SluiceConfigError} naming `breaker`, `breaker.cooldownMs`, `breaker.clock`
+ *   or an unknown option name.
  */
 export function checkBreakerOptions(options: unknown): Required<CircuitBreakerOptions> {
   if (options === undefined) return { cooldownMs: DEFAULT_COOLDOWN_MS, clock: performanceNow };
   if (options === null || typeof options !== 'object') {
     throw new SluiceConfigError('breaker', options, 'an object { cooldownMs?, clock? }');
   }
+  checkOptionNames(options, ['cooldownMs', 'clock'], 'the breaker option');
   const { cooldownMs = DEFAULT_COOLDOWN_MS, clock = performanceNow } =
     options as CircuitBreakerOptions;
   if (typeof cooldownMs !== 'number' || !Number.isFinite(cooldownMs) || cooldownMs < 0) {

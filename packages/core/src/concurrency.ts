@@ -30,6 +30,7 @@ export interface ConcurrencyOptions {
  * Lua twin: the sliding log's (kind `'sliding-log'`), params `[limit, leaseMs]`.
  */
 export class ConcurrencyAlgorithm extends SlidingLogAlgorithm {
+  /** Marks a concurrency limit: its denials are never cached, its leases given back when a request ends. */
   readonly concurrent = true;
   /** The lease time in whole **ms**. */
   readonly leaseMs: number;

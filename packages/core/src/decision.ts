@@ -1,5 +1,5 @@
 /**
- * The verdict on one request, as every algorithm and store returns it (DESIGN §2).
+ * The verdict on one request, as every algorithm and store returns it.
  * A plain object: no methods, safe to serialise.
  */
 export interface Decision {

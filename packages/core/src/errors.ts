@@ -1,35 +1,163 @@
+import { brandClass } from './process-global.js';
+
 /**
  * Thrown when a limiter, algorithm, store or middleware is constructed with an invalid
- * value (DESIGN §2 "Bad input"). The message names the option and the value, for example
- * `sluice: invalid option "rate": expected a finite number > 0, got 0`.
+ * value or an unknown option name. The message names the option and describes the value by
+ * its kind, for example
+ * `sluice: invalid option "rate": expected a finite number > 0, got a number (0)` or
+ * `sluice: unknown option "windowMs" in rateLimit(): sluice has no "windowMs": …`.
+ * A value is never serialised into the message (see {@link describe}), so a secret it
+ * carries (a Redis password) cannot reach a log through it.
  *
  * Thrown at construction time only; nothing invalid is discovered on the request path.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   gcra({ rate: 0, period: '1s' });
+ * } catch (error) {
+ *   if (error instanceof SluiceConfigError) console.error(error.option, error.message);
+ * }
+ * ```
  */
 export class SluiceConfigError extends Error {
-  /** The option that was invalid, e.g. `"rate"` or `"limit"`. */
+  /** The option that was invalid or unknown, e.g. `"rate"`, `"limit"` or `"windowMs"`. */
   readonly option: string;
-  /** The value that was given. */
-  readonly value: unknown;
+  /**
+   * The value that was given (`undefined` for an unknown option name). Not enumerable, so
+   * logging the error (`console.error(error)`, `util.inspect`) does not print it.
+   */
+  declare readonly value: unknown;
 
-  constructor(option: string, value: unknown, expected: string) {
-    super(`sluice: invalid option "${option}": expected ${expected}, got ${describe(value)}`);
+  /**
+   * @param option - the option's name.
+   * @param value - the value given; described by its kind in the message, never serialised.
+   * @param expected - what the option takes, e.g. `'a finite number > 0'`.
+   * @param detail - `hint`: a sentence appended to the message (what to write instead);
+   *   `message`: replaces the whole message.
+   */
+  constructor(
+    option: string,
+    value: unknown,
+    expected: string,
+    detail: { hint?: string; message?: string } = {},
+  ) {
+    const hint = detail.hint === undefined ? '' : `; ${detail.hint}`;
+    super(
+      detail.message ??
+        `sluice: invalid option "${option}": expected ${expected}, got ${describe(value)}${hint}`,
+    );
     this.name = 'SluiceConfigError';
     this.option = option;
-    this.value = value;
+    Object.defineProperty(this, 'value', { value, enumerable: false });
+  }
+
+  /**
+   * The error for an option name that is not one of the call's options.
+   *
+   * @param option - the unknown name.
+   * @param where - the call it was given to, e.g. `'rateLimit()'` or `'new RedisStore()'`.
+   * @param hint - what to write instead.
+   */
+  static unknownOption(option: string, where: string, hint: string): SluiceConfigError {
+    const name = optionName(option);
+    return new SluiceConfigError(name, undefined, '', {
+      message: `sluice: unknown option ${name === option ? `"${name}"` : name} in ${where}: ${hint}`,
+    });
   }
 }
 
-/** Renders a value for an error message: strings quoted, everything else as JSON-ish text. */
+/**
+ * An option name as errors show it: the name itself when it looks like one (letters, digits,
+ * `_`, `$`, `.`, `-`, at most 40 characters); else `a name of N characters`, since a
+ * property name can carry anything (a Redis URL with its password).
+ */
+export function optionName(name: string): string {
+  return /^[A-Za-z_$][\w$.-]{0,39}$/.test(name) ? name : `a name of ${name.length} characters`;
+}
+
+// `instanceof SluiceConfigError` holds for errors thrown by either build (ESM or CommonJS).
+brandClass(SluiceConfigError, 'SluiceConfigError');
+
+/** The most object keys {@link describe} lists. */
+const MAX_KEYS = 6;
+/** The longest key (or string value) {@link describe} shows, in characters. */
+const MAX_SHOWN = 40;
+
+/**
+ * Whether `value` has the shape of an ioredis client (`Redis` or `Cluster`): an object with
+ * `evalsha`, `defineCommand` and a `status` string. Recognised by shape, so the core needs
+ * no ioredis import.
+ */
+export function isRedisClientLike(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  const v = value as Record<string, unknown>;
+  return (
+    typeof v.evalsha === 'function' &&
+    typeof v.defineCommand === 'function' &&
+    typeof v.status === 'string'
+  );
+}
+
+/**
+ * Describes a value for an error message by its kind, never by serialising it:
+ * `a number (0)`, `true`, `undefined`, `null`, `a string ("throttle:6x,1")` (short strings
+ * with no `@` or `://`, which could carry credentials; else `a string of N characters`),
+ * `a function`, `the class RedisStore`, `an array of 3 items`, `an ioredis Redis client`,
+ * `an ioredis Cluster client`, `a Map`, `an object with keys a, b` (key names only, at most
+ * six, each as {@link optionName} shows it).
+ *
+ * @example
+ * ```ts
+ * describe(new Redis('redis://:secret@host')); // 'an ioredis Redis client'
+ * describe({ windowMs: 1000, max: 5 });        // 'an object with keys windowMs, max'
+ * ```
+ */
 export function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') {
-    return String(value);
+  switch (typeof value) {
+    case 'undefined':
+      return 'undefined';
+    case 'boolean':
+      return String(value);
+    case 'number':
+      return `a number (${value})`;
+    case 'bigint':
+      return `a bigint (${value}n)`;
+    case 'symbol':
+      return 'a symbol';
+    case 'string':
+      return value.length <= MAX_SHOWN && !/@|:\/\//.test(value)
+        ? `a string (${JSON.stringify(value)})`
+        : `a string of ${value.length} characters`;
+    case 'function': {
+      const source = Function.prototype.toString.call(value);
+      const name = shortName(value.name);
+      if (source.startsWith('class') && name !== '') return `the class ${name}`;
+      return 'a function';
+    }
   }
-  if (value === undefined) return 'undefined';
-  if (typeof value === 'function') return 'a function';
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
+  if (value === null) return 'null';
+  if (isRedisClientLike(value)) {
+    const cluster = (value as { isCluster?: unknown }).isCluster === true;
+    return cluster ? 'an ioredis Cluster client' : 'an ioredis Redis client';
   }
+  if (Array.isArray(value)) {
+    return value.length === 1 ? 'an array of 1 item' : `an array of ${value.length} items`;
+  }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== null && proto !== Object.prototype) {
+    const name = shortName((value as { constructor?: { name?: unknown } }).constructor?.name);
+    if (name !== '') return `${/^[AEIOU]/.test(name) ? 'an' : 'a'} ${name}`;
+  }
+  const keys = Object.keys(value as object);
+  if (keys.length === 0) return 'an empty object';
+  const shown = keys.slice(0, MAX_KEYS).map(shortName);
+  const more = keys.length > MAX_KEYS ? ` and ${keys.length - MAX_KEYS} more` : '';
+  return `an object with ${keys.length === 1 ? 'key' : 'keys'} ${shown.join(', ')}${more}`;
+}
+
+/** A name to show (see {@link optionName}); '' for anything but a string. */
+function shortName(name: unknown): string {
+  if (typeof name !== 'string') return '';
+  return optionName(name);
 }

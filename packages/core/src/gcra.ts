@@ -2,6 +2,7 @@ import type { Algorithm, RefundResult, State, StepResult } from './algorithm.js'
 import type { Decision } from './decision.js';
 import { type Duration, parseDuration } from './duration.js';
 import { SluiceConfigError } from './errors.js';
+import { checkOptionNames, optionNames } from './known-options.js';
 import { divide, type Fraction, toFraction } from './rational.js';
 import { integerAtLeast, positiveNumber } from './validate.js';
 
@@ -137,6 +138,8 @@ export class GcraAlgorithm implements Algorithm {
   }
 }
 
+const GCRA_OPTIONS = optionNames<GcraOptions>({ rate: true, period: true, burst: true });
+
 /** Options of {@link gcra}. */
 export interface GcraOptions {
   /** Requests admitted per `period` on average: a finite number > 0. */
@@ -156,7 +159,7 @@ export interface GcraOptions {
  * A `rate` that is not a short decimal (e.g. `100 / 3600`) is the simplest fraction within
  * 2^-50 of it (`toFraction`), so T stays exact.
  *
- * @throws {@link SluiceConfigError} for a `rate` or `period` that is not > 0 and finite,
+ * @throws {@link SluiceConfigError} for an unknown option name, a `rate` or `period` that is not > 0 and finite,
  *   an unparsable `period`, a `burst` that is not an integer >= 1, or a burst x T above
  *   {@link MAX_TOLERANCE_MS} (about 1584 years).
  */
@@ -164,6 +167,7 @@ export function gcra(options: GcraOptions): GcraAlgorithm {
   if (options === null || typeof options !== 'object') {
     throw new SluiceConfigError('options', options, 'an object { rate, period, burst? }');
   }
+  checkOptionNames(options, GCRA_OPTIONS, 'gcra()');
   const rate = positiveNumber('rate', options.rate);
   const periodMs = parseDuration('period', options.period);
   const burst =

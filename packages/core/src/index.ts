@@ -1,5 +1,5 @@
 /**
- * `@sluice/core`: what users write (DESIGN §1): the algorithms, stores, `RateLimiter`,
+ * `@sluice/core`: what users write: the algorithms, stores, `RateLimiter`,
  * limits, throttle strings and named limiters, and the types of the HTTP options every
  * adapter takes. Adapter plumbing is on the `@sluice/core/http` subpath.
  *
@@ -19,7 +19,7 @@ export type { CellReply, Decision } from './decision.js';
 export { toCellReply } from './decision.js';
 export type { Duration } from './duration.js';
 export { parseDuration } from './duration.js';
-export { SluiceConfigError } from './errors.js';
+export { isRedisClientLike, SluiceConfigError } from './errors.js';
 export { FixedWindowAlgorithm, fixedWindow } from './fixed-window.js';
 export type { GcraOptions } from './gcra.js';
 export { cellThrottle, GcraAlgorithm, gcra } from './gcra.js';

@@ -1,5 +1,6 @@
 import { SluiceConfigError } from './errors.js';
 import { GcraAlgorithm } from './gcra.js';
+import { checkOptionNames } from './known-options.js';
 import { parseRate, type Rate, rateInterval } from './rate.js';
 import { integerAtLeast } from './validate.js';
 
@@ -36,7 +37,7 @@ export interface LeakyBucketOptions {
  * leakyBucket({ capacity: 5, leakRate: 0.5 }); // one every 2 s
  * ```
  *
- * @throws {@link SluiceConfigError} naming `capacity` (not an integer >= 1, or a refill time
+ * @throws {@link SluiceConfigError} naming an unknown option, `capacity` (not an integer >= 1, or a refill time
  *   from empty, capacity x T, above 5e13 ms: about 1584 years) or `leakRate`
  *   (0, negative, NaN, Infinity, an unparsable string such as `'abc'` or `'100/fortnight'`,
  *   or a rate whose fraction does not fit in 53 bits).
@@ -45,6 +46,7 @@ export function leakyBucket(options: LeakyBucketOptions): GcraAlgorithm {
   if (options === null || typeof options !== 'object') {
     throw new SluiceConfigError('options', options, 'an object { capacity, leakRate }');
   }
+  checkOptionNames(options, ['capacity', 'leakRate'], 'leakyBucket()');
   const capacity = integerAtLeast('capacity', options.capacity, 1);
   const leakRate = options.leakRate;
   const rate = parseRate('leakRate', leakRate);

@@ -4,6 +4,7 @@ import { type Duration, parseWholeMs, wholeMs } from './duration.js';
 import { SluiceConfigError } from './errors.js';
 import { gcra } from './gcra.js';
 import { type Penalty, type PenaltyOptions, parsePenalty, penalty } from './penalty.js';
+import { brandClass } from './process-global.js';
 import { integerAtLeast } from './validate.js';
 
 const SECOND_MS = 1000;
@@ -51,8 +52,8 @@ export class Limit {
   readonly periodMs: number;
   /**
    * The subject given with {@link Limit.by} (numbers are converted with `String(n)`), or
-   * `undefined`: the middleware then derives the subject itself (user id, else client IP;
-   * DESIGN §5).
+   * `undefined`: the middleware then derives the subject itself (the user id when there
+   * is one, else the client IP, IPv6 grouped by /64).
    */
   readonly subject: string | undefined;
   /** Units each request takes from the quota (set with {@link Limit.cost}): an integer >= 0. Default 1. */
@@ -325,6 +326,9 @@ export class Limit {
   }
 }
 
+// An ESM-built Limit is a Limit to the CommonJS build too (and the reverse).
+brandClass(Limit, 'Limit');
+
 /** The shared {@link Limit.none} instance, built on first use. */
 let noneLimit: Limit | undefined;
 
@@ -353,7 +357,7 @@ export const defaultLimitAlgorithm: LimitAlgorithmFactory = ({ limit, periodMs }
 /**
  * The algorithm that enforces `limit`: `factory({ limit: maxAttempts, periodMs })`, by
  * default {@link defaultLimitAlgorithm} (`gcra({ rate: maxAttempts, period: periodMs,
- * burst: maxAttempts })`, DESIGN §4). Returns `undefined` for {@link Limit.none} (nothing
+ * burst: maxAttempts })`: the quota may be used back to back). Returns `undefined` for {@link Limit.none} (nothing
  * to enforce). Builds a new algorithm on each call: call it once per limit at construction
  * where possible, or cache by `(maxAttempts, periodMs)`.
  *

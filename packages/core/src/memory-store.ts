@@ -2,6 +2,7 @@ import { type Algorithm, expiryOf, type State } from './algorithm.js';
 import type { Decision } from './decision.js';
 import { SluiceConfigError } from './errors.js';
 import { FlatGroups } from './flat-groups.js';
+import { checkOptionNames } from './known-options.js';
 import { LruSlots } from './lru-slots.js';
 import { consumeEach, type Store, type StoreRequest } from './store.js';
 import { integerAtLeast } from './validate.js';
@@ -56,7 +57,8 @@ const SWEEP_SLOTS = 4;
  * // However many distinct keys go through `api`, an exhausted `login` key stays denied.
  * ```
  *
- * @throws {@link SluiceConfigError} naming `maxKeys` when it is not an integer >= 1.
+ * @throws {@link SluiceConfigError} naming `maxKeys` when it is not an integer >= 1, or an
+ *   unknown option name.
  */
 export class MemoryStore implements Store {
   /** The most keys the store holds (option `maxKeys`); beyond it the least recently used go. */
@@ -82,6 +84,7 @@ export class MemoryStore implements Store {
     if (options === null || typeof options !== 'object') {
       throw new SluiceConfigError('options', options, 'an object { maxKeys? }');
     }
+    checkOptionNames(options, ['maxKeys'], 'new MemoryStore()');
     this.maxKeys = integerAtLeast('maxKeys', options.maxKeys ?? 100_000, 1);
     this.#slots = new LruSlots(
       this.maxKeys,

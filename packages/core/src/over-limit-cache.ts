@@ -3,6 +3,7 @@ import type { Decision } from './decision.js';
 import { SluiceConfigError } from './errors.js';
 import { FixedWindowAlgorithm } from './fixed-window.js';
 import { GcraAlgorithm } from './gcra.js';
+import { checkOptionNames, optionNames } from './known-options.js';
 import { SlidingLogAlgorithm } from './sliding-log.js';
 import { SlidingWindowAlgorithm } from './sliding-window.js';
 
@@ -24,7 +25,8 @@ export const DEFAULT_OVER_LIMIT_KEYS = 10_000;
  * cache) or {@link OverLimitCacheOptions}.
  *
  * @returns the cache's `maxKeys`, or 0 for no cache.
- * @throws {@link SluiceConfigError} naming `overLimitCache` or `overLimitCache.maxKeys`.
+ * @throws {@link SluiceConfigError} naming `overLimitCache`, `overLimitCache.maxKeys` or an
+ *   unknown option name.
  */
 export function checkOverLimitOptions(options: unknown): number {
   if (options === undefined) return DEFAULT_OVER_LIMIT_KEYS;
@@ -32,6 +34,11 @@ export function checkOverLimitOptions(options: unknown): number {
   if (options === null || typeof options !== 'object') {
     throw new SluiceConfigError('overLimitCache', options, 'false or an object { maxKeys? }');
   }
+  checkOptionNames(
+    options,
+    optionNames<OverLimitCacheOptions>({ maxKeys: true }),
+    'overLimitCache',
+  );
   const { maxKeys = DEFAULT_OVER_LIMIT_KEYS } = options as OverLimitCacheOptions;
   if (typeof maxKeys !== 'number' || !Number.isSafeInteger(maxKeys) || maxKeys < 1) {
     throw new SluiceConfigError('overLimitCache.maxKeys', maxKeys, 'an integer >= 1');

@@ -94,6 +94,7 @@ export class PenaltyAlgorithm implements Algorithm {
   readonly params: readonly number[];
   readonly description: string;
   readonly inner: Algorithm;
+  /** The block time, backoff and longest block this algorithm applies. */
   readonly penalty: Penalty;
 
   constructor(inner: Algorithm, penalty: Penalty) {

@@ -1,12 +1,13 @@
 import { type Algorithm, isAlgorithm } from './algorithm.js';
 import type { CircuitBreakerOptions } from './circuit-breaker.js';
 import type { Decision } from './decision.js';
-import { SluiceConfigError } from './errors.js';
+import { describe, SluiceConfigError } from './errors.js';
+import { checkOptionNames, optionNames } from './known-options.js';
 import { MemoryStore } from './memory-store.js';
 import type { OverLimitCacheOptions } from './over-limit-cache.js';
 import { chargeTimeOf, type Store, scopeOf } from './store.js';
 import { guardedStore, type StoreErrorPolicy, type StoreFailureLogger } from './store-failure.js';
-import { checkCost } from './validate.js';
+import { checkCallOptions, checkCost } from './validate.js';
 
 /** Options of {@link RateLimiter}. */
 export interface RateLimiterOptions {
@@ -101,14 +102,14 @@ interface LimiterConfig {
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * Applies one algorithm on one store to keys: the core of sluice (DESIGN §3).
+ * Applies one algorithm on one store to keys: the core of sluice.
  *
  * ```ts
  * const limiter = new RateLimiter({ algorithm: gcra({ rate: 30, period: '1m', burst: 15 }) });
  * const d = await limiter.consume('jack:reply'); // d.allowed, d.remaining, d.retryAfterMs…
  * ```
  *
- * @throws {@link SluiceConfigError} at construction for a missing `algorithm`, an invalid `breaker`
+ * @throws {@link SluiceConfigError} at construction for an unknown option name, a missing `algorithm`, an invalid `breaker`
  *   or `overLimitCache`, a `store`
  *   without `consume`/`reset`, a non-string `prefix` or a non-function `clock`/`sleep`.
  */
@@ -138,9 +139,17 @@ export class RateLimiter {
   /**
    * Takes `cost` units (default 1) from `key` if the algorithm admits them.
    * Resolves to the {@link Decision}; a denial is a decision, not a rejection.
-   * @throws `TypeError` (synchronously) for a cost that is not an integer >= 0.
+   * @throws `TypeError` (synchronously) for `options` that is not an object (e.g.
+   *   `consume(key, 5)`: write `consume(key, { cost: 5 })`) or a cost that is not an
+   *   integer >= 0.
+   * @example
+   * ```ts
+   * const d = await limiter.consume('user:1', { cost: 5 });
+   * if (!d.allowed) console.log(`retry in ${d.retryAfterMs} ms`);
+   * ```
    */
   consume(key: string, options?: ConsumeOptions): Promise<Decision> {
+    checkCallOptions('consume', options);
     const cost = options === undefined || options.cost === undefined ? 1 : checkCost(options.cost);
     return this.#decide(key, cost);
   }
@@ -198,12 +207,15 @@ export class RateLimiter {
    * `retryAfterMs` between tries until admitted. Resolves to the allowing decision, or to
    * the last denial as soon as the next try would fall past `timeoutMs` (or can never
    * succeed). Never sleeps past the deadline and never spins.
+   * @throws `TypeError` (synchronously) for `options` that is not an object, a bad `cost`, or
+   *   a `timeoutMs` that is not a number >= 0.
    */
   acquire(key: string, options: AcquireOptions = {}): Promise<Decision> {
+    checkCallOptions('acquire', options);
     const cost = options.cost === undefined ? 1 : checkCost(options.cost);
     const timeoutMs = options.timeoutMs ?? Number.POSITIVE_INFINITY;
     if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs < 0) {
-      throw new TypeError(`sluice: timeoutMs must be a number >= 0, got ${String(timeoutMs)}`);
+      throw new TypeError(`sluice: timeoutMs must be a number >= 0, got ${describe(timeoutMs)}`);
     }
     return this.#acquire(key, cost, timeoutMs);
   }
@@ -234,6 +246,18 @@ export class RateLimiter {
   }
 }
 
+const LIMITER_OPTIONS = optionNames<RateLimiterOptions>({
+  algorithm: true,
+  store: true,
+  prefix: true,
+  clock: true,
+  sleep: true,
+  onStoreError: true,
+  logger: true,
+  breaker: true,
+  overLimitCache: true,
+});
+
 function parseLimiterOptions(options: RateLimiterOptions): LimiterConfig {
   if (options === null || typeof options !== 'object') {
     throw new SluiceConfigError(
@@ -242,6 +266,7 @@ function parseLimiterOptions(options: RateLimiterOptions): LimiterConfig {
       'an object { algorithm, store?, prefix?, clock? }',
     );
   }
+  checkOptionNames(options, LIMITER_OPTIONS, 'new RateLimiter()');
   const {
     algorithm,
     store = new MemoryStore(),

@@ -6,7 +6,7 @@ import {
   checkBreakerOptions,
 } from './circuit-breaker.js';
 import type { Decision } from './decision.js';
-import { SluiceConfigError } from './errors.js';
+import { isRedisClientLike, SluiceConfigError } from './errors.js';
 import { MemoryStore } from './memory-store.js';
 import {
   checkOverLimitOptions,
@@ -380,7 +380,11 @@ export function guardedStore(
     typeof s.consume !== 'function' ||
     (requireReset && typeof s.reset !== 'function')
   ) {
-    throw new SluiceConfigError('store', store, 'a Store (MemoryStore, RedisStore)');
+    throw new SluiceConfigError('store', store, 'a Store (MemoryStore, RedisStore)', {
+      hint: isRedisClientLike(store)
+        ? 'wrap it: `new RedisStore({ client })` (from @sluice/redis)'
+        : undefined,
+    });
   }
   if (onStoreError !== 'insurance' && onStoreError !== 'allow' && onStoreError !== 'deny') {
     throw new SluiceConfigError('onStoreError', onStoreError, "'insurance', 'allow' or 'deny'");

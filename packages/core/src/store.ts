@@ -50,7 +50,8 @@ export interface Store {
 
   /**
    * Optional: decides several requests all-or-nothing, atomically: every one is admitted
-   * and charged, or none is charged (DESIGN §4, "an array of them"; §8 "Under faults").
+   * and charged, or none is charged (a request under an array of limits passes all or is
+   * charged by none, even while the store fails).
    * Each decision is what `consume` alone would answer at that moment, except that when
    * one request does not fit, the ones that would fit alone are not charged and report
    * their peek (a `cost` 0 decision) with their own `cost`; the ones that do not fit

@@ -1,6 +1,7 @@
 import { describe as describeValue, SluiceConfigError } from './errors.js';
 import type { RequestView } from './http/request-view.js';
 import { Limit } from './limit.js';
+import { brandClass, processGlobal } from './process-global.js';
 import { parseThrottle, THROTTLE_NAME } from './throttle-string.js';
 
 /**
@@ -101,11 +102,24 @@ export class ThrottleRegistry {
   }
 }
 
-/** The default registry (Laravel's `RateLimiter` facade): middleware uses it unless given `throttles`. */
-export const throttles: ThrottleRegistry = new ThrottleRegistry();
+brandClass(ThrottleRegistry, 'ThrottleRegistry');
 
 /**
- * A route's limit as configured (DESIGN §4): a throttle string (see `parseThrottle`), a
+ * The default registry (Laravel's `RateLimiter` facade): middleware uses it unless given
+ * `throttles`. One per process, whatever mix of the ESM and CommonJS builds loads it (see
+ * {@link processGlobal}): a limiter defined through `import` is seen by an adapter loaded
+ * with `require`.
+ *
+ * @example
+ * ```ts
+ * throttles.define('api', (req) => Limit.perMinute(60).by(req.userId ?? req.ip));
+ * app.use(rateLimit({ limit: 'throttle:api' }));
+ * ```
+ */
+export const throttles: ThrottleRegistry = processGlobal('throttles', () => new ThrottleRegistry());
+
+/**
+ * A route's limit as configured: a throttle string (see `parseThrottle`), a
  * {@link Limit}, or an array of them (the request must pass every one).
  */
 export type LimitInput = string | Limit | ReadonlyArray<string | Limit>;

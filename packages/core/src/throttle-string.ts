@@ -34,7 +34,7 @@ const FORMS =
   'units s, sec, second(s), m, min, minute(s), h, hr, hour(s), d, day(s))';
 
 /**
- * Parses a throttle string once, at configuration time (DESIGN §4). Accepted forms:
+ * Parses a throttle string once, at configuration time, never per request. Accepted forms:
  *
  * | text | meaning |
  * |---|---|

@@ -1,6 +1,7 @@
 import { type Duration, parseDuration } from './duration.js';
 import { SluiceConfigError } from './errors.js';
 import { GcraAlgorithm } from './gcra.js';
+import { checkOptionNames } from './known-options.js';
 import { parseRate, type Rate, rateInterval } from './rate.js';
 import { integerAtLeast } from './validate.js';
 
@@ -40,7 +41,7 @@ export interface TokenBucketOptions {
  * tokenBucket({ capacity: 20, refillRate: 5 }); // 5 tokens per second
  * ```
  *
- * @throws {@link SluiceConfigError} naming `capacity` (not an integer >= 1, or a refill time
+ * @throws {@link SluiceConfigError} naming an unknown option, `capacity` (not an integer >= 1, or a refill time
  *   from empty, capacity x T, above 5e13 ms: about 1584 years), `refillRate`
  *   (0, negative, NaN, Infinity, an unparsable string such as `'abc'` or `'100/fortnight'`,
  *   or a rate whose fraction does not fit in 53 bits) or `refillInterval` (not a duration
@@ -54,6 +55,7 @@ export function tokenBucket(options: TokenBucketOptions): GcraAlgorithm {
       'an object { capacity, refillRate, refillInterval? }',
     );
   }
+  checkOptionNames(options, ['capacity', 'refillRate', 'refillInterval'], 'tokenBucket()');
   const capacity = integerAtLeast('capacity', options.capacity, 1);
   const refillRate = options.refillRate;
   const rate = parseRate('refillRate', refillRate);

@@ -1,5 +1,6 @@
 import { type Duration, parseWholeMs } from './duration.js';
 import { SluiceConfigError } from './errors.js';
+import { checkOptionNames } from './known-options.js';
 import { integerAtLeast } from './validate.js';
 
 /** Options shared by {@link fixedWindow}, {@link slidingWindow} and {@link slidingLog}. */
@@ -18,12 +19,13 @@ export interface WindowConfig {
 
 /**
  * Parses {@link WindowOptions} once.
- * @throws {@link SluiceConfigError} naming `limit` or `window`.
+ * @throws {@link SluiceConfigError} naming an unknown option, `limit` or `window`.
  */
 export function parseWindowOptions(factory: string, options: WindowOptions): WindowConfig {
   if (options === null || typeof options !== 'object') {
     throw new SluiceConfigError('options', options, `an object { limit, window } for ${factory}`);
   }
+  checkOptionNames(options, ['limit', 'window'], `${factory}()`);
   const limit = integerAtLeast('limit', options.limit, 1);
   const windowMs = parseWholeMs('window', options.window);
   return { limit, windowMs };

@@ -51,22 +51,22 @@ const validGcra = { rate: 10, period: '1s' };
 const algorithm = gcra(validGcra);
 
 const gcraCases: Case[] = [
-  { label: 'gcra rate 0', option: 'rate', value: 0, shown: '0' },
-  { label: 'gcra rate -1', option: 'rate', value: -1, shown: '-1' },
-  { label: 'gcra rate NaN', option: 'rate', value: Number.NaN, shown: 'NaN' },
+  { label: 'gcra rate 0', option: 'rate', value: 0, shown: 'a number (0)' },
+  { label: 'gcra rate -1', option: 'rate', value: -1, shown: 'a number (-1)' },
+  { label: 'gcra rate NaN', option: 'rate', value: Number.NaN, shown: 'a number (NaN)' },
   {
     label: 'gcra rate Infinity',
     option: 'rate',
     value: Number.POSITIVE_INFINITY,
-    shown: 'Infinity',
+    shown: 'a number (Infinity)',
   },
-  { label: "gcra rate '5'", option: 'rate', value: '5', shown: '"5"' },
-  { label: 'gcra period 0', option: 'period', value: 0, shown: '0' },
-  { label: "gcra period 'abc'", option: 'period', value: 'abc', shown: '"abc"' },
-  { label: "gcra period ''", option: 'period', value: '', shown: '""' },
-  { label: 'gcra burst 0', option: 'burst', value: 0, shown: '0' },
-  { label: 'gcra burst 0.5', option: 'burst', value: 0.5, shown: '0.5' },
-  { label: 'gcra burst -1', option: 'burst', value: -1, shown: '-1' },
+  { label: "gcra rate '5'", option: 'rate', value: '5', shown: 'a string ("5")' },
+  { label: 'gcra period 0', option: 'period', value: 0, shown: 'a number (0)' },
+  { label: "gcra period 'abc'", option: 'period', value: 'abc', shown: 'a string ("abc")' },
+  { label: "gcra period ''", option: 'period', value: '', shown: 'a string ("")' },
+  { label: 'gcra burst 0', option: 'burst', value: 0, shown: 'a number (0)' },
+  { label: 'gcra burst 0.5', option: 'burst', value: 0.5, shown: 'a number (0.5)' },
+  { label: 'gcra burst -1', option: 'burst', value: -1, shown: 'a number (-1)' },
 ].map((c) => ({ ...c, build: () => gcra({ ...validGcra, [c.option]: c.value } as never) }));
 
 const cellCases: Case[] = [
@@ -74,56 +74,56 @@ const cellCases: Case[] = [
     label: 'cellThrottle maxBurst -1',
     option: 'maxBurst',
     value: -1,
-    shown: '-1',
+    shown: 'a number (-1)',
     build: () => cellThrottle(-1, 10, 1),
   },
   {
     label: 'cellThrottle maxBurst 1.5',
     option: 'maxBurst',
     value: 1.5,
-    shown: '1.5',
+    shown: 'a number (1.5)',
     build: () => cellThrottle(1.5, 10, 1),
   },
   {
     label: 'cellThrottle count 0',
     option: 'count',
     value: 0,
-    shown: '0',
+    shown: 'a number (0)',
     build: () => cellThrottle(5, 0, 1),
   },
   {
     label: 'cellThrottle periodSeconds 0',
     option: 'periodSeconds',
     value: 0,
-    shown: '0',
+    shown: 'a number (0)',
     build: () => cellThrottle(5, 10, 0),
   },
   {
     label: 'cellThrottle periodSeconds NaN',
     option: 'periodSeconds',
     value: Number.NaN,
-    shown: 'NaN',
+    shown: 'a number (NaN)',
     build: () => cellThrottle(5, 10, Number.NaN),
   },
 ];
 
 const validLeaky = { capacity: 10, leakRate: 1 };
 const leakyCases: Case[] = [
-  { label: 'leakyBucket capacity 0', option: 'capacity', value: 0, shown: '0' },
-  { label: 'leakyBucket capacity 1.5', option: 'capacity', value: 1.5, shown: '1.5' },
-  { label: 'leakyBucket leakRate 0', option: 'leakRate', value: 0, shown: '0' },
-  { label: 'leakyBucket leakRate -1', option: 'leakRate', value: -1, shown: '-1' },
+  { label: 'leakyBucket capacity 0', option: 'capacity', value: 0, shown: 'a number (0)' },
+  { label: 'leakyBucket capacity 1.5', option: 'capacity', value: 1.5, shown: 'a number (1.5)' },
+  { label: 'leakyBucket leakRate 0', option: 'leakRate', value: 0, shown: 'a number (0)' },
+  { label: 'leakyBucket leakRate -1', option: 'leakRate', value: -1, shown: 'a number (-1)' },
 ].map((c) => ({ ...c, build: () => leakyBucket({ ...validLeaky, [c.option]: c.value }) }));
 
 const validToken = { capacity: 10, refillRate: 1 };
 const tokenCases: Case[] = [
-  { label: 'tokenBucket capacity 0', option: 'capacity', value: 0, shown: '0' },
-  { label: 'tokenBucket refillRate 0', option: 'refillRate', value: 0, shown: '0' },
+  { label: 'tokenBucket capacity 0', option: 'capacity', value: 0, shown: 'a number (0)' },
+  { label: 'tokenBucket refillRate 0', option: 'refillRate', value: 0, shown: 'a number (0)' },
   {
     label: "tokenBucket refillInterval 'never'",
     option: 'refillInterval',
     value: 'never',
-    shown: '"never"',
+    shown: 'a string ("never")',
   },
 ].map((c) => ({ ...c, build: () => tokenBucket({ ...validToken, [c.option]: c.value }) }));
 
@@ -134,10 +134,10 @@ const windowFactories: Array<[string, (options: WindowOptions) => unknown]> = [
 ];
 const windowCases: Case[] = windowFactories.flatMap(([name, factory]) =>
   [
-    { option: 'limit', value: 0, shown: '0' },
-    { option: 'limit', value: 2.5, shown: '2.5' },
-    { option: 'window', value: 0, shown: '0' },
-    { option: 'window', value: '1 fortnight', shown: '"1 fortnight"' },
+    { option: 'limit', value: 0, shown: 'a number (0)' },
+    { option: 'limit', value: 2.5, shown: 'a number (2.5)' },
+    { option: 'window', value: 0, shown: 'a number (0)' },
+    { option: 'window', value: '1 fortnight', shown: 'a string ("1 fortnight")' },
   ].map((c) => ({
     ...c,
     label: `${name} ${c.option} ${c.shown}`,
@@ -146,8 +146,8 @@ const windowCases: Case[] = windowFactories.flatMap(([name, factory]) =>
 );
 
 const storeCases: Case[] = [
-  { label: 'MemoryStore maxKeys 0', option: 'maxKeys', value: 0, shown: '0' },
-  { label: 'MemoryStore maxKeys 1.5', option: 'maxKeys', value: 1.5, shown: '1.5' },
+  { label: 'MemoryStore maxKeys 0', option: 'maxKeys', value: 0, shown: 'a number (0)' },
+  { label: 'MemoryStore maxKeys 1.5', option: 'maxKeys', value: 1.5, shown: 'a number (1.5)' },
 ].map((c) => ({ ...c, build: () => new MemoryStore({ maxKeys: c.value }) }));
 
 const badStore = { consume: () => undefined };
@@ -163,28 +163,28 @@ const limiterCases: Case[] = [
     label: 'RateLimiter store without reset',
     option: 'store',
     value: badStore,
-    shown: '{}',
+    shown: 'an object with key consume',
     build: () => new RateLimiter({ algorithm, store: badStore as never }),
   },
   {
     label: "RateLimiter store 'redis'",
     option: 'store',
     value: 'redis',
-    shown: '"redis"',
+    shown: 'a string ("redis")',
     build: () => new RateLimiter({ algorithm, store: 'redis' as never }),
   },
   {
     label: 'RateLimiter non-function clock',
     option: 'clock',
     value: 1_700_000_000_000,
-    shown: '1700000000000',
+    shown: 'a number (1700000000000)',
     build: () => new RateLimiter({ algorithm, clock: 1_700_000_000_000 as never }),
   },
   {
     label: 'RateLimiter non-string prefix',
     option: 'prefix',
     value: 42,
-    shown: '42',
+    shown: 'a number (42)',
     build: () => new RateLimiter({ algorithm, prefix: 42 as never }),
   },
 ];
@@ -202,22 +202,22 @@ const policyCases: [string, Record<string, unknown>, string, unknown, string][] 
     { store: failingStore, logger: emptyLogger },
     'logger',
     emptyLogger,
-    '{}',
+    'an empty object',
   ],
   [
     "logger 'console'",
     { store: failingStore, logger: 'console' },
     'logger',
     'console',
-    '"console"',
+    'a string ("console")',
   ],
-  ["store 'redis'", { store: 'redis' }, 'store', 'redis', '"redis"'],
+  ["store 'redis'", { store: 'redis' }, 'store', 'redis', 'a string ("redis")'],
   [
     "onStoreError 'retry'",
     { store: failingStore, onStoreError: 'retry' },
     'onStoreError',
     'retry',
-    '"retry"',
+    'a string ("retry")',
   ],
 ];
 const httpPolicyCases: Case[] = policyCases.map(([label, options, option, value, shown]) => ({
@@ -275,7 +275,7 @@ const throttleCases: Case[] = throttleStrings.map((text) => ({
   label: `throttle string ${JSON.stringify(text)}`,
   option: 'limit',
   value: text,
-  shown: JSON.stringify(text),
+  shown: `a string (${JSON.stringify(text)})`,
   build: () => parseThrottle(text),
 }));
 
@@ -284,14 +284,14 @@ const namedCases: Case[] = [
     label: 'unknown named limiter (resolveLimitInput)',
     option: 'limit',
     value: 'nope',
-    shown: '"nope"',
+    shown: 'a string ("nope")',
     build: () => resolveLimitInput('throttle:nope', new ThrottleRegistry()),
   },
   {
     label: 'unknown named limiter (assertDefined)',
     option: 'limit',
     value: 'nope',
-    shown: '"nope"',
+    shown: 'a string ("nope")',
     build: () => new ThrottleRegistry().assertDefined('nope'),
   },
 ];
@@ -301,14 +301,14 @@ const limitCases: Case[] = [
     label: 'Limit.perMinute(0)',
     option: 'maxAttempts',
     value: 0,
-    shown: '0',
+    shown: 'a number (0)',
     build: () => Limit.perMinute(0),
   },
   {
     label: 'Limit .cost(-1)',
     option: 'cost',
     value: -1,
-    shown: '-1',
+    shown: 'a number (-1)',
     build: () => Limit.perMinute(60).cost(-1),
   },
 ];

@@ -2,7 +2,9 @@ import { describePackageExports } from '@sluice/test-kit';
 
 // @sluice/core built with tsup (with its declarations) and loaded by name through its
 // exports map, with require() and with import(): real decisions, and its dependencies
-// (ms for duration strings) resolved in each format.
+// (ms for duration strings) resolved in each format. Each run also loads the other build
+// in the same process (ESM import and CommonJS require): they share the default
+// `throttles` registry and the default stores, and `instanceof` holds across them.
 describePackageExports({
   name: 'core',
   declarations: true,
@@ -14,11 +16,42 @@ describePackageExports({
     });
     const first = await limiter.consume('probe');
     const second = await limiter.consume('probe');
-    return { first, second, periodMs: pkg.parseDuration('period', '1 minute') };
+    const { createRequire } = await import('node:module');
+    const requireHere = createRequire(process.cwd() + '/');
+    const esm = await import('@sluice/core');
+    const esmHttp = await import('@sluice/core/http');
+    const cjs = requireHere('@sluice/core');
+    const cjsHttp = requireHere('@sluice/core/http');
+    const app = {};
+    esm.throttles.define('login', () => esm.Limit.perMinute(5));
+    const dual = {
+      twoBuilds: esm.RateLimiter !== cjs.RateLimiter,
+      sameRegistry: esm.throttles === cjs.throttles,
+      cjsNames: cjs.throttles.names,
+      resolvedByCjs: cjs.resolveLimitInput('throttle:login').limitsFor({ ip: '127.0.0.1' }).length,
+      limitAcross: esm.Limit.perMinute(1) instanceof cjs.Limit,
+      errorAcross: new cjs.SluiceConfigError('x', 1, 'y') instanceof esm.SluiceConfigError,
+      sameProcessStore: esmHttp.defaultStoreOf(undefined) === cjsHttp.defaultStoreOf(undefined),
+      sameAppStore: esmHttp.defaultStoreOf(app) === cjsHttp.defaultStoreOf(app),
+      otherApp: esmHttp.defaultStoreOf({}) !== cjsHttp.defaultStoreOf(app),
+    };
+    return { first, second, periodMs: pkg.parseDuration('period', '1 minute'), dual };
   `,
   check(result) {
     expect(result.periodMs).toBe(60_000);
     expect(result.first).toMatchObject({ allowed: true, limit: 1, remaining: 0 });
     expect(result.second).toMatchObject({ allowed: false, remaining: 0 });
+    // The ESM and CommonJS builds in one process: one registry, one set of default stores.
+    expect(result.dual).toEqual({
+      twoBuilds: true,
+      sameRegistry: true,
+      cjsNames: ['login'],
+      resolvedByCjs: 1,
+      limitAcross: true,
+      errorAcross: true,
+      sameProcessStore: true,
+      sameAppStore: true,
+      otherApp: true,
+    });
   },
 });

@@ -52,6 +52,18 @@ describe('RateLimiter', () => {
     expect(() => limiter.consume('a', { cost: 1.5 })).toThrow(TypeError);
   });
 
+  it('throws a TypeError synchronously for a second argument that is not an options object', () => {
+    const limiter = new RateLimiter({ algorithm: gcra({ rate: 5, period: '1m' }) });
+    expect(() => limiter.consume('a', -1 as never)).toThrow(
+      'sluice: consume(key, options): options must be an object such as { cost: 2 }, got a number (-1) (for a cost, write consume(key, { cost: n }))',
+    );
+    for (const bad of [5, 'x', null, true, [1]]) {
+      expect(() => limiter.consume('a', bad as never)).toThrow(TypeError);
+      expect(() => limiter.acquire('a', bad as never)).toThrow(TypeError);
+    }
+    expect(() => limiter.consume('a', undefined)).not.toThrow();
+  });
+
   it('uses the injected clock for every decision', async () => {
     const { time, clock } = fakeTime();
     const limiter = new RateLimiter({ algorithm: gcra({ rate: 1, period: '10s' }), clock });

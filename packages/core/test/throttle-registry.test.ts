@@ -190,11 +190,11 @@ describe('resolveLimitInput', () => {
     ['a malformed string', 'throttle:0,1', '"throttle:0,1"'],
     ['a malformed string in an array', [Limit.perMinute(1), '60/fortnight'], '"60/fortnight"'],
     ['an unknown limiter in an array', ['10/s', 'throttle:missing'], '"missing"'],
-    ['an empty array', [], '[]'],
-    ['a nested array', [['10/s']], '["10/s"]'],
+    ['an empty array', [], 'an array of 0 items'],
+    ['a nested array', [['10/s']], 'an array of 1 item'],
     ['a number', 60, '60'],
     ['undefined', undefined, 'undefined'],
-    ['a plain object', { maxAttempts: 1 }, '{"maxAttempts":1}'],
+    ['a plain object', { maxAttempts: 1 }, 'an object with key maxAttempts'],
   ])('%s throws SluiceConfigError naming "limit" and the value', (_label, input, shown) => {
     const registry = new ThrottleRegistry().define('api', () => Limit.none());
     let error: unknown;

@@ -1,15 +1,18 @@
 import type { LimitInput } from '@sluice/core';
 import { SluiceConfigError } from '@sluice/core';
-import { HttpPipeline, type HttpVerdict, type LimiterScope } from '@sluice/core/http';
+import {
+  HttpPipeline,
+  type HttpVerdict,
+  type LimiterScope,
+  splitHttpOptions,
+} from '@sluice/core/http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { expressBinding } from './binding.js';
 import type { ExpressRateLimitOptions, RateLimitHandler } from './types.js';
 
 function middleware(options: ExpressRateLimitOptions, scope: LimiterScope): RequestHandler {
-  if (options === null || typeof options !== 'object') {
-    throw new SluiceConfigError('options', options, 'an options object');
-  }
-  const { handler, ...core } = options;
+  const where = scope === 'global' ? 'rateLimit()' : 'throttle()';
+  const [{ handler }, core] = splitHttpOptions(options, ['handler'], where);
   if (handler !== undefined && typeof handler !== 'function') {
     throw new SluiceConfigError('handler', handler, 'a function (req, res, next, verdict) => void');
   }

@@ -45,7 +45,7 @@ type PatternedRoute = Route & { [kPattern]?: string };
 /**
  * The whole pattern of the route Express matched for `req` (`/users/:id/posts`, for a
  * router mounted at `/users/:id` with a route `/posts`), never the path the client sent:
- * a path parameter's value gives no fresh bucket (DESIGN §5). Worked out once per route
+ * a path parameter's value gives no fresh bucket. Worked out once per route
  * (kept on the route object) from the app's mount path and its routers' layers; where a
  * router's mount pattern cannot be found, the route's own pattern is used (routes then
  * share buckets rather than split them).

@@ -29,7 +29,7 @@ export type RateLimitHandler = (
 
 /**
  * Options of `rateLimit(options)` and `throttle(limit, options)`: the core's
- * `HttpLimitOptions` (DESIGN §7) with `user` receiving the Express `req` (default
+ * `HttpLimitOptions` with `user` receiving the Express `req` (default
  * `req.user?.id`, as Passport sets it), plus `handler`.
  */
 export interface ExpressRateLimitOptions extends HttpLimitOptions<Request, Response> {

@@ -16,6 +16,7 @@ import {
   describeOutcomeRules,
   describePipelineRules,
   EPOCH,
+  expectNoSecretInErrors,
   type RouteSpec,
   routeId,
   type TestClient,
@@ -439,5 +440,25 @@ describe('@sluice/express', () => {
     expect(() => rateLimit({ handler: 'x' as never })).toThrow(/"handler"/);
     expect(() => rateLimit({ headers: 'draft-9' as never })).toThrow(/"headers"/);
     expect(() => Throttle('60/fortnight')).toThrow(SluiceConfigError);
+  });
+
+  it('no error text contains a secret from the value it rejects', () => {
+    const valid = { limit: '1/s', handler: () => undefined, store: new MemoryStore(), prefix: 'p' };
+    expectNoSecretInErrors(valid, (o) => rateLimit(o as never));
+    expectNoSecretInErrors({ prefix: 'p' }, (o) => throttle('1/s', o as never));
+  });
+
+  it('an unknown option name is a SluiceConfigError saying what to write instead', () => {
+    expect(() => rateLimit({ windowMs: 60_000, max: 5 } as never)).toThrow(
+      /unknown option "windowMs" in rateLimit\(\): .*limit: 'throttle:100,15'/,
+    );
+    expect(() => rateLimit({ keyGenerator: () => 'k' } as never)).toThrow(
+      /unknown option "keyGenerator".*write key: \(req\) => string/,
+    );
+    expect(() => throttle('5/s', { handlr: () => undefined } as never)).toThrow(
+      'sluice: unknown option "handlr" in throttle(): did you mean "handler"?',
+    );
+    expect(() => Throttle('5/s', { limti: 1 } as never)).toThrow(/did you mean "limit"\?/);
+    expect(() => rateLimit({ handler: () => undefined, limit: '5/s' })).not.toThrow();
   });
 });

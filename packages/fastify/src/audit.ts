@@ -13,8 +13,8 @@ type Audited = FastifyInstance & { [kAudit]?: Audit };
 
 /**
  * The root's audit (made by the first registration): every route registered after it that
- * asks for `config.rateLimit` must be taken by a registration, or `ready()` fails (DESIGN
- * §7: no silently unlimited route).
+ * asks for `config.rateLimit` must be taken by a registration, or `ready()` fails: no route
+ * is silently unlimited.
  */
 export function auditOf(app: FastifyInstance): Audit {
   const root = rootOf(app) as Audited;

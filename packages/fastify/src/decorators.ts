@@ -21,7 +21,7 @@ import type { RouteRateLimitOptions } from './types.js';
  * @example class Users { @Throttle('throttle:10,1') show(request, reply) { … } }
  */
 export function Throttle(limit: LimitInput, options: RouteRateLimitOptions = {}): MethodDecorator {
-  const g = guard({ ...options, limit }, 'route');
+  const g = guard({ ...options, limit }, 'route', '@Throttle()');
   return methodDecorator((method) => {
     const wrapped = function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
       const passed = runGuards([g], request, reply);

@@ -1,5 +1,10 @@
 import { Limit, type LimitInput, SluiceConfigError } from '@sluice/core';
-import { HttpPipeline, type HttpVerdict, type LimiterScope } from '@sluice/core/http';
+import {
+  HttpPipeline,
+  type HttpVerdict,
+  type LimiterScope,
+  splitHttpOptions,
+} from '@sluice/core/http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { fastifyBinding } from './binding.js';
 import type { ErrorResponseBuilder, RateLimitHook, RouteRateLimitOptions } from './types.js';
@@ -17,15 +22,28 @@ const HOOKS: readonly RateLimitHook[] = ['onRequest', 'preParsing', 'preValidati
 const LIMIT_FORMS =
   'a throttle string, a Limit, an array of them, an options object, or false (opt out)';
 
-/** Builds a guard; throws `SluiceConfigError` for any invalid option. */
+/** The options of a route limit besides the core's. */
+const ROUTE_OPTIONS = ['errorResponseBuilder', 'hook'] as const;
+/** The plugin's options besides the core's. */
+const PLUGIN_OPTIONS = [...ROUTE_OPTIONS, 'global'] as const;
+
+/**
+ * Builds a guard; throws `SluiceConfigError` for any invalid option or unknown option name.
+ *
+ * @param where - what the options were given to, for messages: the plugin (`scope`
+ *   `'global'`, where `global` is an option too), or a route limit such as
+ *   `'config.rateLimit of GET /a'`.
+ */
 export function guard(
   options: RouteRateLimitOptions & { global?: unknown },
   scope: LimiterScope,
+  where: string,
 ): Guard {
-  if (options === null || typeof options !== 'object') {
-    throw new SluiceConfigError('options', options, 'an options object');
-  }
-  const { errorResponseBuilder: build, global: _global, hook = 'onRequest', ...core } = options;
+  const [{ errorResponseBuilder: build, hook = 'onRequest' }, core] = splitHttpOptions(
+    options,
+    scope === 'global' ? PLUGIN_OPTIONS : ROUTE_OPTIONS,
+    where,
+  );
   if (build !== undefined && typeof build !== 'function') {
     throw new SluiceConfigError('errorResponseBuilder', build, 'a function (request, verdict)');
   }

@@ -1,5 +1,5 @@
 /**
- * @sluice/fastify: the Fastify adapter of sluice (DESIGN §7), a binding to the core's HTTP
+ * @sluice/fastify: the Fastify adapter of sluice, a binding to the core's HTTP
  * pipeline. Re-exports the core's user-facing names, so `Limit`, `throttles` and
  * `MemoryStore` need no second package.
  *
@@ -11,6 +11,7 @@ export { rateLimit } from './plugin.js';
 export type {
   ErrorResponseBuilder,
   FastifyRateLimitOptions,
+  PeerOptionNames,
   RateLimitHook,
   RouteRateLimit,
   RouteRateLimitOptions,

@@ -67,9 +67,11 @@ const plugin: FastifyPluginCallback<FastifyRateLimitOptions> = (app, options, do
 function setup(app: FastifyInstance, options: FastifyRateLimitOptions): void {
   const global = options.global ?? true;
   if (typeof global !== 'boolean') throw new SluiceConfigError('global', global, 'a boolean');
-  const registration = guard(options, 'global'); // validates the options either way
+  // Validates the options either way.
+  const registration = guard(options, 'global', 'the @sluice/fastify plugin options');
+  const { global: _global, ...base } = options;
   const state: State = {
-    base: options,
+    base,
     global: global ? registration : undefined,
     parent: (app as WithState)[kState],
   };
@@ -78,7 +80,7 @@ function setup(app: FastifyInstance, options: FastifyRateLimitOptions): void {
   if (!app.hasRequestDecorator('rateLimit')) app.decorateRequest('rateLimit', undefined);
   if (!app.hasDecorator('rateLimit')) {
     app.decorate('rateLimit', function (this: FastifyInstance, input?: unknown) {
-      const g = guard(merge((this as WithState)[kState]!.base, input), 'route');
+      const g = guard(merge((this as WithState)[kState]!.base, input), 'route', 'app.rateLimit()');
       return hookFor([g], 'onRequest') as onRequestHookHandler;
     });
   }
@@ -94,7 +96,13 @@ function setup(app: FastifyInstance, options: FastifyRateLimitOptions): void {
       }
     }
     if (config !== undefined && config !== false)
-      guards.push(guard(merge(state.base, config), 'route'));
+      guards.push(
+        guard(
+          merge(state.base, config),
+          'route',
+          `config.rateLimit of ${String(route.method)} ${route.url}`,
+        ),
+      );
     // One hook per kind, its guards in order (global ones first).
     const kinds = new Map<RateLimitHook, Guard[]>();
     for (const g of guards) kinds.set(g.hook, [...(kinds.get(g.hook) ?? []), g]);
@@ -121,7 +129,7 @@ function setup(app: FastifyInstance, options: FastifyRateLimitOptions): void {
  *   once. A denied request gets the core's headers, `Retry-After` and body (429, JSON) or
  *   `errorResponseBuilder`'s; the handler does not run.
  *
- * Semantics follow DESIGN §4–§7, @fastify/rate-limit (plugin shape, `global`,
+ * Semantics follow @fastify/rate-limit (plugin shape, `global`,
  * `errorResponseBuilder`, per-route `config.rateLimit`) and Laravel `ThrottleRequests`.
  *
  * @throws `SluiceConfigError` (from @sluice/core) from `register` for an invalid option,

@@ -16,7 +16,7 @@ export type ErrorResponseBuilder = (request: FastifyRequest, verdict: HttpVerdic
 
 /**
  * Options of the per-route forms (`config: { rateLimit: { … } }`, `app.rateLimit({ … })`,
- * `@Throttle(limit, { … })`): the core's `HttpLimitOptions` (DESIGN §7: `limit`, `algorithm`,
+ * `@Throttle(limit, { … })`): the core's `HttpLimitOptions` (`limit`, `algorithm`,
  * `store`, `clock`, `prefix`, `throttles`, `user`, `key`, `ipv6Subnet`, `headers`, `skip`,
  * `onLimited`, `message`, `statusCode`, `onStoreError`, `logger`) plus `errorResponseBuilder`.
  * In `config.rateLimit` and `app.rateLimit()`, an option left out is inherited from the
@@ -64,8 +64,40 @@ export interface FastifyRateLimitOptions extends RouteRateLimitOptions {
  *
  * (`& object` keeps `rateLimit: 42` a compile error: Fastify infers route config types, and
  * an all-optional options type alone would accept a number there.)
+ *
+ * Other rate limiters' option names (`max`, `timeWindow`, `windowMs`, `keyGenerator`…) are
+ * compile errors here. Any other unknown name (a typo such as `limti`) is a
+ * `SluiceConfigError` when the route is registered: Fastify infers each route's config type
+ * from the route itself, so TypeScript cannot reject a key that no type names.
  */
-export type RouteRateLimit = LimitInput | (RouteRateLimitOptions & object) | false;
+export type RouteRateLimit =
+  | LimitInput
+  | (RouteRateLimitOptions & PeerOptionNames & object)
+  | false;
+
+/**
+ * Names other rate limiters use, declared `never` so that `tsc` rejects them in a route's
+ * `config.rateLimit`; write `limit` (`'100/min'`, `'throttle:100,1'`, a `Limit`), `key`,
+ * `prefix`, `headers` or `skip` instead.
+ */
+export interface PeerOptionNames {
+  /** @deprecated not a sluice option: write `limit: '100/min'` (the count is in the limit). */
+  max?: never;
+  /** @deprecated not a sluice option: write `limit: '100/min'` (the window is in the limit). */
+  timeWindow?: never;
+  /** @deprecated not a sluice option: write `limit: 'throttle:100,15'` (100 per 15 minutes). */
+  windowMs?: never;
+  /** @deprecated not a sluice option: write `key: (req) => string`. */
+  keyGenerator?: never;
+  /** @deprecated not a sluice option: write `skip: (req) => boolean`. */
+  allowList?: never;
+  /** @deprecated not a sluice option: write `headers: false` or a header style. */
+  addHeaders?: never;
+  /** @deprecated not a sluice option: write `prefix`. */
+  nameSpace?: never;
+  /** @deprecated not a sluice option: write `store: new RedisStore({ client })`. */
+  redis?: never;
+}
 
 declare module 'fastify' {
   interface FastifyContextConfig {

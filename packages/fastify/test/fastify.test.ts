@@ -11,6 +11,8 @@ import {
   describeOutcomeRules,
   describePipelineRules,
   EPOCH,
+  expectNoSecret,
+  secretCarriers,
 } from '@sluice/test-kit';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { rateLimit, SkipThrottle, Throttle } from '../src/index.js';
@@ -214,6 +216,63 @@ describe('@sluice/fastify: config.rateLimit forms', () => {
       // @ts-expect-error not a function
       third.register(rateLimit, { errorResponseBuilder: 'x' }),
     ).rejects.toThrow(/"errorResponseBuilder"/);
+  });
+
+  it('no error text contains a secret from the value it rejects', async () => {
+    const valid = {
+      limit: '1/s',
+      hook: 'onRequest',
+      errorResponseBuilder: () => ({}),
+      global: true,
+    };
+    for (const option of Object.keys(valid)) {
+      let thrown = 0;
+      for (const [, value] of secretCarriers()) {
+        const app = Fastify();
+        const error = await app.register(rateLimit, { ...valid, [option]: value } as never).then(
+          () => undefined,
+          (e: Error) => e,
+        );
+        if (error !== undefined) thrown++;
+        expectNoSecret(error);
+        const routes = Fastify();
+        await routes.register(rateLimit);
+        try {
+          routes.get('/x', { config: { rateLimit: value as never } }, ok);
+        } catch (e) {
+          expectNoSecret(e as Error);
+        }
+      }
+      expect([option, thrown > 0]).toEqual([option, true]);
+    }
+  });
+
+  it('an unknown option name is a SluiceConfigError saying what to write instead', async () => {
+    await expect(
+      Fastify().register(rateLimit, { max: 5, timeWindow: '1 minute' } as never),
+    ).rejects.toThrow(
+      /unknown option "max" in the @sluice\/fastify plugin options: sluice has no "max"/,
+    );
+    await expect(
+      Fastify().register(rateLimit, { errorResponseBuilderr: () => ({}) } as never),
+    ).rejects.toThrow(/did you mean "errorResponseBuilder"\?/);
+    const app = Fastify();
+    await app.register(rateLimit, { global: false, hook: 'onRequest' });
+    expect(() => app.get('/typo', { config: { rateLimit: { limti: 1 } as never } }, ok)).toThrow(
+      'sluice: unknown option "limti" in config.rateLimit of GET /typo: did you mean "limit"?',
+    );
+    // `global` is the plugin's option, not a route's.
+    expect(() => app.get('/g', { config: { rateLimit: { global: true } as never } }, ok)).toThrow(
+      /unknown option "global" in config.rateLimit of GET \/g/,
+    );
+    expect(() => app.rateLimit({ timeWindow: 1000 } as never)).toThrow(
+      /unknown option "timeWindow" in app.rateLimit\(\)/,
+    );
+    expect(() => Throttle('5/s', { keyGenerator: () => 'k' } as never)).toThrow(
+      /unknown option "keyGenerator" in @Throttle\(\)/,
+    );
+    app.get('/fine', { config: { rateLimit: { limit: '5/s', hook: 'preHandler' } } }, ok);
+    await app.close();
   });
 });
 

@@ -33,6 +33,14 @@ export async function typeTest(): Promise<void> {
     },
     handler,
   );
+  // Other rate limiters' option names are compile errors; any other typo is a SluiceConfigError
+  // when the route is registered (Fastify infers route config types, see RouteRateLimit).
+  // @ts-expect-error `max` is @fastify/rate-limit's: write limit: '100/min'
+  app.get('/m', { config: { rateLimit: { max: 100, timeWindow: '1 minute' } } }, handler);
+  // @ts-expect-error `windowMs` is express-rate-limit's
+  app.get('/w', { config: { rateLimit: { limit: '5/s', windowMs: 1000 } } }, handler);
+  // @ts-expect-error `keyGenerator` is the peers' name for `key`
+  app.get('/kg', { config: { rateLimit: { keyGenerator: () => 'k' } } }, handler);
   // @ts-expect-error 42 is not a RouteRateLimit
   app.get('/f', { config: { rateLimit: 42 } }, handler);
   // @ts-expect-error true is not a RouteRateLimit (false opts out; the global limit is the default)

@@ -1,5 +1,5 @@
 /**
- * @sluice/koa: the Koa adapter of sluice (DESIGN §7), a binding to the core's HTTP
+ * @sluice/koa: the Koa adapter of sluice, a binding to the core's HTTP
  * pipeline. Re-exports the core's user-facing names, so `Limit`, `throttles` and
  * `MemoryStore` need no second package.
  *

@@ -1,11 +1,16 @@
 import { type HttpLimitOptions, type LimitInput, SluiceConfigError } from '@sluice/core';
-import { HttpPipeline, type HttpVerdict, type LimiterScope } from '@sluice/core/http';
+import {
+  HttpPipeline,
+  type HttpVerdict,
+  type LimiterScope,
+  splitHttpOptions,
+} from '@sluice/core/http';
 import type { Context, Middleware, Next } from 'koa';
 import { koaBinding } from './binding.js';
 
 /**
- * Options of {@link rateLimit} and {@link throttle}: the core's `HttpLimitOptions` (DESIGN
- * §7) with Koa's `ctx` as the request, plus Koa's way to replace the 429 answer. Koa's own
+ * Options of {@link rateLimit} and {@link throttle}: the core's `HttpLimitOptions` with
+ * Koa's `ctx` as the request, plus Koa's way to replace the 429 answer. Koa's own
  * defaults: `user` is `ctx.state.user?.id`; the client IP is `ctx.ip` (so `app.proxy` /
  * `X-Forwarded-For` rules apply).
  */
@@ -20,10 +25,8 @@ export interface KoaRateLimitOptions extends HttpLimitOptions<Context, Context> 
 }
 
 function middleware(options: KoaRateLimitOptions, scope: LimiterScope): Middleware {
-  if (options === null || typeof options !== 'object') {
-    throw new SluiceConfigError('options', options, 'an options object');
-  }
-  const { handler, ...core } = options;
+  const where = scope === 'global' ? 'rateLimit()' : 'throttle()';
+  const [{ handler }, core] = splitHttpOptions(options, ['handler'], where);
   if (handler !== undefined && typeof handler !== 'function') {
     throw new SluiceConfigError('handler', handler, 'a function (ctx, verdict) => void');
   }
@@ -45,7 +48,7 @@ function middleware(options: KoaRateLimitOptions, scope: LimiterScope): Middlewa
 
 /**
  * Koa middleware that limits every request it sees as a **global** limit (semantics of
- * koa-ratelimit and Laravel's ThrottleRequests; DESIGN §5–§7): one bucket per subject
+ * koa-ratelimit and Laravel's ThrottleRequests): one bucket per subject
  * across all routes (route segment `*`), wherever it is mounted (`app.use`, `router.use`);
  * handlers marked `@SkipThrottle()` are exempt. Each response gets `X-RateLimit-Limit`,
  * `-Remaining`, `-Reset` (or the `headers` style chosen) and `ctx.state.rateLimit`; a denied

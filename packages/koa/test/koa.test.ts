@@ -10,6 +10,7 @@ import {
   describeOutcomeRules,
   describePipelineRules,
   EPOCH,
+  expectNoSecretInErrors,
   type Gate,
   type RouteSpec,
   routeId,
@@ -424,6 +425,25 @@ describe('@sluice/koa', () => {
     expect(() => rateLimit({ limit: 'throttle:0,1' })).toThrow(/throttle:0,1/);
     expect(() => throttle('throttle:nope')).toThrow(/nope/);
     expect(() => rateLimit({ handler: 42 as never })).toThrow(/"handler"/);
+  });
+
+  it('no error text contains a secret from the value it rejects', () => {
+    const valid = { limit: '1/s', handler: () => undefined, store: new MemoryStore(), prefix: 'p' };
+    expectNoSecretInErrors(valid, (o) => rateLimit(o as never));
+    expectNoSecretInErrors({ prefix: 'p' }, (o) => throttle('1/s', o as never));
+  });
+
+  it('an unknown option name is a SluiceConfigError saying what to write instead', () => {
+    expect(() => rateLimit({ duration: 60_000, max: 5 } as never)).toThrow(
+      /unknown option "duration" in rateLimit\(\): .*limit: '100\/min'/,
+    );
+    expect(() => throttle('5/s', { hadler: () => undefined } as never)).toThrow(
+      'sluice: unknown option "hadler" in throttle(): did you mean "handler"?',
+    );
+    expect(() => Throttle('5/s', { keyGenerator: () => 'k' } as never)).toThrow(
+      /"keyGenerator".*write key/,
+    );
+    expect(() => rateLimit({ handler: () => undefined, limit: '5/s' })).not.toThrow();
   });
 
   it("keys by Koa's ctx.ip: the socket address, X-Forwarded-For only with app.proxy, and an ip set before", async () => {

@@ -2,10 +2,12 @@ import {
   type Algorithm,
   type Decision,
   fullKey,
+  isRedisClientLike,
   SluiceConfigError,
   type Store,
   type StoreRequest,
 } from '@sluice/core';
+import { checkOptionNames, optionNames } from '@sluice/core/http';
 import { AllOrNothing, type Part } from './all-or-nothing.js';
 import { Coalescer, masterOf } from './coalescer.js';
 import { DeadlineQueue } from './deadline-queue.js';
@@ -18,6 +20,14 @@ import { keySlot, redisKey } from './redis-key.js';
 import { ServerClocks } from './server-clock.js';
 import { SLIDING_LOG } from './sliding-log.lua.js';
 import { SLIDING_WINDOW } from './sliding-window.lua.js';
+
+const REDIS_STORE_OPTIONS = optionNames<RedisStoreOptions>({
+  client: true,
+  prefix: true,
+  hashTag: true,
+  clock: true,
+  timeoutMs: true,
+});
 
 /** Options of {@link RedisStore}. */
 export interface RedisStoreOptions {
@@ -100,7 +110,7 @@ const DOWN_ERRORS = {
 };
 
 /**
- * A {@link Store} on Redis or Redis Cluster (ioredis 5): every decision is one `EVALSHA` of
+ * A {@link Store} on Redis or Redis Cluster (ioredis 5 or 6): every decision is one `EVALSHA` of
  * the algorithm's Lua twin (reloaded with `EVAL` on `NOSCRIPT`), atomic, so any number of
  * processes sharing a key admit exactly the limit. Every key has an expiry, so idle keys
  * leave Redis. Keys are `<prefix><key>` on a standalone `Redis` and `<prefix>{<key>}` (a
@@ -118,8 +128,9 @@ const DOWN_ERRORS = {
  * const limiter = new RateLimiter({ algorithm: gcra({ rate: 60, period: '1m' }), store });
  * ```
  *
- * @throws {@link SluiceConfigError} naming `client`, `prefix`, `hashTag`, `clock` or
- *   `timeoutMs`.
+ * @throws {@link SluiceConfigError} naming `client`, `prefix`, `hashTag`, `clock`,
+ *   `timeoutMs` or an unknown option name; for a client given as the options
+ *   (`new RedisStore(client)`), naming `options` and saying `new RedisStore({ client })`.
  */
 export class RedisStore implements Store {
   /** The ioredis client (option `client`). */
@@ -150,6 +161,12 @@ export class RedisStore implements Store {
         'an object { client, prefix?, hashTag?, clock?, timeoutMs? }',
       );
     }
+    if (isRedisClientLike(options)) {
+      throw new SluiceConfigError('options', options, 'an object { client, … }', {
+        hint: 'pass the client as an option: `new RedisStore({ client })`',
+      });
+    }
+    checkOptionNames(options, REDIS_STORE_OPTIONS, 'new RedisStore()');
     const { client, prefix = '', clock = 'server', timeoutMs = 500 } = options;
     if (client === null || typeof client !== 'object' || typeof client.evalsha !== 'function') {
       throw new SluiceConfigError('client', client, 'an ioredis Redis or Cluster client');

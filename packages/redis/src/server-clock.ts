@@ -15,8 +15,8 @@ interface Offset {
 
 /**
  * Turns a call's deadline on this process's clock into one on a Redis server's `TIME`, so
- * the script can refuse to run a call whose caller has already given up on it (DESIGN §8: a
- * decision that arrives after its timeout charges nothing), whatever the skew between the
+ * the script can refuse to run a call whose caller has already given up on it (a decision
+ * that arrives after its timeout charges nothing), whatever the skew between the
  * two clocks.
  *
  * Every reply carries the server's `TIME` (ms), read before the reply was sent and so

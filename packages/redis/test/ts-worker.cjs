@@ -3,7 +3,9 @@
 //
 // - ts-node (root devDependency) transpiles .ts on require (transpile-only, CommonJS, even
 //   though the package is "type": "module");
-// - `@sluice/<name>` resolves to packages/<name>/src/index.ts and `./x.js` to `./x.ts`, the
+// - with SLUICE_IOREDIS=5, `ioredis` resolves to the `ioredis5` alias (ioredis 5);
+// - `@sluice/<name>` resolves to packages/<name>/src/index.ts (`@sluice/core/http` to
+//   packages/core/src/http/index.ts) and `./x.js` to `./x.ts`, the
 //   same mapping jest.config.ts's moduleNameMapper does for the tests.
 const Module = require('node:module');
 const { existsSync } = require('node:fs');
@@ -12,6 +14,14 @@ const path = require('node:path');
 const packagesDir = path.resolve(__dirname, '..', '..');
 const resolve = Module._resolveFilename;
 Module._resolveFilename = function resolveTs(request, parent, ...rest) {
+  // SLUICE_IOREDIS=5: ioredis 5 (the `ioredis5` alias), as jest.config.ts maps it.
+  if (request === 'ioredis' && process.env.SLUICE_IOREDIS === '5') {
+    return resolve.call(this, 'ioredis5', parent, ...rest);
+  }
+  if (request === '@sluice/core/http') {
+    const http = path.join(packagesDir, 'core', 'src', 'http', 'index.ts');
+    return resolve.call(this, http, parent, ...rest);
+  }
   const named = /^@sluice\/(core|redis)$/.exec(request);
   if (named) {
     return resolve.call(this, path.join(packagesDir, named[1], 'src', 'index.ts'), parent, ...rest);

@@ -7,5 +7,6 @@ export * from './http-outcome-rules.js';
 export * from './http-pipeline-rules.js';
 export * from './package-exports.js';
 export * from './redis-server.js';
+export * from './secrets.js';
 export * from './type-equality.js';
 export * from './vectors.js';

@@ -5,6 +5,8 @@
  *
  * @packageDocumentation
  */
+
+export { checkOptionNames, optionNames } from '../known-options.js';
 export type { HttpBinding } from './binding.js';
 export { moreRestrictive } from './charges.js';
 export type { MethodDecorator } from './decorators.js';
@@ -22,6 +24,7 @@ export { ceilSeconds, rateLimitHeaders, retryAfterSeconds } from './headers.js';
 export { HttpLimiter } from './http-limiter.js';
 export { ipSubject, keySegment, MAX_SEGMENT_LENGTH, routeKey, userIdOf } from './keys.js';
 export type { HttpLimitOptions } from './options.js';
+export { HTTP_OPTION_NAMES, splitHttpOptions } from './options.js';
 export type { FinishingResponse, OutcomeRule, Pending } from './outcome.js';
 export { settle, whenFinished } from './outcome.js';
 export { HttpPipeline, type LimiterScope } from './pipeline.js';

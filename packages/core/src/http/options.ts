@@ -3,6 +3,7 @@ import type { CircuitBreakerOptions } from '../circuit-breaker.js';
 import type { Decision } from '../decision.js';
 import { SluiceConfigError } from '../errors.js';
 import { fixedWindow } from '../fixed-window.js';
+import { checkOptionNames, optionNames } from '../known-options.js';
 import { defaultLimitAlgorithm, type LimitAlgorithmFactory } from '../limit.js';
 import { MemoryStore } from '../memory-store.js';
 import type { OverLimitCacheOptions } from '../over-limit-cache.js';
@@ -23,8 +24,9 @@ import { type OutcomeRule, parseOutcome } from './outcome.js';
 import type { RequestView } from './request-view.js';
 
 /**
- * The options every adapter's `rateLimit(options)` and `throttle(limit, options)` accept
- * (DESIGN §7). Parsed and validated once, when the middleware is created.
+ * The options every adapter's `rateLimit(options)` and `throttle(limit, options)` accept.
+ * Parsed and validated once, when the middleware is created: an invalid value or an
+ * unknown option name is a `SluiceConfigError` then, never on a request.
  *
  * @typeParam Req - the framework's request type (what `user` receives).
  * @typeParam Res - the framework's response type (what `requestWasSuccessful` receives).
@@ -182,6 +184,72 @@ const ALGORITHMS: Record<AlgorithmKind, LimitAlgorithmFactory> = {
 
 const HEADER_STYLES: readonly HeaderStyle[] = ['legacy', 'draft-6', 'draft-7', 'draft-8'];
 
+/** The names of {@link HttpLimitOptions}: every option `parseHttpOptions` knows. */
+export const HTTP_OPTION_NAMES: readonly string[] = optionNames<HttpLimitOptions>({
+  limit: true,
+  algorithm: true,
+  store: true,
+  clock: true,
+  prefix: true,
+  throttles: true,
+  user: true,
+  key: true,
+  ipv6Subnet: true,
+  headers: true,
+  skip: true,
+  onLimited: true,
+  message: true,
+  statusCode: true,
+  onStoreError: true,
+  logger: true,
+  breaker: true,
+  overLimitCache: true,
+  skipSuccessfulRequests: true,
+  skipFailedRequests: true,
+  requestWasSuccessful: true,
+});
+
+/** Core option objects made by {@link splitHttpOptions}: their names are already checked. */
+const namesChecked = new WeakSet<object>();
+
+/**
+ * For adapters: checks an adapter's options object (a non-null object whose names are all
+ * {@link HTTP_OPTION_NAMES} or the adapter's own `extra` names) and splits it into the
+ * adapter's own options and the core's, which `parseHttpOptions` (through `HttpPipeline`)
+ * then takes without checking the names again. An unknown name, including a near miss of
+ * an adapter's own option (`handlr`), is a {@link SluiceConfigError} that says what to write.
+ *
+ * @param options - the options the user gave the adapter.
+ * @param extra - the adapter's own option names, e.g. `['handler']`.
+ * @param where - the call, for messages, e.g. `'rateLimit()'`.
+ * @returns `[own, core]`: the `extra` options, and the rest (the `HttpLimitOptions`).
+ * @throws {@link SluiceConfigError} naming `options` (not an object) or the unknown name.
+ *
+ * @example
+ * ```ts
+ * const [{ handler }, core] = splitHttpOptions(options, ['handler'] as const, 'rateLimit()');
+ * const pipeline = new HttpPipeline(core, binding, 'global');
+ * ```
+ */
+export function splitHttpOptions<O extends object, K extends keyof O & string>(
+  options: O,
+  extra: readonly K[],
+  where: string,
+): [Pick<O, K>, Omit<O, K>] {
+  if (options === null || typeof options !== 'object') {
+    throw new SluiceConfigError('options', options, 'an options object');
+  }
+  checkOptionNames(options, [...HTTP_OPTION_NAMES, ...extra], where);
+  const own = {} as Pick<O, K>;
+  const core = { ...options } as Record<string, unknown>;
+  for (const name of extra) {
+    if (Object.hasOwn(core, name)) (own as Record<string, unknown>)[name] = core[name];
+    delete core[name];
+  }
+  namesChecked.add(core);
+  return [own, core as Omit<O, K>];
+}
+
 /**
  * Stands in for the application's default store while `onStoreError` and `logger` are
  * validated (they must be valid even when no `store` is given); never decides anything.
@@ -190,12 +258,14 @@ const VALIDATION_STORE = new MemoryStore({ maxKeys: 1 });
 
 /**
  * Parses and validates {@link HttpLimitOptions}.
- * @throws {@link SluiceConfigError} naming the first invalid option.
+ * @throws {@link SluiceConfigError} naming the first invalid option, or an unknown option
+ *   name (see {@link HTTP_OPTION_NAMES}; adapters check theirs with {@link splitHttpOptions}).
  */
 export function parseHttpOptions<Req>(options: HttpLimitOptions<Req, never>): HttpConfig<Req> {
   if (options === null || typeof options !== 'object') {
     throw new SluiceConfigError('options', options, 'an options object');
   }
+  if (!namesChecked.has(options)) checkOptionNames(options, HTTP_OPTION_NAMES, 'new HttpLimiter()');
   const fn = <T>(name: string, value: T | undefined): T | undefined => {
     if (value !== undefined && typeof value !== 'function')
       throw new SluiceConfigError(name, value, 'a function');

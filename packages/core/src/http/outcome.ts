@@ -37,9 +37,13 @@ export function whenFinished(res: FinishingResponse, done: (status: number | und
 
 /** What {@link whenFinished} needs of a response (a Node `ServerResponse` has it all). */
 export interface FinishingResponse {
+  /** `true` once the whole response was handed to the OS (Node's `ServerResponse`). */
   readonly writableFinished?: boolean;
+  /** The status sent (or to be sent). */
   readonly statusCode: number;
+  /** Listens once for `'finish'` (response sent) or `'close'` (connection closed). */
   once(event: 'finish' | 'close', listener: () => void): unknown;
+  /** Stops listening (the other event's listener, once one of them fired). */
   removeListener(event: 'finish' | 'close', listener: () => void): unknown;
 }
 
@@ -87,7 +91,9 @@ export function parseOutcome<Req, Res>(options: {
 
 /** A charge one limiter made for a request, to give back when the request ends. */
 export interface Pending {
+  /** The store the charge was made in. */
   store: Store;
+  /** The key (scope and subject), algorithm and cost charged. */
   entry: Entry;
   /** When it was decided (the store's time when it keeps its own). */
   at: number;

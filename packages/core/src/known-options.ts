@@ -1,0 +1,140 @@
+import { optionName, SluiceConfigError } from './errors.js';
+
+/**
+ * What to write instead of an option name other rate limiters use (express-rate-limit,
+ * @fastify/rate-limit, koa-ratelimit, rate-limiter-flexible, @nestjs/throttler).
+ */
+const PEER_NAMES: Readonly<Record<string, string>> = {
+  windowMs:
+    "the window is part of the limit: write limit: 'throttle:100,15' (100 per 15 minutes), " +
+    "'100/15m' or Limit.perMinutes(15, 100)",
+  max:
+    "the count is part of the limit: write limit: 'throttle:100,1' (100 per minute), " +
+    "'100/min' or Limit.perMinute(100)",
+  timeWindow:
+    "the window is part of the limit: write limit: '100/min' (or 'throttle:100,1', " +
+    'Limit.perMinute(100)) instead of max and timeWindow',
+  duration:
+    "the window is part of the limit: write limit: '100/min' (or 'throttle:100,1', " +
+    'Limit.perMinute(100))',
+  points: "the count is part of the limit: write limit: '100/min' (or Limit.perMinute(100))",
+  ttl: "the window is part of the limit: write limit: '100/min' (or Limit.perMinute(100))",
+  keyGenerator: 'write key: (req) => string (the request as a RequestView)',
+  keyPrefix: "write prefix: 'my-app'",
+  standardHeaders: "write headers: 'draft-7' (or 'draft-6', 'draft-8', or an array of them)",
+  legacyHeaders: "write headers: 'legacy' (the default) or headers: false",
+  draft_polli_ratelimit_headers: "write headers: 'draft-6'",
+  addHeaders: "write headers: false, or one or more of 'legacy', 'draft-6', 'draft-7', 'draft-8'",
+  allowList: 'write skip: (req) => boolean',
+  whitelist: 'write skip: (req) => boolean',
+  requestPropertyName:
+    'the decision is always on the request (req.rateLimit, request.rateLimit, ctx.state.rateLimit)',
+  redis: 'write store: new RedisStore({ client }) (from @sluice/redis)',
+  storeClient: 'write store: new RedisStore({ client }) (from @sluice/redis)',
+  db: 'write store: new RedisStore({ client }) (from @sluice/redis)',
+  onLimitReached: 'write onLimited: (req, decision) => void',
+  onExceeded: 'write onLimited: (req, decision) => void',
+  onExceeding: 'write onLimited: (req, decision) => void',
+  limiter: 'write limit (a throttle string such as throttle:60,1, a Limit, or an array of them)',
+  rate: "write limit: '100/min' (or Limit.perMinute(100)); an algorithm takes its own rate",
+};
+
+/**
+ * Edit distance of `a` and `b` (insertions, deletions, substitutions and transpositions of
+ * neighbours, so `limti` is one edit from `limit`), compared case-insensitively.
+ */
+function distance(a: string, b: string): number {
+  const s = a.toLowerCase();
+  const t = b.toLowerCase();
+  const d: number[][] = [];
+  for (let i = 0; i <= s.length; i++) d.push([i, ...new Array<number>(t.length).fill(0)]);
+  for (let j = 0; j <= t.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= s.length; i++) {
+    for (let j = 1; j <= t.length; j++) {
+      const row = d[i]!;
+      const above = d[i - 1]!;
+      row[j] = Math.min(
+        above[j]! + 1,
+        row[j - 1]! + 1,
+        above[j - 1]! + (s[i - 1] === t[j - 1] ? 0 : 1),
+      );
+      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) {
+        row[j] = Math.min(row[j]!, d[i - 2]![j - 2]! + 1);
+      }
+    }
+  }
+  return d[s.length]![t.length]!;
+}
+
+/**
+ * The known name `name` is most likely a typo of: within 2 edits (1 for names of up to 4
+ * characters), or the same but for case; undefined when none is that close.
+ */
+export function closestName(name: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const candidate of known) {
+    const cap = Math.min(name.length, candidate.length) <= 4 ? 1 : 2;
+    if (Math.abs(name.length - candidate.length) > cap) continue;
+    const d = distance(name, candidate);
+    if (d <= cap && d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+/**
+ * What an error about the unknown option `name` says to write instead: the sluice name for
+ * a peer library's option (`windowMs`, `max`, `keyGenerator`, `timeWindow`…), a "did you
+ * mean" for a near miss of a known name, else the list of known names.
+ */
+export function unknownOptionHint(name: string, known: readonly string[]): string {
+  if (optionName(name) !== name) return `the options are ${known.join(', ')}`;
+  const close = closestName(name, known);
+  if (close !== undefined) return `did you mean "${close}"?`;
+  if (Object.hasOwn(PEER_NAMES, name)) return `sluice has no "${name}": ${PEER_NAMES[name]}`;
+  return `the options are ${known.join(', ')}`;
+}
+
+/**
+ * The names of an options type, from an object that must list every one of them: adding an
+ * option to the type without adding it here is a compile error, so the unknown-name check
+ * can never reject a real option.
+ *
+ * @example
+ * ```ts
+ * const GCRA_OPTIONS = optionNames<GcraOptions>({ rate: true, period: true, burst: true });
+ * ```
+ */
+export function optionNames<T>(names: Record<keyof T, true>): readonly string[] {
+  return Object.keys(names);
+}
+
+/**
+ * Checks that every own enumerable property name of `options` is one of `known`: an option
+ * sluice would otherwise ignore (a typo, or another rate limiter's name for it) is a
+ * {@link SluiceConfigError} naming it (`error.option`) and saying what to write instead.
+ * A property whose value is `undefined` counts too: `{ windowMs: undefined }` is still a
+ * misunderstanding worth reporting.
+ *
+ * @param options - the options object (already known to be a non-null object).
+ * @param known - the option names accepted there.
+ * @param where - the call the options were given to, for the message, e.g. `'gcra()'`.
+ * @throws {@link SluiceConfigError} for the first unknown name, e.g.
+ *   `sluice: unknown option "windowMs" in rateLimit(): sluice has no "windowMs": the window is part of the limit: …`
+ *
+ * @example
+ * ```ts
+ * checkOptionNames({ rate: 10, perod: '1s' }, ['rate', 'period', 'burst'], 'gcra()');
+ * // SluiceConfigError: sluice: unknown option "perod" in gcra(): did you mean "period"?
+ * ```
+ */
+export function checkOptionNames(options: object, known: readonly string[], where: string): void {
+  for (const name of Object.keys(options)) {
+    if (!known.includes(name)) {
+      throw SluiceConfigError.unknownOption(name, where, unknownOptionHint(name, known));
+    }
+  }
+}
