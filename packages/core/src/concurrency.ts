@@ -18,7 +18,7 @@ export interface ConcurrencyOptions {
 }
 
 /**
- * A concurrency limit (DESIGN §9; Stripe's concurrency limiter, GitHub's concurrent
+ * A concurrency limit (Stripe's concurrency limiter, GitHub's concurrent
  * requests): at most `limit` leases per key at once. A lease is one unit taken when a
  * request starts (`step` with cost 1, as a sliding log entry at that time) and given back
  * when it ends (`refund` at that time, which removes exactly that entry); a lease nobody

@@ -164,7 +164,7 @@ export class Limit {
   }
 
   /**
-   * A concurrency limit (DESIGN §9; Stripe's concurrency limiter, GitHub's concurrent
+   * A concurrency limit (Stripe's concurrency limiter, GitHub's concurrent
    * requests): at most `maxInFlight` requests per subject in flight at once. Each request
    * takes a lease when it starts, released when its response finishes or its connection
    * closes; a lease nobody releases (a crashed server) expires `leaseMs` after it was taken.
@@ -245,7 +245,7 @@ export class Limit {
   }
 
   /**
-   * The same limit with a penalty (DESIGN §9): a request this limit denies blocks the key
+   * The same limit with a penalty: a request this limit denies blocks the key
    * for `duration`; every request of the block is denied (429) with `Retry-After` = what is
    * left of it and charges nothing. With `backoff`, each repeated offence while the
    * offender is still watched (within as long again as its last block, after that block

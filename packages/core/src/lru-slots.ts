@@ -24,7 +24,7 @@
  *
  * Why not `lru-cache`: it costs two map lookups per read-modify-write (get, then set) and
  * has no in-place update; measured on this hot path it was level with
- * rate-limiter-flexible at 100k keys, below the 2x floor of DESIGN §8. Used only by
+ * rate-limiter-flexible at 100k keys, below our 2x performance floor. Used only by
  * `MemoryStore`.
  */
 export class LruSlots {

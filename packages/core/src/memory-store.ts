@@ -34,7 +34,7 @@ const SWEEP_SLOTS = 4;
  * {@link MemoryStore.size} does not count it.
  *
  * **Eviction** (when `maxKeys` keys are held and a new key comes): spraying keys cannot
- * reset someone else's bucket (DESIGN §8).
+ * reset someone else's bucket.
  * 1. An expired key, if one of the next few slots of a sweep through the store holds one.
  * 2. Else a key of the inserting key space when it holds at least its share of the store
  *    (`maxKeys / key spaces holding keys`), otherwise of a key space over its share. A key

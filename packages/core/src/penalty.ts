@@ -76,7 +76,7 @@ interface Parts {
 }
 
 /**
- * An algorithm with a penalty (DESIGN §9, `Limit.blockFor`): a request the inner algorithm
+ * An algorithm with a penalty (`Limit.blockFor`): a request the inner algorithm
  * denies (one that could ever be admitted) blocks the key for the block time; every request
  * of the block is denied with `retryAfterMs` = what is left of it, `remaining` 0, and charges
  * nothing. A new offence while the key is still watched (until as long again as the last

@@ -42,7 +42,7 @@ export interface StoreFailureLogger {
  * (one call at a time, every `cooldownMs`) answers. The breaker closes then, and the same
  * store is used again (no rebuild).
  *
- * **Over-limit cache** (DESIGN §8): a key the store denied is remembered in process until
+ * **Over-limit cache** (as Envoy's rate limit service does): a key the store denied is remembered in process until
  * its retry time ({@link OverLimitCache}): its requests are denied from memory, without a
  * call to the store, with the exact decision the store would give (`retryAfterMs` and
  * `resetAfterMs` shrinking with time), on every policy and during an outage too, so

@@ -69,7 +69,7 @@ export interface Store {
    * Optional: gives back `cost` units that a `consume` of `key` admitted at `atMs`, by the
    * algorithm's `refund` (the exact inverse of the charge as far as the state allows; never
    * more than it took, never above full capacity), atomically. Resolves to the key's peek
-   * afterwards. Outcome-aware counting and concurrency leases (DESIGN §9) need it; a store
+   * afterwards. Outcome-aware counting and concurrency leases need it; a store
    * without it cannot give back.
    *
    * @param atMs - when the charge was decided, ms since the Unix epoch: the `nowMs` the

@@ -5,7 +5,7 @@ import type { HttpVerdict } from './verdict.js';
 /**
  * What one request has been through, remembered on an object that lives exactly as long as
  * the request (its `RequestView.ledger`) under symbols, so that limiters reached one after
- * another (a global and a per-route one) agree (DESIGN §6):
+ * another (a global and a per-route one) agree:
  * - the keys it was charged under: a request is charged once per key;
  * - the verdict reported so far: the most restrictive one is what the headers and the
  *   request object show.

@@ -1,9 +1,11 @@
 /**
  * Framework-neutral plumbing for the `@Throttle(...)` / `@SkipThrottle()` method decorators
- * that every adapter exports (DESIGN §7, as in @nestjs/throttler). The adapter supplies how
+ * that every adapter exports (as in @nestjs/throttler). The adapter supplies how
  * a handler is wrapped; this module makes one decorator work both as a TC39 standard
  * decorator (TypeScript 5+, the default) and as a legacy `experimentalDecorators` one.
  */
+
+import { processGlobal } from '../process-global.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: handlers of any framework signature
 type AnyFunction = (...args: any[]) => any;
@@ -19,22 +21,25 @@ export function isThrottleSkipped(handler: unknown): boolean {
   );
 }
 
-/** How many handlers were ever marked: while 0, a global limiter need not look for marks. */
-let skipMarks = 0;
+/**
+ * How many handlers were ever marked: while 0, a global limiter need not look for marks. One
+ * count per process, whichever build (ESM or CommonJS) marked the handler.
+ */
+const skipMarks = processGlobal('skipMarks', () => ({ count: 0 }));
 
 /**
  * Whether any handler was ever marked with `@SkipThrottle()` in this process: adapters
  * whose global limiter must look the request's handlers up (Express, Koa) do it only then.
  */
 export function anySkipMarks(): boolean {
-  return skipMarks > 0;
+  return skipMarks.count > 0;
 }
 
 /** Marks `handler` exempt from global limiters; returns it. */
 export function markSkipThrottle<F extends AnyFunction>(handler: F): F {
   if (!isThrottleSkipped(handler)) {
     Object.defineProperty(handler, SKIP_THROTTLE, { value: true });
-    skipMarks++;
+    skipMarks.count++;
   }
   return handler;
 }

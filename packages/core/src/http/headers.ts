@@ -1,7 +1,7 @@
 import type { Decision } from '../decision.js';
 
 /**
- * Which rate-limit headers to send (DESIGN §6):
+ * Which rate-limit headers to send:
  * - `'legacy'` (default): `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset`
  *   (Unix epoch **seconds**, rounded up, when the key is back to full), as GitHub, Laravel
  *   and express-rate-limit's `legacyHeaders` send them;
@@ -78,7 +78,7 @@ export function pushPair(out: [string, string][], name: string, value: string): 
   out.push([name, value]);
 }
 
-/** The header names sluice sends, as DESIGN §6 writes them. */
+/** The header names sluice sends, canonical case. */
 const CANONICAL = {
   limit: 'X-RateLimit-Limit',
   remaining: 'X-RateLimit-Remaining',

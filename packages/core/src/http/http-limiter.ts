@@ -12,7 +12,7 @@ import { DenialAnswer, type HttpVerdict, mostRestrictive, Verdict } from './verd
 
 /**
  * The decision logic of one HTTP limiter, shared by the Express, Fastify and Koa adapters:
- * keys (DESIGN §5), headers and the 429 answer (§6), several limits per route (all or
+ * keys, headers and the 429 answer, several limits per route (all or
  * nothing), skip, onLimited, and charging a request once per key. It imports no framework;
  * adapters reach it through an `HttpPipeline` (pipeline.ts), which builds the
  * {@link RequestView}, stacks limiters and writes the verdict.
@@ -44,7 +44,7 @@ export class HttpLimiter<Req = unknown> {
   }
 
   /**
-   * The user id of a framework request (DESIGN §5): the `user` option's answer, else
+   * The user id of a framework request: the `user` option's answer, else
    * `defaultUser`'s (the adapter's convention), kept only when it is a non-empty string or
    * a finite number.
    */
@@ -149,7 +149,7 @@ export class HttpLimiter<Req = unknown> {
 
   /**
    * The key of `view` under `p`: `<prefix>:<limit name>:` + the `key` option's subject, or
-   * `Limit.by`'s whole key, or `<route>:user:<id>` / `<route>:ip:<subject>` (DESIGN §5).
+   * `Limit.by`'s whole key, or `<route>:user:<id>` / `<route>:ip:<subject>`.
    */
   #entry(view: RequestView, plan: LimitPlan, p: Prepared, custom: string | undefined): Entry {
     if (custom !== undefined)

@@ -1,5 +1,5 @@
 /**
- * `@sluice/core/http`: what adapter authors need (DESIGN §1, §7): the HTTP pipeline every
+ * `@sluice/core/http`: what adapter authors need: the HTTP pipeline every
  * adapter runs, the binding an adapter supplies, request views, key rules, header writing
  * and the decorator plumbing. Users write `@sluice/core` (or an adapter) instead.
  *

@@ -11,7 +11,7 @@ const SAFE_SEGMENT = /^[\w .:/@*+=-]*$/;
  * A key segment safe to store: short, printable text is kept as is; anything long or
  * unusual (user-controlled text with `{`, `}`, control characters…) becomes `#` + a
  * 22-character SHA-256 digest, so no request can lengthen a key without bound or pick its
- * Redis Cluster slot (DESIGN §5).
+ * Redis Cluster slot.
  */
 export function keySegment(text: string): string {
   if (text.length <= MAX_SEGMENT_LENGTH && SAFE_SEGMENT.test(text)) return text;
@@ -19,7 +19,7 @@ export function keySegment(text: string): string {
 }
 
 /**
- * The subject of a request's key: the client IP, grouped as DESIGN §5 asks. IPv4 is kept
+ * The subject of a request's key: the client IP, grouped by network. IPv4 is kept
  * as is; an IPv4-mapped IPv6 address (`::ffff:10.1.2.3`) is treated as its IPv4; any other
  * IPv6 address is reduced to its `/ipv6Subnet` network (`2001:db8:1:2::/64`), since one
  * user usually holds a whole /64. Text that is not an IP (a unix socket, an empty string)
@@ -89,7 +89,7 @@ function isDottedQuad(text: string, start: number): boolean {
 }
 
 /**
- * The user id a request is keyed by (DESIGN §5): a non-empty string or a finite number, on
+ * The user id a request is keyed by: a non-empty string or a finite number, on
  * every framework alike. Anything else (`undefined`, `null`, `''`, `NaN`, objects, arrays)
  * is no user: such requests are keyed by client IP, never by a shared `'[object Object]'`
  * or `''` bucket.
@@ -106,7 +106,7 @@ const routeKeys = new Map<string, Map<string, string>>();
 const MAX_ROUTE_KEYS = 10_000;
 
 /**
- * The route segment of a per-route limit's key (DESIGN §5): `METHOD pattern`
+ * The route segment of a per-route limit's key: `METHOD pattern`
  * (`'GET /users/:id'`), with `HEAD` keyed as `GET` (the GET route serves it, so a HEAD
  * request shares its budget). `'*'` when the pattern is unknown (no route matched yet).
  * Returns the same string object for the same route, so its hash is computed once.

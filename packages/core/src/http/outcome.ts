@@ -48,7 +48,7 @@ export interface FinishingResponse {
 }
 
 /**
- * The outcome options (DESIGN §9, express-rate-limit's names), parsed: which requests are
+ * The outcome options (express-rate-limit's names), parsed: which requests are
  * given back once their response is known.
  */
 export interface OutcomeRule<Req, Res> {

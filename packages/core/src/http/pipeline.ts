@@ -9,7 +9,7 @@ import { LazyRequestView, type RequestView } from './request-view.js';
 import type { HttpVerdict, Verdict } from './verdict.js';
 
 /**
- * Which requests a limiter keys by route (DESIGN §5):
+ * Which requests a limiter keys by route:
  * - `'global'` (Express / Koa `rateLimit`, Fastify's plugin registration): one bucket per
  *   subject across every route (`*`), and `@SkipThrottle()` handlers are exempt;
  * - `'route'` (`throttle`, `@Throttle`, Fastify `config.rateLimit` and `app.rateLimit()`):

@@ -1,6 +1,6 @@
 /**
  * The framework-neutral view of an HTTP request that the core's logic and named-limiter
- * resolvers see (DESIGN §4, §5). Each adapter (Express, Fastify, Koa) builds one per request
+ * resolvers see. Each adapter (Express, Fastify, Koa) builds one per request
  * from the framework's own request; nothing in it is parsed again by the core.
  */
 export interface RequestView {
@@ -21,7 +21,7 @@ export interface RequestView {
   raw: unknown;
   /**
    * Where the core remembers which keys this request was already charged under (so a
-   * request reaching two limiters with the same key is charged once, DESIGN §6): an object
+   * request reaching two limiters with the same key is charged once): an object
    * that lives exactly as long as the request, given one symbol-keyed property. Default:
    * `raw`. Express passes `res.locals` (see @sluice/express: a new property on an Express
    * 5 `req` costs a new hidden class per request).

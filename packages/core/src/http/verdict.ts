@@ -41,7 +41,7 @@ export interface HttpVerdict {
    *
    * @param lowercase - pass the names in lower case (`x-ratelimit-limit`): for a framework
    *   that lowercases every name itself (Fastify), which then has nothing to convert.
-   * @default lowercase false: the names as DESIGN §6 writes them (`X-RateLimit-Limit`)
+   * @default lowercase false: the canonical names (`X-RateLimit-Limit`)
    */
   writeHeaders<T>(target: T, set: HeaderSetter<T>, lowercase?: boolean): void;
 }
@@ -151,7 +151,7 @@ export function mostRestrictive(decisions: readonly Decision[]): number {
 }
 
 /**
- * The 429 answer of one limiter (DESIGN §6): status, `Retry-After` and body of a denial,
+ * The 429 answer of one limiter: status, `Retry-After` and body of a denial,
  * `onLimited` called once. Keeps the default body of its last denial: it only changes with
  * the `Retry-After` seconds.
  */
