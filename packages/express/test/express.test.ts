@@ -424,7 +424,7 @@ describe('@sluice/express', () => {
     expect(() => throttle('throttle:0,1')).toThrow(SluiceConfigError);
     expect(() => throttle(false as never)).toThrow(/register the route before/);
     expect(() => rateLimit({ handler: 'x' as never })).toThrow(/"handler"/);
-    expect(() => rateLimit({ headers: 'draft-9' as never })).toThrow(/"headers"/);
+    expect(() => rateLimit({ headers: 'draft-12' as never })).toThrow(/"headers"/);
     expect(() => Throttle('60/fortnight')).toThrow(SluiceConfigError);
   });
 });

@@ -4,9 +4,11 @@ import { chargedFor, type Ledger, ledgerOf, remember } from './charges.js';
 import { consumeAll, consumeAt, type Entry } from './consume-all.js';
 import { defaultStoreOf } from './default-store.js';
 import { ipSubject, keySegment, userIdOf } from './keys.js';
+import type { HttpMetrics } from './metrics.js';
 import { type HttpConfig, type HttpLimitOptions, parseHttpOptions } from './options.js';
 import { LimitPlan, type Prepared } from './plan.js';
 import type { RequestView } from './request-view.js';
+import { ShadowVerdict } from './shadow-verdict.js';
 import { DenialAnswer, type HttpVerdict, mostRestrictive, Verdict } from './verdict.js';
 
 /**
@@ -26,6 +28,11 @@ import { DenialAnswer, type HttpVerdict, mostRestrictive, Verdict } from './verd
 export class HttpLimiter<Req = unknown> {
   /** The parsed, validated options (see {@link HttpLimitOptions}). */
   readonly config: HttpConfig<Req>;
+  /**
+   * What the `metrics` option records, `undefined` without it; `metrics.lease(name, ±1)` is
+   * the hook concurrency limits report their leases through.
+   */
+  readonly metrics: HttpMetrics | undefined;
   readonly #answer: DenialAnswer;
   /** Algorithms by quota (`<maxAttempts>/<periodMs>`), shared by the plans. */
   readonly #algorithms = new Map<string, Algorithm>();
@@ -37,6 +44,7 @@ export class HttpLimiter<Req = unknown> {
   constructor(options: HttpLimitOptions<Req> = {}) {
     const config = parseHttpOptions(options);
     this.config = config;
+    this.metrics = config.metrics;
     this.#answer = new DenialAnswer(config as HttpConfig<unknown>);
     this.#fixedPlan =
       config.store === undefined ? undefined : this.#plan(config.store, config.origin!);
@@ -108,7 +116,7 @@ export class HttpLimiter<Req = unknown> {
   #defaultPlan(app: object | undefined): LimitPlan {
     const store = defaultStoreOf(app);
     const last = this.#lastPlan;
-    if (last !== undefined && last.store === store) return last;
+    if (last !== undefined && last.origin === store) return last;
     let plan = this.#plans.get(store);
     if (plan === undefined) {
       plan = this.#plan(store, store);
@@ -119,7 +127,8 @@ export class HttpLimiter<Req = unknown> {
   }
 
   #plan(store: LimitPlan['store'], origin: LimitPlan['origin']): LimitPlan {
-    return new LimitPlan(store, origin, this.config as HttpConfig<unknown>, this.#algorithms);
+    const timed = this.metrics?.timed(store) ?? store;
+    return new LimitPlan(timed, origin, this.config as HttpConfig<unknown>, this.#algorithms);
   }
 
   /** The subject of the `key` option, when given: it replaces route and user/IP. */
@@ -210,8 +219,19 @@ export class HttpLimiter<Req = unknown> {
     decisions: Decision[] | undefined,
     now: number,
   ): HttpVerdict {
-    const v = new Verdict(decision, decisions, this.config.headerStyles, prepared, reported, now);
-    if (!decision.allowed) this.#answer.deny(view, v);
+    const c = this.config;
+    const shadow = c.shadow && !decision.allowed;
+    const v = new (shadow ? ShadowVerdict : Verdict)(
+      decision,
+      decisions,
+      c.headerStyles,
+      prepared,
+      reported,
+      now,
+    );
+    if (shadow) this.#answer.shadowed(view, v);
+    else if (!decision.allowed) this.#answer.deny(view, v);
+    this.metrics?.request(prepared[reported]!.name, decision, decisions, shadow);
     return v;
   }
 }
