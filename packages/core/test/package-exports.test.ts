@@ -14,10 +14,14 @@ describePackageExports({
     });
     const first = await limiter.consume('probe');
     const second = await limiter.consume('probe');
-    return { first, second, periodMs: pkg.parseDuration('period', '1 minute') };
+    // metrics: true finds the optional peer @opentelemetry/api in either format
+    const http = await load('@sluice/core/http');
+    const otel = typeof http.loadOpenTelemetryApi()?.metrics?.getMeter;
+    return { first, second, periodMs: pkg.parseDuration('period', '1 minute'), otel };
   `,
   check(result) {
     expect(result.periodMs).toBe(60_000);
+    expect(result.otel).toBe('function');
     expect(result.first).toMatchObject({ allowed: true, limit: 1, remaining: 0 });
     expect(result.second).toMatchObject({ allowed: false, remaining: 0 });
   },

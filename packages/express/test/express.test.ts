@@ -13,6 +13,7 @@ import {
   type AdapterHarness,
   type AppSpec,
   describeHttpBehaviours,
+  describeOpsBehaviours,
   describePipelineRules,
   EPOCH,
   type RouteSpec,
@@ -123,6 +124,7 @@ const expressHarness: AdapterHarness = {
 };
 
 describeHttpBehaviours(expressHarness);
+describeOpsBehaviours(expressHarness);
 describePipelineRules(expressHarness);
 
 describe('@sluice/express', () => {

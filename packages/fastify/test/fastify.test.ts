@@ -6,12 +6,18 @@ import {
   SluiceConfigError,
   type Store,
 } from '@sluice/core';
-import { describeHttpBehaviours, describePipelineRules, EPOCH } from '@sluice/test-kit';
+import {
+  describeHttpBehaviours,
+  describeOpsBehaviours,
+  describePipelineRules,
+  EPOCH,
+} from '@sluice/test-kit';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { rateLimit, SkipThrottle, Throttle } from '../src/index.js';
 import { bearerAuth, call, fastifyHarness } from './fastify-harness.js';
 
 describeHttpBehaviours(fastifyHarness);
+describeOpsBehaviours(fastifyHarness);
 describePipelineRules(fastifyHarness);
 
 /** A fresh store and fake clock for one app. */
