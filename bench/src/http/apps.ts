@@ -48,7 +48,27 @@ export type Variant =
   | 'peer-redis'
   | 'noop'
   | 'headers'
-  | 'sluice-bare';
+  | 'sluice-bare'
+  | 'sluice-metrics';
+
+/**
+ * `sluice-metrics`: sluice with `metrics` on, recording into an OpenTelemetry SDK
+ * `MeterProvider` whose reader exports (to memory) once an hour: the cost of recording, not
+ * of exporting. One provider for the process.
+ */
+let meterProvider: unknown;
+async function metricsOption(): Promise<{ metrics?: { meterProvider: never } }> {
+  if (meterProvider === undefined) {
+    const sdk = await import('@opentelemetry/sdk-metrics');
+    const exporter = new sdk.InMemoryMetricExporter(sdk.AggregationTemporality.CUMULATIVE);
+    const reader = new sdk.PeriodicExportingMetricReader({
+      exporter,
+      exportIntervalMillis: 3_600_000,
+    });
+    meterProvider = new sdk.MeterProvider({ readers: [reader] });
+  }
+  return { metrics: { meterProvider: meterProvider as never } };
+}
 
 /** Never denies: GCRA with 1e9 per minute and a burst of 1e9 (the quota). */
 const ALLOW = 'throttle:1000000000,1';
@@ -103,9 +123,16 @@ async function express(variant: Variant): Promise<Built> {
   const app = (require('express') as () => ExpressApp)();
   app.set('etag', false);
   app.set('x-powered-by', false);
-  if (variant === 'sluice' || variant === 'sluice-bare') {
+  if (variant === 'sluice' || variant === 'sluice-bare' || variant === 'sluice-metrics') {
     const { rateLimit } = await import('@sluice/express');
-    app.use(rateLimit({ limit: ALLOW, headers: variant === 'sluice' ? 'legacy' : false }));
+    const metrics = variant === 'sluice-metrics' ? await metricsOption() : {};
+    app.use(
+      rateLimit({
+        limit: ALLOW,
+        headers: variant === 'sluice-bare' ? false : 'legacy',
+        ...metrics,
+      }),
+    );
   } else if (variant === 'peer') {
     const { rateLimit } = await import('express-rate-limit');
     app.use(rateLimit({ windowMs: 60_000, limit: 1e9 }));
@@ -125,11 +152,17 @@ async function express(variant: Variant): Promise<Built> {
 async function fastify(variant: Variant, redisPort?: number): Promise<Built> {
   const { default: Fastify } = await import('fastify');
   const app = Fastify({ logger: false });
-  if (variant === 'sluice' || variant === 'sluice-deny' || variant === 'sluice-bare') {
+  if (
+    variant === 'sluice' ||
+    variant === 'sluice-deny' ||
+    variant === 'sluice-bare' ||
+    variant === 'sluice-metrics'
+  ) {
     const { rateLimit } = await import('@sluice/fastify');
     await app.register(rateLimit, {
       limit: variant === 'sluice-deny' ? DENY : ALLOW,
       headers: variant === 'sluice-bare' ? false : 'legacy',
+      ...(variant === 'sluice-metrics' ? await metricsOption() : {}),
     });
   } else if (variant === 'sluice-redis') {
     const { rateLimit } = await import('@sluice/fastify');
@@ -206,9 +239,16 @@ async function koa(variant: Variant): Promise<Built> {
   const Koa = require('koa') as new () => App;
   const { default: Router } = await import('@koa/router');
   const app = new Koa();
-  if (variant === 'sluice' || variant === 'sluice-bare') {
+  if (variant === 'sluice' || variant === 'sluice-bare' || variant === 'sluice-metrics') {
     const { rateLimit } = await import('@sluice/koa');
-    app.use(rateLimit({ limit: ALLOW, headers: variant === 'sluice' ? 'legacy' : false }));
+    const metrics = variant === 'sluice-metrics' ? await metricsOption() : {};
+    app.use(
+      rateLimit({
+        limit: ALLOW,
+        headers: variant === 'sluice-bare' ? false : 'legacy',
+        ...metrics,
+      }),
+    );
   } else if (variant === 'peer') {
     const ratelimit = require('koa-ratelimit') as (options: object) => Handler;
     app.use(

@@ -3,13 +3,13 @@
  * each limited route, the limits being the named limiters of `limits.ts`.
  */
 import Router from '@koa/router';
-import type { Store } from '@sluice/core';
+import type { MetricsOption, Store } from '@sluice/core';
 import { throttle } from '@sluice/koa';
 import Koa from 'koa';
 import * as handlers from './handlers.js';
 import './limits.js'; // defines 'throttle:login', 'throttle:api', 'throttle:report'
 
-export function createKoaApp(store: Store): Koa {
+export function createKoaApp(store: Store, metrics: MetricsOption = true): Koa {
   const app = new Koa();
   const router = new Router();
 
@@ -19,19 +19,19 @@ export function createKoaApp(store: Store): Koa {
   });
 
   // 5 per minute and 100 per day per IP.
-  router.post('/login', throttle('throttle:login', { store }), (ctx) => {
+  router.post('/login', throttle('throttle:login', { store, metrics }), (ctx) => {
     ctx.body = handlers.login();
   });
 
   // The /api group: one bucket per user, shared by its routes; the report takes 10 from it.
   const api = new Router({ prefix: '/api' });
-  api.get('/me', throttle('throttle:api', { store }), (ctx) => {
+  api.get('/me', throttle('throttle:api', { store, metrics }), (ctx) => {
     ctx.body = handlers.me(ctx.headers);
   });
-  api.get('/items', throttle('throttle:api', { store }), (ctx) => {
+  api.get('/items', throttle('throttle:api', { store, metrics }), (ctx) => {
     ctx.body = handlers.items();
   });
-  api.get('/report', throttle('throttle:report', { store }), (ctx) => {
+  api.get('/report', throttle('throttle:report', { store, metrics }), (ctx) => {
     ctx.body = handlers.report(ctx.headers);
   });
 
