@@ -32,14 +32,17 @@ export type MetricAttributes = Record<string, string>;
 
 /** What sluice uses of an OpenTelemetry `Meter` (`@opentelemetry/api`); a real one fits. */
 export interface MeterLike {
+  /** Creates `sluice.store.duration` (OpenTelemetry `Meter.createHistogram`). */
   createHistogram(
     name: string,
     options?: { description?: string; unit?: string },
   ): { record(value: number, attributes?: MetricAttributes): void };
+  /** Creates `sluice.leases` (OpenTelemetry `Meter.createUpDownCounter`). */
   createUpDownCounter(
     name: string,
     options?: { description?: string; unit?: string },
   ): { add(value: number, attributes?: MetricAttributes): void };
+  /** Creates `sluice.requests` (OpenTelemetry `Meter.createObservableCounter`). */
   createObservableCounter(
     name: string,
     options?: { description?: string; unit?: string },
@@ -52,6 +55,7 @@ export interface MeterLike {
 
 /** What sluice uses of an OpenTelemetry `MeterProvider`; the SDK's `MeterProvider` fits. */
 export interface MeterProviderLike {
+  /** The meter of an instrumentation scope: sluice asks for {@link METER_NAME}. */
   getMeter(name: string, version?: string): MeterLike;
 }
 

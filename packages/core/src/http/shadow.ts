@@ -18,6 +18,7 @@ export type LimitMode = 'enforce' | 'shadow';
  * request gets the 429 answer.
  */
 export interface LimitedInfo {
+  /** `true`: `mode: 'shadow'` let the request through; `false`: it is answered 429. */
   readonly shadow: boolean;
 }
 
