@@ -74,6 +74,15 @@ async function metricsOption(): Promise<{ metrics?: { meterProvider: never } }> 
 const ALLOW = 'throttle:1000000000,1';
 /** Denies all but the first request: 1 per 60 minutes. */
 const DENY = 'throttle:1,60';
+
+/** The options of the sluice variants (`sluice`, `sluice-deny`, `sluice-bare`, `sluice-metrics`). */
+async function sluiceOptions(variant: Variant) {
+  return {
+    limit: variant === 'sluice-deny' ? DENY : ALLOW,
+    headers: variant === 'sluice-bare' ? (false as const) : ('legacy' as const),
+    ...(variant === 'sluice-metrics' ? await metricsOption() : {}),
+  };
+}
 const BODY = 'hello world';
 /**
  * The `headers` variant: a middleware / hook that only sets these three legacy headers (the
@@ -125,14 +134,7 @@ async function express(variant: Variant): Promise<Built> {
   app.set('x-powered-by', false);
   if (variant === 'sluice' || variant === 'sluice-bare' || variant === 'sluice-metrics') {
     const { rateLimit } = await import('@sluice/express');
-    const metrics = variant === 'sluice-metrics' ? await metricsOption() : {};
-    app.use(
-      rateLimit({
-        limit: ALLOW,
-        headers: variant === 'sluice-bare' ? false : 'legacy',
-        ...metrics,
-      }),
-    );
+    app.use(rateLimit(await sluiceOptions(variant)));
   } else if (variant === 'peer') {
     const { rateLimit } = await import('express-rate-limit');
     app.use(rateLimit({ windowMs: 60_000, limit: 1e9 }));
@@ -159,11 +161,7 @@ async function fastify(variant: Variant, redisPort?: number): Promise<Built> {
     variant === 'sluice-metrics'
   ) {
     const { rateLimit } = await import('@sluice/fastify');
-    await app.register(rateLimit, {
-      limit: variant === 'sluice-deny' ? DENY : ALLOW,
-      headers: variant === 'sluice-bare' ? false : 'legacy',
-      ...(variant === 'sluice-metrics' ? await metricsOption() : {}),
-    });
+    await app.register(rateLimit, await sluiceOptions(variant));
   } else if (variant === 'sluice-redis') {
     const { rateLimit } = await import('@sluice/fastify');
     const { RedisStore } = await import('@sluice/redis');
@@ -241,14 +239,7 @@ async function koa(variant: Variant): Promise<Built> {
   const app = new Koa();
   if (variant === 'sluice' || variant === 'sluice-bare' || variant === 'sluice-metrics') {
     const { rateLimit } = await import('@sluice/koa');
-    const metrics = variant === 'sluice-metrics' ? await metricsOption() : {};
-    app.use(
-      rateLimit({
-        limit: ALLOW,
-        headers: variant === 'sluice-bare' ? false : 'legacy',
-        ...metrics,
-      }),
-    );
+    app.use(rateLimit(await sluiceOptions(variant)));
   } else if (variant === 'peer') {
     const ratelimit = require('koa-ratelimit') as (options: object) => Handler;
     app.use(

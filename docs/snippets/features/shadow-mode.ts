@@ -29,9 +29,13 @@ app.get('/api/items', (req, res) => {
 
 // #region enforce
 // Once the numbers look right, enforce it: drop `mode` (the default is 'enforce').
-app.post('/login', throttle(Limit.perMinute(5).named('login'), { mode: 'enforce' }), (_req, res) => {
-  res.json({ ok: true });
-});
+app.post(
+  '/login',
+  throttle(Limit.perMinute(5).named('login'), { mode: 'enforce' }),
+  (_req, res) => {
+    res.json({ ok: true });
+  },
+);
 // #endregion enforce
 
 app.listen(3000);
