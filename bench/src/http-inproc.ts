@@ -22,7 +22,8 @@
  * bench:http run; defaults measured on our 2-core machine).
  *
  * Flags: `--only` framework names (express, fastify, koa; comma-separated), `--variants`
- * (default none,sluice,peer,noop,headers,sluice-bare; `none` first), `--batch`, `--rounds`,
+ * (default none,sluice,peer,noop,headers,sluice-bare; `none` first; also `sluice-metrics`:
+ * sluice with `metrics` on, recording into the OpenTelemetry SDK), `--batch`, `--rounds`,
  * `--http-us express=60,fastify=13,koa=14.6`, `--json <file>`.
  */
 import { writeFileSync } from 'node:fs';
@@ -62,6 +63,7 @@ const LABELS: Partial<Record<Variant, string>> = {
   noop: 'baseline: no-op middleware',
   headers: 'baseline: the 3 headers only',
   'sluice-bare': 'baseline: sluice, headers: false',
+  'sluice-metrics': 'sluice, metrics: true (OpenTelemetry SDK)',
 };
 const PEERS: Record<Framework, string> = {
   express: 'express-rate-limit',

@@ -11,4 +11,6 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: 'node20',
+  // `__filename` in the ESM build too: where metrics.ts resolves the optional @opentelemetry/api from.
+  shims: true,
 });

@@ -48,12 +48,41 @@ export type Variant =
   | 'peer-redis'
   | 'noop'
   | 'headers'
-  | 'sluice-bare';
+  | 'sluice-bare'
+  | 'sluice-metrics';
+
+/**
+ * `sluice-metrics`: sluice with `metrics` on, recording into an OpenTelemetry SDK
+ * `MeterProvider` whose reader exports (to memory) once an hour: the cost of recording, not
+ * of exporting. One provider for the process.
+ */
+let meterProvider: unknown;
+async function metricsOption(): Promise<{ metrics?: { meterProvider: never } }> {
+  if (meterProvider === undefined) {
+    const sdk = await import('@opentelemetry/sdk-metrics');
+    const exporter = new sdk.InMemoryMetricExporter(sdk.AggregationTemporality.CUMULATIVE);
+    const reader = new sdk.PeriodicExportingMetricReader({
+      exporter,
+      exportIntervalMillis: 3_600_000,
+    });
+    meterProvider = new sdk.MeterProvider({ readers: [reader] });
+  }
+  return { metrics: { meterProvider: meterProvider as never } };
+}
 
 /** Never denies: GCRA with 1e9 per minute and a burst of 1e9 (the quota). */
 const ALLOW = 'throttle:1000000000,1';
 /** Denies all but the first request: 1 per 60 minutes. */
 const DENY = 'throttle:1,60';
+
+/** The options of the sluice variants (`sluice`, `sluice-deny`, `sluice-bare`, `sluice-metrics`). */
+async function sluiceOptions(variant: Variant) {
+  return {
+    limit: variant === 'sluice-deny' ? DENY : ALLOW,
+    headers: variant === 'sluice-bare' ? (false as const) : ('legacy' as const),
+    ...(variant === 'sluice-metrics' ? await metricsOption() : {}),
+  };
+}
 const BODY = 'hello world';
 /**
  * The `headers` variant: a middleware / hook that only sets these three legacy headers (the
@@ -103,9 +132,9 @@ async function express(variant: Variant): Promise<Built> {
   const app = (require('express') as () => ExpressApp)();
   app.set('etag', false);
   app.set('x-powered-by', false);
-  if (variant === 'sluice' || variant === 'sluice-bare') {
+  if (variant === 'sluice' || variant === 'sluice-bare' || variant === 'sluice-metrics') {
     const { rateLimit } = await import('@sluice/express');
-    app.use(rateLimit({ limit: ALLOW, headers: variant === 'sluice' ? 'legacy' : false }));
+    app.use(rateLimit(await sluiceOptions(variant)));
   } else if (variant === 'peer') {
     const { rateLimit } = await import('express-rate-limit');
     app.use(rateLimit({ windowMs: 60_000, limit: 1e9 }));
@@ -125,12 +154,14 @@ async function express(variant: Variant): Promise<Built> {
 async function fastify(variant: Variant, redisPort?: number): Promise<Built> {
   const { default: Fastify } = await import('fastify');
   const app = Fastify({ logger: false });
-  if (variant === 'sluice' || variant === 'sluice-deny' || variant === 'sluice-bare') {
+  if (
+    variant === 'sluice' ||
+    variant === 'sluice-deny' ||
+    variant === 'sluice-bare' ||
+    variant === 'sluice-metrics'
+  ) {
     const { rateLimit } = await import('@sluice/fastify');
-    await app.register(rateLimit, {
-      limit: variant === 'sluice-deny' ? DENY : ALLOW,
-      headers: variant === 'sluice-bare' ? false : 'legacy',
-    });
+    await app.register(rateLimit, await sluiceOptions(variant));
   } else if (variant === 'sluice-redis') {
     const { rateLimit } = await import('@sluice/fastify');
     const { RedisStore } = await import('@sluice/redis');
@@ -206,9 +237,9 @@ async function koa(variant: Variant): Promise<Built> {
   const Koa = require('koa') as new () => App;
   const { default: Router } = await import('@koa/router');
   const app = new Koa();
-  if (variant === 'sluice' || variant === 'sluice-bare') {
+  if (variant === 'sluice' || variant === 'sluice-bare' || variant === 'sluice-metrics') {
     const { rateLimit } = await import('@sluice/koa');
-    app.use(rateLimit({ limit: ALLOW, headers: variant === 'sluice' ? 'legacy' : false }));
+    app.use(rateLimit(await sluiceOptions(variant)));
   } else if (variant === 'peer') {
     const ratelimit = require('koa-ratelimit') as (options: object) => Handler;
     app.use(

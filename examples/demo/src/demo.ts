@@ -4,6 +4,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { MetricsOption } from '@sluice/core';
 import { createExpressApp } from './express-app.js';
 import { createFastifyApp } from './fastify-app.js';
 import { createKoaApp } from './koa-app.js';
@@ -21,6 +22,11 @@ export interface DemoOptions {
   port?: number;
   /** The stores; default {@link createStores} (memory, or Redis when `REDIS_URL` is set). */
   stores?: DemoStores;
+  /**
+   * Every limiter's `metrics` option: default `true`, the global OpenTelemetry meter
+   * provider (`pnpm demo` registers one, see telemetry.ts); tests pass `{ meterProvider }`.
+   */
+  metrics?: MetricsOption;
 }
 
 export interface RunningDemo {
@@ -80,12 +86,13 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
   const stores = options.stores ?? (await createStores());
   const portOf = (i: number) => (base === 0 ? 0 : base + i);
 
-  const fastify = await createFastifyApp(stores.storeFor('fastify'));
+  const metrics = options.metrics ?? true;
+  const fastify = await createFastifyApp(stores.storeFor('fastify'), metrics);
   await fastify.ready();
   const servers: Record<Framework, Server> = {
-    express: createServer(createExpressApp(stores.storeFor('express'))),
+    express: createServer(createExpressApp(stores.storeFor('express'), metrics)),
     fastify: fastify.server,
-    koa: createServer(createKoaApp(stores.storeFor('koa')).callback()),
+    koa: createServer(createKoaApp(stores.storeFor('koa'), metrics).callback()),
   };
   const close = async () => {
     await Promise.all(FRAMEWORKS.map((f) => closeServer(servers[f])));

@@ -3,16 +3,19 @@
  * `global: false` (no limit unless a route asks), and `config: { rateLimit }` per route,
  * the limits being the named limiters of `limits.ts`.
  */
-import type { Store } from '@sluice/core';
+import type { MetricsOption, Store } from '@sluice/core';
 import { rateLimit } from '@sluice/fastify';
 import Fastify, { type FastifyInstance } from 'fastify';
 import * as handlers from './handlers.js';
 import './limits.js'; // defines the named limiters ('throttle:login', …)
 
-export async function createFastifyApp(store: Store): Promise<FastifyInstance> {
+export async function createFastifyApp(
+  store: Store,
+  metrics: MetricsOption = true,
+): Promise<FastifyInstance> {
   const app = Fastify();
   // Options given here (the store) are inherited by every route's config.rateLimit.
-  await app.register(rateLimit, { global: false, store });
+  await app.register(rateLimit, { global: false, store, metrics });
 
   // Public: no config.rateLimit, so no limit.
   app.get('/', async () => handlers.home());

@@ -1,8 +1,20 @@
+import { execFile } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import {
+  AggregationTemporality,
+  type DataPoint,
+  InMemoryMetricExporter,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+} from '@opentelemetry/sdk-metrics';
 import { MemoryStore } from '@sluice/core';
 import { type RunningDemo, startDemo } from '../src/demo.js';
 import { drive, formatReport, type Tally } from '../src/drive.js';
 import { API_PER_MINUTE, LOGIN_PER_MINUTE, REPORT_COST } from '../src/limits.js';
 import type { DemoStores } from '../src/store.js';
+import { startTelemetry } from '../src/telemetry.js';
 
 // The three apps in this process, on free ports, each with fresh in-memory counters; the
 // driver's default traffic (its real HTTP requests) against them.
@@ -14,14 +26,19 @@ const memoryStores: DemoStores = {
 
 let demo: RunningDemo;
 let tallies: Tally[];
+// The three apps record their metrics here (the SDK's in-memory exporter).
+const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
+const meterProvider = new MeterProvider({ readers: [reader] });
 
 beforeAll(async () => {
-  demo = await startDemo({ port: 0, stores: memoryStores });
+  demo = await startDemo({ port: 0, stores: memoryStores, metrics: { meterProvider } });
   tallies = await drive(demo.urls);
 }, 30_000);
 
 afterAll(async () => {
   await demo?.close();
+  await meterProvider.shutdown();
 });
 
 function tally(framework: string, route: string, user: string): Tally {
@@ -130,3 +147,78 @@ test('the report lists every framework, route and user', () => {
   expect(report).toContain('POST /login');
   expect(report).toContain('alice');
 });
+
+test('metrics: sluice.requests adds up to the driven traffic, by limit and result, with no user or IP in any attribute', async () => {
+  await reader.forceFlush();
+  const batches = exporter.getMetrics();
+  const points = batches
+    .at(-1)!
+    .scopeMetrics.flatMap((sm) => sm.metrics)
+    .filter((m) => m.descriptor.name === 'sluice.requests')
+    .flatMap((m) => m.dataPoints as DataPoint<number>[]);
+  const byResult: Record<string, number> = {};
+  for (const p of points) {
+    const result = String(p.attributes['sluice.result']);
+    byResult[result] = (byResult[result] ?? 0) + (p.value as number);
+    for (const value of Object.values(p.attributes)) {
+      for (const text of ['alice', 'bob', 'carol', '127.0.0.1', 'Bearer']) {
+        expect(String(value)).not.toContain(text);
+      }
+    }
+  }
+  const limited = tallies.filter((t) => t.route !== 'GET /');
+  // Admitted by the limiter: every answer but a 429 (a failed login's 401 was admitted too).
+  const ok = limited.reduce((n, t) => n + t.ok + t.other, 0);
+  const denied = limited.reduce((n, t) => n + t.limited, 0);
+  expect(byResult).toEqual({ allowed: ok, limited: denied });
+  const names = new Set(points.map((p) => String(p.attributes['sluice.limit'])));
+  expect(names.has('api')).toBe(true);
+});
+
+test('pnpm demo exports over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set: a collector receives sluice.requests; the console otherwise', async () => {
+  const toConsole = startTelemetry({});
+  expect(toConsole.description).toMatch(/console/);
+  await toConsole.shutdown();
+  const bodies: string[] = [];
+  const collector = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => {
+      body += c;
+    });
+    req.on('end', () => {
+      bodies.push(`${req.method} ${req.url} ${body}`);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((r) => collector.listen(0, '127.0.0.1', r));
+  const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
+  try {
+    const out = await new Promise<string>((resolve, reject) => {
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', path.join(__dirname, 'otlp-child.ts')],
+        {
+          cwd: path.join(__dirname, '..'),
+          env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: endpoint },
+          timeout: 20_000,
+        },
+        (err, stdout, stderr) =>
+          err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout),
+      );
+    });
+    expect(out).toContain(`OTLP/HTTP to ${endpoint}`);
+  } finally {
+    await new Promise((r) => collector.close(r));
+  }
+  const exported = bodies.find((b) => b.startsWith('POST /v1/metrics '));
+  expect(exported).toBeDefined();
+  for (const text of [
+    'sluice.requests',
+    'sluice.store.duration',
+    'sluice-demo',
+    '"api"',
+    'allowed',
+  ])
+    expect(exported).toContain(text);
+  expect(exported).not.toContain('alice');
+}, 30_000);

@@ -25,10 +25,21 @@ export type { GcraOptions } from './gcra.js';
 export { cellThrottle, GcraAlgorithm, gcra } from './gcra.js';
 export type { MethodDecorator } from './http/decorators.js';
 export { SkipThrottle } from './http/decorators.js';
-export type { HeaderStyle, HeadersOption } from './http/headers.js';
+export type { HeaderStyle, HeaderStyleName, HeadersOption } from './http/headers.js';
 export { ipSubject } from './http/keys.js';
+export type {
+  MeterLike,
+  MeterProviderLike,
+  MetricAttributes,
+  MetricsOption,
+  RequestResult,
+} from './http/metrics.js';
+export { METER_NAME } from './http/metrics.js';
 export type { HttpLimitOptions } from './http/options.js';
+export type { BodyStyle, QuotaExceededProblem } from './http/problem.js';
+export { QUOTA_EXCEEDED_TITLE, QUOTA_EXCEEDED_TYPE } from './http/problem.js';
 export type { RequestView } from './http/request-view.js';
+export type { LimitedInfo, LimitMode } from './http/shadow.js';
 export type { HttpVerdict } from './http/verdict.js';
 export type { LeakyBucketOptions } from './leaky-bucket.js';
 export { leakyBucket } from './leaky-bucket.js';

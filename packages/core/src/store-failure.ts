@@ -25,6 +25,31 @@ import { consumeEach, fullKey, type Store, type StoreRequest } from './store.js'
  */
 export type StoreErrorPolicy = 'insurance' | 'allow' | 'deny';
 
+/**
+ * Decisions a {@link FailSafeStore} made without its store because the store failed (the
+ * policy's, or the over-limit cache's outage answers): how metrics tell `store_error`.
+ */
+const withoutStore = new WeakSet<Decision>();
+/** Whether {@link withoutStore} was ever used: the common case looks nothing up. */
+let anyWithoutStore = false;
+
+function markWithoutStore<T extends Decision | Decision[]>(decided: T): T {
+  anyWithoutStore = true;
+  if (Array.isArray(decided)) for (const d of decided) withoutStore.add(d);
+  else withoutStore.add(decided);
+  return decided;
+}
+
+/**
+ * Whether `decision`, or any of `decisions`, was made by `onStoreError` (or the over-limit
+ * cache during an outage) because the store failed, not by the store.
+ */
+export function decidedWithoutStore(decision: Decision, decisions?: readonly Decision[]): boolean {
+  if (!anyWithoutStore) return false;
+  if (withoutStore.has(decision)) return true;
+  return decisions?.some((d) => withoutStore.has(d)) === true;
+}
+
 /** `retryAfterMs` of the denials `onStoreError: 'deny'` gives: 1000 ms. */
 export const DENY_RETRY_MS = 1000;
 
@@ -210,7 +235,7 @@ export class FailSafeStore implements Store {
       return requests.map((r) => this.#decide(r.key, r.algorithm, r.cost, nowMs));
     }
     this.#insurance ??= new MemoryStore();
-    return this.#insurance.consumeAll(requests, nowMs);
+    return markWithoutStore(this.#insurance.consumeAll(requests, nowMs));
   }
 
   /**
@@ -301,6 +326,10 @@ export class FailSafeStore implements Store {
    * the policy's.
    */
   #decide(key: string, algorithm: Algorithm, cost: number, nowMs: number): Decision {
+    return markWithoutStore(this.#decidePolicy(key, algorithm, cost, nowMs));
+  }
+
+  #decidePolicy(key: string, algorithm: Algorithm, cost: number, nowMs: number): Decision {
     const known = this.#overLimit?.answer(key, algorithm, cost, nowMs, true);
     if (known !== undefined) return known;
     const limit = algorithm.limit;

@@ -144,7 +144,7 @@ describe('HttpLimiter', () => {
     expect(() => new HttpLimiter({ limit: 'throttle:nope-not-defined' })).toThrow(
       /nope-not-defined/,
     );
-    expect(() => new HttpLimiter({ headers: 'draft-9' as never })).toThrow(/headers.*draft-9/);
+    expect(() => new HttpLimiter({ headers: 'draft-12' as never })).toThrow(/headers.*draft-12/);
     expect(() => new HttpLimiter({ algorithm: 'magic' as never })).toThrow(/algorithm.*magic/);
     expect(() => new HttpLimiter({ statusCode: 200 })).toThrow(/statusCode.*200/);
     expect(() => new HttpLimiter({ ipv6Subnet: 129 })).toThrow(/ipv6Subnet.*129/);

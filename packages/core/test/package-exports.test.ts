@@ -35,10 +35,14 @@ describePackageExports({
       sameAppStore: esmHttp.defaultStoreOf(app) === cjsHttp.defaultStoreOf(app),
       otherApp: esmHttp.defaultStoreOf({}) !== cjsHttp.defaultStoreOf(app),
     };
-    return { first, second, periodMs: pkg.parseDuration('period', '1 minute'), dual };
+    // metrics: true finds the optional peer @opentelemetry/api in either format
+    const http = await load('@sluice/core/http');
+    const otel = typeof http.loadOpenTelemetryApi()?.metrics?.getMeter;
+    return { first, second, periodMs: pkg.parseDuration('period', '1 minute'), dual, otel };
   `,
   check(result) {
     expect(result.periodMs).toBe(60_000);
+    expect(result.otel).toBe('function');
     expect(result.first).toMatchObject({ allowed: true, limit: 1, remaining: 0 });
     expect(result.second).toMatchObject({ allowed: false, remaining: 0 });
     // The ESM and CommonJS builds in one process: one registry, one set of default stores.

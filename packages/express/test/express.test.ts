@@ -13,6 +13,7 @@ import {
   type AdapterHarness,
   type AppSpec,
   describeHttpBehaviours,
+  describeOpsBehaviours,
   describeOutcomeRules,
   describePipelineRules,
   EPOCH,
@@ -136,6 +137,7 @@ const expressHarness: AdapterHarness = {
 };
 
 describeHttpBehaviours(expressHarness);
+describeOpsBehaviours(expressHarness);
 describePipelineRules(expressHarness);
 describeOutcomeRules(expressHarness);
 
@@ -438,7 +440,7 @@ describe('@sluice/express', () => {
     expect(() => throttle('throttle:0,1')).toThrow(SluiceConfigError);
     expect(() => throttle(false as never)).toThrow(/register the route before/);
     expect(() => rateLimit({ handler: 'x' as never })).toThrow(/"handler"/);
-    expect(() => rateLimit({ headers: 'draft-9' as never })).toThrow(/"headers"/);
+    expect(() => rateLimit({ headers: 'draft-12' as never })).toThrow(/"headers"/);
     expect(() => Throttle('60/fortnight')).toThrow(SluiceConfigError);
   });
 

@@ -8,6 +8,7 @@ import {
 } from '@sluice/core';
 import {
   describeHttpBehaviours,
+  describeOpsBehaviours,
   describeOutcomeRules,
   describePipelineRules,
   EPOCH,
@@ -19,6 +20,7 @@ import { rateLimit, SkipThrottle, Throttle } from '../src/index.js';
 import { bearerAuth, call, fastifyHarness } from './fastify-harness.js';
 
 describeHttpBehaviours(fastifyHarness);
+describeOpsBehaviours(fastifyHarness);
 describePipelineRules(fastifyHarness);
 describeOutcomeRules(fastifyHarness);
 

@@ -7,6 +7,7 @@ import {
   type AdapterHarness,
   type AppSpec,
   describeHttpBehaviours,
+  describeOpsBehaviours,
   describeOutcomeRules,
   describePipelineRules,
   EPOCH,
@@ -69,7 +70,7 @@ function client(server: Server, runs: Map<string, number>): TestClient {
     async request(method, path, headers = {}) {
       const verb = method === 'GET' ? 'get' : method === 'HEAD' ? 'head' : 'post';
       const res = await agent[verb](path).set(headers);
-      const json = /^application\/json/.test(String(res.headers['content-type']));
+      const json = /^application\/(problem\+)?json/.test(String(res.headers['content-type']));
       return {
         status: res.status,
         headers: res.headers as Record<string, string>,
@@ -128,6 +129,7 @@ const koaHarness: AdapterHarness = {
 };
 
 describeHttpBehaviours(koaHarness);
+describeOpsBehaviours(koaHarness);
 describePipelineRules(koaHarness);
 describeOutcomeRules(koaHarness);
 

@@ -1,5 +1,6 @@
 /** `pnpm demo`: starts the three apps (ports PORT_BASE, +1, +2; default 3001–3003) until Ctrl-C. */
 import { DEFAULT_PORT_BASE, freePortBase, instructions, startDemo } from '../demo.js';
+import { startTelemetry } from '../telemetry.js';
 
 const port = Number(process.env.PORT_BASE ?? DEFAULT_PORT_BASE);
 if (!Number.isInteger(port) || port < 1 || port > 65533) {
@@ -8,16 +9,19 @@ if (!Number.isInteger(port) || port < 1 || port > 65533) {
 }
 
 try {
+  // Before the apps: their limiters (metrics: true) record on the global meter provider.
+  const telemetry = startTelemetry();
   const demo = await startDemo({ port });
   console.log(instructions(demo));
   if (port !== DEFAULT_PORT_BASE) console.log(`(drive it with PORT_BASE=${port} pnpm demo:drive)`);
+  console.log(`metrics (sluice.requests, sluice.store.duration): ${telemetry.description}`);
   let stopping = false;
   const stop = () => {
     if (stopping) return;
     stopping = true;
     if (process.stdin.isTTY) process.stdin.setRawMode(false);
     console.log('\nstopping…');
-    demo.close().then(
+    Promise.all([demo.close(), telemetry.shutdown()]).then(
       () => process.exit(0),
       () => process.exit(1),
     );

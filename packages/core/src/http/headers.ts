@@ -14,8 +14,16 @@ import type { Decision } from '../decision.js';
  */
 export type HeaderStyle = 'legacy' | 'draft-6' | 'draft-7' | 'draft-8';
 
+/**
+ * A header style as the `headers` option names it: a {@link HeaderStyle}, or `'draft-9'`,
+ * `'draft-10'`, `'draft-11'`, which kept draft-8's syntax (`RateLimit-Policy:
+ * "name";q=…;w=…`, `RateLimit: "name";r=…;t=…`; checked against the examples of
+ * draft-ietf-httpapi-ratelimit-headers-11) and are sent as `'draft-8'`.
+ */
+export type HeaderStyleName = HeaderStyle | 'draft-9' | 'draft-10' | 'draft-11';
+
 /** The `headers` option: one style, several, or `false` for none. */
-export type HeadersOption = HeaderStyle | readonly HeaderStyle[] | false;
+export type HeadersOption = HeaderStyleName | readonly HeaderStyleName[] | false;
 
 /** What the headers say about one limit's policy. */
 export interface LimitPolicy {

@@ -4,10 +4,12 @@ import { chargedFor, type Ledger, ledgerOf, remember } from './charges.js';
 import { consumeAll, consumeAt, type Entry } from './consume-all.js';
 import { defaultStoreOf } from './default-store.js';
 import { ipSubject, keySegment, userIdOf } from './keys.js';
+import type { HttpMetrics } from './metrics.js';
 import { type HttpConfig, type HttpLimitOptions, parseHttpOptions } from './options.js';
 import { pendingOf } from './outcome.js';
 import { LimitPlan, type Prepared } from './plan.js';
 import type { RequestView } from './request-view.js';
+import { ShadowVerdict } from './shadow-verdict.js';
 import { DenialAnswer, type HttpVerdict, mostRestrictive, Verdict } from './verdict.js';
 
 /**
@@ -27,6 +29,11 @@ import { DenialAnswer, type HttpVerdict, mostRestrictive, Verdict } from './verd
 export class HttpLimiter<Req = unknown> {
   /** The parsed, validated options (see {@link HttpLimitOptions}). */
   readonly config: HttpConfig<Req>;
+  /**
+   * What the `metrics` option records, `undefined` without it; `metrics.lease(name, ±1)` is
+   * the hook concurrency limits report their leases through.
+   */
+  readonly metrics: HttpMetrics | undefined;
   readonly #answer: DenialAnswer;
   /** Algorithms by quota (`<maxAttempts>/<periodMs>`), shared by the plans. */
   readonly #algorithms = new Map<string, Algorithm>();
@@ -38,6 +45,7 @@ export class HttpLimiter<Req = unknown> {
   constructor(options: HttpLimitOptions<Req, never> = {}) {
     const config = parseHttpOptions(options);
     this.config = config;
+    this.metrics = config.metrics;
     this.#answer = new DenialAnswer(config as HttpConfig<unknown>);
     this.#fixedPlan =
       config.store === undefined ? undefined : this.#plan(config.store, config.origin!);
@@ -83,7 +91,10 @@ export class HttpLimiter<Req = unknown> {
     const finish = (ds: Decision[]) => {
       const v = this.#verdict(view, prepared, ds, now);
       if (charged !== undefined && v.allowed && charged.length > 0) {
-        v.pending = charged.map((e) => pendingOf(plan.store, e, ds[entries.indexOf(e)]!, now));
+        v.pending = charged.map((e) => {
+          const i = entries.indexOf(e);
+          return pendingOf(plan.store, e, ds[i]!, now, prepared[i]!.name);
+        });
       }
       return v;
     };
@@ -111,14 +122,14 @@ export class HttpLimiter<Req = unknown> {
         remember(ledger, plan.origin, prefix, entry.subject, d);
         const v = this.#make(view, prepared, 0, d, undefined, now);
         if (settles && d.allowed && entry.cost > 0)
-          v.pending = [pendingOf(plan.store, entry, d, now)];
+          v.pending = [pendingOf(plan.store, entry, d, now, p.name)];
         return v;
       });
     }
     remember(ledger, plan.origin, prefix, entry.subject, decision);
     const v = this.#make(view, prepared, 0, decision, undefined, now);
     if (settles && decision.allowed && entry.cost > 0) {
-      v.pending = [pendingOf(plan.store, entry, decision, now)];
+      v.pending = [pendingOf(plan.store, entry, decision, now, p.name)];
     }
     return v;
   }
@@ -127,7 +138,7 @@ export class HttpLimiter<Req = unknown> {
   #defaultPlan(app: object | undefined): LimitPlan {
     const store = defaultStoreOf(app);
     const last = this.#lastPlan;
-    if (last !== undefined && last.store === store) return last;
+    if (last !== undefined && last.origin === store) return last;
     let plan = this.#plans.get(store);
     if (plan === undefined) {
       plan = this.#plan(store, store);
@@ -138,7 +149,8 @@ export class HttpLimiter<Req = unknown> {
   }
 
   #plan(store: LimitPlan['store'], origin: LimitPlan['origin']): LimitPlan {
-    return new LimitPlan(store, origin, this.config as HttpConfig<unknown>, this.#algorithms);
+    const timed = this.metrics?.timed(store) ?? store;
+    return new LimitPlan(timed, origin, this.config as HttpConfig<unknown>, this.#algorithms);
   }
 
   /** The subject of the `key` option, when given: it replaces route and user/IP. */
@@ -226,8 +238,19 @@ export class HttpLimiter<Req = unknown> {
     decisions: Decision[] | undefined,
     now: number,
   ): Verdict {
-    const v = new Verdict(decision, decisions, this.config.headerStyles, prepared, reported, now);
-    if (!decision.allowed) this.#answer.deny(view, v);
+    const c = this.config;
+    const shadow = c.shadow && !decision.allowed;
+    const v = new (shadow ? ShadowVerdict : Verdict)(
+      decision,
+      decisions,
+      c.headerStyles,
+      prepared,
+      reported,
+      now,
+    );
+    if (shadow) this.#answer.shadowed(view, v);
+    else if (!decision.allowed) this.#answer.deny(view, v);
+    this.metrics?.request(prepared[reported]!.name, decision, decisions, shadow);
     return v;
   }
 }

@@ -19,9 +19,12 @@ import {
   throttles,
 } from '../throttle-registry.js';
 import { integerAtLeast } from '../validate.js';
-import type { HeaderStyle, HeadersOption } from './headers.js';
+import type { HeaderStyle, HeaderStyleName, HeadersOption } from './headers.js';
+import { createHttpMetrics, type HttpMetrics, type MetricsOption } from './metrics.js';
 import { type OutcomeRule, parseOutcome } from './outcome.js';
+import { type BodyStyle, parseBodyStyle } from './problem.js';
 import type { RequestView } from './request-view.js';
+import { type LimitedInfo, type LimitMode, parseMode } from './shadow.js';
 
 /**
  * The options every adapter's `rateLimit(options)` and `throttle(limit, options)` accept.
@@ -89,8 +92,12 @@ export interface HttpLimitOptions<Req = unknown, Res = unknown> {
   headers?: HeadersOption;
   /** Requests for which it returns `true` are not limited and get no headers. */
   skip?: (req: RequestView) => boolean;
-  /** Called once for each denied request, before the 429 is sent. */
-  onLimited?: (req: RequestView, decision: Decision) => void;
+  /**
+   * Called once for each denied request, before the 429 is sent; under `mode: 'shadow'`,
+   * for each request the limit denied and shadow mode let through, with `info.shadow`
+   * `true` (see `LimitedInfo`).
+   */
+  onLimited?: (req: RequestView, decision: Decision, info: LimitedInfo) => void;
   /**
    * The 429 body's `message`, or a function returning the whole body (a string is sent as
    * is, an object as JSON).
@@ -148,6 +155,28 @@ export interface HttpLimitOptions<Req = unknown, Res = unknown> {
    * @default the response status is below 400
    */
   requestWasSuccessful?: (req: Req, res: Res) => boolean | Promise<boolean>;
+  /**
+   * `'shadow'`: decide, charge, send the headers, call `onLimited` (with `{ shadow: true }`)
+   * and count in metrics as usual, but never deny (see `LimitMode`).
+   * @default 'enforce'
+   * @throws SluiceConfigError naming `mode` for any other value.
+   */
+  mode?: LimitMode;
+  /**
+   * Record OpenTelemetry metrics (`sluice.requests`, `sluice.store.duration`,
+   * `sluice.leases`) through the optional peer dependency `@opentelemetry/api` (see
+   * `MetricsOption`).
+   * @default false
+   * @throws SluiceConfigError naming `metrics` or `metrics.meterProvider`.
+   */
+  metrics?: MetricsOption;
+  /**
+   * The 429 body: `'json'`, or `'problem'` for `application/problem+json` with the
+   * ratelimit-headers draft-11 problem type `quota-exceeded` (see `QuotaExceededProblem`).
+   * @default 'json'
+   * @throws SluiceConfigError naming `body` for any other value.
+   */
+  body?: BodyStyle;
 }
 
 /** {@link HttpLimitOptions}, parsed: every field present and valid. */
@@ -168,11 +197,17 @@ export interface HttpConfig<Req> {
   ipv6Subnet: number;
   headerStyles: readonly HeaderStyle[];
   skip: ((req: RequestView) => boolean) | undefined;
-  onLimited: ((req: RequestView, decision: Decision) => void) | undefined;
+  onLimited: HttpLimitOptions['onLimited'];
   message: HttpLimitOptions['message'];
   statusCode: number;
   /** The outcome options; `undefined`: no request is given back for its outcome. */
   outcome: OutcomeRule<Req, unknown> | undefined;
+  /** `mode: 'shadow'`. */
+  shadow: boolean;
+  /** What `metrics` records, or `undefined`: nothing. */
+  metrics: HttpMetrics | undefined;
+  /** `body: 'problem'`. */
+  problem: boolean;
 }
 
 const ALGORITHMS: Record<AlgorithmKind, LimitAlgorithmFactory> = {
@@ -207,6 +242,9 @@ export const HTTP_OPTION_NAMES: readonly string[] = optionNames<HttpLimitOptions
   skipSuccessfulRequests: true,
   skipFailedRequests: true,
   requestWasSuccessful: true,
+  mode: true,
+  metrics: true,
+  body: true,
 });
 
 /** Core option objects made by {@link splitHttpOptions}: their names are already checked. */
@@ -249,6 +287,13 @@ export function splitHttpOptions<O extends object, K extends keyof O & string>(
   namesChecked.add(core);
   return [own, core as Omit<O, K>];
 }
+
+/** Drafts 9, 10 and 11 kept draft-8's header syntax: the names are accepted as draft-8. */
+const DRAFT_8_SYNTAX: Record<string, HeaderStyle> = {
+  'draft-9': 'draft-8',
+  'draft-10': 'draft-8',
+  'draft-11': 'draft-8',
+};
 
 /**
  * Stands in for the application's default store while `onStoreError` and `logger` are
@@ -326,18 +371,24 @@ export function parseHttpOptions<Req>(options: HttpLimitOptions<Req, never>): Ht
     message,
     statusCode,
     outcome: parseOutcome<Req, unknown>(options),
+    shadow: parseMode(options.mode),
+    metrics: createHttpMetrics(options.metrics, options.logger ?? console),
+    problem: parseBodyStyle(options.body),
   };
 }
 
 function parseHeaderStyles(option: HeadersOption): readonly HeaderStyle[] {
   if (option === false) return [];
-  const styles = typeof option === 'string' ? [option] : option;
-  if (!Array.isArray(styles) || styles.some((s) => !HEADER_STYLES.includes(s))) {
+  const named: readonly HeaderStyleName[] = typeof option === 'string' ? [option] : option;
+  const styles = Array.isArray(named)
+    ? named.map((s) => (typeof s === 'string' ? (DRAFT_8_SYNTAX[s] ?? s) : s))
+    : undefined;
+  if (styles === undefined || styles.some((s) => !HEADER_STYLES.includes(s))) {
     throw new SluiceConfigError(
       'headers',
       option,
-      `false, or one or more of ${HEADER_STYLES.join(', ')}`,
+      `false, or one or more of ${[...HEADER_STYLES, ...Object.keys(DRAFT_8_SYNTAX)].join(', ')}`,
     );
   }
-  return styles;
+  return [...new Set(styles)];
 }

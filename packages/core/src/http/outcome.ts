@@ -99,15 +99,24 @@ export interface Pending {
   at: number;
   /** A concurrency lease: always given back when the request ends. */
   lease: boolean;
+  /** The limit's name (the `sluice.limit` of the `sluice.leases` metric). */
+  name: string;
 }
 
 /** A pending charge of `entry`, admitted by `decision` at the limiter's `now`. */
-export function pendingOf(store: Store, entry: Entry, decision: Decision, now: number): Pending {
+export function pendingOf(
+  store: Store,
+  entry: Entry,
+  decision: Decision,
+  now: number,
+  name: string,
+): Pending {
   return {
     store,
     entry,
     at: chargeTimeOf(decision) ?? now,
     lease: entry.algorithm.concurrent === true,
+    name,
   };
 }
 

@@ -92,7 +92,10 @@ export class HttpPipeline<Req, Res> {
     const pending = (v as Verdict).pending;
     if (pending !== undefined && this.#binding.onFinished !== undefined) {
       const { outcome, clock } = this.limiter.config;
+      const metrics = this.limiter.metrics;
+      if (metrics !== undefined) for (const p of pending) if (p.lease) metrics.lease(p.name, +1);
       this.#binding.onFinished(req, res, (status) => {
+        if (metrics !== undefined) for (const p of pending) if (p.lease) metrics.lease(p.name, -1);
         void settle(pending, outcome, req, res, status, clock);
       });
     }

@@ -11,7 +11,9 @@ import {
 } from './headers.js';
 import type { HttpConfig } from './options.js';
 import type { Pending } from './outcome.js';
+import { PROBLEM_JSON_TYPE, quotaExceededBody } from './problem.js';
 import type { RequestView } from './request-view.js';
+import { ENFORCED, SHADOWED } from './shadow.js';
 
 /** What the core answers for one request; the adapter writes it to the response. */
 export interface HttpVerdict {
@@ -99,6 +101,20 @@ export class Verdict implements HttpVerdict {
     return this.#limits[this.#reported]?.concurrent === true;
   }
 
+  /**
+   * The names of the limits whose decision denied this request, in order (the problem
+   * body's `violated-policies`).
+   */
+  violatedPolicies(): string[] {
+    const out: string[] = [];
+    const decisions = this.#decisions;
+    for (let i = 0; i < this.#limits.length; i++) {
+      const d = decisions === undefined ? this.decision : decisions[i];
+      if (d !== undefined && !d.allowed) out.push(this.#limits[i]!.name);
+    }
+    return out;
+  }
+
   get decisions(): Decision[] {
     if (this.#decisions === undefined) this.#decisions = [this.decision];
     return this.#decisions;
@@ -169,10 +185,21 @@ export class DenialAnswer {
     const decision = v.decision;
     v.retryAfterSeconds = retryAfterSeconds(decision, v.reportedConcurrent);
     v.statusCode = c.statusCode;
-    c.onLimited?.(view, decision);
+    c.onLimited?.(view, decision, ENFORCED);
+    if (c.problem && typeof c.message !== 'function') {
+      const detail = c.message ?? `Rate limit exceeded, retry in ${v.retryAfterSeconds} seconds`;
+      v.body = quotaExceededBody(c.statusCode, detail, v.violatedPolicies());
+      v.contentType = PROBLEM_JSON_TYPE;
+      return;
+    }
     v.body = this.#body(view, decision, v.retryAfterSeconds);
     v.contentType =
       typeof v.body === 'string' && typeof c.message === 'function' ? TEXT : JSON_TYPE;
+  }
+
+  /** A denial `mode: 'shadow'` lets through: `onLimited` with `{ shadow: true }`, no answer. */
+  shadowed(view: RequestView, v: Verdict): void {
+    this.#config.onLimited?.(view, v.decision, SHADOWED);
   }
 
   #body(view: RequestView, decision: Decision, seconds: number): string | object {

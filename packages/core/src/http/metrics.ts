@@ -1,0 +1,328 @@
+import { createRequire } from 'node:module';
+import type { Decision } from '../decision.js';
+import { SluiceConfigError } from '../errors.js';
+import type { Store, StoreRequest } from '../store.js';
+import { decidedWithoutStore } from '../store-failure.js';
+
+/**
+ * OpenTelemetry metrics of the HTTP limiters (DESIGN §9), recorded through
+ * `@opentelemetry/api`, an **optional** peer dependency: it is loaded (a guarded `require`)
+ * when a limiter with `metrics: true` is created; without it nothing is recorded and
+ * nothing fails. OpenTelemetry has no rate-limit semantic convention yet; the names follow
+ * its general naming rules (dotted, unit in `unit`, not in the name), after ASP.NET Core's
+ * `aspnetcore.rate_limiting.*` metrics.
+ *
+ * | instrument | kind | unit | attributes |
+ * | --- | --- | --- | --- |
+ * | `sluice.requests` | asynchronous counter (a monotonic sum) | `{request}` | `sluice.limit`, `sluice.result` |
+ * | `sluice.store.duration` | histogram | `s` | none |
+ * | `sluice.leases` | up-down counter | `{lease}` | `sluice.limit` |
+ *
+ * `sluice.requests` is counted in process (a number added per request) and reported when
+ * the reader collects: a synchronous `Counter.add` with two attributes costs about 1 µs
+ * on the SDK (measured, @opentelemetry/sdk-metrics 2.12), more than a whole decision. The
+ * key (user id, IP, `Limit.by` subject) is never an attribute: only the limit's name.
+ */
+
+/** The `sluice.result` attribute of `sluice.requests`. */
+export type RequestResult = 'allowed' | 'limited' | 'shadow_limited' | 'store_error';
+
+/** Attribute values, as `@opentelemetry/api`'s `Attributes`. */
+export type MetricAttributes = Record<string, string>;
+
+/** What sluice uses of an OpenTelemetry `Meter` (`@opentelemetry/api`); a real one fits. */
+export interface MeterLike {
+  /** Creates `sluice.store.duration` (OpenTelemetry `Meter.createHistogram`). */
+  createHistogram(
+    name: string,
+    options?: { description?: string; unit?: string },
+  ): { record(value: number, attributes?: MetricAttributes): void };
+  /** Creates `sluice.leases` (OpenTelemetry `Meter.createUpDownCounter`). */
+  createUpDownCounter(
+    name: string,
+    options?: { description?: string; unit?: string },
+  ): { add(value: number, attributes?: MetricAttributes): void };
+  /** Creates `sluice.requests` (OpenTelemetry `Meter.createObservableCounter`). */
+  createObservableCounter(
+    name: string,
+    options?: { description?: string; unit?: string },
+  ): {
+    addCallback(
+      callback: (result: { observe(value: number, attributes?: MetricAttributes): void }) => void,
+    ): void;
+  };
+}
+
+/** What sluice uses of an OpenTelemetry `MeterProvider`; the SDK's `MeterProvider` fits. */
+export interface MeterProviderLike {
+  /** The meter of an instrumentation scope: sluice asks for {@link METER_NAME}. */
+  getMeter(name: string, version?: string): MeterLike;
+}
+
+/**
+ * The `metrics` option (DESIGN §9):
+ * - `false` (default): nothing recorded, `@opentelemetry/api` never loaded;
+ * - `true`: record on the global meter provider of `@opentelemetry/api`
+ *   (`metrics.getMeter('@sluice/core')`): register the SDK's provider **before** creating
+ *   the middleware (the API hands out a no-op meter until then). Without the package
+ *   installed, one warning (`logger`) and nothing recorded;
+ * - `{ meterProvider }`: record on this provider (e.g. a test's `MeterProvider` with an
+ *   in-memory reader); `@opentelemetry/api` is not loaded.
+ */
+export type MetricsOption = boolean | { meterProvider: MeterProviderLike };
+
+/** The meter name (OpenTelemetry instrumentation scope) sluice records under. */
+export const METER_NAME = '@sluice/core';
+
+/** `@opentelemetry/api`, as far as sluice uses it. */
+interface OtelApi {
+  metrics: { getMeter(name: string): MeterLike };
+}
+
+let warnedMissing = false;
+
+/**
+ * Loads `@opentelemetry/api` if it is installed: with this module's `require` (CommonJS),
+ * else resolved from this file, then from the application's entry script, then from the
+ * working directory. `undefined` when none finds it; never throws.
+ */
+export function loadOpenTelemetryApi(): OtelApi | undefined {
+  const attempts: (() => unknown)[] = [];
+  if (typeof require === 'function') attempts.push(() => require('@opentelemetry/api'));
+  const bases = [
+    typeof __filename === 'string' ? __filename : undefined,
+    process.argv[1],
+    `${process.cwd()}/index.js`,
+  ];
+  for (const base of bases) {
+    if (base) attempts.push(() => createRequire(base)('@opentelemetry/api'));
+  }
+  for (const attempt of attempts) {
+    try {
+      const api = attempt() as OtelApi | undefined;
+      if (typeof api?.metrics?.getMeter === 'function') return api;
+    } catch {
+      // not installed where this base looks: try the next one
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Parses the `metrics` option into the limiter's {@link HttpMetrics}, or `undefined` when
+ * nothing is to be recorded.
+ * @throws {@link SluiceConfigError} naming `metrics` or `metrics.meterProvider`.
+ */
+export function createHttpMetrics(
+  option: unknown,
+  logger: { warn(message: string): void },
+): HttpMetrics | undefined {
+  if (option === undefined || option === false) return undefined;
+  if (option === true) {
+    const api = loadOpenTelemetryApi();
+    if (api === undefined) {
+      if (!warnedMissing) {
+        warnedMissing = true;
+        logger.warn(
+          'sluice: metrics: true but @opentelemetry/api is not installed; nothing is recorded',
+        );
+      }
+      return undefined;
+    }
+    return new HttpMetrics(api.metrics.getMeter(METER_NAME));
+  }
+  if (option === null || typeof option !== 'object') {
+    throw new SluiceConfigError('metrics', option, 'true, false or { meterProvider }');
+  }
+  const provider = (option as { meterProvider?: unknown }).meterProvider;
+  if (
+    provider === null ||
+    typeof provider !== 'object' ||
+    typeof (provider as MeterProviderLike).getMeter !== 'function'
+  ) {
+    throw new SluiceConfigError(
+      'metrics.meterProvider',
+      provider,
+      'an OpenTelemetry MeterProvider (an object with getMeter(name))',
+    );
+  }
+  return new HttpMetrics((provider as MeterProviderLike).getMeter(METER_NAME));
+}
+
+const RESULTS: readonly RequestResult[] = ['allowed', 'limited', 'shadow_limited', 'store_error'];
+const ALLOWED = 0;
+const LIMITED = 1;
+const SHADOW_LIMITED = 2;
+const STORE_ERROR = 3;
+
+/** Limit names counted apart; beyond, new names are counted under `'(other)'`. */
+const MAX_LIMIT_NAMES = 1000;
+
+/**
+ * The instruments of one meter, shared by every limiter recording on it, so that two
+ * limiters with the same limit name add up in one series.
+ */
+class MeterInstruments {
+  /** Requests by limit name: counts indexed as {@link RESULTS}. */
+  readonly counts = new Map<string, Float64Array>();
+  readonly duration: { record(value: number, attributes?: MetricAttributes): void };
+  readonly leases: { add(value: number, attributes?: MetricAttributes): void };
+  readonly #leaseAttributes = new Map<string, MetricAttributes>();
+
+  constructor(meter: MeterLike) {
+    this.duration = meter.createHistogram('sluice.store.duration', {
+      description: 'Time a rate-limit decision waited for its store',
+      unit: 's',
+    });
+    this.leases = meter.createUpDownCounter('sluice.leases', {
+      description: 'Concurrency-limit leases held (requests in flight under Limit.concurrent)',
+      unit: '{lease}',
+    });
+    const requests = meter.createObservableCounter('sluice.requests', {
+      description: 'Requests decided by a rate limit, by limit name and result',
+      unit: '{request}',
+    });
+    requests.addCallback((result) => {
+      for (const [limit, counts] of this.counts) {
+        for (let i = 0; i < RESULTS.length; i++) {
+          if (counts[i]! > 0)
+            result.observe(counts[i]!, { 'sluice.limit': limit, 'sluice.result': RESULTS[i]! });
+        }
+      }
+    });
+  }
+
+  countsOf(limit: string): Float64Array {
+    let counts = this.counts.get(limit);
+    if (counts === undefined) {
+      const name = this.counts.size < MAX_LIMIT_NAMES ? limit : '(other)';
+      counts = this.counts.get(name);
+      if (counts === undefined) {
+        counts = new Float64Array(RESULTS.length);
+        this.counts.set(name, counts);
+      }
+    }
+    return counts;
+  }
+
+  leaseAttributes(limit: string): MetricAttributes {
+    let a = this.#leaseAttributes.get(limit);
+    if (a === undefined) {
+      a = { 'sluice.limit': limit };
+      if (this.#leaseAttributes.size < MAX_LIMIT_NAMES) this.#leaseAttributes.set(limit, a);
+    }
+    return a;
+  }
+}
+
+const instrumentsByMeter = new WeakMap<MeterLike, MeterInstruments>();
+
+/**
+ * What one HTTP limiter records (see the table above). Made by {@link createHttpMetrics}
+ * from the `metrics` option; reached as `HttpLimiter.metrics`.
+ */
+export class HttpMetrics {
+  readonly #instruments: MeterInstruments;
+  /** The counts of the last limit name seen (most limiters have one). */
+  #lastName: string | undefined;
+  #lastCounts: Float64Array | undefined;
+
+  constructor(meter: MeterLike) {
+    let instruments = instrumentsByMeter.get(meter);
+    if (instruments === undefined) {
+      instruments = new MeterInstruments(meter);
+      instrumentsByMeter.set(meter, instruments);
+    }
+    this.#instruments = instruments;
+  }
+
+  /**
+   * Counts one decided request in `sluice.requests`: `store_error` when any decision was
+   * made by `onStoreError` because the store failed, else `shadow_limited` (denied by the
+   * limit, admitted by `mode: 'shadow'`), `limited` or `allowed`.
+   *
+   * @param limit - the name of the limit reported (the most restrictive one).
+   * @param decision - the reported decision; `decisions` every limit's, when several.
+   */
+  request(
+    limit: string,
+    decision: Decision,
+    decisions: readonly Decision[] | undefined,
+    shadow: boolean,
+  ): void {
+    let counts: Float64Array;
+    if (limit === this.#lastName) counts = this.#lastCounts!;
+    else {
+      counts = this.#instruments.countsOf(limit);
+      this.#lastName = limit;
+      this.#lastCounts = counts;
+    }
+    let result = decision.allowed ? ALLOWED : shadow ? SHADOW_LIMITED : LIMITED;
+    if (decidedWithoutStore(decision, decisions)) result = STORE_ERROR;
+    counts[result]!++;
+  }
+
+  /** Records one store call's duration in **seconds** in `sluice.store.duration`. */
+  storeDuration(seconds: number): void {
+    this.#instruments.duration.record(seconds);
+  }
+
+  /**
+   * The hook for concurrency limits (`Limit.concurrent(n)`): adds `delta` to
+   * `sluice.leases` for `limit` (the limit's name): `+1` when a request takes a lease,
+   * `-1` when it gives it back (its response finished or its connection closed) or the
+   * lease expired. Called by the pipeline that takes and releases leases.
+   *
+   * @example limiter.metrics?.lease('exports', +1);
+   */
+  lease(limit: string, delta: number): void {
+    const instruments = this.#instruments;
+    instruments.leases.add(delta, instruments.leaseAttributes(limit));
+  }
+
+  /**
+   * `store` with every decision timed into `sluice.store.duration` (from the call until the
+   * decision is there: a promise's settling for an asynchronous store). Its scopes
+   * (`Store.scope`) are timed too; any other method (`reset`…) is the store's own, bound.
+   */
+  timed(store: Store): Store {
+    // Every method of the store, bound, so a method added to stores later still works.
+    const timed: Record<string, unknown> = {};
+    for (let o: object | null = store; o !== null && o !== Object.prototype; ) {
+      for (const name of Object.getOwnPropertyNames(o)) {
+        if (name === 'constructor' || Object.hasOwn(timed, name)) continue;
+        const d = Object.getOwnPropertyDescriptor(o, name);
+        if (typeof d?.value === 'function') timed[name] = d.value.bind(store);
+      }
+      o = Object.getPrototypeOf(o) as object | null;
+    }
+    const t = timed as unknown as Store;
+    t.consume = (key, algorithm, cost, nowMs) => {
+      const start = performance.now();
+      return this.#settled(start, store.consume(key, algorithm, cost, nowMs));
+    };
+    if (typeof store.consumeAll === 'function') {
+      const all = store.consumeAll;
+      t.consumeAll = (requests: readonly StoreRequest[], nowMs: number) => {
+        const start = performance.now();
+        return this.#settled(start, all.call(store, requests, nowMs));
+      };
+    }
+    if (typeof store.scope === 'function') {
+      const scope = store.scope;
+      t.scope = (prefix: string) => this.timed(scope.call(store, prefix));
+    }
+    return t;
+  }
+
+  #settled<T>(start: number, result: T | Promise<T>): T | Promise<T> {
+    if (!(result instanceof Promise)) {
+      this.storeDuration((performance.now() - start) / 1000);
+      return result;
+    }
+    return result.then((value) => {
+      this.storeDuration((performance.now() - start) / 1000);
+      return value;
+    });
+  }
+}

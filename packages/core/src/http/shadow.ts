@@ -1,0 +1,38 @@
+import { SluiceConfigError } from '../errors.js';
+
+/**
+ * The `mode` option (DESIGN §9):
+ * - `'enforce'` (default): a request a limit denies gets the 429 answer;
+ * - `'shadow'`: every request is decided and charged as usual, gets the rate-limit headers,
+ *   and a request the limit denies is counted (`onLimited` is called with
+ *   `{ shadow: true }`, metrics count it `shadow_limited`) but **admitted**: no 429, no
+ *   `Retry-After`, the handler runs. For watching a new limit on real traffic before
+ *   enforcing it. Source of semantics: Envoy's rate-limit filter `shadow_mode`
+ *   (decide and report, never deny) and nginx's `limit_req_dry_run`.
+ */
+export type LimitMode = 'enforce' | 'shadow';
+
+/**
+ * The third argument of `onLimited(req, decision, info)`: `shadow` is `true` when the
+ * denial was not enforced (`mode: 'shadow'`: the request goes on), `false` when the
+ * request gets the 429 answer.
+ */
+export interface LimitedInfo {
+  /** `true`: `mode: 'shadow'` let the request through; `false`: it is answered 429. */
+  readonly shadow: boolean;
+}
+
+/** `onLimited`'s `info` for an enforced denial. */
+export const ENFORCED: LimitedInfo = Object.freeze({ shadow: false });
+/** `onLimited`'s `info` for a shadowed denial. */
+export const SHADOWED: LimitedInfo = Object.freeze({ shadow: true });
+
+/**
+ * Parses the `mode` option; `true` for `'shadow'`.
+ * @throws {@link SluiceConfigError} naming `mode`.
+ */
+export function parseMode(mode: unknown): boolean {
+  if (mode === undefined || mode === 'enforce') return false;
+  if (mode === 'shadow') return true;
+  throw new SluiceConfigError('mode', mode, "'enforce' or 'shadow'");
+}
