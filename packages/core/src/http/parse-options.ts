@@ -1,0 +1,205 @@
+import type { AlgorithmKind } from '../algorithm.js';
+import { SluiceConfigError } from '../errors.js';
+import { fixedWindow } from '../fixed-window.js';
+import { checkOptionNames, optionNames } from '../known-options.js';
+import { defaultLimitAlgorithm, type LimitAlgorithmFactory } from '../limit.js';
+import { MemoryStore } from '../memory-store.js';
+import { slidingLog } from '../sliding-log.js';
+import { slidingWindow } from '../sliding-window.js';
+import { guardedStore } from '../store-failure.js';
+import { resolveLimitInput, throttles } from '../throttle-registry.js';
+import { integerAtLeast } from '../validate.js';
+import type { HeaderStyle, HeaderStyleName, HeadersOption } from './headers.js';
+import { createHttpMetrics } from './metrics.js';
+import type { HttpConfig, HttpLimitOptions } from './options.js';
+import { parseOutcome } from './outcome.js';
+import { parseBodyStyle } from './problem.js';
+import { parseMode } from './shadow.js';
+
+/**
+ * Parsing of {@link HttpLimitOptions} into the fully-required {@link HttpConfig}: option
+ * names checked, values validated (a `SluiceConfigError` naming the option), defaults applied.
+ */
+
+const ALGORITHMS: Record<AlgorithmKind, LimitAlgorithmFactory> = {
+  gcra: defaultLimitAlgorithm,
+  'fixed-window': ({ limit, periodMs }) => fixedWindow({ limit, window: periodMs }),
+  'sliding-window': ({ limit, periodMs }) => slidingWindow({ limit, window: periodMs }),
+  'sliding-log': ({ limit, periodMs }) => slidingLog({ limit, window: periodMs }),
+};
+
+const HEADER_STYLES: readonly HeaderStyle[] = ['legacy', 'draft-6', 'draft-7', 'draft-8'];
+
+/** The names of {@link HttpLimitOptions}: every option `parseHttpOptions` knows. */
+export const HTTP_OPTION_NAMES: readonly string[] = optionNames<HttpLimitOptions>({
+  limit: true,
+  algorithm: true,
+  store: true,
+  clock: true,
+  prefix: true,
+  throttles: true,
+  user: true,
+  key: true,
+  ipv6Subnet: true,
+  headers: true,
+  skip: true,
+  onLimited: true,
+  message: true,
+  statusCode: true,
+  onStoreError: true,
+  logger: true,
+  breaker: true,
+  overLimitCache: true,
+  skipSuccessfulRequests: true,
+  skipFailedRequests: true,
+  requestWasSuccessful: true,
+  mode: true,
+  metrics: true,
+  body: true,
+});
+
+/** Core option objects made by {@link splitHttpOptions}: their names are already checked. */
+const namesChecked = new WeakSet<object>();
+
+/**
+ * For adapters: checks an adapter's options object (a non-null object whose names are all
+ * {@link HTTP_OPTION_NAMES} or the adapter's own `extra` names) and splits it into the
+ * adapter's own options and the core's, which `parseHttpOptions` (through `HttpPipeline`)
+ * then takes without checking the names again. An unknown name, including a near miss of
+ * an adapter's own option (`handlr`), is a {@link SluiceConfigError} that says what to write.
+ *
+ * @param options - the options the user gave the adapter.
+ * @param extra - the adapter's own option names, e.g. `['handler']`.
+ * @param where - the call, for messages, e.g. `'rateLimit()'`.
+ * @returns `[own, core]`: the `extra` options, and the rest (the `HttpLimitOptions`).
+ * @throws {@link SluiceConfigError} naming `options` (not an object) or the unknown name.
+ *
+ * @example
+ * ```ts
+ * const [{ handler }, core] = splitHttpOptions(options, ['handler'] as const, 'rateLimit()');
+ * const pipeline = new HttpPipeline(core, binding, 'global');
+ * ```
+ */
+export function splitHttpOptions<O extends object, K extends keyof O & string>(
+  options: O,
+  extra: readonly K[],
+  where: string,
+): [Pick<O, K>, Omit<O, K>] {
+  if (options === null || typeof options !== 'object') {
+    throw new SluiceConfigError('options', options, 'an options object');
+  }
+  checkOptionNames(options, [...HTTP_OPTION_NAMES, ...extra], where);
+  const own = {} as Pick<O, K>;
+  const core = { ...options } as Record<string, unknown>;
+  for (const name of extra) {
+    if (Object.hasOwn(core, name)) (own as Record<string, unknown>)[name] = core[name];
+    delete core[name];
+  }
+  namesChecked.add(core);
+  return [own, core as Omit<O, K>];
+}
+
+/** Drafts 9, 10 and 11 kept draft-8's header syntax: the names are accepted as draft-8. */
+const DRAFT_8_SYNTAX: Record<string, HeaderStyle> = {
+  'draft-9': 'draft-8',
+  'draft-10': 'draft-8',
+  'draft-11': 'draft-8',
+};
+
+/**
+ * Stands in for the application's default store while `onStoreError` and `logger` are
+ * validated (they must be valid even when no `store` is given); never decides anything.
+ */
+const VALIDATION_STORE = new MemoryStore({ maxKeys: 1 });
+
+/**
+ * Parses and validates {@link HttpLimitOptions}.
+ * @throws {@link SluiceConfigError} naming the first invalid option, or an unknown option
+ *   name (see {@link HTTP_OPTION_NAMES}; adapters check theirs with {@link splitHttpOptions}).
+ */
+export function parseHttpOptions<Req>(options: HttpLimitOptions<Req, never>): HttpConfig<Req> {
+  if (options === null || typeof options !== 'object') {
+    throw new SluiceConfigError('options', options, 'an options object');
+  }
+  if (!namesChecked.has(options)) checkOptionNames(options, HTTP_OPTION_NAMES, 'new HttpLimiter()');
+  const fn = <T>(name: string, value: T | undefined): T | undefined => {
+    if (value !== undefined && typeof value !== 'function')
+      throw new SluiceConfigError(name, value, 'a function');
+    return value;
+  };
+  const registry = options.throttles ?? throttles;
+  const limits = resolveLimitInput(options.limit ?? 'throttle:60,1', registry);
+  let algorithmFactory: LimitAlgorithmFactory;
+  const algorithm = options.algorithm ?? 'gcra';
+  if (typeof algorithm === 'function') algorithmFactory = algorithm;
+  else if (typeof algorithm === 'string' && Object.hasOwn(ALGORITHMS, algorithm))
+    algorithmFactory = ALGORITHMS[algorithm];
+  else
+    throw new SluiceConfigError(
+      'algorithm',
+      algorithm,
+      `one of ${Object.keys(ALGORITHMS).join(', ')} or a function ({ limit, periodMs }) => Algorithm`,
+    );
+  // HttpLimiter never calls store.reset, so a store without it is accepted.
+  const guarded = guardedStore(
+    options.store ?? VALIDATION_STORE,
+    options.onStoreError ?? 'insurance',
+    options.logger ?? console,
+    false,
+    options.breaker,
+    options.overLimitCache,
+  );
+  const clock = fn('clock', options.clock) ?? Date.now;
+  const prefix = options.prefix ?? 'sluice';
+  if (typeof prefix !== 'string') throw new SluiceConfigError('prefix', prefix, 'a string');
+  const ipv6Subnet = integerAtLeast('ipv6Subnet', options.ipv6Subnet ?? 64, 1);
+  if (ipv6Subnet > 128)
+    throw new SluiceConfigError('ipv6Subnet', ipv6Subnet, 'an integer from 1 to 128');
+  const message = options.message;
+  if (message !== undefined && typeof message !== 'string' && typeof message !== 'function') {
+    throw new SluiceConfigError(
+      'message',
+      message,
+      'a string or a function (req, decision) => body',
+    );
+  }
+  const statusCode = integerAtLeast('statusCode', options.statusCode ?? 429, 400);
+  if (statusCode > 599)
+    throw new SluiceConfigError('statusCode', statusCode, 'an HTTP error status from 400 to 599');
+  return {
+    limits,
+    algorithmFactory,
+    store: options.store === undefined ? undefined : guarded.store,
+    origin: options.store === undefined ? undefined : guarded.origin,
+    clock,
+    prefix,
+    user: fn('user', options.user),
+    key: fn('key', options.key),
+    ipv6Subnet,
+    headerStyles: parseHeaderStyles(options.headers ?? 'legacy'),
+    skip: fn('skip', options.skip),
+    onLimited: fn('onLimited', options.onLimited),
+    message,
+    statusCode,
+    outcome: parseOutcome<Req, unknown>(options),
+    shadow: parseMode(options.mode),
+    metrics: createHttpMetrics(options.metrics, options.logger ?? console),
+    problem: parseBodyStyle(options.body),
+  };
+}
+
+function parseHeaderStyles(option: HeadersOption): readonly HeaderStyle[] {
+  if (option === false) return [];
+  const named: readonly HeaderStyleName[] = typeof option === 'string' ? [option] : option;
+  const styles = Array.isArray(named)
+    ? named.map((s) => (typeof s === 'string' ? (DRAFT_8_SYNTAX[s] ?? s) : s))
+    : undefined;
+  if (styles === undefined || styles.some((s) => !HEADER_STYLES.includes(s))) {
+    throw new SluiceConfigError(
+      'headers',
+      option,
+      `false, or one or more of ${[...HEADER_STYLES, ...Object.keys(DRAFT_8_SYNTAX)].join(', ')}`,
+    );
+  }
+  return [...new Set(styles)];
+}
