@@ -2,11 +2,12 @@ import { type Algorithm, isAlgorithm } from './algorithm.js';
 import type { CircuitBreakerOptions } from './circuit-breaker.js';
 import type { Decision } from './decision.js';
 import { describe, SluiceConfigError } from './errors.js';
+import { guardedStore } from './guarded-store.js';
 import { checkOptionNames, optionNames } from './known-options.js';
 import { MemoryStore } from './memory-store.js';
 import type { OverLimitCacheOptions } from './over-limit-cache.js';
 import { chargeTimeOf, type Store, scopeOf } from './store.js';
-import { guardedStore, type StoreErrorPolicy, type StoreFailureLogger } from './store-failure.js';
+import type { StoreErrorPolicy, StoreFailureLogger } from './store-failure.js';
 import { checkCallOptions, checkCost } from './validate.js';
 
 /** Options of {@link RateLimiter}. */

@@ -1,12 +1,12 @@
 import type { AlgorithmKind } from '../algorithm.js';
 import { SluiceConfigError } from '../errors.js';
 import { fixedWindow } from '../fixed-window.js';
+import { guardedStore } from '../guarded-store.js';
 import { checkOptionNames, optionNames } from '../known-options.js';
 import { defaultLimitAlgorithm, type LimitAlgorithmFactory } from '../limit.js';
 import { MemoryStore } from '../memory-store.js';
 import { slidingLog } from '../sliding-log.js';
 import { slidingWindow } from '../sliding-window.js';
-import { guardedStore } from '../store-failure.js';
 import { resolveLimitInput, throttles } from '../throttle-registry.js';
 import { integerAtLeast } from '../validate.js';
 import type { HeaderStyle, HeaderStyleName, HeadersOption } from './headers.js';
