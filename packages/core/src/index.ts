@@ -68,7 +68,14 @@ export { RateLimiter } from './rate-limiter.js';
 export { SlidingLogAlgorithm, slidingLog } from './sliding-log.js';
 export { SlidingWindowAlgorithm, slidingWindow } from './sliding-window.js';
 export type { Store, StoreRequest } from './store.js';
-export { chargeTimeOf, consumeEach, fullKey, recordChargeTime, scopeOf } from './store.js';
+export {
+  chargeTimeOf,
+  consumeEach,
+  fullKey,
+  recordChargeTime,
+  scopeOf,
+  withChargeTime,
+} from './store.js';
 export type { StoreErrorPolicy, StoreFailureLogger } from './store-failure.js';
 export { DENY_RETRY_MS, FailSafeStore } from './store-failure.js';
 export type {

@@ -85,28 +85,74 @@ export interface Store {
   ): Decision | Promise<Decision>;
 }
 
-/** The times at which stores that keep their own clock (Redis `TIME`) decided charges. */
+/** Charge times recorded by {@link recordChargeTime} (stores of other authors). */
 const chargeTimes = new WeakMap<Decision, number>();
 
 /**
- * Records that a store which keeps its own time (RedisStore with `clock: 'server'`) decided
- * `decision` at `atMs` (ms since the Unix epoch, its clock), so that a later
- * {@link Store.refund} of that charge can name it. A store that decides at the `nowMs` it
- * is given records nothing.
+ * A {@link Decision} that carries when a store keeping its own clock charged it (see
+ * {@link withChargeTime}): the same six enumerable fields as any decision, plus a private
+ * field that neither `JSON.stringify`, spreading nor deep equality sees.
+ */
+class ChargedDecision implements Decision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  retryAfterMs: number;
+  resetAfterMs: number;
+  cost: number;
+  readonly #atMs: number;
+
+  constructor(d: Decision, atMs: number) {
+    this.allowed = d.allowed;
+    this.limit = d.limit;
+    this.remaining = d.remaining;
+    this.retryAfterMs = d.retryAfterMs;
+    this.resetAfterMs = d.resetAfterMs;
+    this.cost = d.cost;
+    this.#atMs = atMs;
+  }
+
+  static timeOf(decision: Decision): number | undefined {
+    return #atMs in decision ? decision.#atMs : undefined;
+  }
+}
+
+/**
+ * `decision` as a decision that records when a store which keeps its own time (RedisStore
+ * with `clock: 'server'`) charged it: at `atMs` (ms since the Unix epoch, on the store's
+ * clock), so that a later {@link Store.refund} of that charge can name it
+ * ({@link chargeTimeOf}). Returns a copy with the same fields; `decision` is unchanged.
+ *
+ * @example
+ * ```ts
+ * return withChargeTime(decide(...), redisTimeMs); // in a store's consume
+ * ```
+ */
+export function withChargeTime(decision: Decision, atMs: number): Decision {
+  // perf: a private field costs nothing; a WeakMap entry per decision cost ~200 ns and GC work.
+  return new ChargedDecision(decision, atMs);
+}
+
+/**
+ * Records that a store which keeps its own time decided `decision` at `atMs` (ms since the
+ * Unix epoch, its clock), as {@link withChargeTime} does, on the decision object itself
+ * (kept in a WeakMap: slower; prefer {@link withChargeTime} on a hot path). A store that
+ * decides at the `nowMs` it is given records nothing.
  */
 export function recordChargeTime(decision: Decision, atMs: number): void {
   chargeTimes.set(decision, atMs);
 }
 
 /**
- * When the store decided `decision`, if it keeps its own clock and recorded it (see
- * {@link recordChargeTime}); else `undefined`: it was decided at the `nowMs` its caller gave.
+ * When the store charged `decision`, if it keeps its own clock and recorded it (see
+ * {@link withChargeTime}, {@link recordChargeTime}); else `undefined`: it was decided at
+ * the `nowMs` its caller gave.
  *
  * @example
  * const at = chargeTimeOf(decision) ?? nowMs; // the time to pass to store.refund
  */
 export function chargeTimeOf(decision: Decision): number | undefined {
-  return chargeTimes.get(decision);
+  return ChargedDecision.timeOf(decision) ?? chargeTimes.get(decision);
 }
 
 /** One request of {@link Store.consumeAll}. */

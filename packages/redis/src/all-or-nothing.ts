@@ -1,4 +1,4 @@
-import { type Algorithm, type Decision, recordChargeTime } from '@sluice/core';
+import { type Algorithm, type Decision, withChargeTime } from '@sluice/core';
 import { masterOf } from './coalescer.js';
 import { type DeadlineQueue, type Pending, StoreTimeoutError } from './deadline-queue.js';
 import { EXPIRED, type LuaTwin } from './lua-common.js';
@@ -384,8 +384,7 @@ export class AllOrNothing {
       const i = group.parts[k]!;
       const part = parts[i]!;
       const d = part.twin.decode(values, k * MULTI_WIDTH, part.algorithm, part.cost);
-      if (at >= 0 && d.allowed && part.cost > 0) recordChargeTime(d, at);
-      decisions[i] = d;
+      decisions[i] = at >= 0 && d.allowed && part.cost > 0 ? withChargeTime(d, at) : d;
     }
   }
 }

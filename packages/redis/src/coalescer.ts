@@ -1,4 +1,4 @@
-import { type Algorithm, type Decision, recordChargeTime } from '@sluice/core';
+import { type Algorithm, type Decision, withChargeTime } from '@sluice/core';
 import { type DeadlineQueue, type Pending, StoreTimeoutError } from './deadline-queue.js';
 import { EXPIRED, type LuaTwin } from './lua-common.js';
 import type { LuaScript, RedisClient } from './lua-script.js';
@@ -8,8 +8,10 @@ import { ServerClocks } from './server-clock.js';
 /** The most decisions sent in one script call. */
 export const MAX_BATCH = 128;
 
-interface Call extends Pending {
+interface Call {
   resolve: (decision: Decision) => void;
+  reject: (error: Error) => void;
+  settled: boolean;
   cost: number;
   /** The call's own algorithm: it decodes the call's decision (e.g. its `limit`). */
   algorithm: Algorithm;
@@ -35,26 +37,63 @@ function groupKey(algorithm: Algorithm): string {
 
 /**
  * Calls of one kind and params (one limiter's settings, or several limiters' equal ones) on
- * keys of one slot, in call order.
+ * keys of one slot, in call order. Watched by the deadline queue as one entry: its calls
+ * were all made within one turn of the event loop, so its deadline (taken when it opened)
+ * is the earliest of theirs, and on timeout every call not yet answered is rejected.
  */
-class Batch {
+class Batch implements Pending {
   readonly twin: LuaTwin;
-  /** Every call's algorithm params (the first call's; the same group key). */
-  readonly params: readonly number[];
-  readonly keys: string[] = [];
-  /** (now, cost) per call. */
-  readonly pairs: (string | number)[] = [];
+  readonly algorithm: Algorithm;
+  /**
+   * The script's argv: the keys, in call order (params, times and costs are appended when
+   * the batch is sent).
+   */
+  readonly argv: (string | number)[] = [];
+  /** (now, cost) per call, in call order, once two calls differ; until then only the first's. */
+  pairs: (string | number)[] | undefined;
+  readonly now: number | '';
+  readonly cost: number;
   readonly calls: Call[] = [];
   /** The keys' Cluster slot (0 on a standalone Redis). */
   readonly slot: number;
   /** The server the batch was sent to ('' on a standalone Redis; undefined: unknown). */
   server: string | undefined;
   sent = false;
+  deadline = 0;
+  /** Every call answered (or the batch timed out). */
+  settled = false;
 
-  constructor(twin: LuaTwin, algorithm: Algorithm, slot: number) {
+  constructor(twin: LuaTwin, algorithm: Algorithm, slot: number, now: number | '', cost: number) {
     this.twin = twin;
-    this.params = algorithm.params;
+    this.algorithm = algorithm;
     this.slot = slot;
+    this.now = now;
+    this.cost = cost;
+  }
+
+  /** Adds a call for `key` at (`now`, `cost`). */
+  push(key: string, now: number | '', cost: number, call: Call): void {
+    const n = this.calls.length;
+    this.argv.push(key);
+    this.calls.push(call);
+    if (this.pairs !== undefined) this.pairs.push(now, cost);
+    else if (now !== this.now || cost !== this.cost) {
+      // The first call that differs: every call's (now, cost) from here on.
+      const pairs: (string | number)[] = [];
+      for (let i = 0; i < n; i++) pairs.push(this.now, this.cost);
+      pairs.push(now, cost);
+      this.pairs = pairs;
+    }
+  }
+
+  /** Rejects every call not yet answered (a timeout, or a failed send). */
+  reject(error: Error): void {
+    this.settled = true;
+    for (const call of this.calls) {
+      if (call.settled) continue;
+      call.settled = true;
+      call.reject(error);
+    }
   }
 }
 
@@ -89,6 +128,8 @@ export class Coalescer {
   #openBySlot = new Map<string, Map<number, Batch>>();
   /** Open batches in the order they were opened. */
   #pending: Batch[] = [];
+  /** The batch the last call joined (standalone), while open: the common case, no lookup. */
+  #last: Batch | undefined;
   readonly #clocks: ServerClocks;
 
   /**
@@ -117,42 +158,73 @@ export class Coalescer {
     cost: number,
     algorithm: Algorithm,
   ): Promise<Decision> {
-    let batch: Batch | undefined;
-    let bySlot: Map<number, Batch> | undefined;
-    let slot = 0;
-    const group = groupKey(algorithm);
-    if (this.#cluster) {
-      slot = keySlot(key);
-      bySlot = this.#openBySlot.get(group);
-      if (bySlot === undefined) {
-        bySlot = new Map();
-        this.#openBySlot.set(group, bySlot);
-      }
-      batch = bySlot.get(slot);
-    } else {
-      batch = this.#open.get(group);
+    let batch = this.#last;
+    // perf: consecutive calls of one limiter join the same open batch without a Map lookup.
+    if (batch === undefined || batch.algorithm !== algorithm || batch.sent) {
+      batch = this.#cluster
+        ? this.#openInSlot(twin, key, now, cost, algorithm)
+        : this.#openBatch(twin, now, cost, algorithm);
     }
-    if (batch === undefined) {
-      batch = new Batch(twin, algorithm, slot);
-      if (bySlot !== undefined) bySlot.set(slot, batch);
-      else this.#open.set(group, batch);
-      if (this.#pending.push(batch) === 1) setImmediate(this.#flushAll);
-    }
-    batch.keys.push(key);
-    batch.pairs.push(now, cost);
     let call!: Call;
     const promise = new Promise<Decision>((resolve, reject) => {
-      call = { deadline: 0, reject, settled: false, resolve, cost, algorithm };
+      call = { resolve, reject, settled: false, cost, algorithm };
     });
-    batch.calls.push(call);
-    this.#deadlines.track(call);
+    batch.push(key, now, cost, call);
     if (batch.calls.length >= MAX_BATCH) {
       // Full: sent now; the next call of this group opens a new batch.
-      if (bySlot !== undefined) bySlot.delete(slot);
-      else this.#open.delete(group);
+      if (this.#cluster) this.#openBySlot.get(groupKey(algorithm))?.delete(batch.slot);
+      else this.#open.delete(groupKey(algorithm));
       this.#send(batch);
     }
     return promise;
+  }
+
+  /** The open batch of `algorithm`'s group on a standalone Redis, or a new one. */
+  #openBatch(twin: LuaTwin, now: number | '', cost: number, algorithm: Algorithm): Batch {
+    const group = groupKey(algorithm);
+    let batch = this.#open.get(group);
+    if (batch === undefined) {
+      batch = this.#newBatch(twin, algorithm, 0, now, cost);
+      this.#open.set(group, batch);
+    }
+    this.#last = batch;
+    return batch;
+  }
+
+  /** The open batch of `algorithm`'s group and `key`'s slot on a Cluster, or a new one. */
+  #openInSlot(
+    twin: LuaTwin,
+    key: string,
+    now: number | '',
+    cost: number,
+    algorithm: Algorithm,
+  ): Batch {
+    const group = groupKey(algorithm);
+    const slot = keySlot(key);
+    let bySlot = this.#openBySlot.get(group);
+    if (bySlot === undefined) {
+      bySlot = new Map();
+      this.#openBySlot.set(group, bySlot);
+    }
+    let batch = bySlot.get(slot);
+    if (batch === undefined) {
+      batch = this.#newBatch(twin, algorithm, slot, now, cost);
+      bySlot.set(slot, batch);
+    }
+    return batch;
+  }
+
+  #newBatch(
+    twin: LuaTwin,
+    algorithm: Algorithm,
+    slot: number,
+    now: number | '',
+    cost: number,
+  ): Batch {
+    const batch = new Batch(twin, algorithm, slot, now, cost);
+    this.#deadlines.track(batch);
+    if (this.#pending.push(batch) === 1) setImmediate(this.#flushAll);
+    return batch;
   }
 
   /** Sends every open batch now (e.g. before a `DEL` that must come after them). */
@@ -162,6 +234,7 @@ export class Coalescer {
     this.#pending = [];
     this.#open.clear();
     this.#openBySlot.clear();
+    this.#last = undefined;
     for (const batch of pending) if (!batch.sent) this.#send(batch);
   }
 
@@ -173,45 +246,42 @@ export class Coalescer {
     batch.sent = true;
     const down = this.#down();
     if (down !== undefined) {
-      this.#fail(batch, down);
+      batch.reject(down);
       return;
     }
     const n = batch.calls.length;
     const server = this.#cluster ? masterOf(this.#client, batch.slot) : '';
     batch.server = server;
-    // Every call of a batch was tracked within one turn of the event loop: the first one's
-    // deadline is the earliest.
-    const deadline =
-      server === undefined ? '' : this.#clocks.deadlineOn(server, batch.calls[0]!.deadline);
+    const deadline = server === undefined ? '' : this.#clocks.deadlineOn(server, batch.deadline);
     let request: Promise<unknown>;
     try {
-      const params = batch.params;
-      const argv: (string | number)[] = batch.keys;
+      const params = batch.algorithm.params;
+      const argv = batch.argv;
       let script: LuaScript;
       if (n === 1) {
-        // KEYS[1], now, cost, ...params
+        // KEYS[1], now, cost, ...params, deadline
         script = batch.twin.single;
-        argv.push(batch.pairs[0]!, batch.pairs[1]!);
+        argv.push(batch.now, batch.cost);
         for (let i = 0; i < params.length; i++) argv.push(params[i]!);
-        argv.push(deadline);
       } else {
-        // KEYS, ...params, (now, cost) x n
+        // KEYS, ...params, (now, cost) x n or one (now, cost) for all, deadline
         script = batch.twin.batch;
         for (let i = 0; i < params.length; i++) argv.push(params[i]!);
         const pairs = batch.pairs;
-        for (let i = 0; i < pairs.length; i++) argv.push(pairs[i]!);
-        argv.push(deadline);
+        if (pairs === undefined) argv.push(batch.now, batch.cost);
+        else for (let i = 0; i < pairs.length; i++) argv.push(pairs[i]!);
       }
-      request = script.runMany(this.#client, n, argv);
+      argv.push(deadline);
+      request = script.runMany(this.#client, n, argv, true);
     } catch (error) {
       // E.g. an algorithm whose params are no array, or a client that throws: this batch
       // fails; nothing is thrown into add() or the setImmediate flush, which goes on.
-      this.#fail(batch, error);
+      batch.reject(asError(error));
       return;
     }
     request.then(
       (reply) => this.#settle(batch, reply as unknown[]),
-      (error: unknown) => this.#fail(batch, error),
+      (error: unknown) => batch.reject(asError(error)),
     );
   }
 
@@ -221,13 +291,14 @@ export class Coalescer {
     if (reply[0] === EXPIRED) {
       // Redis ran the script past its deadline and did nothing: a timeout.
       if (batch.server !== undefined) this.#clocks.sample(batch.server, reply[1]);
-      this.#fail(batch, new StoreTimeoutError(this.#deadlines.timeoutMs));
+      batch.reject(new StoreTimeoutError(this.#deadlines.timeoutMs));
       return;
     }
+    batch.settled = true;
     const clock = reply[calls.length * width] as number;
     if (batch.server !== undefined) this.#clocks.sample(batch.server, clock);
     // On Redis TIME ('' as now), a charge records when it was decided, for its refund.
-    const serverTime = batch.pairs[0] === '';
+    const serverTime = batch.now === '';
     for (let i = 0, at = 0; i < calls.length; i++, at += width) {
       const call = calls[i]!;
       if (call.settled) continue; // timed out: its late answer is ignored
@@ -238,20 +309,18 @@ export class Coalescer {
       }
       try {
         const decision = twin.decode(reply as number[], at, call.algorithm, call.cost);
-        if (serverTime && decision.allowed && call.cost > 0) recordChargeTime(decision, clock);
-        call.resolve(decision);
+        call.resolve(
+          serverTime && decision.allowed && call.cost > 0
+            ? withChargeTime(decision, clock)
+            : decision,
+        );
       } catch (error) {
-        call.reject(error as Error);
+        call.reject(asError(error));
       }
     }
   }
+}
 
-  #fail(batch: Batch, error: unknown): void {
-    const reason = error instanceof Error ? error : new Error(String(error));
-    for (const call of batch.calls) {
-      if (call.settled) continue;
-      call.settled = true;
-      call.reject(reason);
-    }
-  }
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }

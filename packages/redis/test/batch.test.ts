@@ -264,3 +264,93 @@ it('GCRA stores a whole-ms or µs-grid TAT as an int-encoded integer, decides li
     ]);
   }
 });
+
+it('calls of one tick that share (now, cost), then differ, decide like MemoryStore', async () => {
+  // The batch sends one (now, cost) pair for all its calls while they agree, and every
+  // call's pair from the first that differs: both shapes in one tick.
+  const algorithm = gcra({ rate: 10, period: '1s', burst: 4 });
+  const prefix = `shared-${Math.random()}`;
+  const clock = () => EPOCH;
+  const redis = new RateLimiter({
+    algorithm,
+    store: new RedisStore({ client, clock: 'client', timeoutMs: 5000 }),
+    prefix,
+    clock,
+    onStoreError: 'deny',
+  });
+  const memory = new RateLimiter({ algorithm, store: new MemoryStore(), prefix, clock });
+  const calls = [
+    ...Array.from({ length: 40 }, (_, i) => ({ key: `k${i % 7}`, cost: 1 })),
+    { key: 'k1', cost: 2 },
+    { key: 'k2', cost: 0 },
+    ...Array.from({ length: 10 }, (_, i) => ({ key: `k${i % 3}`, cost: 1 })),
+  ];
+  const run = (l: RateLimiter) => Promise.all(calls.map((c) => l.consume(c.key, { cost: c.cost })));
+  const before = await scriptCalls(client);
+  const got = await run(redis);
+  expect((await scriptCalls(client)) - before).toBe(1);
+  expect(got).toEqual(await run(memory));
+  // Uniform batches alone (every call cost 1, the server's clock) decide too.
+  const uniform = new RateLimiter({
+    algorithm,
+    store: new RedisStore({ client, timeoutMs: 5000 }),
+    prefix: `${prefix}-u`,
+  });
+  const all = await Promise.all(Array.from({ length: 12 }, (_, i) => uniform.consume(`u${i % 3}`)));
+  expect(all.every((d) => d.allowed)).toBe(true);
+  expect(all.map((d) => d.remaining)).toEqual(
+    Array.from({ length: 12 }, (_, i) => 3 - Math.floor(i / 3)),
+  );
+});
+
+it('an auto-pipelining client: one EVALSHA per tick, and batches of later ticks do not wait for it', async () => {
+  const piped = new Redis({ port: server.port, host: '127.0.0.1', enableAutoPipelining: true });
+  try {
+    const limiter = new RateLimiter({
+      algorithm: gcra({ rate: 1, period: '1h', burst: 100 }),
+      store: new RedisStore({ client: piped, timeoutMs: 5000 }),
+      prefix: `piped-${Math.random()}`,
+      onStoreError: 'deny',
+    });
+    const before = await scriptCalls(client);
+    const first = await Promise.all(Array.from({ length: 50 }, () => limiter.consume('k')));
+    expect((await scriptCalls(client)) - before).toBe(1);
+    expect(first.map((d) => d.remaining)).toEqual(Array.from({ length: 50 }, (_, i) => 99 - i));
+    // Two ticks' batches: ioredis's auto-pipeline would send the second only after the
+    // first answered; sent directly, both are written before either reply is read.
+    const sent: string[] = [];
+    const spy = jest.spyOn(piped, 'sendCommand').mockImplementation(function (
+      this: Redis,
+      command,
+      stream,
+    ) {
+      sent.push(
+        `${command.name}:${(piped as unknown as { commandQueue: { length: number } }).commandQueue.length}`,
+      );
+      return Redis.prototype.sendCommand.call(this, command, stream);
+    });
+    const a = limiter.consume('k');
+    await new Promise((r) => setImmediate(r));
+    const b = limiter.consume('k');
+    await new Promise((r) => setImmediate(r));
+    spy.mockRestore();
+    const [da, db] = await Promise.all([a, b]);
+    expect(sent).toEqual(['evalsha:0', 'evalsha:1']);
+    expect([da.remaining, db.remaining]).toEqual([49, 48]);
+  } finally {
+    piped.disconnect();
+  }
+});
+
+it("honours the client's keyPrefix, as client.evalsha does", async () => {
+  const prefixed = new Redis({ port: server.port, host: '127.0.0.1', keyPrefix: 'app:' });
+  try {
+    const store = new RedisStore({ client: prefixed, timeoutMs: 5000 });
+    const key = `kp-${Math.random()}`;
+    await Promise.all([store.consume(key, gcra({ rate: 1, period: '1h' }), 1, EPOCH)]);
+    expect(await client.exists(`app:${store.keyFor(key)}`)).toBe(1);
+    expect(await client.exists(store.keyFor(key))).toBe(0);
+  } finally {
+    prefixed.disconnect();
+  }
+});
