@@ -2,38 +2,76 @@ import type { Decision, GcraAlgorithm } from '@sluice/core';
 import { luaTwin } from './lua-common.js';
 
 /**
+ * Where a GCRA key keeps its TAT. Two forms:
+ *
+ * - **Expiry form** (on Redis `TIME`, the store's default clock, on Redis >= 7.0, when a tick
+ *   is at least 1/10 000 ms and the TAT is less than 2^40 ticks ahead): the TAT rounded up to
+ *   a whole ms is the key's expiry minus `SLACK_MS` (`SET ... PXAT`, read back with
+ *   `PEXPIRETIME`), and the value is how many ticks the TAT is short of that whole ms
+ *   (0 <= value < ticksPerMs <= 10 000). Such a value is one of Redis's shared integers, so
+ *   the key holds no value object of its own: 16 B less per key than an integer TAT
+ *   (`INFO memory`), for one more read per decision. Exact: all in whole ticks.
+ * - **Value form** (otherwise: the client's clock, whose time base the server's expiry
+ *   cannot carry, or Redis < 7.0): the value is the TAT in ms since the epoch, an integer
+ *   when it is a whole ms; a TAT with a fraction of a ms is stored as whole µs when a tick is
+ *   a whole number of µs (ticksPerMs divides 1000, e.g. 1 000 000/s), else as ms in
+ *   `%.17g` text. Integers are int-encoded by Redis. µs values are >= 1e14 (written only
+ *   for now >= 1e11 ms, after 1973), ms values stay below 1e14 (now + the tolerance, which
+ *   the engine caps at `MAX_TOLERANCE_MS` = 5e13 ms, until the year 3554): never confused.
+ *
+ * A value below ticksPerMs read on Redis `TIME` is the expiry form; any other is the value
+ * form (a TAT in ms is >= 1e11), so keys written before the expiry form existed read as
+ * before. One key is used with one clock setting: a client-clock limiter would read an
+ * expiry-form value as a TAT in 1970 (a full bucket).
+ */
+const GCRA_STATE = `local EXPIRY_TAT = (redis.REDIS_VERSION_NUM or 0) >= 0x070000
+local MAX_EXPIRY_AHEAD = 1099511627776
+local function gcra_expiry_form(stored, perMs)
+  return on_server_time and EXPIRY_TAT and perMs <= 10000 and stored < perMs
+end
+local function gcra_expiry_ahead(key, stored, now, perMs)
+  return (redis.call('PEXPIRETIME', key) - SLACK_MS - now) * perMs - stored
+end
+local function gcra_set(key, now, ahead, perMs)
+  if on_server_time and EXPIRY_TAT and perMs <= 10000 and ahead < MAX_EXPIRY_AHEAD then
+    local ms = math.ceil(ahead / perMs)
+    redis.call('SET', key, exact(ms * perMs - ahead), 'PXAT', exact(now + ms + SLACK_MS))
+    return
+  end
+  local ttl = ahead / perMs
+  local value = now + ttl
+  if value % 1 ~= 0 and now % 1 == 0 and now >= 1e11 and (1000 / perMs) % 1 == 0 then
+    local us = now * 1000 + ahead * (1000 / perMs)
+    if us < 9007199254740992 then value = us end
+  end
+  redis.call('SET', key, exact(value), 'PX', px(ttl))
+end
+`;
+
+/**
  * Lua twin of `GcraAlgorithm.step` (@sluice/core gcra.ts): GCRA with redis-cell's
- * arithmetic on the same tick grid, one key holding the TAT: in ms since the epoch, an
- * integer when it is a whole ms; a TAT with a fraction of a ms is stored as whole µs when a
- * tick is a whole number of µs (ticksPerMs divides 1000, e.g. 1 000 000/s), else as ms in
- * `%.17g` text (reads back as the same double). Integers are int-encoded by Redis: no
- * string allocation, MEMORY USAGE as for a counter. µs values are >= 1e14 (written only for
- * now >= 1e11 ms, after 1973), ms values stay below 1e14 (now + the tolerance, which the
- * engine caps at `MAX_TOLERANCE_MS` = 5e13 ms, until the year 3554): never confused.
+ * arithmetic on the same tick grid, one key holding the TAT ({@link GCRA_STATE}: in the
+ * key's expiry on Redis `TIME`, else in its value).
  *
  * Params: intervalTicks, ticksPerMs, burst.
  * Returns `allowed (0|1), remaining, retryTicks (-1 = never), resetTicks`.
  */
-const GCRA_FN = `local function gcra(key, now, cost, interval, perMs, burst)
+const GCRA_FN = `${GCRA_STATE}local function gcra(key, now, cost, interval, perMs, burst)
   local tolerance = burst * interval
   local ahead = 0
   local tat = tonumber(redis.call('GET', key))
   if tat ~= nil then
-    if tat >= 1e14 then tat = tat / 1000 end
-    if tat > now then ahead = math.floor((tat - now) * perMs + 0.5) end
+    if gcra_expiry_form(tat, perMs) then
+      ahead = math.max(0, gcra_expiry_ahead(key, tat, now, perMs))
+    else
+      if tat >= 1e14 then tat = tat / 1000 end
+      if tat > now then ahead = math.floor((tat - now) * perMs + 0.5) end
+    end
   end
   local increment = cost * interval
   local nxt = ahead + increment
   if nxt <= tolerance then
-    if cost > 0 then
-      local ttl = nxt / perMs
-      local value = now + ttl
-      if value % 1 ~= 0 and now % 1 == 0 and now >= 1e11 and (1000 / perMs) % 1 == 0 then
-        local us = now * 1000 + nxt * (1000 / perMs)
-        if us < 9007199254740992 then value = us end
-      end
-      redis.call('SET', key, exact(value), 'PX', px(ttl))
-    end
+    if cost > 0 then gcra_set(key, now, nxt, perMs) end
     return 1, math.floor((tolerance - nxt) / interval), 0, nxt
   end
   local retry = -1
@@ -59,12 +97,21 @@ end
 const GCRA_REFUND = `local function gcra_refund(key, now, cost, at, reset, interval, perMs, burst)
   local tat = tonumber(redis.call('GET', key))
   if tat ~= nil then
-    if tat >= 1e14 then tat = tat / 1000 end
-    local value = tat - cost * interval / perMs
-    if value <= now then
-      redis.call('DEL', key)
+    if gcra_expiry_form(tat, perMs) then
+      local left = gcra_expiry_ahead(key, tat, now, perMs) - cost * interval
+      if left <= 0 then
+        redis.call('DEL', key)
+      else
+        gcra_set(key, now, left, perMs)
+      end
     else
-      redis.call('SET', key, exact(value), 'PX', px(value - now))
+      if tat >= 1e14 then tat = tat / 1000 end
+      local value = tat - cost * interval / perMs
+      if value <= now then
+        redis.call('DEL', key)
+      else
+        redis.call('SET', key, exact(value), 'PX', px(value - now))
+      end
     end
   end
   return gcra(key, now, 0, interval, perMs, burst)

@@ -80,6 +80,9 @@ export interface LuaTwin {
  * perf: `%d` formats an integer in a few hundred instructions; `%.17g` (and Redis's own
  * conversion of a Lua number argument, also `%.17g`) costs thousands in glibc's
  * multi-precision float printing: a third of a GCRA decision's Redis CPU, before.
+ * - `use_now(arg, clock)`: the decision time of a call whose ARGV now is `arg` (Redis TIME,
+ *   `clock`, when it is ''), and sets `on_server_time` to whether it is Redis TIME (the GCRA
+ *   twin keeps its TAT in the key's expiry only then).
  * - `state_numbers(stored, n)`: the `n` numbers of a string state `"<x1>,...,<xn>"` (each
  *   field up to the next comma, the last one to the end of the string; `tonumber` of each,
  *   so nil for a field that is not a number, all nil when the text has fewer fields).
@@ -95,6 +98,11 @@ local function exact(x)
 end
 local function px(ms)
   return string.format('%d', math.ceil(ms) + SLACK_MS)
+end
+local on_server_time = false
+local function use_now(arg, clock)
+  on_server_time = arg == ''
+  return tonumber(arg) or clock
 end
 local function state_numbers(stored, n)
   local fields = {string.match(stored, '^' .. string.rep('([^,]+),', n - 1) .. '(.+)$')}
@@ -123,7 +131,7 @@ export function luaTwin<A extends Algorithm>(
 local clock = server_now()
 local deadline = tonumber(ARGV[${params + 3}])
 if deadline ~= nil and clock >= deadline then return {${EXPIRED}, clock} end
-local now = tonumber(ARGV[1]) or clock
+local now = use_now(ARGV[1], clock)
 local out = {${name}(KEYS[1], now, tonumber(ARGV[2]), ${list(params, (i) => `tonumber(ARGV[${i + 2}])`)})}
 out[${width + 1}] = clock
 return out
@@ -135,13 +143,13 @@ local clock = server_now()
 local deadline = tonumber(ARGV[#ARGV])
 if deadline ~= nil and clock >= deadline then return {${EXPIRED}, clock} end
 local shared = #ARGV == ${params + 3}
-local now, cost = tonumber(ARGV[${params + 1}]) or clock, tonumber(ARGV[${params + 2}])
+local now, cost = use_now(ARGV[${params + 1}], clock), tonumber(ARGV[${params + 2}])
 local out = {}
 local n = 0
 for i = 1, #KEYS do
   if not shared then
     local b = ${params - 1} + 2 * i
-    now, cost = tonumber(ARGV[b]) or clock, tonumber(ARGV[b + 1])
+    now, cost = use_now(ARGV[b], clock), tonumber(ARGV[b + 1])
   end
   local ok, ${results} = pcall(${name}, KEYS[i], now, cost, ${list(params, (i) => `p${i}`)})
   if ok then

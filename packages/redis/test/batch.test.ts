@@ -316,8 +316,10 @@ it('an auto-pipelining client: one EVALSHA per tick, and batches of later ticks 
     const first = await Promise.all(Array.from({ length: 50 }, () => limiter.consume('k')));
     expect((await scriptCalls(client)) - before).toBe(1);
     expect(first.map((d) => d.remaining)).toEqual(Array.from({ length: 50 }, (_, i) => 99 - i));
-    // Two ticks' batches: ioredis's auto-pipeline would send the second only after the
-    // first answered; sent directly, both are written before either reply is read.
+    // Two ticks' batches while Redis holds every reply back (CLIENT PAUSE): ioredis's
+    // auto-pipeline would send the second only after the first answered; sent directly,
+    // the second is written while the first is still waiting.
+    await client.call('CLIENT', 'PAUSE', '300', 'ALL');
     const sent: string[] = [];
     const spy = jest.spyOn(piped, 'sendCommand').mockImplementation(function (
       this: Redis,
