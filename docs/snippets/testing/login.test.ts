@@ -47,7 +47,7 @@ describe('POST /login', () => {
     const app = buildApp({ store });
     expect(await login(app, 6)).toContain(429);
     // The default key: <prefix>:<limit name>:<route>:<ip or user>:<subject>.
-    store.reset('sluice:5-per-60000ms:POST /login:ip:127.0.0.1');
+    store.reset('sl:5-per-60000ms:POST /login:ip:127.0.0.1');
     expect(await login(app, 1)).toEqual([200]);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The eviction groups of a `MemoryStore`'s flat keys (the full keys given to
- * `MemoryStore.consume`): a key's group is its text up to the second `:` (`sluice:login:…`
- * → `sluice:login:`, the limiter prefix and limit name of an HTTP limiter's key, which a
+ * `MemoryStore.consume`): a key's group is its text up to the second `:` (`sl:login:…`
+ * → `sl:login:`, the limiter prefix and limit name of an HTTP limiter's key, which a
  * request cannot choose); keys with fewer than two `:` share the group `''`. At most
  * {@link MAX_FLAT_GROUPS} groups: the keys of any further name go to `''` too.
  */

@@ -64,7 +64,7 @@ export class MemoryStore implements Store {
   /** The most keys the store holds (option `maxKeys`); beyond it the least recently used go. */
   readonly maxKeys: number;
   readonly #slots: LruSlots;
-  /** Keys given to `consume` (the Store interface): full keys such as `sluice:user:1`. */
+  /** Keys given to `consume` (the Store interface): full keys such as `sl:user:1`. */
   readonly #keys = new Map<string, number>();
   /** The eviction groups of flat keys (see flat-groups.ts). */
   readonly #flatGroups: FlatGroups;
@@ -304,7 +304,7 @@ export class MemoryStore implements Store {
   }
 
   /**
-   * The stored state of a full key such as `sluice:user:1` (expired state included), or
+   * The stored state of a full key such as `sl:user:1` (expired state included), or
    * `undefined`. A `RateLimiter`'s keys are found by their prefixed form too. For tests and
    * tools; O(key spaces).
    */

@@ -16,7 +16,10 @@ export interface RateLimiterOptions {
   algorithm: Algorithm;
   /** Where state lives. Default: a new {@link MemoryStore}. */
   store?: Store;
-  /** Prepended to every key as `<prefix>:<key>`. Default `'sluice'`. */
+  /**
+   * Prepended to every key as `<prefix>:<key>`. Default `'sl'`: short, since every byte of a
+   * key is kept per key in Redis (`sl:user:1`).
+   */
   prefix?: string;
   /** The time in **ms since the Unix epoch**. Default `Date.now`. Tests inject a fake one. */
   clock?: () => number;
@@ -271,7 +274,7 @@ function parseLimiterOptions(options: RateLimiterOptions): LimiterConfig {
   const {
     algorithm,
     store = new MemoryStore(),
-    prefix = 'sluice',
+    prefix = 'sl',
     clock = Date.now,
     sleep = defaultSleep,
     onStoreError = 'insurance',

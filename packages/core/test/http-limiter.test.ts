@@ -54,8 +54,8 @@ describe('HttpLimiter', () => {
     expect(check(view({ ip: '2001:db8:1:2::1', raw: {} })).allowed).toBe(true);
     expect(check(view({ ip: '2001:db8:1:2:ffff::9', raw: {} })).allowed).toBe(false);
     expect(check(view({ ip: '2001:db8:1:3::1', raw: {} })).allowed).toBe(true);
-    expect(store.inspect('sluice:1-per-60000ms:GET /a:ip:2001:db8:1:2::/64')).toBeDefined();
-    expect(store.inspect('sluice:1-per-60000ms:GET /a:user:7')).toBeDefined();
+    expect(store.inspect('sl:1-per-60000ms:GET /a:ip:2001:db8:1:2::/64')).toBeDefined();
+    expect(store.inspect('sl:1-per-60000ms:GET /a:user:7')).toBeDefined();
   });
 
   it('hashes unusual or long key segments', () => {
@@ -66,14 +66,14 @@ describe('HttpLimiter', () => {
     check(view({ headers: { 'x-key': '{evil}' }, raw: {} }));
     check(view({ headers: { 'x-key': 'x'.repeat(10_000) }, raw: {} }));
     expect(store.size).toBe(2);
-    expect(store.inspect('sluice:5-per-60000ms:{evil}')).toBeUndefined();
+    expect(store.inspect('sl:5-per-60000ms:{evil}')).toBeUndefined();
     // The rule of request-key.ts, worked out here: '#' + the first 22 characters of the
     // base64url SHA-256 digest of the segment's UTF-8 text.
     const hashed = (text: string) =>
       `#${createHash('sha256').update(text, 'utf8').digest('base64url').slice(0, 22)}`;
     expect(hashed('{evil}')).toMatch(/^#[\w-]{22}$/);
-    expect(store.inspect(`sluice:5-per-60000ms:${hashed('{evil}')}`)).toBeDefined();
-    expect(store.inspect(`sluice:5-per-60000ms:${hashed('x'.repeat(10_000))}`)).toBeDefined();
+    expect(store.inspect(`sl:5-per-60000ms:${hashed('{evil}')}`)).toBeDefined();
+    expect(store.inspect(`sl:5-per-60000ms:${hashed('x'.repeat(10_000))}`)).toBeDefined();
   });
 
   it('with several limits, a request denied by one consumes from none', () => {
@@ -176,7 +176,7 @@ describe('HttpLimiter key spaces on a MemoryStore', () => {
     await first.check(view({ raw }));
     const again = (await second.check(view({ raw }))) as HttpVerdict;
     await elsewhere.check(view({ raw }));
-    expect(shared.keys).toEqual(['sluice:5-per-60000ms:GET /a:ip:10.0.0.1']);
+    expect(shared.keys).toEqual(['sl:5-per-60000ms:GET /a:ip:10.0.0.1']);
     expect(again.decision.remaining).toBe(4);
     expect(other.keys).toHaveLength(1);
   });

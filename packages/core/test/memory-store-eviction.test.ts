@@ -58,13 +58,13 @@ describe('MemoryStore eviction', () => {
 
   it('spraying flat keys of one limit name does not evict the flat keys of another', () => {
     const store = new MemoryStore({ maxKeys: 500 });
-    const victim = 'sluice:login:POST /login:ip:203.0.113.9';
+    const victim = 'sl:login:POST /login:ip:203.0.113.9';
     const denial = exhaust(() => store.consume(victim, login, 1, EPOCH));
     expect(denial.retryAfterMs).toBe(12_000);
-    store.consume('sluice:login:POST /login:ip:203.0.113.10', login, 1, EPOCH);
+    store.consume('sl:login:POST /login:ip:203.0.113.10', login, 1, EPOCH);
     for (let i = 0; i < 200_000; i++) {
       store.consume(
-        `sluice:api:GET /cheap:ip:10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`,
+        `sl:api:GET /cheap:ip:10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`,
         cheap,
         1,
         EPOCH,
@@ -72,9 +72,9 @@ describe('MemoryStore eviction', () => {
     }
     expect(store.size).toBe(500);
     expect(store.consume(victim, login, 1, EPOCH).allowed).toBe(false);
-    expect(
-      store.consume('sluice:login:POST /login:ip:203.0.113.10', login, 0, EPOCH).remaining,
-    ).toBe(4);
+    expect(store.consume('sl:login:POST /login:ip:203.0.113.10', login, 0, EPOCH).remaining).toBe(
+      4,
+    );
   });
 
   it('1,000,000 distinct IPs on a cheap route leave an exhausted POST /login bucket denied (HttpLimiter, default maxKeys)', () => {

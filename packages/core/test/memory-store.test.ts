@@ -45,7 +45,7 @@ describe('MemoryStore', () => {
     now = EPOCH + 1000; // a's window has ended
     await limiter.peek('other');
     expect(store.size).toBe(1);
-    expect(store.inspect('sluice:a')).toBeUndefined();
+    expect(store.inspect('sl:a')).toBeUndefined();
 
     now = EPOCH + 1500;
     await limiter.peek('other');
@@ -73,10 +73,10 @@ describe('MemoryStore', () => {
     now += 1;
     await limiter.consume('d'); // over maxKeys: one key must go
     expect(store.size).toBe(3);
-    expect(store.inspect('sluice:b')).toBeUndefined();
-    expect(store.inspect('sluice:a')).toEqual([EPOCH + 3_600_000, 2]);
-    expect(store.inspect('sluice:c')).toBeDefined();
-    expect(store.inspect('sluice:d')).toBeDefined();
+    expect(store.inspect('sl:b')).toBeUndefined();
+    expect(store.inspect('sl:a')).toEqual([EPOCH + 3_600_000, 2]);
+    expect(store.inspect('sl:c')).toBeDefined();
+    expect(store.inspect('sl:d')).toBeDefined();
     // a still has its two requests; b starts over.
     expect((await limiter.peek('a')).remaining).toBe(8);
     expect((await limiter.peek('b')).remaining).toBe(10);
@@ -98,15 +98,15 @@ describe('MemoryStore', () => {
     expect(store.size).toBe(2);
 
     await limiter.reset('x');
-    expect(store.inspect('sluice:x')).toBeUndefined();
+    expect(store.inspect('sl:x')).toBeUndefined();
     expect(store.size).toBe(1);
     const fresh = await limiter.consume('x');
     expect(fresh).toMatchObject({ allowed: true, remaining: 1, resetAfterMs: 30_000 });
     // Other keys are untouched.
     expect((await limiter.peek('y')).remaining).toBe(1);
 
-    store.reset('sluice:y');
-    expect(store.inspect('sluice:y')).toBeUndefined();
+    store.reset('sl:y');
+    expect(store.inspect('sl:y')).toBeUndefined();
     expect((await limiter.peek('y')).remaining).toBe(2);
   });
 

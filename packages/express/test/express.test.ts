@@ -212,7 +212,7 @@ describe('@sluice/express', () => {
     server = await listen(app);
     expect((await get(server, '/api/users/1')).status).toBe(200);
     expect((await get(server, '/api/users/2')).status).toBe(429);
-    expect(store.inspect('sluice:1-per-60000ms:GET /api/users/:id:ip:127.0.0.1')).toBeDefined();
+    expect(store.inspect('sl:1-per-60000ms:GET /api/users/:id:ip:127.0.0.1')).toBeDefined();
     expect(store.size).toBe(1);
   });
 
@@ -226,7 +226,7 @@ describe('@sluice/express', () => {
     expect((await get(server, '/a')).status).toBe(200);
     expect((await get(server, '/b')).status).toBe(200);
     expect((await get(server, '/a')).status).toBe(429);
-    expect(store.inspect('sluice:2-per-60000ms:*:ip:127.0.0.1')).toBeDefined();
+    expect(store.inspect('sl:2-per-60000ms:*:ip:127.0.0.1')).toBeDefined();
   });
 
   it('a per-route throttle adds to the global limit', async () => {
@@ -351,7 +351,7 @@ describe('@sluice/express', () => {
     expect(shows.map((r) => r.status)).toEqual([200, 200, 429]);
     expect(shows[0]!.body).toMatchObject({ id: '0', rateLimit: { limit: 2, remaining: 1 } });
     expect(users.shown).toBe(2);
-    expect(store.inspect('sluice:2-per-60000ms:GET /users/:id:ip:127.0.0.1')).toBeDefined();
+    expect(store.inspect('sl:2-per-60000ms:GET /users/:id:ip:127.0.0.1')).toBeDefined();
     expect(await get(server, '/fail')).toMatchObject({
       status: 500,
       body: { caught: 'async failure' },

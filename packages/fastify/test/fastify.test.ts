@@ -70,7 +70,7 @@ describe('@sluice/fastify: global limit', () => {
     expect(await statuses(app, 3, '/users/1')).toEqual([200, 200, 429]);
     expect(await statuses(app, 1, '/users/2')).toEqual([429]);
     expect(await statuses(app, 2, '/other')).toEqual([429, 429]);
-    expect(keys[0]).toBe('sluice:2-per-60000ms:*:ip:127.0.0.1');
+    expect(keys[0]).toBe('sl:2-per-60000ms:*:ip:127.0.0.1');
     await app.close();
   });
 

@@ -8,7 +8,7 @@ export const MAX_TAG_LENGTH = 200;
  * `RedisStore` uses on a Cluster), else `<prefix><key>` (what it uses on a standalone
  * `Redis`, where there are no slots, and where the two braces would cost memory: on
  * Redis 7.0 (jemalloc) `MEMORY USAGE` of an integer value is 56 B for a key of up to 14
- * characters and 72 B for 15 to 30, so `sluice:user:1` takes 56 B and `{sluice:user:1}` 72 B).
+ * characters and 72 B for 15 to 30, so `sl:user:12345` takes 56 B and `{sl:user:12345}` 72 B).
  *
  * The braces are a Cluster hash tag, so the slot is decided by the limiter key alone, and
  * every Redis key of one limit lands in one slot. In both forms, a key that contains `{`

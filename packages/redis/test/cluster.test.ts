@@ -67,7 +67,7 @@ function strictLimiter(
   spec: AlgorithmSpec,
   store: RedisStore,
   clock?: () => number,
-  prefix = 'sluice',
+  prefix = 'sl',
 ): RateLimiter {
   return new RateLimiter({
     algorithm: buildAlgorithm(spec),
@@ -280,7 +280,7 @@ describe('keys and slots', () => {
     expect(hashTag(store.keyFor('a{x}'))).not.toBe('x');
     expect(hashTag(store.keyFor('a{y}'))).not.toBe('y');
     // Same for the limiter's full key ('<prefix>:<key>') and for a closing brace first.
-    expect(hashTag(store.keyFor('sluice:a{x}'))).toBe(sha('sluice:a{x}'));
+    expect(hashTag(store.keyFor('sl:a{x}'))).toBe(sha('sl:a{x}'));
     expect(hashTag(store.keyFor('}{x}'))).toBe(sha('}{x}'));
   });
 
@@ -296,10 +296,10 @@ describe('keys and slots', () => {
     const store = new RedisStore({ client, prefix: 'tagged:' });
     expect(store.hashTag).toBe(true);
     await strictLimiter(HUNDRED_PER_HOUR[0]!, store).consume('user:1');
-    // The Redis key actually written, on the node owning the slot of 'sluice:user:1'.
-    const owner = await ownerOf(calculateSlot('sluice:user:1'));
+    // The Redis key actually written, on the node owning the slot of 'sl:user:1'.
+    const owner = await ownerOf(calculateSlot('sl:user:1'));
     expect((await owner.cli('KEYS', 'tagged:*')).trim().split('\n')).toEqual([
-      'tagged:{sluice:user:1}',
+      'tagged:{sl:user:1}',
     ]);
     expect(new RedisStore({ client, hashTag: true }).keyFor('k')).toBe('{k}');
     expect(() => new RedisStore({ client, hashTag: false })).toThrow(/hashTag/);
@@ -319,7 +319,7 @@ describe('keys and slots', () => {
       for (const [i, spec] of HUNDRED_PER_HOUR.entries()) {
         const store = new RedisStore({ client, prefix: `parts${i}:` });
         await strictLimiter(spec, store).consume(user);
-        redisKeys.push(store.keyFor(`sluice:${user}`));
+        redisKeys.push(store.keyFor(`sl:${user}`));
       }
       const slot = calculateSlot(redisKeys[0]!);
       expect(redisKeys.map((k) => calculateSlot(k))).toEqual(redisKeys.map(() => slot));

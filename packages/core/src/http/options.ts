@@ -50,8 +50,9 @@ export interface HttpLimitOptions<Req = unknown, Res = unknown> {
    */
   clock?: () => number;
   /**
-   * First segment of every key.
-   * @default 'sluice'
+   * First segment of every key (`sl:5-per-60000ms:POST /login:ip:203.0.113.7`): short, since
+   * every byte of a key is kept per key in Redis.
+   * @default 'sl'
    */
   prefix?: string;
   /**

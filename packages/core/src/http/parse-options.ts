@@ -150,7 +150,7 @@ export function parseHttpOptions<Req>(options: HttpLimitOptions<Req, never>): Ht
     options.overLimitCache,
   );
   const clock = fn('clock', options.clock) ?? Date.now;
-  const prefix = options.prefix ?? 'sluice';
+  const prefix = options.prefix ?? 'sl';
   if (typeof prefix !== 'string') throw new SluiceConfigError('prefix', prefix, 'a string');
   const ipv6Subnet = integerAtLeast('ipv6Subnet', options.ipv6Subnet ?? 64, 1);
   if (ipv6Subnet > 128)

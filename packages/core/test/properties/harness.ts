@@ -66,7 +66,7 @@ export interface Observed {
 }
 
 const KEY = 'k';
-const STORE_KEY = `sluice:${KEY}`;
+const STORE_KEY = `sl:${KEY}`;
 
 export function copyState(state: State | undefined): State | undefined {
   return Array.isArray(state) ? [...state] : state;
