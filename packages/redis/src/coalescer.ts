@@ -88,12 +88,23 @@ class Batch implements Pending {
 
   /** Rejects every call not yet answered (a timeout, or a failed send). */
   reject(error: Error): void {
-    this.settled = true;
     for (const call of this.calls) {
       if (call.settled) continue;
       call.settled = true;
       call.reject(error);
     }
+    this.done();
+  }
+
+  /**
+   * Every call answered: lets go of the calls and arguments (the deadline queue may hold
+   * the batch until its deadline; its calls' promises must not live that long).
+   */
+  done(): void {
+    this.settled = true;
+    this.calls.length = 0;
+    this.argv.length = 0;
+    this.pairs = undefined;
   }
 }
 
@@ -294,7 +305,6 @@ export class Coalescer {
       batch.reject(new StoreTimeoutError(this.#deadlines.timeoutMs));
       return;
     }
-    batch.settled = true;
     const clock = reply[calls.length * width] as number;
     if (batch.server !== undefined) this.#clocks.sample(batch.server, clock);
     // On Redis TIME ('' as now), a charge records when it was decided, for its refund.
@@ -318,6 +328,7 @@ export class Coalescer {
         call.reject(asError(error));
       }
     }
+    batch.done();
   }
 }
 
