@@ -79,7 +79,7 @@ it('reads a key written in the value form (before the expiry form, or by a Redis
   const limiter = new RateLimiter({ algorithm, store, prefix });
   const key = store.keyFor(`${prefix}:k`);
   // The TAT 3 intervals ahead, as the value form stores it: ms since the epoch.
-  const [seconds] = (await client.time()) as [string, string];
+  const [seconds] = await client.time();
   const now = Number(seconds) * 1000;
   await client.set(key, String(now + 3 * 3_600_000), 'PX', 4 * 3_600_000);
   const d = await limiter.consume('k');
