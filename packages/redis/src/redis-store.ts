@@ -152,6 +152,9 @@ export class RedisStore implements Store {
   readonly #deadlines: DeadlineQueue;
   readonly #coalescer: Coalescer;
   readonly #allOrNothing: AllOrNothing;
+  /** The last algorithm `consume` was called with, and its twin. */
+  #lastAlgorithm: Algorithm | undefined;
+  #lastTwin: LuaTwin | undefined;
 
   constructor(options: RedisStoreOptions) {
     if (options === null || typeof options !== 'object') {
@@ -215,7 +218,13 @@ export class RedisStore implements Store {
    *   Lua twin (only the built-in kinds run on Redis).
    */
   consume(key: string, algorithm: Algorithm, cost: number, nowMs: number): Promise<Decision> {
-    const twin = twinOf(algorithm);
+    // perf: a limiter calls with one Algorithm object: its twin is found once.
+    let twin = this.#lastTwin;
+    if (algorithm !== this.#lastAlgorithm) {
+      twin = twinOf(algorithm);
+      this.#lastAlgorithm = algorithm;
+      this.#lastTwin = twin;
+    }
     if (twin === undefined) return Promise.reject(noTwin(algorithm.kind));
     const down = this.#down();
     if (down) return Promise.reject(down);
