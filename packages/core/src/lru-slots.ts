@@ -35,8 +35,12 @@ export class LruSlots {
   #next = new Int32Array(0);
   /** The list each slot is in: `2 * group` (open) or `2 * group + 1` (denied); -1 if free. */
   #list = new Int32Array(0);
-  /** When the denial of a slot in a denied list ends (ms, the caller's clock). */
-  #until = new Float64Array(0);
+  /**
+   * When the denial of a slot in a denied list ends, in whole seconds of the caller's clock,
+   * rounded up (clamped to 0..2^32-1): eviction order needs no finer time, and 4 bytes a
+   * key instead of 8 keep the memory store under 100 B a key.
+   */
+  #untilS = new Uint32Array(0);
   /** The key space (map) of each group. */
   readonly #maps: Map<string, number>[] = [];
   /** Least recently used slot of each list, or -1. */
@@ -130,10 +134,11 @@ export class LruSlots {
 
   /**
    * Marks `slot` most recently denied: it is evicted after every open key of its group
-   * until `untilMs` (the caller's clock; see the class comment).
+   * until `untilMs` (the caller's clock, rounded up to the whole second; see the class comment).
    */
   deny(slot: number, untilMs: number): void {
-    this.#until[slot] = untilMs;
+    // A Uint32Array clamps nothing itself: out-of-range values would wrap.
+    this.#untilS[slot] = Math.min(0xffffffff, Math.max(0, Math.ceil(untilMs / 1000)));
     const list = this.#list[slot]!;
     if ((list & 1) === 1) {
       this.touch(slot);
@@ -215,7 +220,7 @@ export class LruSlots {
     const groups = this.#groupsHolding + (held === 0 ? 1 : 0);
     const from = held > 0 && held * groups >= this.capacity ? group : this.#overShare(groups);
     const denied = this.#head[2 * from + 1]!;
-    if (denied !== -1 && this.#until[denied]! <= nowMs) return denied;
+    if (denied !== -1 && this.#untilS[denied]! * 1000 <= nowMs) return denied;
     const open = this.#head[2 * from]!;
     return open !== -1 ? open : denied;
   }
@@ -280,7 +285,7 @@ export class LruSlots {
     this.#prev = grown(new Int32Array(length), this.#prev);
     this.#next = grown(new Int32Array(length), this.#next);
     this.#list = grown(new Int32Array(length).fill(-1), this.#list);
-    this.#until = grown(new Float64Array(length), this.#until);
+    this.#untilS = grown(new Uint32Array(length), this.#untilS);
     this.#keys.length = length;
     this.#onGrow(length);
   }

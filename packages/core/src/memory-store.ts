@@ -17,7 +17,7 @@ export interface MemoryStoreOptions {
    * (its next request sees a full quota): an expired key if a short sweep finds one, else a
    * key chosen fairly between key spaces, open keys before denied ones (see
    * {@link MemoryStore}). Default 100 000. Memory grows with the keys actually held (about
-   * 80 bytes per GCRA key plus the key's text), not with maxKeys.
+   * 60 bytes per GCRA key, plus the key's text), not with maxKeys.
    */
   maxKeys?: number;
 }
@@ -43,7 +43,7 @@ const SWEEP_SLOTS = 4;
  *    to the second `:`. So a million keys sprayed through one limiter evict that limiter's
  *    own keys, not another's (unless the other holds more than its share).
  * 3. Within that key space: a key whose last decision was a denial is kept until that
- *    denial's retry time (`now + retryAfterMs`) while the space has any other key to give;
+ *    denial's retry time (`now + retryAfterMs`, rounded up to the whole second) while the space has any other key to give;
  *    among the rest, the least recently used goes.
  *
  * Its notion of "now" is the clock of the decisions it makes (the limiter's injected
@@ -74,8 +74,11 @@ export class MemoryStore implements Store {
   readonly #spaceGroups = new Map<MemoryKeySpace, number>();
   /** Single-number states (GCRA TAT), by slot. */
   #numbers = new Float64Array(0);
-  /** Array states (windows, logs), by slot; `undefined` where the state is a number. */
-  #arrays: (number[] | undefined)[] = [];
+  /**
+   * Array states (windows, logs), by slot; `undefined` where the state is a number, and as a
+   * whole until the first array state (a GCRA-only store pays no 8 B per key for it).
+   */
+  #arrays: (number[] | undefined)[] | undefined;
   #lastNow = 0;
   /** The next slot the sweep for expired keys looks at. */
   #sweep = 0;
@@ -92,10 +95,10 @@ export class MemoryStore implements Store {
         const numbers = new Float64Array(length);
         numbers.set(this.#numbers);
         this.#numbers = numbers;
-        this.#arrays.length = length;
+        if (this.#arrays !== undefined) this.#arrays.length = length;
       },
       (slot) => {
-        this.#arrays[slot] = undefined;
+        if (this.#arrays !== undefined) this.#arrays[slot] = undefined;
       },
     );
     this.#flatGroups = new FlatGroups(() => this.#slots.addGroup(this.#keys));
@@ -166,12 +169,7 @@ export class MemoryStore implements Store {
     const next = result.state;
     if (slot !== undefined && next === null) this.#slots.remove(slot);
     else if (slot !== undefined && next !== undefined && next !== null) {
-      if (typeof next === 'number') {
-        this.#numbers[slot] = next;
-        if (this.#arrays[slot] !== undefined) this.#arrays[slot] = undefined;
-      } else {
-        this.#arrays[slot] = next;
-      }
+      this.#write(slot, next);
       this.#slots.touch(slot);
     }
     return result.decision;
@@ -190,7 +188,7 @@ export class MemoryStore implements Store {
     const slot = space.get(key);
     let state: State | undefined;
     if (slot !== undefined) {
-      state = this.#arrays[slot] ?? this.#numbers[slot]!;
+      state = this.#stateAt(slot);
       if (expiryOf(state) <= nowMs) state = undefined;
     }
     const result = algorithm.step(state, nowMs, cost);
@@ -214,12 +212,7 @@ export class MemoryStore implements Store {
     }
     // The common case, kept small so it inlines: an admitted request on a held key.
     slots.allow(slot);
-    if (typeof next === 'number') {
-      this.#numbers[slot] = next;
-      if (this.#arrays[slot] !== undefined) this.#arrays[slot] = undefined;
-    } else {
-      this.#arrays[slot] = next;
-    }
+    this.#write(slot, next);
     return decision;
   }
 
@@ -242,12 +235,7 @@ export class MemoryStore implements Store {
     let slot = held;
     if (next !== undefined) {
       if (slot === undefined) slot = this.#insert(space, key, nowMs);
-      if (typeof next === 'number') {
-        this.#numbers[slot] = next;
-        if (this.#arrays[slot] !== undefined) this.#arrays[slot] = undefined;
-      } else {
-        this.#arrays[slot] = next;
-      }
+      this.#write(slot, next);
     } else if (slot === undefined) {
       return;
     } else if (state === undefined) {
@@ -351,7 +339,19 @@ export class MemoryStore implements Store {
   }
 
   #stateAt(slot: number): State {
-    return this.#arrays[slot] ?? this.#numbers[slot]!;
+    return this.#arrays?.[slot] ?? this.#numbers[slot]!;
+  }
+
+  /** Stores `state` at `slot`: a number unboxed in `#numbers`, an array in `#arrays`. */
+  #write(slot: number, state: State): void {
+    if (typeof state === 'number') {
+      this.#numbers[slot] = state;
+      const arrays = this.#arrays;
+      if (arrays !== undefined && arrays[slot] !== undefined) arrays[slot] = undefined;
+    } else {
+      if (this.#arrays === undefined) this.#arrays = new Array(this.#numbers.length);
+      this.#arrays[slot] = state;
+    }
   }
 
   /**
