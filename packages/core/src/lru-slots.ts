@@ -292,7 +292,7 @@ export class LruSlots {
 }
 
 /** `to`, holding `from`'s values at its start. */
-function grown<T extends Int32Array | Float64Array>(to: T, from: T): T {
+function grown<T extends Int32Array | Uint32Array>(to: T, from: T): T {
   to.set(from);
   return to;
 }
