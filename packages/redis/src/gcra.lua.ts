@@ -23,6 +23,15 @@ import { luaTwin } from './lua-common.js';
  * form (a TAT in ms is >= 1e11), so keys written before the expiry form existed read as
  * before. One key is used with one clock setting: a client-clock limiter would read an
  * expiry-form value as a TAT in 1970 (a full bucket).
+ *
+ * **Whole-ms intervals** (ticksPerMs = 1: `60/min`, `100/min`, `1000/s`, most limits) in the
+ * expiry form keep a value of 0, so a decision reads the expiry alone (`PEXPIRETIME`, no
+ * `GET`): two Redis calls per decision instead of three. A value-form key written on Redis
+ * `TIME` expires at its TAT + `SLACK_MS` (its `PX` counted from the `SET`, a few µs after
+ * the script read `TIME`), so it reads the same way, at most 1 ms late.
+ *
+ * perf: each `redis.call` costs about 0.3 to 0.6 µs of Redis CPU (argument objects, command
+ * lookup, timing, the reply parsed back into Lua): most of a decision's cost.
  */
 const GCRA_STATE = `local EXPIRY_TAT = (redis.REDIS_VERSION_NUM or 0) >= 0x070000
 local MAX_EXPIRY_AHEAD = 1099511627776
@@ -31,6 +40,24 @@ local function gcra_expiry_form(stored, perMs)
 end
 local function gcra_expiry_ahead(key, stored, now, perMs)
   return (redis.call('PEXPIRETIME', key) - SLACK_MS - now) * perMs - stored
+end
+local function gcra_whole_ms(perMs)
+  return perMs == 1 and on_server_time and EXPIRY_TAT
+end
+local function gcra_ahead(key, now, perMs)
+  if gcra_whole_ms(perMs) then
+    local at = redis.call('PEXPIRETIME', key)
+    if at < 0 then return 0 end
+    return math.max(0, at - SLACK_MS - now)
+  end
+  local tat = tonumber(redis.call('GET', key))
+  if tat == nil then return 0 end
+  if gcra_expiry_form(tat, perMs) then
+    return math.max(0, gcra_expiry_ahead(key, tat, now, perMs))
+  end
+  if tat >= 1e14 then tat = tat / 1000 end
+  if tat > now then return math.floor((tat - now) * perMs + 0.5) end
+  return 0
 end
 local function gcra_set(key, now, ahead, perMs)
   if on_server_time and EXPIRY_TAT and perMs <= 10000 and ahead < MAX_EXPIRY_AHEAD then
@@ -58,16 +85,7 @@ end
  */
 const GCRA_FN = `${GCRA_STATE}local function gcra(key, now, cost, interval, perMs, burst)
   local tolerance = burst * interval
-  local ahead = 0
-  local tat = tonumber(redis.call('GET', key))
-  if tat ~= nil then
-    if gcra_expiry_form(tat, perMs) then
-      ahead = math.max(0, gcra_expiry_ahead(key, tat, now, perMs))
-    else
-      if tat >= 1e14 then tat = tat / 1000 end
-      if tat > now then ahead = math.floor((tat - now) * perMs + 0.5) end
-    end
-  end
+  local ahead = gcra_ahead(key, now, perMs)
   local increment = cost * interval
   local nxt = ahead + increment
   if nxt <= tolerance then

@@ -72,21 +72,55 @@ describe.each([
   });
 });
 
-it('reads a key written in the value form (before the expiry form, or by a Redis < 7.0)', async () => {
-  const algorithm = gcra({ rate: 1, period: '1h', burst: 10 });
+describe('reads a key written in the value form (before the expiry form, or by a Redis < 7.0)', () => {
+  /** Writes the value form's key: the TAT in ms since the epoch, expiring `pxMs` from now. */
+  async function legacyKey(key: string, aheadMs: number, pxMs: number): Promise<void> {
+    const [seconds] = await client.time();
+    await client.set(key, String(Number(seconds) * 1000 + aheadMs), 'PX', pxMs);
+  }
+
+  it('from its value, whatever its expiry (ticks per ms > 1: T = 3 600 000/7 ms)', async () => {
+    const algorithm = gcra({ rate: 7, period: '1h', burst: 10 });
+    const store = new RedisStore({ client, timeoutMs: 5000 });
+    const prefix = `legacy-${Math.random()}`;
+    const limiter = new RateLimiter({ algorithm, store, prefix });
+    const key = store.keyFor(`${prefix}:k`);
+    await legacyKey(key, 3 * algorithm.emissionIntervalMs, 4 * 3_600_000);
+    expect((await limiter.consume('k')).remaining).toBe(6);
+    // Rewritten in the expiry form.
+    expect(Number(await client.get(key))).toBeLessThan(algorithm.ticksPerMs);
+    expect(await client.object('REFCOUNT', key)).toBe(SHARED);
+  });
+
+  it('from its expiry on whole-ms intervals: the value form set it to TAT + SLACK_MS', async () => {
+    const algorithm = gcra({ rate: 1, period: '1h', burst: 10 });
+    const store = new RedisStore({ client, timeoutMs: 5000 });
+    const prefix = `legacy-${Math.random()}`;
+    const limiter = new RateLimiter({ algorithm, store, prefix });
+    const key = store.keyFor(`${prefix}:k`);
+    // The TAT 3 intervals ahead, as the value form stored it: PX = ttl + SLACK_MS.
+    await legacyKey(key, 3 * 3_600_000, 3 * 3_600_000 + SLACK_MS);
+    expect((await limiter.consume('k')).remaining).toBe(6);
+    expect(Number(await client.get(key))).toBe(0);
+    expect(await client.object('REFCOUNT', key)).toBe(SHARED);
+  });
+});
+
+it('whole-ms intervals read the expiry alone: a decision is PEXPIRETIME and SET, no GET', async () => {
+  const algorithm = gcra({ rate: 100, period: '1m', burst: 5 });
   const store = new RedisStore({ client, timeoutMs: 5000 });
-  const prefix = `legacy-${Math.random()}`;
-  const limiter = new RateLimiter({ algorithm, store, prefix });
-  const key = store.keyFor(`${prefix}:k`);
-  // The TAT 3 intervals ahead, as the value form stores it: ms since the epoch.
-  const [seconds] = await client.time();
-  const now = Number(seconds) * 1000;
-  await client.set(key, String(now + 3 * 3_600_000), 'PX', 4 * 3_600_000);
-  const d = await limiter.consume('k');
-  expect(d.remaining).toBe(6);
-  // Rewritten in the expiry form.
-  expect(Number(await client.get(key))).toBe(0);
-  expect(await client.object('REFCOUNT', key)).toBe(SHARED);
+  const limiter = new RateLimiter({ algorithm, store, prefix: `calls-${Math.random()}` });
+  await limiter.consume('k');
+  const calls = async (command: string) =>
+    Number(
+      new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(
+        String(await client.info('commandstats')),
+      )?.[1] ?? 0,
+    );
+  const [get0, exp0] = [await calls('get'), await calls('pexpiretime')];
+  for (let i = 0; i < 3; i++) await limiter.consume('k');
+  expect(await calls('get')).toBe(get0);
+  expect(await calls('pexpiretime')).toBe(exp0 + 3);
 });
 
 it("a client clock keeps the TAT in the value (the server's expiry cannot carry its time base)", async () => {
