@@ -100,13 +100,18 @@ describe('reads a key written in the value form (before the expiry form, or by a
     const key = store.keyFor(`${prefix}:k`);
     // The TAT 3 intervals ahead, as the value form stored it: PX = ttl + SLACK_MS.
     await legacyKey(key, 3 * 3_600_000, 3 * 3_600_000 + SLACK_MS);
+    const charge = await limiter.consume('k');
+    expect(charge.remaining).toBe(6);
+    // Only the expiry moves (PEXPIREAT); the old value is never read again on this path.
+    expect(Number(await client.call('PEXPIRETIME', key))).toBe(
+      chargeTimeOf(charge)! + charge.resetAfterMs + SLACK_MS,
+    );
+    expect((await limiter.refund('k', { charge })).remaining).toBe(7);
     expect((await limiter.consume('k')).remaining).toBe(6);
-    expect(Number(await client.get(key))).toBe(0);
-    expect(await client.object('REFCOUNT', key)).toBe(SHARED);
   });
 });
 
-it('whole-ms intervals read the expiry alone: a decision is PEXPIRETIME and SET, no GET', async () => {
+it('whole-ms intervals keep the TAT in the expiry alone: a decision is PEXPIRETIME and PEXPIREAT', async () => {
   const algorithm = gcra({ rate: 100, period: '1m', burst: 5 });
   const store = new RedisStore({ client, timeoutMs: 5000 });
   const limiter = new RateLimiter({ algorithm, store, prefix: `calls-${Math.random()}` });
@@ -117,10 +122,10 @@ it('whole-ms intervals read the expiry alone: a decision is PEXPIRETIME and SET,
         String(await client.info('commandstats')),
       )?.[1] ?? 0,
     );
-  const [get0, exp0] = [await calls('get'), await calls('pexpiretime')];
+  const before = await Promise.all(['get', 'set', 'pexpiretime', 'pexpireat'].map(calls));
   for (let i = 0; i < 3; i++) await limiter.consume('k');
-  expect(await calls('get')).toBe(get0);
-  expect(await calls('pexpiretime')).toBe(exp0 + 3);
+  const after = await Promise.all(['get', 'set', 'pexpiretime', 'pexpireat'].map(calls));
+  expect(after.map((n, i) => n - before[i]!)).toEqual([0, 0, 3, 3]);
 });
 
 it("a client clock keeps the TAT in the value (the server's expiry cannot carry its time base)", async () => {
