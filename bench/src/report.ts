@@ -257,6 +257,7 @@ const HTTP_TARGETS: [string, string][] = [
   ['express-memory', 'Express, memory, allow'],
   ['koa-memory', 'Koa, memory, allow'],
   ['fastify-redis', 'Fastify, Redis, allow'],
+  ['koa-redis', 'Koa, Redis, allow'],
 ];
 
 /** The case's sluice row and its peers. */
@@ -723,7 +724,7 @@ export function renderMarkdown(input: ReportInput): string {
       ...(c.redis === null
         ? []
         : [
-            `- Redis case: redis-server ${c.redis.version} started by the bench on 127.0.0.1:${c.redis.port} (no persistence, not pinned); ${c.redis.client}.`,
+            `- Redis cases: redis-server ${c.redis.version} started by the bench on 127.0.0.1:${c.redis.port} (no persistence, ${c.redis.pinning}); ${c.redis.client}.`,
           ]),
       `- ratio: median over rounds of limited / unlimited req/s, each pair from the same round; Δµs: the limiter's own server CPU per request (limited minus unlimited, process.cpuUsage()); CPU ratio: unlimited / limited CPU per request, what the req/s ratio is when the server is CPU-bound. Load average (1 min) ${c.loadStart[0]!.toFixed(2)} at the start, ${c.loadEnd[0]!.toFixed(2)} at the end.`,
     );
