@@ -66,7 +66,7 @@ export const RLF: RedisLimiter = {
 const EXPRESS: RedisLimiter = {
   label: 'express-rate-limit + rate-limit-redis',
   config:
-    'rate-limit-redis RedisStore({ sendCommand: (...args) => client.call(...args) }), init({ windowMs: 60_000 }), increment(key)',
+    "express-rate-limit's store rate-limit-redis RedisStore({ sendCommand: (...args) => client.call(...args) }) (its default prefix 'rl:'), init({ windowMs: 60_000 }), increment(key)",
   consumer(client) {
     const store = new RateLimitRedisStore({
       sendCommand: (command: string, ...args: string[]) =>
@@ -90,7 +90,7 @@ interface FastifyRedisStore {
 const FASTIFY: RedisLimiter = {
   label: '@fastify/rate-limit Redis store',
   config:
-    "@fastify/rate-limit store/RedisStore(continueExceeding false, exponentialBackoff false, client) (its default key prefix 'fastify-rate-limit-'), incr(key, cb, 60_000, 1e9)",
+    "@fastify/rate-limit's Redis store, what { redis: client } makes: store/RedisStore(continueExceeding false, exponentialBackoff false, client) (its default prefix 'fastify-rate-limit-'), incr(key, cb, 60_000, 1e9)",
   consumer(client) {
     const Store = require('@fastify/rate-limit/store/RedisStore') as new (
       continueExceeding: boolean,
@@ -109,7 +109,7 @@ const FASTIFY: RedisLimiter = {
 const KOA: RedisLimiter = {
   label: "koa-ratelimit driver 'redis'",
   config:
-    "koa-ratelimit/limiter/redis (async-ratelimiter: a sliding log, one sorted-set entry per decision) new Limiter({ db: client, max: 1e9, duration: 60_000 }) (its default namespace 'limit'), get({ id: key })",
+    "koa-ratelimit's driver 'redis': koa-ratelimit/limiter/redis (async-ratelimiter, a sliding log: one sorted-set entry per decision) new Limiter({ db: client, max: 1e9, duration: 60_000 }) (its default namespace 'limit'), get({ id: key })",
   consumer(client) {
     const Limiter = require('koa-ratelimit/limiter/redis') as new (options: {
       db: Redis;

@@ -187,6 +187,8 @@ export interface RedisReport {
     inFlight: number;
     sluice: string;
     rlf: string;
+    /** Every peer of the memory rows (RLF first), as configured. */
+    peers: { label: string; config: string }[];
     ceiling: string;
     /** The second ceiling: the same call of a script that only returns 1. */
     noopCeiling: string;
@@ -275,7 +277,9 @@ async function main(server: RedisProcess): Promise<boolean> {
   console.log(
     `throughput: median of ${ROUNDS} rounds, ~${MEASURE_MS} ms per measurement, subjects interleaved; one ioredis connection each, ${INFLIGHT} consumes in flight over ${KEYS} keys; redis-server on port ${server.port} (pid ${server.pid})\n`,
   );
-  const benchmark = `redis-benchmark -h 127.0.0.1 -n 200000 -P 16 -q ${CEILING_ARGS('<sha>').join(' ')}`;
+  const benchmark = `redis-benchmark -h 127.0.0.1 -n 200000 -P 16 -q ${CEILING_ARGS('<sha>')
+    .map((a) => (a === '' ? "''" : a))
+    .join(' ')}`;
   const report: RedisReport = {
     kind: 'redis',
     date: new Date().toISOString(),
@@ -287,8 +291,9 @@ async function main(server: RedisProcess): Promise<boolean> {
       inFlight: INFLIGHT,
       sluice: SLUICE.config,
       rlf: RLF.config,
-      ceiling: `${benchmark.replace('<sha>', "<sha of sluice's gcra script>")}`,
-      noopCeiling: `${benchmark.replace('<sha>', `<sha of '${NOOP_SCRIPT}'>`)}`,
+      peers: PEERS.map(({ label, config }) => ({ label, config })),
+      ceiling: benchmark.replace('<sha>', "<sha of sluice's gcra script>"),
+      noopCeiling: benchmark.replace('<sha>', `<sha of '${NOOP_SCRIPT}'>`),
       targets: {
         vsRlfAuto: FLOOR_VS_RLF,
         ofCeiling: MIN_OF_CEILING,
