@@ -81,8 +81,6 @@ const code = (s: string) => `\`${s}\``;
 // ---------------------------------------------------------------------------------------
 // DESIGN §8 targets.
 
-type PeerMemoryRow = PeerMemoryReport['rows'][number];
-
 interface TargetRow {
   target: string;
   measured: string;
@@ -185,6 +183,8 @@ function coreTargets(core: CoreReport): TargetRow[] {
   }
   return rows;
 }
+
+type PeerMemoryRow = PeerMemoryReport['rows'][number];
 
 function redisTargets(redis: RedisReport): TargetRow[] {
   const rows: TargetRow[] = [];
