@@ -7,10 +7,12 @@
  * limited by sluice (in-memory, never denies, keyed per IP), limited by the peer
  * (express-rate-limit / @fastify/rate-limit / koa-ratelimit with its memory store, never
  * denies, default headers). Plus Fastify with every request denied (429): sluice,
- * @fastify/rate-limit and rate-limiter-flexible; and Fastify on Redis (DESIGN §8 "Fastify,
- * Redis, allow"): sluice with a RedisStore vs @fastify/rate-limit with its Redis store, on a
- * redis-server this bench starts (127.0.0.1, a free port, no persistence, not pinned) only
- * when that case is selected, and stops at the end. Servers are measured interleaved
+ * @fastify/rate-limit and rate-limiter-flexible; and on Redis (DESIGN §8 "Fastify, Redis,
+ * allow", "Koa, Redis, allow"): sluice with a RedisStore vs rate-limiter-flexible's
+ * RateLimiterRedis and the framework's limiter with its Redis store (@fastify/rate-limit,
+ * koa-ratelimit), on a redis-server this bench starts (127.0.0.1, a free port, no persistence;
+ * pinned to core 0 with autocannon, apart from the server under test) only when a Redis case
+ * is selected, and stops at the end. Servers are measured interleaved
  * (A B C A B C …), each server in a new process every round (see `restart`), and the medians of the rounds reported: requests/s, the ratio
  * limited / unlimited (per round, then the median), and the server's CPU per request
  * (`process.cpuUsage()` delta / responses); Δµs = limiter CPU per request minus unlimited.
@@ -22,7 +24,7 @@
  * a change to the hot path is measured without a build.
  *
  * Flags: `--rounds`, `--duration` (s), `--warmup` (s), `--connections`; `--only` takes case
- * ids (fastify-memory, fastify-deny, express-memory, koa-memory, fastify-redis) or framework
+ * ids (fastify-memory, fastify-deny, express-memory, koa-memory, fastify-redis, koa-redis) or framework
  * names (every case of that framework), comma-separated; `--json <file>` writes every figure,
  * round and the configuration (read by `pnpm bench`'s report).
  */
@@ -159,9 +161,23 @@ const GROUPS: Group[] = [
     limited: [
       ['sluice-redis', 'sluice'],
       ['peer-redis', '@fastify/rate-limit'],
+      ['rlf-redis', 'rate-limiter-flexible'],
     ],
     floor: undefined,
-    aim: { ratio: 0.7, us: 8 },
+    aim: { ratio: 0.7, us: 6 },
+  },
+  {
+    id: 'koa-redis',
+    title: 'Koa, Redis, allow',
+    framework: 'koa',
+    base: 'none',
+    limited: [
+      ['sluice-redis', 'sluice'],
+      ['rlf-redis', 'rate-limiter-flexible'],
+      ['peer-redis', 'koa-ratelimit'],
+    ],
+    floor: undefined,
+    aim: { ratio: 0.8 },
   },
 ];
 
@@ -174,10 +190,11 @@ const floorText = (g: Group) =>
   `${g.floor === undefined ? '' : `>= ${g.floor.toFixed(2)}, `}ahead of peers`;
 
 const SLUICE_CONFIG =
-  "'throttle:1000000000,1' (GCRA, never denies) / 'throttle:1,60' (denied rows), MemoryStore (Redis row: RedisStore({ client }), onStoreError 'deny'), keyed per IP, legacy X-RateLimit-* headers";
+  "'throttle:1000000000,1' (GCRA, never denies) / 'throttle:1,60' (denied rows), MemoryStore (Redis rows: RedisStore({ client }), onStoreError 'deny'), keyed per IP, legacy X-RateLimit-* headers";
 const PEERS_CONFIG =
   'express-rate-limit({ limit: 1e9 }), @fastify/rate-limit({ max: 1e9 } / { max: 1, timeWindow: 1 h } / Redis row: { max: 1e9, redis: client }), ' +
-  "koa-ratelimit({ driver: 'memory', db: new Map(), max: 1e9 }), rate-limiter-flexible RateLimiterMemory({ points: 1, duration: 3600 }) in an onRequest hook";
+  "koa-ratelimit({ driver: 'memory', db: new Map(), max: 1e9 } / Redis row: { driver: 'redis', db: client, max: 1e9 }; its Redis driver is a sliding log, one sorted-set entry per request kept for the 60 s window), " +
+  'rate-limiter-flexible RateLimiterMemory({ points: 1, duration: 3600 }) in a Fastify onRequest hook / Redis rows: RateLimiterRedis({ storeClient: client, useRedisPackage: false, points: 1e9, duration: 60 }) in a Fastify onRequest hook or a Koa middleware, setting X-RateLimit-Limit/-Remaining/-Reset; every peer keyed per IP, 60 s window unless said';
 const REDIS_CLIENT =
   "one ioredis client per server process, new Redis({ host: '127.0.0.1', port })";
 
@@ -370,8 +387,8 @@ export interface HttpReport {
     pinning: string;
     sluice: string;
     peers: string;
-    /** The bench's redis-server, when a Redis case ran. */
-    redis: { version: string; port: number; client: string } | null;
+    /** The bench's redis-server, when a Redis case ran; `pinning`: where it ran. */
+    redis: { version: string; port: number; client: string; pinning: string } | null;
     /** 1/5/15-minute load averages at the start and the end. */
     loadStart: number[];
     loadEnd: number[];
@@ -455,6 +472,11 @@ async function main(groups: Group[], redis: RedisProcess | undefined): Promise<v
   const host = machine();
   const loadStart = os.loadavg();
   if (PIN) pin(process.pid, 0);
+  // The redis-server shares core 0 with autocannon, apart from the server under test (core 1).
+  if (PIN && redis !== undefined) pin(redis.pid, 0);
+  const redisPinning = PIN
+    ? 'pinned to core 0 with autocannon (taskset), apart from the server under test'
+    : 'not pinned';
   const redisVersion = redis === undefined ? undefined : redisServerVersion();
   console.log(`machine: ${host.cores} cores, ${host.cpu}, Node ${host.node}, ${host.platform}`);
   const pinning = PIN
@@ -466,7 +488,7 @@ async function main(groups: Group[], redis: RedisProcess | undefined): Promise<v
       `${ROUNDS} interleaved rounds (a new server process each round), medians` +
       (redis === undefined
         ? ''
-        : `; redis-server ${redisVersion} on 127.0.0.1:${redis.port} (pid ${redis.pid}, started by this bench, not pinned)`) +
+        : `; redis-server ${redisVersion} on 127.0.0.1:${redis.port} (pid ${redis.pid}, started by this bench, ${redisPinning})`) +
       '\n',
   );
 
@@ -588,7 +610,12 @@ async function main(groups: Group[], redis: RedisProcess | undefined): Promise<v
       redis:
         redis === undefined
           ? null
-          : { version: redisVersion!, port: redis.port, client: REDIS_CLIENT },
+          : {
+              version: redisVersion!,
+              port: redis.port,
+              client: REDIS_CLIENT,
+              pinning: redisPinning,
+            },
       loadStart,
       loadEnd,
     },

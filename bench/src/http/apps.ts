@@ -5,9 +5,10 @@
  *
  * Variants: `none` (no limiter), `sluice`, `peer` (express-rate-limit / @fastify/rate-limit /
  * koa-ratelimit), `sluice-deny`, `peer-deny`, `rlf-deny` (Fastify: every request after the
- * first is denied), `sluice-redis`, `peer-redis` (Fastify: @sluice/fastify with a RedisStore /
- * @fastify/rate-limit with its Redis store, on the redis-server at 127.0.0.1:<redis port>);
- * and the baselines, reported and never judged: `noop` / `headers` (a middleware or hook that
+ * first is denied), `sluice-redis`, `peer-redis`, `rlf-redis` (Fastify and Koa, on the
+ * redis-server at 127.0.0.1:<redis port>: sluice with a RedisStore / @fastify/rate-limit or
+ * koa-ratelimit with its Redis store / rate-limiter-flexible's RateLimiterRedis); and the
+ * baselines, reported and never judged: `noop` / `headers` (a middleware or hook that
  * does nothing / only sets the three X-RateLimit-* headers: what the framework charges for
  * any middleware and for the headers) and `sluice-bare` (sluice with `headers: false`: the
  * limiter without the headers). Allowing limiters never deny (a quota of 1e9 per minute);
@@ -46,6 +47,7 @@ export type Variant =
   | 'rlf-deny'
   | 'sluice-redis'
   | 'peer-redis'
+  | 'rlf-redis'
   | 'noop'
   | 'headers'
   | 'sluice-bare'
@@ -105,7 +107,7 @@ export interface Built {
 }
 
 /**
- * An ioredis client to the bench's redis-server, the same options for sluice and the peer
+ * An ioredis client to the bench's redis-server, the same options for sluice and the peers
  * (ioredis defaults: no auto-pipelining; sluice's RedisStore coalesces concurrent decisions
  * into batched EVALSHA calls on its own).
  */
@@ -114,6 +116,19 @@ async function redisClient(port: number | undefined) {
     throw new Error('a Redis variant needs the redis-server port as the third argument');
   const { Redis } = await import('ioredis');
   return new Redis({ host: '127.0.0.1', port });
+}
+
+/**
+ * rate-limiter-flexible's limiter for `rlf-deny` (in memory, 1 per hour) and `rlf-redis`
+ * (RateLimiterRedis, 1e9 per minute: never denies), and its quota for the headers.
+ */
+async function rlfLimiter(variant: 'rlf-deny' | 'rlf-redis', redisPort: number | undefined) {
+  const { RateLimiterMemory, RateLimiterRedis } = await import('rate-limiter-flexible');
+  if (variant === 'rlf-deny')
+    return { limiter: new RateLimiterMemory({ points: 1, duration: 3600 }), points: 1 };
+  const storeClient = await redisClient(redisPort);
+  const options = { storeClient, useRedisPackage: false, points: 1e9, duration: 60 };
+  return { limiter: new RateLimiterRedis(options), points: 1e9 };
 }
 
 /** Listens on a free 127.0.0.1 port with a Node-style `app.listen` (Express, Koa). */
@@ -182,15 +197,16 @@ async function fastify(variant: Variant, redisPort?: number): Promise<Built> {
       timeWindow: variant === 'peer-deny' ? 3_600_000 : 60_000,
       ...(variant === 'peer-redis' ? { redis: await redisClient(redisPort) } : {}),
     });
-  } else if (variant === 'rlf-deny') {
+  } else if (variant === 'rlf-deny' || variant === 'rlf-redis') {
     // rate-limiter-flexible has no Fastify plugin: its README's middleware pattern, with the
-    // same headers as the others (X-RateLimit-*, Retry-After on a denial).
-    const { RateLimiterMemory, RateLimiterRes } = await import('rate-limiter-flexible');
-    const limiter = new RateLimiterMemory({ points: 1, duration: 3600 });
+    // same headers as the others (X-RateLimit-*, Retry-After on a denial). On Redis, a Redis
+    // failure rejects with an Error (not a RateLimiterRes): a 500, which aborts the run.
+    const { RateLimiterRes } = await import('rate-limiter-flexible');
+    const { limiter, points } = await rlfLimiter(variant, redisPort);
     app.addHook('onRequest', (request, reply, done) => {
       limiter.consume(request.ip).then(
         (res) => {
-          reply.header('X-RateLimit-Limit', 1);
+          reply.header('X-RateLimit-Limit', points);
           reply.header('X-RateLimit-Remaining', res.remainingPoints);
           reply.header('X-RateLimit-Reset', Math.ceil((Date.now() + res.msBeforeNext) / 1000));
           done();
@@ -199,7 +215,7 @@ async function fastify(variant: Variant, redisPort?: number): Promise<Built> {
           if (!(err instanceof RateLimiterRes)) return done(err as Error);
           const seconds = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
           reply.header('Retry-After', seconds);
-          reply.header('X-RateLimit-Limit', 1);
+          reply.header('X-RateLimit-Limit', points);
           reply.header('X-RateLimit-Remaining', 0);
           reply.header('X-RateLimit-Reset', Math.ceil((Date.now() + err.msBeforeNext) / 1000));
           reply.code(429).send({
@@ -233,24 +249,58 @@ async function fastify(variant: Variant, redisPort?: number): Promise<Built> {
   };
 }
 
-async function koa(variant: Variant): Promise<Built> {
+/** The part of Koa's context the limiters here use. */
+interface KoaContext {
+  ip: string;
+  status: number;
+  body: unknown;
+  set(name: string, value: string): void;
+}
+
+async function koa(variant: Variant, redisPort?: number): Promise<Built> {
   const Koa = require('koa') as new () => App;
   const { default: Router } = await import('@koa/router');
   const app = new Koa();
   if (variant === 'sluice' || variant === 'sluice-bare' || variant === 'sluice-metrics') {
     const { rateLimit } = await import('@sluice/koa');
     app.use(rateLimit(await sluiceOptions(variant)));
-  } else if (variant === 'peer') {
+  } else if (variant === 'sluice-redis') {
+    const { rateLimit } = await import('@sluice/koa');
+    const { RedisStore } = await import('@sluice/redis');
+    const store = new RedisStore({ client: await redisClient(redisPort) });
+    // onStoreError 'deny', as on Fastify: a Redis failure shows up as a 429, which aborts the run.
+    app.use(rateLimit({ limit: ALLOW, store, onStoreError: 'deny' }));
+  } else if (variant === 'peer' || variant === 'peer-redis') {
     const ratelimit = require('koa-ratelimit') as (options: object) => Handler;
-    app.use(
-      ratelimit({
-        driver: 'memory',
-        db: new Map(),
-        duration: 60_000,
-        max: 1e9,
-        id: (ctx: { ip: string }) => ctx.ip,
-      }),
-    );
+    // With `driver: 'redis'` (async-ratelimiter: a sliding log, one sorted-set entry per
+    // request), a Redis failure throws: Koa answers 500, which aborts the run.
+    const store =
+      variant === 'peer'
+        ? { driver: 'memory', db: new Map() }
+        : { driver: 'redis', db: await redisClient(redisPort) };
+    app.use(ratelimit({ ...store, duration: 60_000, max: 1e9, id: (ctx: KoaContext) => ctx.ip }));
+  } else if (variant === 'rlf-redis') {
+    // rate-limiter-flexible's Koa middleware pattern (its README), with the Fastify rlf
+    // variants' headers (X-RateLimit-*, Retry-After on a denial). A Redis failure rejects with
+    // an Error (not a RateLimiterRes), rethrown: a 500, which aborts the run.
+    const { RateLimiterRes } = await import('rate-limiter-flexible');
+    const { limiter, points } = await rlfLimiter(variant, redisPort);
+    app.use(async (ctx: KoaContext, next: () => Promise<void>) => {
+      let res: InstanceType<typeof RateLimiterRes>;
+      try {
+        res = await limiter.consume(ctx.ip);
+      } catch (err) {
+        if (!(err instanceof RateLimiterRes)) throw err;
+        const seconds = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
+        ctx.set('Retry-After', String(seconds));
+        rlfHeaders(ctx, points, err);
+        ctx.status = 429;
+        ctx.body = `Rate limit exceeded, retry in ${seconds} seconds`;
+        return;
+      }
+      rlfHeaders(ctx, points, res);
+      await next();
+    });
   } else if (variant === 'noop' || variant === 'headers') {
     const set = variant === 'headers';
     app.use((ctx: { res: NodeResponse }, next: () => Promise<void>) => {
@@ -264,6 +314,17 @@ async function koa(variant: Variant): Promise<Built> {
   });
   app.use(router.routes());
   return { listen: () => listenNode(app), listener: async () => app.callback() };
+}
+
+/** The three X-RateLimit-* headers of the Koa `rlf-redis` middleware. */
+function rlfHeaders(
+  ctx: KoaContext,
+  points: number,
+  res: { remainingPoints: number; msBeforeNext: number },
+): void {
+  ctx.set('X-RateLimit-Limit', String(points));
+  ctx.set('X-RateLimit-Remaining', String(res.remainingPoints));
+  ctx.set('X-RateLimit-Reset', String(Math.ceil((Date.now() + res.msBeforeNext) / 1000)));
 }
 
 /** The app of `framework` with `variant`; `redisPort` for the `-redis` variants. */

@@ -1,0 +1,285 @@
+/**
+ * The memory sections of `pnpm bench:redis` (./redis.ts), on the bench's own redis-server:
+ *
+ * - `MEMORY USAGE` of what one decision of each limiter writes (DESIGN §8 "Redis bytes per
+ *   key"): FLUSHDB, one decision on `user:1`, then every key the server then holds, as
+ *   stored (nothing assumed about a limiter's key names). A reply of null or 0 throws.
+ * - used_memory per subject (`--scale`): per limiter and round, FLUSHDB, then `n` subjects
+ *   consumed once each on a client of its own, which is then closed; INFO memory
+ *   `used_memory` before and after (once it stops moving), over `n`, so the server's
+ *   dictionaries, expiry entries and allocator rounding count (unlike MEMORY USAGE), and no
+ *   client buffer does. DBSIZE after each fill gives the keys each limiter stores per subject.
+ */
+import { performance } from 'node:perf_hooks';
+import { Redis } from 'ioredis';
+import { median, plainTable } from './common.js';
+import type { Consume, RedisLimiter } from './redis-peers.js';
+
+/** Calls outstanding while filling (sluice coalesces them into batches). */
+export const FILL_INFLIGHT = 1024;
+
+/** Consumes every key exactly once with `FILL_INFLIGHT` calls outstanding; returns seconds. */
+export async function fill(consume: Consume, keys: string[]): Promise<number> {
+  let i = 0;
+  const start = performance.now();
+  const worker = async () => {
+    while (i < keys.length) await consume(keys[i++]!);
+  };
+  const workers: Promise<void>[] = [];
+  for (let w = 0; w < FILL_INFLIGHT; w++) workers.push(worker());
+  await Promise.all(workers);
+  return (performance.now() - start) / 1000;
+}
+
+/** INFO memory's `used_memory`, bytes. */
+export async function usedMemory(client: Redis): Promise<number> {
+  return infoField(client, 'memory', 'used_memory');
+}
+
+async function infoField(client: Redis, section: string, field: string): Promise<number> {
+  const info = await client.info(section);
+  const m = info.match(new RegExp(`^${field}:(\\d+)`, 'm'));
+  if (m === null) throw new Error(`INFO ${section} has no ${field}:\n${info}`);
+  return Number(m[1]);
+}
+
+/** `MEMORY USAGE` of `key`; throws on null or 0 (no such key: the row would lie). */
+async function memoryUsage(mem: Redis, key: string): Promise<number> {
+  const bytes = await mem.memory('USAGE', key);
+  if (bytes === null || bytes === 0)
+    throw new Error(`MEMORY USAGE ${key} replied ${bytes}: the key was not written`);
+  return Number(bytes);
+}
+
+export interface KeyUsageRow {
+  label: string;
+  sluice: boolean;
+  /** The Redis key(s) one decision wrote, comma-separated. */
+  key: string;
+  /** MEMORY USAGE, summed over those keys. */
+  bytes: number;
+  verdict: string;
+}
+
+/**
+ * MEMORY USAGE of what one decision on `user:1` writes, per limiter (sluice's rows judged:
+ * at most `maxBytes`, aim `aimBytes`). Prints its table; `pass` is false when a sluice row
+ * is over `maxBytes`.
+ */
+export async function keyUsageSection(
+  port: number,
+  limiters: { limiter: RedisLimiter; sluice: boolean }[],
+  maxBytes: number,
+  aimBytes: number,
+): Promise<{ rows: KeyUsageRow[]; pass: boolean }> {
+  const mem = new Redis({ port, host: '127.0.0.1' });
+  const rows: KeyUsageRow[] = [];
+  let pass = true;
+  try {
+    for (const { limiter, sluice } of limiters) {
+      await mem.flushdb(); // our own server only
+      await limiter.consumer(mem)('user:1');
+      const keys = (await mem.keys('*')).sort();
+      if (keys.length === 0) throw new Error(`${limiter.label} wrote no key`);
+      let bytes = 0;
+      for (const key of keys) bytes += await memoryUsage(mem, key);
+      let verdict = '(info)';
+      if (sluice) {
+        if (bytes > maxBytes) pass = false;
+        verdict = `${bytes <= maxBytes ? 'PASS' : 'FAIL'}; aim ${bytes <= aimBytes ? 'met' : 'not met'}`;
+      }
+      rows.push({ label: limiter.label, sluice, key: keys.join(', '), bytes, verdict });
+    }
+    await mem.flushdb();
+  } finally {
+    mem.disconnect();
+  }
+  const t = plainTable([
+    'MEMORY USAGE, one decision',
+    'Redis key(s)',
+    'bytes',
+    'target',
+    'verdict',
+  ]);
+  for (const r of rows)
+    t.push([
+      r.label,
+      r.key,
+      `${r.bytes} B`,
+      r.sluice ? `<= ${maxBytes} B (aim <= ${aimBytes} B)` : '-',
+      r.verdict,
+    ]);
+  console.log(t.toString());
+  return { rows, pass };
+}
+
+/** The JSON of the used_memory-per-subject section (in `RedisReport.peerMemory`). */
+export interface PeerMemoryReport {
+  /** Subjects each limiter filled, rounds. */
+  keys: number;
+  rounds: number;
+  fillInFlight: number;
+  rows: {
+    label: string;
+    config: string;
+    sluice: boolean;
+    /** used_memory delta over the fill / subjects: median, and per round. */
+    bytesPerKey: number;
+    rounds: number[];
+    /** DBSIZE after the fill (from an empty db), and over the subjects. */
+    dbsize: number;
+    keysPerSubject: number;
+    /** One of its keys (RANDOMKEY), to show the key text counted in the figure. */
+    exampleKey: string;
+    /** Seconds per fill (median). */
+    fillSeconds: number;
+  }[];
+  /** The peer with the fewest bytes per subject. */
+  best: string;
+  toleranceB: number;
+  /** sluice's bytes per subject at most the best peer's (+ `toleranceB`). */
+  verdict: 'PASS' | 'FAIL';
+}
+
+/**
+ * used_memory once it stops moving (two readings 100 ms apart equal): a dictionary that grew
+ * during the fill is rehashed incrementally, both tables allocated until the server's cron
+ * finishes it, which at 100k keys is up to 5 B per key read too early.
+ */
+export async function settledUsedMemory(mem: Redis): Promise<number> {
+  let last = await usedMemory(mem);
+  for (let tries = 0; tries < 50; tries++) {
+    await new Promise((r) => setTimeout(r, 100));
+    const now = await usedMemory(mem);
+    if (now === last) return now;
+    last = now;
+  }
+  throw new Error('used_memory still moving after 5 s');
+}
+
+/** Waits until the server counts at most `n` connected clients (a closed one is freed). */
+async function clientsDownTo(mem: Redis, n: number): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while ((await infoField(mem, 'clients', 'connected_clients')) > n) {
+    if (Date.now() > deadline) throw new Error('a closed client is still connected after 5 s');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/**
+ * The verdict's tolerance, bytes per subject: the spread between fills of one limiter (e.g.
+ * 100.8 to 101.1 B for sluice at 100k subjects), so that equal stores tie.
+ */
+const TOLERANCE_B = 0.2;
+
+/** One fill: used_memory delta over the subjects, DBSIZE after, seconds. */
+async function fillAlone(
+  port: number,
+  mem: Redis,
+  clients: number,
+  limiter: RedisLimiter,
+  keys: string[],
+): Promise<{ bytesPerKey: number; dbsize: number; seconds: number }> {
+  await mem.flushdb(); // our own server only
+  const used0 = await usedMemory(mem);
+  const client = new Redis({ port, host: '127.0.0.1', enableAutoPipelining: true });
+  let seconds: number;
+  try {
+    seconds = await fill(limiter.consumer(client), keys);
+  } finally {
+    await client.quit();
+  }
+  // Its connection and buffers gone, what is left is what it stored.
+  await clientsDownTo(mem, clients);
+  const used1 = await settledUsedMemory(mem);
+  return { bytesPerKey: (used1 - used0) / keys.length, dbsize: await mem.dbsize(), seconds };
+}
+
+/**
+ * used_memory per subject at `n` subjects for sluice (`limiters[0]`, keys resident for the
+ * run) and each peer, each filled alone from an empty db, in `rounds` interleaved rounds
+ * after an unmeasured fill of a tenth as many; medians. Prints its table.
+ */
+export async function peerMemorySection(
+  port: number,
+  n: number,
+  limiters: RedisLimiter[],
+  rounds: number,
+): Promise<PeerMemoryReport> {
+  const keys = Array.from({ length: n }, (_, i) => `user:${i}`);
+  const mem = new Redis({ port, host: '127.0.0.1' });
+  const fills = limiters.map(() => ({ bytes: [] as number[], seconds: [] as number[] }));
+  const dbsizes = limiters.map(() => 0);
+  const examples = limiters.map(() => '');
+  try {
+    await mem.ping();
+    const clients = await infoField(mem, 'clients', 'connected_clients');
+    // Unmeasured: a limiter's first fill on a server leaves tens of KB that are not keys.
+    const warm = keys.slice(0, Math.ceil(n / 10)).map((k) => `warm:${k}`);
+    for (const limiter of limiters) await fillAlone(port, mem, clients, limiter, warm);
+    for (let round = 0; round < rounds; round++) {
+      for (const [i, limiter] of limiters.entries()) {
+        const f = await fillAlone(port, mem, clients, limiter, keys);
+        // Fewer keys than subjects: some expired or were never written, the figure would lie.
+        if (f.dbsize < n || (i === 0 && f.dbsize !== n))
+          throw new Error(`${limiter.label}: ${f.dbsize} keys after consuming ${n} subjects`);
+        fills[i]!.bytes.push(f.bytesPerKey);
+        fills[i]!.seconds.push(f.seconds);
+        dbsizes[i] = f.dbsize;
+        examples[i] = (await mem.randomkey()) ?? '';
+      }
+      process.stderr.write(`used_memory round ${round + 1}/${rounds} done\n`);
+    }
+    await mem.flushdb();
+  } finally {
+    mem.disconnect();
+  }
+  const rows: PeerMemoryReport['rows'] = limiters.map((limiter, i) => ({
+    label: limiter.label,
+    config: limiter.config,
+    sluice: i === 0,
+    bytesPerKey: median(fills[i]!.bytes),
+    rounds: fills[i]!.bytes,
+    dbsize: dbsizes[i]!,
+    keysPerSubject: dbsizes[i]! / n,
+    exampleKey: examples[i]!,
+    fillSeconds: median(fills[i]!.seconds),
+  }));
+  const [sluice, ...peers] = rows as [PeerMemoryReport['rows'][0], ...PeerMemoryReport['rows']];
+  const best = peers.reduce((a, b) => (b.bytesPerKey < a.bytesPerKey ? b : a));
+  const verdict = sluice.bytesPerKey <= best.bytesPerKey + TOLERANCE_B ? 'PASS' : 'FAIL';
+  const t = plainTable([
+    `used_memory per subject, ${n.toLocaleString('en-US')} subjects`,
+    'B/subject',
+    'vs sluice',
+    'keys (DBSIZE)',
+    'keys/subject',
+    'example key',
+    'fill s',
+    'rounds, B',
+  ]);
+  for (const r of rows)
+    t.push([
+      r.label,
+      `${r.bytesPerKey.toFixed(1)} B`,
+      r.sluice ? '-' : `${(r.bytesPerKey / sluice.bytesPerKey).toFixed(2)}x`,
+      r.dbsize.toLocaleString('en-US'),
+      r.keysPerSubject.toFixed(2),
+      r.exampleKey,
+      r.fillSeconds.toFixed(1),
+      r.rounds.map((x) => x.toFixed(1)).join(' '),
+    ]);
+  console.log(t.toString());
+  console.log(
+    `used_memory: per limiter, FLUSHDB, then each of ${n.toLocaleString('en-US')} subjects user:<i> consumed once (${FILL_INFLIGHT} in flight, its own ioredis client, auto-pipelining, closed before the second reading); INFO memory used_memory delta / subjects; median of ${rounds} interleaved rounds. sluice <= the best peer (${best.label}, ${best.bytesPerKey.toFixed(1)} B; + ${TOLERANCE_B} B): ${verdict} (${sluice.bytesPerKey.toFixed(1)} B)`,
+  );
+  return {
+    keys: n,
+    rounds,
+    fillInFlight: FILL_INFLIGHT,
+    rows,
+    best: best.label,
+    toleranceB: TOLERANCE_B,
+    verdict,
+  };
+}

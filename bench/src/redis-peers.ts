@@ -1,0 +1,125 @@
+/**
+ * The limiters of `pnpm bench:redis` (./redis.ts): sluice's RedisStore and its peers, every
+ * limiter with a Redis store that bench:http measures, each driven as its middleware drives
+ * it, never denying (a quota of 1e9 or more per 60 s window). Used for decisions/s (sluice,
+ * RLF) and for the bytes each one stores per subject (all of them).
+ */
+import { createRequire } from 'node:module';
+import { type Algorithm, RateLimiter } from '@sluice/core';
+import { RedisStore } from '@sluice/redis';
+import type { Redis } from 'ioredis';
+import { RedisStore as RateLimitRedisStore, type RedisReply } from 'rate-limit-redis';
+import { RateLimiterRedis } from 'rate-limiter-flexible';
+
+// @fastify/rate-limit's store and koa-ratelimit's limiter are CommonJS without types for these
+// paths; loaded untyped, through the one call made here.
+const require = createRequire(import.meta.url);
+
+/** One decision on the subject `key` (rejects on a Redis failure). */
+export type Consume = (key: string) => Promise<unknown>;
+
+export interface RedisLimiter {
+  /** As the report prints it. */
+  label: string;
+  /** Its configuration, as the report prints it. */
+  config: string;
+  /** The limiter on `client`, as a function deciding on one subject. */
+  consumer(client: Redis): Consume;
+}
+
+/**
+ * sluice: RateLimiter + RedisStore({ client }) (server clock). onStoreError 'deny': a store
+ * failure shows up as a denial, and a denial aborts the run.
+ */
+export function sluice(label: string, algorithm: Algorithm, algorithmText: string): RedisLimiter {
+  return {
+    label,
+    config: `RateLimiter + RedisStore({ client }) (server clock), ${algorithmText}, onStoreError: "deny", consume(key)`,
+    consumer(client) {
+      const store = new RedisStore({ client });
+      const limiter = new RateLimiter({ algorithm, store, onStoreError: 'deny' });
+      return async (key) => {
+        const d = await limiter.consume(key);
+        if (!d.allowed) throw new Error('sluice denied a request: the bench limits are wrong');
+      };
+    },
+  };
+}
+
+/** rate-limiter-flexible: consume rejects when over the limit, never the case here. */
+export const RLF: RedisLimiter = {
+  label: 'rate-limiter-flexible RateLimiterRedis',
+  config:
+    'rate-limiter-flexible RateLimiterRedis({ storeClient, useRedisPackage: false, points: 1e12, duration: 60 }), consume(key)',
+  consumer(client) {
+    const limiter = new RateLimiterRedis({
+      storeClient: client,
+      useRedisPackage: false,
+      points: 1e12,
+      duration: 60,
+    });
+    return (key) => limiter.consume(key);
+  },
+};
+
+/** What express-rate-limit's middleware calls on its store: `init` once, `increment(key)`. */
+const EXPRESS: RedisLimiter = {
+  label: 'express-rate-limit + rate-limit-redis',
+  config:
+    "express-rate-limit's store rate-limit-redis RedisStore({ sendCommand: (...args) => client.call(...args) }) (its default prefix 'rl:'), init({ windowMs: 60_000 }), increment(key)",
+  consumer(client) {
+    const store = new RateLimitRedisStore({
+      sendCommand: (command: string, ...args: string[]) =>
+        client.call(command, ...args) as Promise<RedisReply>,
+    });
+    store.init({ windowMs: 60_000 } as Parameters<RateLimitRedisStore['init']>[0]);
+    return (key) => store.increment(key);
+  },
+};
+
+interface FastifyRedisStore {
+  incr(
+    key: string,
+    cb: (err: Error | null, res: unknown) => void,
+    timeWindow: number,
+    max: number,
+  ): void;
+}
+
+/** What @fastify/rate-limit's onRequest hook calls with `{ redis: client }`: `incr`. */
+const FASTIFY: RedisLimiter = {
+  label: '@fastify/rate-limit Redis store',
+  config:
+    "@fastify/rate-limit's Redis store, what { redis: client } makes: store/RedisStore(continueExceeding false, exponentialBackoff false, client) (its default prefix 'fastify-rate-limit-'), incr(key, cb, 60_000, 1e9)",
+  consumer(client) {
+    const Store = require('@fastify/rate-limit/store/RedisStore') as new (
+      continueExceeding: boolean,
+      exponentialBackoff: boolean,
+      redis: Redis,
+    ) => FastifyRedisStore;
+    const store = new Store(false, false, client);
+    return (key) =>
+      new Promise((resolve, reject) =>
+        store.incr(key, (err, res) => (err ? reject(err) : resolve(res)), 60_000, 1e9),
+      );
+  },
+};
+
+/** What koa-ratelimit's middleware calls with `driver: 'redis'`: async-ratelimiter's `get`. */
+const KOA: RedisLimiter = {
+  label: "koa-ratelimit driver 'redis'",
+  config:
+    "koa-ratelimit's driver 'redis': koa-ratelimit/limiter/redis (async-ratelimiter, a sliding log: one sorted-set entry per decision) new Limiter({ db: client, max: 1e9, duration: 60_000 }) (its default namespace 'limit'), get({ id: key })",
+  consumer(client) {
+    const Limiter = require('koa-ratelimit/limiter/redis') as new (options: {
+      db: Redis;
+      max: number;
+      duration: number;
+    }) => { get(options: { id: string }): Promise<unknown> };
+    const limiter = new Limiter({ db: client, max: 1e9, duration: 60_000 });
+    return (key) => limiter.get({ id: key });
+  },
+};
+
+/** Every peer, in the report's order. */
+export const PEERS: RedisLimiter[] = [RLF, EXPRESS, FASTIFY, KOA];
