@@ -23,6 +23,7 @@ import { LUA_SOURCES } from '@sluice/redis';
 import type { RedisProcess } from '@sluice/test-kit';
 import { Redis } from 'ioredis';
 import {
+  GCRA_CONFIG,
   gcraAlgo,
   machine,
   measureRate,
@@ -94,7 +95,7 @@ const AIM_KEY_BYTES = 56;
 // ---------------------------------------------------------------------------------------
 // The limiters under test (./redis-peers.ts). Every one of them is configured never to deny.
 
-const SLUICE_GCRA = 'gcra({ rate: 1e6, period: "1s", burst: 1e9 })';
+const SLUICE_GCRA = GCRA_CONFIG;
 /** sluice with the throughput limit (every decision advances the TAT, never denies). */
 const SLUICE = sluice('sluice RedisStore, GCRA', gcraAlgo(), SLUICE_GCRA);
 /** sluice at scale: every key stays stored for the run. */
@@ -420,11 +421,7 @@ async function main(server: RedisProcess): Promise<boolean> {
     server.port,
     [
       {
-        limiter: sluice(
-          'sluice GCRA, bench limit (1e6/s: fractional TAT)',
-          gcraAlgo(),
-          SLUICE_GCRA,
-        ),
+        limiter: sluice('sluice GCRA, bench limit (1000/s: whole-ms T)', gcraAlgo(), SLUICE_GCRA),
         sluice: true,
       },
       {
