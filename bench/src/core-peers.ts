@@ -164,7 +164,7 @@ function expectCount(name: string, held: number, n: number): void {
 
 const nothing = async () => {};
 
-export const SUBJECTS: Subject[] = [
+const SUBJECTS: Subject[] = [
   {
     name: 'sluice',
     call: `await limiter.consume(key), limiter = new RateLimiter({ algorithm: gcra({ rate: 1e6, period: "1s", burst: 1e9 }), store: new MemoryStore({ maxKeys: keys }) }); heap: ${RESIDENT_CONFIG} and maxKeys = the key count`,
