@@ -7,6 +7,9 @@
  * 100 000 pre-built keys taken round robin; sluice and RLF measured interleaved
  * (A B A B …) and the median of the rounds reported. Memory: heap bytes per key after
  * inserting 100 000 keys and a full GC (node --expose-gc).
+ *
+ * Then sluice against every peer's in-memory store (rate-limiter-flexible, express-rate-limit,
+ * @fastify/rate-limit, koa-ratelimit) in the same run: see core-peers.ts.
  */
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -22,6 +25,16 @@ import {
   residentAlgo,
   scriptArgs,
 } from './common.js';
+import {
+  BATCH,
+  check,
+  heapDelta,
+  loopLimiter,
+  loopRlf,
+  makeKeys,
+  userKeys,
+} from './core-measure.js';
+import { type PeersReport, runPeers } from './core-peers.js';
 
 const { values: args } = parseArgs({
   // `pnpm bench:core -- --rounds 3` passes the `--` through; drop it.
@@ -36,6 +49,10 @@ const { values: args } = parseArgs({
     scale: { type: 'boolean', default: false },
     'scale-keys': { type: 'string', default: '1000,100000,1000000' },
     'scale-rounds': { type: 'string', default: '3' },
+    /** Key counts of the every-peer heap rows (heap per key incl. key text). */
+    'peer-heap-keys': { type: 'string', default: '100000,1000000' },
+    /** Only the every-peer section (while working on it). */
+    'peers-only': { type: 'boolean', default: false },
   },
 });
 const ROUNDS = Number(args.rounds);
@@ -43,6 +60,8 @@ const MEASURE_MS = Number(args.ms);
 const MANY = Number(args.keys);
 const SCALE_KEYS = args['scale-keys'].split(',').map(Number);
 const SCALE_ROUNDS = Number(args['scale-rounds']);
+const PEER_HEAP_KEYS = args['peer-heap-keys'].split(',').map(Number);
+const PEERS_ONLY = args['peers-only'];
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) {
@@ -60,55 +79,8 @@ const sluice = (algorithm: Algorithm) =>
 const rlf = (keyPrefix = 'rlflx') =>
   new RateLimiterMemory({ points: 1e12, duration: 60, keyPrefix });
 
-const makeKeys = (n: number): string[] => {
-  const keys = new Array<string>(n);
-  for (let i = 0; i < n; i++) keys[i] = `user:${i}`;
-  return keys;
-};
-
 // ---------------------------------------------------------------------------------------
 // Measurement loops: one per API so every call site stays monomorphic.
-
-const BATCH = 2048;
-
-function check(d: Decision): void {
-  if (!d.allowed) throw new Error('sluice denied a request: the bench limits are wrong');
-}
-
-async function loopLimiter(limiter: RateLimiter, keys: string[], ms: number): Promise<number> {
-  const n = keys.length;
-  let i = 0;
-  let ops = 0;
-  const start = performance.now();
-  let now = start;
-  do {
-    for (let j = 0; j < BATCH; j++) {
-      check(await limiter.consume(keys[i]!));
-      if (++i === n) i = 0;
-    }
-    ops += BATCH;
-    now = performance.now();
-  } while (now - start < ms);
-  return (ops * 1000) / (now - start);
-}
-
-async function loopRlf(limiter: RateLimiterMemory, keys: string[], ms: number): Promise<number> {
-  const n = keys.length;
-  let i = 0;
-  let ops = 0;
-  const start = performance.now();
-  let now = start;
-  do {
-    // consume rejects when over the limit; it never is here, so a rejection aborts the run.
-    for (let j = 0; j < BATCH; j++) {
-      await limiter.consume(keys[i]!);
-      if (++i === n) i = 0;
-    }
-    ops += BATCH;
-    now = performance.now();
-  } while (now - start < ms);
-  return (ops * 1000) / (now - start);
-}
 
 /** How many calls the concurrent loops keep in flight (a busy server's overlapping requests). */
 const IN_FLIGHT = 256;
@@ -208,13 +180,6 @@ function loopStore(store: MemoryStore, algorithm: Algorithm, keys: string[], ms:
 // ---------------------------------------------------------------------------------------
 // Heap bytes per key.
 
-function heapNow(): number {
-  gc!();
-  gc!();
-  const m = process.memoryUsage();
-  return m.heapUsed + m.arrayBuffers;
-}
-
 interface HeapSubject {
   /** Store overhead only: keys are pre-built, retained outside, and stored as given. */
   overhead: (keys: string[]) => Promise<unknown>;
@@ -265,30 +230,33 @@ const heapSubjects: Record<string, HeapSubject> = {
   },
 };
 
-/** Module-level holders: what a measurement must keep alive is kept here, explicitly. */
+/** Module-level holder: keys that must outlive a store overhead measure are kept here. */
 let retainedKeys: string[] = [];
-const retained: unknown[] = [];
-
-/**
- * Heap delta of one `build`, per key. Its own async function, so nothing it awaited lingers
- * in a suspended frame of the caller when the next baseline is taken.
- */
-async function heapDelta(build: () => Promise<unknown>, n: number): Promise<number> {
-  const before = heapNow();
-  retained.push(await build());
-  const after = heapNow();
-  retained.length = 0;
-  return (after - before) / n;
-}
 
 async function heapPerKey(subject: HeapSubject, n: number): Promise<[number, number]> {
   // Store overhead: the keys exist (and stay alive) before the baseline.
   retainedKeys = makeKeys(n);
-  const overhead = await heapDelta(() => subject.overhead(retainedKeys), n);
+  const overhead = await heapDelta(
+    () => subject.overhead(retainedKeys),
+    n,
+    (built) => releaseRlf(built, retainedKeys),
+  );
   retainedKeys = [];
   // Key text included: keys are built during insertion and held only by the limiter.
-  const withKeys = await heapDelta(() => subject.withKeys(n), n);
+  const withKeys = await heapDelta(
+    () => subject.withKeys(n),
+    n,
+    (built) => releaseRlf(built, userKeys(n)),
+  );
   return [overhead, withKeys];
+}
+
+/**
+ * RLF keeps each key's state alive for 60 s through a timer of its own: deleting the keys
+ * clears the timers, so a measured store is freed now, not during a later measure.
+ */
+async function releaseRlf(built: unknown, keys: Iterable<string>): Promise<void> {
+  if (built instanceof RateLimiterMemory) for (const key of keys) await built.delete(key);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -317,11 +285,15 @@ async function scaleAt(n: number): Promise<ScaleRow> {
     for (const key of retainedKeys) store.consume(key, algorithm, 1, Date.now());
     return store;
   }, n);
-  const heapRlf = await heapDelta(async () => {
-    const limiter = rlf('');
-    for (const key of retainedKeys) await limiter.consume(key);
-    return limiter;
-  }, n);
+  const heapRlf = await heapDelta(
+    async () => {
+      const limiter = rlf('');
+      for (const key of retainedKeys) await limiter.consume(key);
+      return limiter;
+    },
+    n,
+    (built) => releaseRlf(built, retainedKeys),
+  );
   const keys = retainedKeys;
   retainedKeys = [];
 
@@ -415,6 +387,8 @@ export interface CoreReport {
       liveKeys: number;
     }[];
   };
+  /** sluice vs every peer's in-memory store (core-peers.ts); absent in older results. */
+  peers?: PeersReport;
   overall: string;
 }
 
@@ -455,10 +429,21 @@ async function main(): Promise<void> {
 
   // --- heap first, on a clean heap ---
   const heapRows: [string, number, number][] = [];
-  for (const [name, subject] of Object.entries(heapSubjects)) {
-    const [overhead, withKeys] = await heapPerKey(subject, MANY);
-    heapRows.push([name, overhead, withKeys]);
-  }
+  if (!PEERS_ONLY)
+    for (const [name, subject] of Object.entries(heapSubjects)) {
+      const [overhead, withKeys] = await heapPerKey(subject, MANY);
+      heapRows.push([name, overhead, withKeys]);
+    }
+
+  // --- sluice vs every peer (heap with key text, then awaited decisions/s) ---
+  report.peers = await runPeers({
+    rounds: ROUNDS,
+    ms: MEASURE_MS,
+    keys: MANY,
+    heapKeys: PEER_HEAP_KEYS,
+  });
+  let failed = report.peers.rows.some((r) => r.verdict === 'FAIL');
+  if (PEERS_ONLY) return finish();
 
   // --- throughput ---
   const one = ['user:42'];
@@ -578,7 +563,6 @@ async function main(): Promise<void> {
     'target',
     'verdict',
   ]);
-  let failed = false;
   for (const c of cases) {
     const a = median(c.a_);
     const b = median(c.b_);
@@ -652,7 +636,7 @@ async function main(): Promise<void> {
   }
   console.log(h.toString());
   console.log(
-    'heap = (heapUsed + arrayBuffers) delta after global.gc(), divided by the key count; the store is created after the baseline, so preallocated LRU arrays count. "incl. key text": keys `user:<i>` built during insertion, prefixed by each limiter (sluice:/rlflx:).',
+    'heap = (heapUsed + arrayBuffers) delta, each side read after global.gc() once it stops shrinking, divided by the key count; the store is created after the baseline, so preallocated LRU arrays count. "incl. key text": keys `user:<i>` built during insertion, prefixed by each limiter (sluice:/rlflx:).',
   );
 
   if (args.scale) {
@@ -718,9 +702,13 @@ async function main(): Promise<void> {
       })),
     };
   }
-  console.log(`\noverall: ${failed ? 'FAIL' : 'PASS'}`);
-  report.overall = failed ? 'FAIL' : 'PASS';
-  if (args.json !== undefined) writeFileSync(args.json, `${JSON.stringify(report, null, 2)}\n`);
+  finish();
+
+  function finish(): void {
+    console.log(`\noverall: ${failed ? 'FAIL' : 'PASS'}`);
+    report.overall = failed ? 'FAIL' : 'PASS';
+    if (args.json !== undefined) writeFileSync(args.json, `${JSON.stringify(report, null, 2)}\n`);
+  }
 
   function mk(label: string, a: Case['a'], b: Case['b'], target: number | undefined): Case {
     return { label, a, b, target, a_: [], b_: [] };

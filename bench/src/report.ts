@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import type { CoreReport } from './core.js';
+import type { PeerRow } from './core-peers.js';
 import type { HttpCase, HttpReport, HttpRow } from './http.js';
 import type { OutcomeReport } from './outcome.js';
 import type { RedisReport } from './redis.js';
@@ -181,8 +182,23 @@ function coreTargets(core: CoreReport): TargetRow[] {
         : `${ns(first.sluice)} -> ${ns(last.sluice)} per awaited decision; the synchronous store.consume alone goes ${ns(first.store)} -> ${ns(last.store)} (ratio ${s.flatness.store.toFixed(2)}), so the growth is in the store's own lookup and update, not in the limiter around it; RLF's store slows too (ratio ${s.flatness.rlf.toFixed(2)}), consistent with memory-access cost once the keys no longer fit in the CPU caches (not yet profiled)`,
     });
   }
+  // sluice vs every peer's in-memory store: the rows with a goal.
+  for (const r of core.peers?.rows ?? []) {
+    if (r.target === undefined) continue;
+    rows.push({
+      target: `core vs every peer, sluice RateLimiter + MemoryStore: ${r.label}`,
+      measured: r.figures.map((f) => `${f.name} ${peerValue(r, f.median)}`).join(', '),
+      floor: r.target,
+      aim: r.target,
+      verdict: r.verdict,
+      gap: r.gap,
+    });
+  }
   return rows;
 }
+
+/** A figure of the every-peer table: decisions/s or heap bytes per key. */
+const peerValue = (r: PeerRow, x: number) => (r.kind === 'rate' ? mps(x) : bytes(x));
 
 type PeerMemoryRow = PeerMemoryReport['rows'][number];
 
@@ -408,6 +424,11 @@ function chartBars(input: ReportInput): Bar[] {
       bars.push({ panel, case: label, limiter: 'sluice', value: r.sluice });
       bars.push({ panel, case: label, limiter: 'rate-limiter-flexible', value: r.rlf });
     }
+    for (const r of core.peers?.rows ?? []) {
+      if (r.kind !== 'rate') continue;
+      for (const f of r.figures)
+        bars.push({ panel, case: `every peer: ${r.label}`, limiter: f.name, value: f.median });
+    }
   }
   if (redis !== undefined) {
     const panel = `Redis: decisions/s, one client, ${redis.config.inFlight} in flight (medians)`;
@@ -614,7 +635,7 @@ export function renderMarkdown(input: ReportInput): string {
       ),
     );
     p(
-      `Heap bytes per key, ${count(core.config.keys)} keys: (heapUsed + arrayBuffers) delta after two ${code('global.gc()')} around building the store, divided by the key count. "Store overhead": the key strings exist before the baseline and are handed to the store as they are; "incl. key text": keys built during insertion and held only by the limiter (sluice prefixes ${code('sluice:')}, RLF ${code('rlflx:')}).`,
+      `Heap bytes per key, ${count(core.config.keys)} keys: (heapUsed + arrayBuffers) delta around building the store, each side read after ${code('global.gc()')} once it stops shrinking (three readings 10 ms apart none lower by over 64 KiB: a closure being optimised in the background can hold a store let go just before), divided by the key count. "Store overhead": the key strings exist before the baseline and are handed to the store as they are; "incl. key text": keys built during insertion and held only by the limiter (sluice prefixes ${code('sluice:')}, RLF ${code('rlflx:')}).`,
     );
     const rlfHeap = core.heap.find((h) => h.name === 'rate-limiter-flexible');
     p(
@@ -637,6 +658,34 @@ export function renderMarkdown(input: ReportInput): string {
         ]),
       ),
     );
+    if (core.peers !== undefined) {
+      const peers = core.peers;
+      const names = peers.subjects.map((x) => x.name);
+      p(
+        '### Core: sluice vs every peer',
+        'Configuration (the measured call of each, and how the keys it holds were checked after the heap measure):',
+        ...peers.subjects.map(
+          (x) => `- ${x.name}: ${code(x.call)}; keys held checked by ${x.counted}`,
+        ),
+        `- decisions/s: the subjects interleaved (${names.join(', ')}, then again) in ${peers.rounds} rounds of ~${peers.ms} ms per figure, after an unmeasured warm-up pass that also fills every store; each decision awaited before the next; "${count(peers.keys)} keys": pre-built keys ${code('user:<i>')} round robin. Every limit is 1e12 per 60 s window (sluice: the GCRA above), never reached: a denial aborts the run.`,
+        `- heap: (heapUsed + arrayBuffers) delta around building the limiter, read as above, divided by the key count; keys ${code('user:<i>')} built during insertion and held only by the limiter (its key text included, with whatever prefix it adds); one measure per subject and size; sluice with the resident GCRA its line names (T = 1 h: every key stays live for the count check) and maxKeys = the key count.`,
+      );
+      p(
+        table(
+          ['', ...names, 'target (sluice)', 'verdict', 'gap', `rounds (${names.join(' | ')})`],
+          peers.rows.map((r) => [
+            r.label,
+            ...r.figures.map((f) => peerValue(r, f.median)),
+            r.target ?? '-',
+            r.verdict,
+            r.gap,
+            r.figures
+              .map((f) => (r.kind === 'rate' ? rounds(f.rounds, 1e6, 2) : rounds(f.rounds, 1, 1)))
+              .join(' | '),
+          ]),
+        ),
+      );
+    }
     if (core.scale !== undefined) {
       const s = core.scale;
       p(
