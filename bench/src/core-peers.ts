@@ -10,7 +10,14 @@ import { performance } from 'node:perf_hooks';
 import { MemoryStore, RateLimiter } from '@sluice/core';
 import { MemoryStore as ErlMemoryStore, type Options as ErlOptions } from 'express-rate-limit';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { gcraAlgo, median, plainTable, RESIDENT_CONFIG, residentAlgo } from './common.js';
+import {
+  GCRA_CONFIG,
+  gcraAlgo,
+  median,
+  plainTable,
+  RESIDENT_CONFIG,
+  residentAlgo,
+} from './common.js';
 import {
   BATCH,
   check,
@@ -167,7 +174,7 @@ const nothing = async () => {};
 const SUBJECTS: Subject[] = [
   {
     name: 'sluice',
-    call: `await limiter.consume(key), limiter = new RateLimiter({ algorithm: gcra({ rate: 1e6, period: "1s", burst: 1e9 }), store: new MemoryStore({ maxKeys: keys }) }); heap: ${RESIDENT_CONFIG} and maxKeys = the key count`,
+    call: `await limiter.consume(key), limiter = new RateLimiter({ algorithm: ${GCRA_CONFIG}, store: new MemoryStore({ maxKeys: keys }) }); heap: ${RESIDENT_CONFIG} and maxKeys = the key count`,
     counted: 'store.size (live keys)',
     create(maxKeys, resident) {
       const store = new MemoryStore({ maxKeys });

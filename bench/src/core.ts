@@ -17,6 +17,7 @@ import { parseArgs } from 'node:util';
 import { type Algorithm, type Decision, fixedWindow, MemoryStore, RateLimiter } from '@sluice/core';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import {
+  GCRA_CONFIG,
   gcraAlgo,
   machine,
   median,
@@ -414,8 +415,7 @@ async function main(): Promise<void> {
       ms: MEASURE_MS,
       keys: MANY,
       inFlight: IN_FLIGHT,
-      sluice:
-        'RateLimiter + MemoryStore({ maxKeys: keys }), gcra({ rate: 1e6, period: "1s", burst: 1e9 }) / fixedWindow({ limit: 1e12, window: "60s" })',
+      sluice: `RateLimiter + MemoryStore({ maxKeys: keys }), ${GCRA_CONFIG} / fixedWindow({ limit: 1e12, window: "60s" })`,
       rlf: 'rate-limiter-flexible RateLimiterMemory({ points: 1e12, duration: 60 })',
     },
     throughput: [],
@@ -590,7 +590,7 @@ async function main(): Promise<void> {
   }
   console.log(t.toString());
   console.log(
-    'sluice: RateLimiter + MemoryStore, gcra({ rate: 1e6, period: "1s", burst: 1e9 }) / fixedWindow({ limit: 1e12, window: "60s" });',
+    `sluice: RateLimiter + MemoryStore, ${GCRA_CONFIG} / fixedWindow({ limit: 1e12, window: "60s" });`,
   );
   console.log(
     'RLF: rate-limiter-flexible RateLimiterMemory({ points: 1e12, duration: 60 }) in every row.',
