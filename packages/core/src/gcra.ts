@@ -81,18 +81,37 @@ export class GcraAlgorithm implements Algorithm {
   }
 
   step(state: State | undefined, nowMs: number, cost: number): StepResult {
-    const perMs = this.ticksPerMs;
-    const interval = this.intervalTicks;
-    const tolerance = this.toleranceTicks;
     // TAT - now, in ticks, never negative (an idle key is a full bucket).
     let ahead = 0;
     if (state !== undefined && (state as number) > nowMs) {
-      ahead = Math.round(((state as number) - nowMs) * perMs);
+      ahead = Math.round(((state as number) - nowMs) * this.ticksPerMs);
     }
+    const decision = this.decide(ahead, cost);
+    if (!decision.allowed || cost === 0) return { state: undefined, decision, ttlMs: 0 };
+    const ttlMs = decision.resetAfterMs;
+    return { state: nowMs + ttlMs, decision, ttlMs };
+  }
+
+  /**
+   * The decision on a request of `cost` units when the TAT is `aheadTicks` ticks after now
+   * (an integer >= 0; 0 for an idle key): GCRA's whole arithmetic, in ticks. `step` decides
+   * with it, and so does the Lua twin's reply decoder (@sluice/redis), from the TAT the
+   * script read.
+   *
+   * @example
+   * ```ts
+   * const algorithm = gcra({ rate: 10, period: '1s', burst: 2 });
+   * algorithm.decide(0, 1); // { allowed: true, remaining: 1, resetAfterMs: 100, … }
+   * ```
+   */
+  decide(aheadTicks: number, cost: number): Decision {
+    const perMs = this.ticksPerMs;
+    const interval = this.intervalTicks;
+    const tolerance = this.toleranceTicks;
     const increment = cost * interval;
-    const next = ahead + increment;
+    const next = aheadTicks + increment;
     if (next <= tolerance) {
-      const decision: Decision = {
+      return {
         allowed: true,
         limit: this.limit,
         remaining: Math.floor((tolerance - next) / interval),
@@ -100,19 +119,15 @@ export class GcraAlgorithm implements Algorithm {
         resetAfterMs: next / perMs,
         cost,
       };
-      if (cost === 0) return { state: undefined, decision, ttlMs: 0 };
-      const ttlMs = next / perMs;
-      return { state: nowMs + ttlMs, decision, ttlMs };
     }
-    const decision: Decision = {
+    return {
       allowed: false,
       limit: this.limit,
-      remaining: ahead >= tolerance ? 0 : Math.floor((tolerance - ahead) / interval),
+      remaining: aheadTicks >= tolerance ? 0 : Math.floor((tolerance - aheadTicks) / interval),
       retryAfterMs: increment > tolerance ? -1 : (next - tolerance) / perMs,
-      resetAfterMs: ahead / perMs,
+      resetAfterMs: aheadTicks / perMs,
       cost,
     };
-    return { state: undefined, decision, ttlMs: 0 };
   }
 
   /**

@@ -298,7 +298,7 @@ export class Coalescer {
 
   #settle(batch: Batch, reply: unknown[]): void {
     const { calls, twin } = batch;
-    const width = twin.width;
+    const width = twin.replyWidth;
     if (reply[0] === EXPIRED) {
       // Redis ran the script past its deadline and did nothing: a timeout.
       if (batch.server !== undefined) this.#clocks.sample(batch.server, reply[1]);
@@ -313,12 +313,14 @@ export class Coalescer {
       const call = calls[i]!;
       if (call.settled) continue; // timed out: its late answer is ignored
       call.settled = true;
-      if (reply[at] === -1) {
-        call.reject(new Error(String(reply[at + 1])));
+      const first = reply[at];
+      if (typeof first !== 'number') {
+        // The key's function raised an error: its message stands where its values would.
+        call.reject(new Error(String(first)));
         continue;
       }
       try {
-        const decision = twin.decode(reply as number[], at, call.algorithm, call.cost);
+        const decision = twin.decodeReply(reply as number[], at, call.algorithm, call.cost);
         call.resolve(
           serverTime && decision.allowed && call.cost > 0
             ? withChargeTime(decision, clock)

@@ -1,5 +1,5 @@
 import type { Decision, GcraAlgorithm } from '@sluice/core';
-import { luaTwin } from './lua-common.js';
+import { luaTwin, type Packing } from './lua-common.js';
 
 /**
  * Where a GCRA key keeps its TAT. Two forms:
@@ -49,8 +49,9 @@ end
 local function gcra_ahead(key, now, perMs)
   if gcra_whole_ms(perMs) then
     local at = redis.call('PEXPIRETIME', key)
-    if at < 0 then return 0, false end
-    return math.max(0, at - SLACK_MS - now), true
+    if at >= 0 then return math.max(0, at - SLACK_MS - now), true end
+    if at == -2 then return 0, false end
+    -- -1, no expiry: none of ours; read as before (GET raises WRONGTYPE on a non-string)
   end
   local tat = tonumber(redis.call('GET', key))
   if tat == nil then return 0, false end
@@ -176,8 +177,26 @@ export function decodeGcra(
   };
 }
 
-/** The GCRA twin: its scripts and their decoder. */
-export const GCRA = luaTwin('gcra', 3, 4, GCRA_FN, decodeGcra, GCRA_REFUND);
+/**
+ * The GCRA twin's decision in a single or batch reply: one number, the TAT's lead over now
+ * in ticks (`reset`, the 4th result) doubled, plus one when the request was denied (then
+ * the lead before it; after it when admitted). `GcraAlgorithm.decide` rebuilds the whole
+ * decision from it, with the engine's own arithmetic: a quarter of the numbers Redis
+ * encodes and the client parses.
+ */
+const GCRA_PACKING: Packing<GcraAlgorithm> = {
+  width: 1,
+  lua: '2 * r4 + 1 - r1',
+  decode(reply, at, algorithm, cost) {
+    const packed = reply[at]!;
+    const ahead =
+      packed % 2 === 1 ? (packed - 1) / 2 : packed / 2 - cost * algorithm.intervalTicks;
+    return algorithm.decide(ahead, cost);
+  },
+};
+
+/** The GCRA twin: its scripts and their decoders. */
+export const GCRA = luaTwin('gcra', 3, 4, GCRA_FN, decodeGcra, GCRA_REFUND, GCRA_PACKING);
 /** GCRA on one key (see `LuaTwin.single`). */
 export const GCRA_LUA = GCRA.single.source;
 /** GCRA on many keys in one call (see `LuaTwin.batch`). */

@@ -42,11 +42,20 @@ export interface LuaTwin {
   readonly refund: string;
   /** How many algorithm parameters (`Algorithm.params`) the function takes after `cost`. */
   readonly params: number;
-  /** How many numbers the function returns (the width of one decision in a reply). */
+  /**
+   * How many numbers the function returns (the width of one decision in the all-or-nothing
+   * script's reply, decoded by {@link LuaTwin.decode}).
+   */
   readonly width: number;
   /**
+   * How many numbers one decision takes in a reply of {@link LuaTwin.single} and
+   * {@link LuaTwin.batch}: `width`, or fewer when the twin packs its results (see
+   * {@link Packing}); {@link LuaTwin.decodeReply} reads them.
+   */
+  readonly replyWidth: number;
+  /**
    * KEYS[1] = the key. ARGV = now ('' for Redis TIME), cost, ...params, deadline.
-   * Reply: the function's `width` numbers, then Redis `TIME` in ms; or, when `TIME` has
+   * Reply: the decision's `replyWidth` numbers, then Redis `TIME` in ms; or, when `TIME` has
    * reached the deadline (Redis ms since the epoch; '' or absent = none), `{EXPIRED, TIME}`
    * and nothing is read or written: a call its caller gave up on charges nothing.
    */
@@ -55,14 +64,30 @@ export interface LuaTwin {
    * KEYS = n keys. ARGV = ...params (shared by every key), then n pairs (now, cost), one
    * per key, in KEYS order, or a single pair that every key shares ('' as now takes Redis
    * TIME, read once per batch), then the deadline (as in `single`, one for the batch). Each key is decided after the previous
-   * one, all in one atomic script. Reply: n groups of `width` values, flat, then `TIME` in
-   * ms; or `{EXPIRED, TIME}` past the deadline (no key touched). A key whose function raised
-   * an error answers `-1, "<message>"` (padded with 0s), so one bad key fails its own
-   * decision only.
+   * one, all in one atomic script. Reply: n groups of `replyWidth` values, flat, then `TIME`
+   * in ms; or `{EXPIRED, TIME}` past the deadline (no key touched). A key whose function
+   * raised an error answers its message (a string where a number would be; padded with 0s),
+   * so one bad key fails its own decision only.
    */
   readonly batch: LuaScript;
-  /** Builds a decision from the `width` values at `at` in a reply of either script. */
+  /** Builds a decision from the function's `width` values at `at` (all-or-nothing replies). */
   readonly decode: Decoder;
+  /** Builds a decision from the `replyWidth` values at `at` in a reply of either script. */
+  readonly decodeReply: Decoder;
+}
+
+/**
+ * A twin's smaller reply for its single and batch scripts: `lua`, a Lua expression list of
+ * `width` values over the function's results `r1`, `r2`, …, and the decoder of those values
+ * (the call's own cost and algorithm in hand).
+ *
+ * perf: every number in a reply is encoded by Redis and parsed by the client (ioredis 6's
+ * decoder: about 0.1 µs a number), per decision.
+ */
+export interface Packing<A extends Algorithm = Algorithm> {
+  width: number;
+  lua: string;
+  decode: Decoder<A>;
 }
 
 /**
@@ -114,8 +139,9 @@ end
 /**
  * Builds the single and batch scripts around `fn`, the Lua text of
  * `local function <name>(key, now, cost, <params...>) ... return <width values> end`
- * (every argument a number, converted once per script call); `decode` reads its replies;
- * `refund` is its inverse (see {@link LuaTwin.refund}).
+ * (every argument a number, converted once per script call); `decode` reads its results;
+ * `refund` is its inverse (see {@link LuaTwin.refund}); `packing`, when given, is what the
+ * single and batch scripts reply instead of the results.
  */
 export function luaTwin<A extends Algorithm>(
   name: string,
@@ -124,19 +150,21 @@ export function luaTwin<A extends Algorithm>(
   fn: string,
   decode: Decoder<A>,
   refund: string,
+  packing?: Packing<A>,
 ): LuaTwin {
   const list = (n: number, make: (i: number) => string, separator = ', ') =>
     Array.from({ length: n }, (_, i) => make(i + 1)).join(separator);
+  const results = list(width, (i) => `r${i}`);
+  const replyWidth = packing?.width ?? width;
+  const reply = packing?.lua ?? results;
   const single = `${LUA_PRELUDE}${fn}
 local clock = server_now()
 local deadline = tonumber(ARGV[${params + 3}])
 if deadline ~= nil and clock >= deadline then return {${EXPIRED}, clock} end
 local now = use_now(ARGV[1], clock)
-local out = {${name}(KEYS[1], now, tonumber(ARGV[2]), ${list(params, (i) => `tonumber(ARGV[${i + 2}])`)})}
-out[${width + 1}] = clock
-return out
+local ${results} = ${name}(KEYS[1], now, tonumber(ARGV[2]), ${list(params, (i) => `tonumber(ARGV[${i + 2}])`)})
+return {${reply}, clock}
 `;
-  const results = list(width, (i) => `r${i}`);
   const batch = `${LUA_PRELUDE}${fn}
 local ${list(params, (i) => `p${i}`)} = ${list(params, (i) => `tonumber(ARGV[${i}])`)}
 local clock = server_now()
@@ -153,14 +181,13 @@ for i = 1, #KEYS do
   end
   local ok, ${results} = pcall(${name}, KEYS[i], now, cost, ${list(params, (i) => `p${i}`)})
   if ok then
-${list(width, (i) => `    out[n + ${i}] = r${i}`, '\n')}
+${packing === undefined ? list(width, (i) => `    out[n + ${i}] = r${i}`, '\n') : `    ${list(replyWidth, (i) => `out[n + ${i}]`)} = ${reply}`}
   else
     if type(r1) == 'table' then r1 = r1.err end
-    out[n + 1] = -1
-    out[n + 2] = tostring(r1)
-${list(width - 2, (i) => `    out[n + ${i + 2}] = 0`, '\n')}
+    out[n + 1] = tostring(r1)
+${list(replyWidth - 1, (i) => `    out[n + ${i + 1}] = 0`, '\n')}
   end
-  n = n + ${width}
+  n = n + ${replyWidth}
 end
 out[n + 1] = clock
 return out
@@ -171,10 +198,12 @@ return out
     refund,
     params,
     width,
+    replyWidth,
     single: new LuaScript(single),
     batch: new LuaScript(batch),
     // Called only with algorithms of this twin's kind (the store picks the twin by kind).
     decode: decode as Decoder,
+    decodeReply: (packing?.decode ?? decode) as Decoder,
   };
 }
 

@@ -139,3 +139,12 @@ it("a client clock keeps the TAT in the value (the server's expiry cannot carry 
     9,
   );
 });
+
+it('whole-ms intervals on Redis TIME still refuse a key of another type (WRONGTYPE)', async () => {
+  const algorithm = gcra({ rate: 100, period: '1m' });
+  const store = new RedisStore({ client, timeoutMs: 5000 });
+  const prefix = `foreign-${Math.random()}`;
+  await client.hset(store.keyFor(`${prefix}:k`), 'f', 'v');
+  await expect(store.consume(`${prefix}:k`, algorithm, 1, 0)).rejects.toThrow(/WRONGTYPE/);
+  expect(await client.hget(store.keyFor(`${prefix}:k`), 'f')).toBe('v');
+});
