@@ -189,8 +189,7 @@ const GCRA_PACKING: Packing<GcraAlgorithm> = {
   lua: '2 * r4 + 1 - r1',
   decode(reply, at, algorithm, cost) {
     const packed = reply[at]!;
-    const ahead =
-      packed % 2 === 1 ? (packed - 1) / 2 : packed / 2 - cost * algorithm.intervalTicks;
+    const ahead = packed % 2 === 1 ? (packed - 1) / 2 : packed / 2 - cost * algorithm.intervalTicks;
     return algorithm.decide(ahead, cost);
   },
 };
