@@ -14,6 +14,7 @@ import type { HttpCase, HttpReport, HttpRow } from './http.js';
 import type { OutcomeReport } from './outcome.js';
 import type { RedisReport } from './redis.js';
 import type { PeerMemoryReport } from './redis-memory.js';
+import { summaryRows } from './report-summary.js';
 
 export interface PartRun {
   name: 'core' | 'redis' | 'http' | 'outcome';
@@ -581,6 +582,20 @@ export function renderMarkdown(input: ReportInput): string {
       ]),
     ),
   );
+
+  // --- summary: the Redis path and the memory store, as the Redis-path issue measured them ---
+  p(
+    '## Summary: the Redis path and the memory store',
+    'sluice against the best peer of each row in this run (every peer and every round are in the sections below). ' +
+      "HTTP: limited / unlimited req/s of the same framework, and the limiter's own server CPU per request.",
+    table(
+      ['case', 'sluice', 'best peer in the same run', 'goal', 'verdict'],
+      summaryRows(core, redis, http),
+    ),
+  );
+  // Where the time goes on the Redis path, and what changed (hand-written, kept beside the bench).
+  const profile = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'profile.md');
+  if (existsSync(profile)) p(readFileSync(profile, 'utf8').trim());
 
   // --- targets ---
   p('## DESIGN §8 targets');
