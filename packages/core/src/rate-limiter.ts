@@ -191,9 +191,7 @@ export class RateLimiter {
     if (typeof store.refund !== 'function') {
       throw new TypeError('sluice: this store cannot give back (it has no refund)');
     }
-    if (typeof key !== 'string') {
-      return Promise.reject(new TypeError(`sluice: key must be a string, got ${typeof key}`));
-    }
+    if (typeof key !== 'string') return notAString(key);
     try {
       return Promise.resolve(store.refund(key, algorithm, cost, now, at));
     } catch (error) {
@@ -237,17 +235,20 @@ export class RateLimiter {
   }
 
   #decide(key: string, cost: number): Promise<Decision> {
-    if (typeof key !== 'string') {
-      return Promise.reject(new TypeError(`sluice: key must be a string, got ${typeof key}`));
-    }
+    if (typeof key !== 'string') return notAString(key);
     const { algorithm, clock } = this.#config;
     try {
-      const result = this.#scoped.consume(key, algorithm, cost, clock());
-      return result instanceof Promise ? result : Promise.resolve(result);
+      // A store's promise is returned as it is; a decision is wrapped.
+      return Promise.resolve(this.#scoped.consume(key, algorithm, cost, clock()));
     } catch (error) {
       return Promise.reject(error);
     }
   }
+}
+
+/** The rejection of a call whose key is not a string (out of line: see `#decide`). */
+function notAString(key: unknown): Promise<never> {
+  return Promise.reject(new TypeError(`sluice: key must be a string, got ${typeof key}`));
 }
 
 const LIMITER_OPTIONS = optionNames<RateLimiterOptions>({
