@@ -45,11 +45,18 @@ export interface OutcomeReport {
 const KEYS = Array.from({ length: 1000 }, (_, i) => `user:${i}`);
 
 function paths(store?: RedisStore) {
+  // Prefixes of their own: on Redis the two limiters' keys would otherwise be one key of
+  // two types (a GCRA string and a lease sorted set), and every call a WRONGTYPE error.
   const allow = new RateLimiter({
     algorithm: gcra({ rate: 1e6, period: '1s', burst: 1e9 }),
     store,
+    prefix: 'allow',
   });
-  const leases = new RateLimiter({ algorithm: concurrency({ limit: 1e6 }), store });
+  const leases = new RateLimiter({
+    algorithm: concurrency({ limit: 1e6 }),
+    store,
+    prefix: 'lease',
+  });
   return {
     allow: (key: string) => allow.consume(key),
     refund: async (key: string) => {

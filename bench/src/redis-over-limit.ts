@@ -123,7 +123,10 @@ export async function overLimitSection(
   try {
     for (const s of subjects) {
       if (s.path === 'deny') {
-        // Use up every key's unit, then let each limiter see one denial per key.
+        // Use up every key's unit, then let each limiter see one denial per key, one call at
+        // a time: in a run, cached denials answer in microtasks, and a worker loop that never
+        // leaves them would hold back the setImmediate that sends the other keys' batches.
+        for (const key of s.keys) await s.limiter.consume(key);
         for (const key of s.keys) await s.limiter.consume(key);
       }
       await run(s, Math.min(ms, 1000), inflight); // warm-up, not counted
