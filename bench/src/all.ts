@@ -1,7 +1,8 @@
 /**
- * `pnpm bench`: the core, Redis and HTTP benchmarks in sequence, each as a child process
- * running its own script (`bench:core --scale --json`, `bench:redis --scale --json`,
- * `bench:http --json`), then `docs/benchmarks.md` and `docs/benchmarks.svg` from their results.
+ * `pnpm bench`: the core, every-peer (memory stores), Redis, outcome and HTTP benchmarks in
+ * sequence, each as a child process running its own script (`bench:core --scale --no-peers
+ * --json`, `bench:core --peers-only --json`, `bench:redis --scale --json`, …), then
+ * `docs/benchmarks.md` and `docs/benchmarks.svg` from their results.
  *
  * Each part's stdout is shown as it runs and kept in bench/results/ (with the JSON), so
  * `--report-only` can rewrite the note from the last run without measuring again.
@@ -28,7 +29,7 @@ const { values: args } = parseArgs({
   // `pnpm bench -- --quick` passes the `--` through; drop it.
   args: scriptArgs(),
   options: {
-    only: { type: 'string', default: 'core,redis,http,outcome' },
+    only: { type: 'string', default: 'core,peers,redis,http,outcome' },
     quick: { type: 'boolean', default: false },
     'report-only': { type: 'boolean', default: false },
   },
@@ -49,8 +50,16 @@ const PARTS: { name: Name; script: string; node: string[]; args: string[]; quick
     name: 'core',
     script: 'src/core.ts',
     node: ['--expose-gc', '--import', 'tsx'],
-    args: ['--scale', '--json', 'results/core.json'],
+    args: ['--scale', '--no-peers', '--json', 'results/core.json'],
     quick: ['--rounds', '1', '--ms', '200', '--scale-rounds', '1'],
+  },
+  {
+    // sluice vs every peer's in-memory store, in a process of its own (see core.ts).
+    name: 'peers',
+    script: 'src/core.ts',
+    node: ['--expose-gc', '--import', 'tsx'],
+    args: ['--peers-only', '--json', 'results/peers.json'],
+    quick: ['--rounds', '1', '--ms', '200', '--peer-heap-keys', '100000'],
   },
   {
     name: 'redis',
@@ -108,7 +117,7 @@ async function measureAll(): Promise<RunInfo> {
   const run: RunInfo = {
     date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
     command: `pnpm bench${
-      args.quick || only.size < 4
+      args.quick || only.size < PARTS.length
         ? ` -- ${process.argv
             .slice(2)
             .filter((a) => a !== '--')
@@ -166,13 +175,25 @@ function readJson<T>(name: string, run: RunInfo, part: Name): T | undefined {
   }
 }
 
+/** The core report with the every-peer section of its own process (`--peers-only`). */
+function withPeers(
+  core: CoreReport | undefined,
+  peers: CoreReport | undefined,
+): CoreReport | undefined {
+  if (core === undefined || peers?.peers === undefined) return core;
+  return { ...core, peers: peers.peers };
+}
+
 async function main(): Promise<void> {
   const run: RunInfo = args['report-only']
     ? (JSON.parse(readFileSync(RUN_FILE, 'utf8')) as RunInfo)
     : await measureAll();
   const input = {
     run,
-    core: readJson<CoreReport>('core.json', run, 'core'),
+    core: withPeers(
+      readJson<CoreReport>('core.json', run, 'core'),
+      readJson<CoreReport>('peers.json', run, 'peers'),
+    ),
     redis: readJson<RedisReport>('redis.json', run, 'redis'),
     http: readJson<HttpReport>('http.json', run, 'http'),
     outcome: readJson<OutcomeReport>('outcome.json', run, 'outcome'),

@@ -52,8 +52,14 @@ const { values: args } = parseArgs({
     'scale-rounds': { type: 'string', default: '3' },
     /** Key counts of the every-peer heap rows (heap per key incl. key text). */
     'peer-heap-keys': { type: 'string', default: '100000,1000000' },
-    /** Only the every-peer section (while working on it). */
+    /**
+     * Only the every-peer section: `pnpm bench` runs it so, in a process of its own, so that
+     * what the other sections ran (fixed windows, other stores) leaves no trace in the JIT
+     * state of the subjects it compares.
+     */
     'peers-only': { type: 'boolean', default: false },
+    /** Skip the every-peer section (`pnpm bench` runs it in its own process). */
+    'no-peers': { type: 'boolean', default: false },
   },
 });
 const ROUNDS = Number(args.rounds);
@@ -63,6 +69,7 @@ const SCALE_KEYS = args['scale-keys'].split(',').map(Number);
 const SCALE_ROUNDS = Number(args['scale-rounds']);
 const PEER_HEAP_KEYS = args['peer-heap-keys'].split(',').map(Number);
 const PEERS_ONLY = args['peers-only'];
+const NO_PEERS = args['no-peers'];
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) {
@@ -436,13 +443,15 @@ async function main(): Promise<void> {
     }
 
   // --- sluice vs every peer (heap with key text, then awaited decisions/s) ---
-  report.peers = await runPeers({
-    rounds: ROUNDS,
-    ms: MEASURE_MS,
-    keys: MANY,
-    heapKeys: PEER_HEAP_KEYS,
-  });
-  let failed = report.peers.rows.some((r) => r.verdict === 'FAIL');
+  if (!NO_PEERS) {
+    report.peers = await runPeers({
+      rounds: ROUNDS,
+      ms: MEASURE_MS,
+      keys: MANY,
+      heapKeys: PEER_HEAP_KEYS,
+    });
+  }
+  let failed = report.peers?.rows.some((r) => r.verdict === 'FAIL') ?? false;
   if (PEERS_ONLY) return finish();
 
   // --- throughput ---

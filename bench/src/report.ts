@@ -17,7 +17,7 @@ import type { PeerMemoryReport } from './redis-memory.js';
 import { summaryRows } from './report-summary.js';
 
 export interface PartRun {
-  name: 'core' | 'redis' | 'http' | 'outcome';
+  name: 'core' | 'peers' | 'redis' | 'http' | 'outcome';
   /** The command line, relative to bench/. */
   command: string;
   seconds: number;
@@ -678,6 +678,7 @@ export function renderMarkdown(input: ReportInput): string {
       const names = peers.subjects.map((x) => x.name);
       p(
         '### Core: sluice vs every peer',
+        `Command: ${code(partCommand(run, run.parts.some((x) => x.name === 'peers') ? 'peers' : 'core'))}: a process of its own, so what the sections above ran (fixed windows, other stores) leaves nothing in the JIT state of the subjects compared here (in the core process, after them, the same awaited sluice decision is the "RateLimiter.consume (awaited): GCRA" rows above).`,
         'Configuration (the measured call of each, and how the keys it holds were checked after the heap measure):',
         ...peers.subjects.map(
           (x) => `- ${x.name}: ${code(x.call)}; keys held checked by ${x.counted}`,

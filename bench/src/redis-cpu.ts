@@ -1,0 +1,159 @@
+/**
+ * `pnpm bench:redis-cpu`: where a Redis decision's CPU goes, in CPU time rather than wall
+ * time (so the figures hold on a busy machine), on a redis-server this script starts itself.
+ *
+ * 1. Per decision, sluice's RateLimiter + RedisStore with 256 calls in flight over 10 000
+ *    keys: Node's CPU (`process.cpuUsage`) and the server's (`INFO cpu`), per decision, and
+ *    decisions per script call; for a whole-ms and a sub-ms emission interval, with and
+ *    without ioredis auto-pipelining.
+ * 2. Per key of a 128-key script call, the server's CPU for each part of the GCRA script:
+ *    the batch script itself on both intervals, then loops that do one thing per key (the
+ *    loop and reply alone, `pcall` of a function, `PEXPIRETIME`, `SET … PXAT`, `PEXPIREAT`).
+ *
+ * Traffic goes to 127.0.0.1 only. bench/profile.md reads these figures.
+ */
+import { parseArgs } from 'node:util';
+import { type Algorithm, gcra, RateLimiter } from '@sluice/core';
+import { GCRA_BATCH_LUA, RedisStore } from '@sluice/redis';
+import { Redis } from 'ioredis';
+import { GCRA_CONFIG, gcraAlgo, measureRate, plainTable, scriptArgs, withRedis } from './common.js';
+
+const { values: args } = parseArgs({
+  args: scriptArgs(),
+  options: { ms: { type: 'string', default: '2000' }, rounds: { type: 'string', default: '3' } },
+});
+const MS = Number(args.ms);
+const ROUNDS = Number(args.rounds);
+
+/** The server's CPU (user + system) so far, µs. */
+async function serverCpuUs(info: Redis): Promise<number> {
+  const text = await info.info('cpu');
+  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(text)![1]);
+  return (field('used_cpu_user') + field('used_cpu_sys')) * 1e6;
+}
+
+async function scriptCalls(info: Redis): Promise<number> {
+  const text = await info.info('commandstats');
+  return Number(/cmdstat_evalsha:calls=(\d+)/.exec(text)?.[1] ?? 0);
+}
+
+/** Node and server CPU µs per decision, and decisions per script call (median of rounds). */
+async function perDecision(port: number, info: Redis, algorithm: Algorithm, auto: boolean) {
+  const client = new Redis({ port, host: '127.0.0.1', enableAutoPipelining: auto });
+  const limiter = new RateLimiter({
+    algorithm,
+    store: new RedisStore({ client }),
+    onStoreError: 'deny',
+  });
+  const keys = Array.from({ length: 10_000 }, (_, i) => `user:${i}`);
+  const consume = async (key: string) => {
+    if (!(await limiter.consume(key)).allowed) throw new Error('denied: the bench limit is wrong');
+  };
+  const node: number[] = [];
+  const server: number[] = [];
+  const perCall: number[] = [];
+  const rate: number[] = [];
+  try {
+    await measureRate(consume, keys, 500, 256); // warm-up
+    for (let r = 0; r < ROUNDS; r++) {
+      const [s0, c0, n0] = [await serverCpuUs(info), await scriptCalls(info), process.cpuUsage()];
+      const t0 = performance.now();
+      const perS = await measureRate(consume, keys, MS, 256);
+      const decisions = (perS * (performance.now() - t0)) / 1000;
+      const n = process.cpuUsage(n0);
+      const [s1, c1] = [await serverCpuUs(info), await scriptCalls(info)];
+      node.push((n.user + n.system) / decisions);
+      server.push((s1 - s0) / decisions);
+      perCall.push(decisions / (c1 - c0));
+      rate.push(perS);
+    }
+  } finally {
+    client.disconnect();
+  }
+  const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+  return { node: mid(node), server: mid(server), perCall: mid(perCall), rate: mid(rate) };
+}
+
+/** The server's CPU µs per key of `source` run on 128 keys at a time. */
+async function perKey(client: Redis, info: Redis, source: string, argv: (string | number)[]) {
+  const keys = Array.from({ length: 128 }, (_, i) => `sl:user:${i}`);
+  const sha = String(await client.script('LOAD', source));
+  const run = (n: number) =>
+    Promise.all(Array.from({ length: n }, () => client.evalsha(sha, 128, ...keys, ...argv)));
+  await run(200);
+  const before = await serverCpuUs(info);
+  await run(2000);
+  return ((await serverCpuUs(info)) - before) / (2000 * 128);
+}
+
+const LOOPS: [string, string][] = [
+  [
+    'loop and a 1-number reply per key',
+    'local out = {} for i = 1, #KEYS do out[i] = 1 end return out',
+  ],
+  [
+    'pcall of a function returning 4 numbers',
+    'local function f(k) return 1, 2, 3, 4 end local out = {} for i = 1, #KEYS do local ok, a = pcall(f, KEYS[i]) out[i] = a end return out',
+  ],
+  [
+    'PEXPIRETIME',
+    "local out = {} for i = 1, #KEYS do out[i] = redis.call('PEXPIRETIME', KEYS[i]) end return out",
+  ],
+  [
+    'SET key 0 PXAT t',
+    "local t = redis.call('TIME') local at = tonumber(t[1]) * 1000 + 100000 local out = {} for i = 1, #KEYS do redis.call('SET', KEYS[i], '0', 'PXAT', string.format('%d', at + i)) out[i] = 1 end return out",
+  ],
+  [
+    'PEXPIREAT key t',
+    "local t = redis.call('TIME') local at = tonumber(t[1]) * 1000 + 100000 local out = {} for i = 1, #KEYS do out[i] = redis.call('PEXPIREAT', KEYS[i], string.format('%d', at + i)) end return out",
+  ],
+];
+
+await withRedis(async (server) => {
+  const info = new Redis({ port: server.port, host: '127.0.0.1' });
+  try {
+    const subMs = gcra({ rate: 1e6, period: '1s', burst: 1e9 });
+    const t = plainTable([
+      'interval',
+      'auto-pipelining',
+      'decisions/s',
+      'Node µs/decision',
+      'Redis µs/decision',
+      'decisions per call',
+    ]);
+    for (const [label, algorithm] of [
+      [`whole ms: ${GCRA_CONFIG}`, gcraAlgo()],
+      ['sub-ms: gcra({ rate: 1e6, period: "1s", burst: 1e9 })', subMs],
+    ] as const) {
+      for (const auto of [false, true]) {
+        const d = await perDecision(server.port, info, algorithm, auto);
+        t.push([
+          label,
+          String(auto),
+          `${(d.rate / 1e3).toFixed(0)} k/s`,
+          d.node.toFixed(2),
+          d.server.toFixed(2),
+          d.perCall.toFixed(0),
+        ]);
+      }
+    }
+    console.log(
+      `per decision, 256 in flight over 10 000 keys, median of ${ROUNDS} rounds of ~${MS} ms:\n${t.toString()}`,
+    );
+    const k = plainTable(['script on 128 keys a call', 'Redis µs per key']);
+    k.push([
+      'GCRA batch script, whole-ms interval',
+      (await perKey(info, info, GCRA_BATCH_LUA, [1, 1, 1e9, '', 1, ''])).toFixed(2),
+    ]);
+    k.push([
+      'GCRA batch script, 1000 ticks per ms',
+      (await perKey(info, info, GCRA_BATCH_LUA, [1, 1000, 1e9, '', 1, ''])).toFixed(2),
+    ]);
+    for (const [label, source] of LOOPS)
+      k.push([label, (await perKey(info, info, source, [])).toFixed(2)]);
+    console.log(`\nthe server's CPU per key of one script call on 128 keys:\n${k.toString()}`);
+    await info.flushdb(); // our own server only
+  } finally {
+    info.disconnect();
+  }
+});
