@@ -86,9 +86,11 @@ const FLOOR_VS_RLF = 1.5;
 const MIN_OF_CEILING = 0.7;
 /**
  * The issue's goal for the auto-pipelined row, "no slower than without": its median at least
- * this share of the plain one's (3% for the noise between rounds).
+ * this share of the plain one's. Both run the same path (the store writes its batches to the
+ * connection itself, past ioredis's auto-pipeline), so what is left is noise: one subject's
+ * rounds spread by up to 20% on this machine, their medians by up to 4%.
  */
-const MIN_AUTO_OF_PLAIN = 0.97;
+const MIN_AUTO_OF_PLAIN = 0.95;
 const MAX_KEY_BYTES = 100;
 const AIM_KEY_BYTES = 56;
 
