@@ -109,7 +109,8 @@ end
 
 /**
  * Gives back `cost` units charged earlier: the TAT moves back by `cost` emission intervals
- * (a TAT moved to now or before is deleted: the same as a full bucket). GCRA charges add
+ * (a TAT moved to now or before is deleted: the same as a full bucket), read and written
+as a decision reads and writes it (`gcra_ahead`, `gcra_set`). GCRA charges add
  * up while the key stays backlogged (TAT ahead of now), so the give-back is exact then,
  * whatever other requests charged or gave back in between, in any order. If the key
  * drained after the charge and a later request charged it from idle, the give-back can
@@ -120,41 +121,18 @@ end
  * (`at` and `reset`, the charge's time and resetTicks, are not needed.)
  */
 const GCRA_REFUND = `local function gcra_refund(key, now, cost, at, reset, interval, perMs, burst)
-  if gcra_whole_ms(perMs) then
-    local ahead, held = gcra_ahead(key, now, perMs)
-    if held then
-      local left = ahead - cost * interval
-      if left <= 0 then
-        redis.call('DEL', key)
-      else
-        gcra_set(key, now, left, perMs, true)
-      end
-    end
-    return gcra(key, now, 0, interval, perMs, burst)
-  end
-  local tat = tonumber(redis.call('GET', key))
-  if tat ~= nil then
-    if gcra_expiry_form(tat, perMs) then
-      local left = gcra_expiry_ahead(key, tat, now, perMs) - cost * interval
-      if left <= 0 then
-        redis.call('DEL', key)
-      else
-        gcra_set(key, now, left, perMs, false)
-      end
+  local ahead, held = gcra_ahead(key, now, perMs)
+  if ahead > 0 then
+    local left = ahead - cost * interval
+    if left <= 0 then
+      redis.call('DEL', key)
     else
-      if tat >= 1e14 then tat = tat / 1000 end
-      local value = tat - cost * interval / perMs
-      if value <= now then
-        redis.call('DEL', key)
-      else
-        redis.call('SET', key, exact(value), 'PX', px(value - now))
-      end
+      gcra_set(key, now, left, perMs, held)
     end
   end
   return gcra(key, now, 0, interval, perMs, burst)
 end
 `;
-
 /**
  * Builds the {@link Decision} from the 4 numbers at `at` in a GCRA twin's reply (same
  * divisions as the TS engine).
