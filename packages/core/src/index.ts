@@ -5,24 +5,41 @@
  *
  * @packageDocumentation
  */
-export type { Algorithm, AlgorithmKind, RefundResult, State, StepResult } from './algorithm.js';
-export { expiryOf } from './algorithm.js';
 export type {
-  BreakerState,
-  BreakerTicket,
-  CircuitBreakerOptions,
-} from './circuit-breaker.js';
-export { CircuitBreaker, DEFAULT_COOLDOWN_MS } from './circuit-breaker.js';
-export type { ConcurrencyOptions } from './concurrency.js';
-export { ConcurrencyAlgorithm, concurrency, DEFAULT_LEASE_MS } from './concurrency.js';
-export type { CellReply, Decision } from './decision.js';
-export { toCellReply } from './decision.js';
-export type { Duration } from './duration.js';
-export { parseDuration } from './duration.js';
-export { isRedisClientLike, SluiceConfigError } from './errors.js';
-export { FixedWindowAlgorithm, fixedWindow } from './fixed-window.js';
-export type { GcraOptions } from './gcra.js';
-export { cellThrottle, GcraAlgorithm, gcra } from './gcra.js';
+  Algorithm,
+  AlgorithmKind,
+  RefundResult,
+  State,
+  StepResult,
+} from './algorithms/algorithm.js';
+export { expiryOf } from './algorithms/algorithm.js';
+export type { ConcurrencyOptions } from './algorithms/concurrency.js';
+export { ConcurrencyAlgorithm, concurrency, DEFAULT_LEASE_MS } from './algorithms/concurrency.js';
+export type { CellReply, Decision } from './algorithms/decision.js';
+export { toCellReply } from './algorithms/decision.js';
+export { FixedWindowAlgorithm, fixedWindow } from './algorithms/fixed-window.js';
+export type { GcraOptions } from './algorithms/gcra.js';
+export { cellThrottle, GcraAlgorithm, gcra } from './algorithms/gcra.js';
+export type { LeakyBucketOptions } from './algorithms/leaky-bucket.js';
+export { leakyBucket } from './algorithms/leaky-bucket.js';
+export type { Penalty, PenaltyOptions } from './algorithms/penalty.js';
+export {
+  blocked,
+  DEFAULT_MAX_BLOCK_MS,
+  PenaltyAlgorithm,
+  parsePenalty,
+  penalty,
+} from './algorithms/penalty.js';
+export type { Rate } from './algorithms/rate.js';
+export { SlidingLogAlgorithm, slidingLog } from './algorithms/sliding-log.js';
+export { SlidingWindowAlgorithm, slidingWindow } from './algorithms/sliding-window.js';
+export type { TokenBucketOptions } from './algorithms/token-bucket.js';
+export { tokenBucket } from './algorithms/token-bucket.js';
+export { WindowAlgorithm } from './algorithms/window-algorithm.js';
+export type { WindowOptions } from './algorithms/window-options.js';
+export type { Duration } from './common/duration.js';
+export { parseDuration } from './common/duration.js';
+export { isRedisClientLike, SluiceConfigError } from './common/errors.js';
 export type { MethodDecorator } from './http/decorators.js';
 export { SkipThrottle } from './http/decorators.js';
 export type { HeaderStyle, HeaderStyleName, HeadersOption } from './http/headers.js';
@@ -41,33 +58,37 @@ export { QUOTA_EXCEEDED_TITLE, QUOTA_EXCEEDED_TYPE } from './http/problem.js';
 export type { RequestView } from './http/request-view.js';
 export type { LimitedInfo, LimitMode } from './http/shadow.js';
 export type { HttpVerdict } from './http/verdict.js';
-export type { LeakyBucketOptions } from './leaky-bucket.js';
-export { leakyBucket } from './leaky-bucket.js';
-export type { LimitAlgorithmFactory, LimitQuota } from './limit.js';
-export { defaultLimitAlgorithm, Limit, limitAlgorithm } from './limit.js';
-export type { MemoryKeySpace, MemoryStoreOptions } from './memory-store.js';
-export { MemoryStore } from './memory-store.js';
-export type { OverLimitCacheOptions } from './over-limit-cache.js';
-export { DEFAULT_OVER_LIMIT_KEYS, OverLimitCache } from './over-limit-cache.js';
-export type { Penalty, PenaltyOptions } from './penalty.js';
-export {
-  blocked,
-  DEFAULT_MAX_BLOCK_MS,
-  PenaltyAlgorithm,
-  parsePenalty,
-  penalty,
-} from './penalty.js';
-export type { Rate } from './rate.js';
+export type { LimitAlgorithmFactory, LimitQuota } from './limits/limit.js';
+export { defaultLimitAlgorithm, Limit, limitAlgorithm } from './limits/limit.js';
 export type {
   AcquireOptions,
   ConsumeOptions,
   RateLimiterOptions,
   RefundOptions,
-} from './rate-limiter.js';
-export { RateLimiter } from './rate-limiter.js';
-export { SlidingLogAlgorithm, slidingLog } from './sliding-log.js';
-export { SlidingWindowAlgorithm, slidingWindow } from './sliding-window.js';
-export type { Store, StoreRequest } from './store.js';
+} from './limits/rate-limiter.js';
+export { RateLimiter } from './limits/rate-limiter.js';
+export type {
+  LimitInput,
+  LimitResolver,
+  ResolvedLimitEntry,
+  ResolvedLimits,
+} from './limits/throttle-registry.js';
+export { resolveLimitInput, ThrottleRegistry, throttles } from './limits/throttle-registry.js';
+export type { ThrottleSpec } from './limits/throttle-string.js';
+export { parseThrottle, THROTTLE_NAME } from './limits/throttle-string.js';
+export type {
+  BreakerState,
+  BreakerTicket,
+  CircuitBreakerOptions,
+} from './store-failure/circuit-breaker.js';
+export { CircuitBreaker, DEFAULT_COOLDOWN_MS } from './store-failure/circuit-breaker.js';
+export type { OverLimitCacheOptions } from './store-failure/over-limit-cache.js';
+export { DEFAULT_OVER_LIMIT_KEYS, OverLimitCache } from './store-failure/over-limit-cache.js';
+export type { StoreErrorPolicy, StoreFailureLogger } from './store-failure/store-failure.js';
+export { DENY_RETRY_MS, FailSafeStore } from './store-failure/store-failure.js';
+export type { MemoryKeySpace, MemoryStoreOptions } from './stores/memory-store.js';
+export { MemoryStore } from './stores/memory-store.js';
+export type { Store, StoreRequest } from './stores/store.js';
 export {
   chargeTimeOf,
   consumeEach,
@@ -75,19 +96,4 @@ export {
   recordChargeTime,
   scopeOf,
   withChargeTime,
-} from './store.js';
-export type { StoreErrorPolicy, StoreFailureLogger } from './store-failure.js';
-export { DENY_RETRY_MS, FailSafeStore } from './store-failure.js';
-export type {
-  LimitInput,
-  LimitResolver,
-  ResolvedLimitEntry,
-  ResolvedLimits,
-} from './throttle-registry.js';
-export { resolveLimitInput, ThrottleRegistry, throttles } from './throttle-registry.js';
-export type { ThrottleSpec } from './throttle-string.js';
-export { parseThrottle, THROTTLE_NAME } from './throttle-string.js';
-export type { TokenBucketOptions } from './token-bucket.js';
-export { tokenBucket } from './token-bucket.js';
-export { WindowAlgorithm } from './window-algorithm.js';
-export type { WindowOptions } from './window-options.js';
+} from './stores/store.js';

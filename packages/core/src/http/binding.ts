@@ -1,4 +1,4 @@
-import type { Decision } from '../decision.js';
+import type { Decision } from '../algorithms/decision.js';
 import type { RequestView } from './request-view.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { Decision } from '../decision.js';
-import type { Store } from '../store.js';
+import type { Decision } from '../algorithms/decision.js';
+import type { Store } from '../stores/store.js';
 import type { HttpVerdict } from './verdict.js';
 
 /**

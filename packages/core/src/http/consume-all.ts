@@ -1,6 +1,6 @@
-import type { Algorithm } from '../algorithm.js';
-import type { Decision } from '../decision.js';
-import { consumeEach, type Store, type StoreRequest } from '../store.js';
+import type { Algorithm } from '../algorithms/algorithm.js';
+import type { Decision } from '../algorithms/decision.js';
+import { consumeEach, type Store, type StoreRequest } from '../stores/store.js';
 import type { Scope } from './plan.js';
 
 /** A key of one request under one limit. */

@@ -1,5 +1,5 @@
-import type { Algorithm } from '../algorithm.js';
-import type { Decision } from '../decision.js';
+import type { Algorithm } from '../algorithms/algorithm.js';
+import type { Decision } from '../algorithms/decision.js';
 import { chargedFor, type Ledger, ledgerOf, remember } from './charges.js';
 import { consumeAll, consumeAt, type Entry } from './consume-all.js';
 import { defaultStoreOf } from './default-store.js';

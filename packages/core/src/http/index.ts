@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 
-export { checkOptionNames, optionNames } from '../known-options.js';
+export { checkOptionNames, optionNames } from '../common/known-options.js';
 export type { HttpBinding } from './binding.js';
 export { moreRestrictive } from './charges.js';
 export type { MethodDecorator } from './decorators.js';

@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
-import type { Decision } from '../decision.js';
-import { SluiceConfigError } from '../errors.js';
-import type { Store, StoreRequest } from '../store.js';
-import { decidedWithoutStore } from '../store-failure.js';
+import type { Decision } from '../algorithms/decision.js';
+import { SluiceConfigError } from '../common/errors.js';
+import { decidedWithoutStore } from '../store-failure/store-failure.js';
+import type { Store, StoreRequest } from '../stores/store.js';
 
 /**
  * OpenTelemetry metrics of the HTTP limiters (DESIGN §9), recorded through

@@ -1,6 +1,6 @@
-import type { Decision } from '../decision.js';
-import { SluiceConfigError } from '../errors.js';
-import { chargeTimeOf, type Store } from '../store.js';
+import type { Decision } from '../algorithms/decision.js';
+import { SluiceConfigError } from '../common/errors.js';
+import { chargeTimeOf, type Store } from '../stores/store.js';
 import type { Entry } from './consume-all.js';
 
 /**

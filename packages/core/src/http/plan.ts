@@ -1,7 +1,7 @@
-import type { Algorithm } from '../algorithm.js';
-import { SluiceConfigError } from '../errors.js';
-import { type Limit, limitAlgorithm } from '../limit.js';
-import { type Store, scopeOf } from '../store.js';
+import type { Algorithm } from '../algorithms/algorithm.js';
+import { SluiceConfigError } from '../common/errors.js';
+import { type Limit, limitAlgorithm } from '../limits/limit.js';
+import { type Store, scopeOf } from '../stores/store.js';
 import { ceilSeconds, type LimitPolicy } from './headers.js';
 import { keySegment } from './keys.js';
 import type { HttpConfig } from './options.js';

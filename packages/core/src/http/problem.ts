@@ -1,4 +1,4 @@
-import { SluiceConfigError } from '../errors.js';
+import { SluiceConfigError } from '../common/errors.js';
 
 /**
  * The 429 body of `body: 'problem'`: an RFC 9457 problem details object

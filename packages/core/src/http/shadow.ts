@@ -1,4 +1,4 @@
-import { SluiceConfigError } from '../errors.js';
+import { SluiceConfigError } from '../common/errors.js';
 
 /**
  * The `mode` option (DESIGN §9):

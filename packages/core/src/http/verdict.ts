@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import type { Decision } from '../decision.js';
+import type { Decision } from '../algorithms/decision.js';
 import {
   type HeaderSetter,
   type HeaderStyle,

@@ -1,0 +1,393 @@
+import { type Algorithm, isAlgorithm } from '../algorithms/algorithm.js';
+import { concurrency, DEFAULT_LEASE_MS } from '../algorithms/concurrency.js';
+import { gcra } from '../algorithms/gcra.js';
+import { type Penalty, type PenaltyOptions, parsePenalty, penalty } from '../algorithms/penalty.js';
+import { type Duration, parseWholeMs, wholeMs } from '../common/duration.js';
+import { SluiceConfigError } from '../common/errors.js';
+import { brandClass } from '../common/process-global.js';
+import { integerAtLeast } from '../common/validate.js';
+
+const SECOND_MS = 1000;
+const MINUTE_MS = 60 * SECOND_MS;
+const HOUR_MS = 60 * MINUTE_MS;
+const DAY_MS = 24 * HOUR_MS;
+
+interface LimitFields {
+  maxAttempts: number;
+  periodMs: number;
+  subject: string | undefined;
+  requestCost: number;
+  name: string | undefined;
+  unlimited: boolean;
+  penalty: Penalty | undefined;
+  concurrent: boolean;
+}
+
+/**
+ * One rate limit on a route: `maxAttempts` requests per `periodMs`, optionally for an
+ * explicit subject (`.by(subject)`), a per-request cost (`.cost(n)`) and a name for its
+ * keys (`.named(name)`).
+ *
+ * Source of semantics: Laravel `Illuminate\Cache\RateLimiting\Limit` (`perSecond`,
+ * `perMinute`, `perMinutes`, `perHour`, `perDay`, `none`, `by`). `cost` and `named` are
+ * sluice additions (`named` is the third argument of `'throttle:60,1,uploads'`, Laravel
+ * `ThrottleRequests`' `$prefix`).
+ *
+ * A `Limit` is immutable (frozen): `.by()`, `.cost()` and `.named()` return a new
+ * `Limit` and leave the receiver unchanged, so a `Limit` can be shared between routes.
+ *
+ * A `Limit` only states a quota; it does not choose an algorithm. Which algorithm enforces
+ * it is the middleware's `algorithm` option (default: GCRA with `burst` = the quota); see
+ * {@link limitAlgorithm}.
+ *
+ * ```ts
+ * Limit.perMinute(60).by(req.userId ?? req.ip);   // 60 requests per 60 000 ms per subject
+ * Limit.perMinutes(15, 100).cost(5);              // 100 units per 15 minutes, 5 per request
+ * ```
+ */
+export class Limit {
+  /** The quota: requests (units of cost) admitted per period. An integer >= 1, or `Infinity` when {@link Limit.unlimited}. */
+  readonly maxAttempts: number;
+  /** The period of the quota in **milliseconds** (whole ms >= 1). 60 000 for {@link Limit.none}. */
+  readonly periodMs: number;
+  /**
+   * The subject given with {@link Limit.by} (numbers are converted with `String(n)`), or
+   * `undefined`: the middleware then derives the subject itself (the user id when there
+   * is one, else the client IP, IPv6 grouped by /64).
+   */
+  readonly subject: string | undefined;
+  /** Units each request takes from the quota (set with {@link Limit.cost}): an integer >= 0. Default 1. */
+  readonly requestCost: number;
+  /**
+   * The limit's name (set with {@link Limit.named}; `'uploads'` in `'throttle:60,1,uploads'`;
+   * a named limiter's name), or `undefined`. Keys are `<prefix>:<limit name>:<route>:<subject>`,
+   * and draft-8 headers call the policy by it.
+   */
+  readonly name: string | undefined;
+  /** `true` only for {@link Limit.none}: the limit never denies and needs no algorithm or store. */
+  readonly unlimited: boolean;
+  /** The penalty set with {@link Limit.blockFor} (times in ms), or `undefined`. */
+  readonly penalty: Penalty | undefined;
+  /**
+   * `true` for {@link Limit.concurrent}: `maxAttempts` requests in flight at once, leases
+   * expiring after `periodMs` (the lease time), instead of requests per period.
+   */
+  readonly concurrent: boolean;
+
+  private constructor(fields: LimitFields) {
+    this.maxAttempts = fields.maxAttempts;
+    this.periodMs = fields.periodMs;
+    this.subject = fields.subject;
+    this.requestCost = fields.requestCost;
+    this.name = fields.name;
+    this.unlimited = fields.unlimited;
+    this.penalty = fields.penalty;
+    this.concurrent = fields.concurrent;
+    Object.freeze(this);
+  }
+
+  /**
+   * `maxAttempts` requests per `period`.
+   *
+   * @param maxAttempts - an integer >= 1.
+   * @param period - **milliseconds** (a whole number >= 1) or a duration string (`'1s'`,
+   *   `'15m'`, `'1 hour'`; see `parseDuration`).
+   * @throws {@link SluiceConfigError} naming `maxAttempts` or `period`.
+   */
+  static per(maxAttempts: number, period: Duration): Limit {
+    const quota = integerAtLeast('maxAttempts', maxAttempts, 1);
+    return Limit.#make(quota, parseWholeMs('period', period));
+  }
+
+  /**
+   * `maxAttempts` requests per `decaySeconds` **seconds** (default 1).
+   * Laravel `Limit::perSecond($maxAttempts, $decaySeconds = 1)`.
+   * @throws {@link SluiceConfigError} naming `maxAttempts` or `decaySeconds` (integers >= 1).
+   */
+  static perSecond(maxAttempts: number, decaySeconds = 1): Limit {
+    return Limit.#scaled(maxAttempts, 'decaySeconds', decaySeconds, SECOND_MS);
+  }
+
+  /**
+   * `maxAttempts` requests per `decayMinutes` **minutes** (default 1).
+   * Laravel `Limit::perMinute($maxAttempts, $decayMinutes = 1)`.
+   * @throws {@link SluiceConfigError} naming `maxAttempts` or `decayMinutes` (integers >= 1).
+   */
+  static perMinute(maxAttempts: number, decayMinutes = 1): Limit {
+    return Limit.#scaled(maxAttempts, 'decayMinutes', decayMinutes, MINUTE_MS);
+  }
+
+  /**
+   * `maxAttempts` requests per `decayMinutes` **minutes**. Note the argument order, which
+   * is Laravel's: `Limit::perMinutes($decayMinutes, $maxAttempts)`.
+   * @throws {@link SluiceConfigError} naming `decayMinutes` or `maxAttempts` (integers >= 1).
+   */
+  static perMinutes(decayMinutes: number, maxAttempts: number): Limit {
+    return Limit.#scaled(maxAttempts, 'decayMinutes', decayMinutes, MINUTE_MS);
+  }
+
+  /**
+   * `maxAttempts` requests per `decayHours` **hours** (default 1).
+   * Laravel `Limit::perHour($maxAttempts, $decayHours = 1)`.
+   * @throws {@link SluiceConfigError} naming `maxAttempts` or `decayHours` (integers >= 1).
+   */
+  static perHour(maxAttempts: number, decayHours = 1): Limit {
+    return Limit.#scaled(maxAttempts, 'decayHours', decayHours, HOUR_MS);
+  }
+
+  /**
+   * `maxAttempts` requests per `decayDays` **days** (default 1).
+   * Laravel `Limit::perDay($maxAttempts, $decayDays = 1)`.
+   * @throws {@link SluiceConfigError} naming `maxAttempts` or `decayDays` (integers >= 1).
+   */
+  static perDay(maxAttempts: number, decayDays = 1): Limit {
+    return Limit.#scaled(maxAttempts, 'decayDays', decayDays, DAY_MS);
+  }
+
+  /**
+   * A limit that never denies (`unlimited: true`, `maxAttempts: Infinity`,
+   * `periodMs: 60 000`). Laravel `Limit::none()` (`Unlimited`). Use it in a named limiter
+   * to exempt some requests, e.g. `req.userId === 'admin' ? Limit.none() : Limit.perMinute(60)`.
+   */
+  static none(): Limit {
+    noneLimit ??= new Limit({
+      maxAttempts: Number.POSITIVE_INFINITY,
+      periodMs: MINUTE_MS,
+      subject: undefined,
+      requestCost: 1,
+      name: undefined,
+      unlimited: true,
+      penalty: undefined,
+      concurrent: false,
+    });
+    return noneLimit;
+  }
+
+  /**
+   * A concurrency limit (Stripe's concurrency limiter, GitHub's concurrent
+   * requests): at most `maxInFlight` requests per subject in flight at once. Each request
+   * takes a lease when it starts, released when its response finishes or its connection
+   * closes; a lease nobody releases (a crashed server) expires `leaseMs` after it was taken.
+   * Works beside time-based limits in one array (all or nothing). Its default name is
+   * `concurrent`; draft-8+ headers describe it as `"concurrent";q=<n>;qu="concurrent-requests"`;
+   * a denial answers 429 with `Retry-After: 1`.
+   *
+   * @param maxInFlight - an integer >= 1.
+   * @param options - `leaseMs`: **ms** or a duration string, default 60 s.
+   * @throws {@link SluiceConfigError} naming `maxInFlight` or `leaseMs`.
+   * @example Limit.concurrent(2).by(`user:${id}`).named('export')
+   */
+  static concurrent(maxInFlight: number, options: { leaseMs?: Duration } = {}): Limit {
+    const n = integerAtLeast('maxInFlight', maxInFlight, 1);
+    if (options === null || typeof options !== 'object') {
+      throw new SluiceConfigError('options', options, 'an object { leaseMs? }');
+    }
+    const leaseMs = parseWholeMs('leaseMs', options.leaseMs ?? DEFAULT_LEASE_MS);
+    if (leaseMs < 1) throw new SluiceConfigError('leaseMs', options.leaseMs, 'at least 1 ms');
+    return new Limit({
+      maxAttempts: n,
+      periodMs: leaseMs,
+      subject: undefined,
+      requestCost: 1,
+      name: undefined,
+      unlimited: false,
+      penalty: undefined,
+      concurrent: true,
+    });
+  }
+
+  /**
+   * The same limit for an explicit subject (Laravel `Limit::by($key)`), replacing the
+   * middleware's default subject (user id, else client IP) and the route: every route using
+   * this limit shares the subject's bucket.
+   *
+   * @param subject - a string (any, `''` included) or a finite number (converted with `String`).
+   * @returns a new `Limit`; the receiver is unchanged. Read it back as {@link Limit.subject}.
+   * @throws {@link SluiceConfigError} naming `subject` for any other value (e.g. `undefined`, `NaN`).
+   * @example Limit.perMinute(60).by(`user:${id}`)
+   */
+  by(subject: string | number): Limit {
+    let text: string;
+    if (typeof subject === 'string') text = subject;
+    else if (typeof subject === 'number' && Number.isFinite(subject)) text = String(subject);
+    else throw new SluiceConfigError('subject', subject, 'a string or a finite number');
+    return this.#with({ subject: text });
+  }
+
+  /**
+   * The same limit with each request taking `units` from the quota (default 1; 0 makes
+   * requests free). A request whose cost exceeds the quota can never be admitted.
+   *
+   * @param units - an integer >= 0.
+   * @returns a new `Limit`; the receiver is unchanged. Read the value as {@link Limit.requestCost}.
+   * @throws {@link SluiceConfigError} naming `cost` for anything else.
+   */
+  cost(units: number): Limit {
+    return this.#with({ requestCost: integerAtLeast('cost', units, 0) });
+  }
+
+  /**
+   * The same limit under a name (`'uploads'` in `'throttle:60,1,uploads'`; Laravel
+   * `ThrottleRequests`' `$prefix`): the name is a segment of its keys, so limits with
+   * different names count separately and limits with the same name and subject share a
+   * bucket. Draft-8 headers call the policy by it.
+   *
+   * @param name - a non-empty string.
+   * @returns a new `Limit`; the receiver is unchanged. Read it back as {@link Limit.name}.
+   * @throws {@link SluiceConfigError} naming `name` for anything else.
+   * @example Limit.perMinute(60).by(userId).named('api')
+   */
+  named(name: string): Limit {
+    if (typeof name !== 'string' || name === '') {
+      throw new SluiceConfigError('name', name, 'a non-empty string');
+    }
+    return this.#with({ name });
+  }
+
+  /**
+   * The same limit with a penalty: a request this limit denies blocks the key
+   * for `duration`; every request of the block is denied (429) with `Retry-After` = what is
+   * left of it and charges nothing. With `backoff`, each repeated offence while the
+   * offender is still watched (within as long again as its last block, after that block
+   * ended) multiplies the block, up to `maxBlock`. Kept in the store with the limit's
+   * state, so it is shared by every process on a Redis store, decided atomically there.
+   *
+   * @param duration - the first block: **ms** (a whole number >= 1) or a duration string.
+   * @param options - `backoff` (a finite number >= 1, default 1), `maxBlock` (**ms** or a
+   *   duration string >= the block; default `'24h'` with `backoff`, else the block).
+   * @returns a new `Limit`; the receiver is unchanged. Read it back as {@link Limit.penalty}.
+   * @throws {@link SluiceConfigError} naming `blockFor`, `backoff` or `maxBlock`, or
+   *   `blockFor` on a concurrency limit.
+   * @example Limit.perMinute(5).by(req.ip).blockFor('15m', { backoff: 2, maxBlock: '24h' })
+   */
+  blockFor(duration: Duration, options: PenaltyOptions = {}): Limit {
+    if (this.concurrent || this.unlimited) {
+      throw new SluiceConfigError(
+        'blockFor',
+        duration,
+        'a rate limit (not a concurrency limit or Limit.none())',
+      );
+    }
+    return this.#with({ penalty: parsePenalty(duration, options) });
+  }
+
+  /** For logs: e.g. `Limit(60 per 60000 ms, by "42", cost 1)` or `Limit(none)`. */
+  toString(): string {
+    if (this.unlimited) return 'Limit(none)';
+    const parts = [
+      this.concurrent
+        ? `${this.maxAttempts} in flight, leases of ${this.periodMs} ms`
+        : `${this.maxAttempts} per ${this.periodMs} ms`,
+    ];
+    if (this.penalty !== undefined) parts.push(`blocking ${this.penalty.blockMs} ms`);
+    if (this.name !== undefined) parts.push(`named ${JSON.stringify(this.name)}`);
+    if (this.subject !== undefined) parts.push(`by ${JSON.stringify(this.subject)}`);
+    parts.push(`cost ${this.requestCost}`);
+    return `Limit(${parts.join(', ')})`;
+  }
+
+  #with(change: Partial<LimitFields>): Limit {
+    return new Limit({
+      maxAttempts: this.maxAttempts,
+      periodMs: this.periodMs,
+      subject: this.subject,
+      requestCost: this.requestCost,
+      name: this.name,
+      unlimited: this.unlimited,
+      penalty: this.penalty,
+      concurrent: this.concurrent,
+      ...change,
+    });
+  }
+
+  static #scaled(maxAttempts: number, unitOption: string, units: number, unitMs: number): Limit {
+    const quota = integerAtLeast('maxAttempts', maxAttempts, 1);
+    const count = integerAtLeast(unitOption, units, 1);
+    const periodMs = wholeMs(
+      count * unitMs,
+      unitOption,
+      units,
+      'a period that fits in 53 bits of ms',
+    );
+    return Limit.#make(quota, periodMs);
+  }
+
+  static #make(maxAttempts: number, periodMs: number): Limit {
+    return new Limit({
+      maxAttempts,
+      periodMs,
+      subject: undefined,
+      requestCost: 1,
+      name: undefined,
+      unlimited: false,
+      penalty: undefined,
+      concurrent: false,
+    });
+  }
+}
+
+// An ESM-built Limit is a Limit to the CommonJS build too (and the reverse).
+brandClass(Limit, 'Limit');
+
+/** The shared {@link Limit.none} instance, built on first use. */
+let noneLimit: Limit | undefined;
+
+/** The quota handed to a {@link LimitAlgorithmFactory}: `limit` units per `periodMs` **ms**. */
+export interface LimitQuota {
+  /** Units admitted per period ({@link Limit.maxAttempts}): an integer >= 1. */
+  limit: number;
+  /** The period in **milliseconds** ({@link Limit.periodMs}): a whole number >= 1. */
+  periodMs: number;
+}
+
+/**
+ * Builds the algorithm that enforces a {@link Limit}'s quota: the middleware's `algorithm`
+ * option. E.g. `({ limit, periodMs }) => fixedWindow({ limit, window: periodMs })` for
+ * Laravel-exact fixed windows.
+ */
+export type LimitAlgorithmFactory = (quota: LimitQuota) => Algorithm;
+
+/**
+ * The default {@link LimitAlgorithmFactory}: GCRA with `rate = burst = limit` per `periodMs`
+ * (a full quota may be spent back to back from idle, then it refills continuously).
+ */
+export const defaultLimitAlgorithm: LimitAlgorithmFactory = ({ limit, periodMs }) =>
+  gcra({ rate: limit, period: periodMs, burst: limit });
+
+/**
+ * The algorithm that enforces `limit`: `factory({ limit: maxAttempts, periodMs })`, by
+ * default {@link defaultLimitAlgorithm} (`gcra({ rate: maxAttempts, period: periodMs,
+ * burst: maxAttempts })`: the quota may be used back to back). Returns `undefined` for {@link Limit.none} (nothing
+ * to enforce). Builds a new algorithm on each call: call it once per limit at construction
+ * where possible, or cache by `(maxAttempts, periodMs)`.
+ *
+ * @throws {@link SluiceConfigError} naming `limit` when `limit` is not a {@link Limit},
+ *   naming `algorithm` when `factory` is not a function or returns something that is not an
+ *   `Algorithm`; and whatever the factory throws (e.g. `SluiceConfigError` from `gcra`).
+ */
+export function limitAlgorithm(
+  limit: Limit,
+  factory: LimitAlgorithmFactory = defaultLimitAlgorithm,
+): Algorithm | undefined {
+  if (!(limit instanceof Limit)) {
+    throw new SluiceConfigError('limit', limit, 'a Limit such as Limit.perMinute(60)');
+  }
+  if (typeof factory !== 'function') {
+    throw new SluiceConfigError(
+      'algorithm',
+      factory,
+      'a function ({ limit, periodMs }) => Algorithm',
+    );
+  }
+  if (limit.unlimited) return undefined;
+  if (limit.concurrent) return concurrency({ limit: limit.maxAttempts, leaseMs: limit.periodMs });
+  const algorithm = factory({ limit: limit.maxAttempts, periodMs: limit.periodMs });
+  if (!isAlgorithm(algorithm)) {
+    throw new SluiceConfigError(
+      'algorithm',
+      algorithm,
+      'the algorithm factory to return an Algorithm such as gcra({ rate, period })',
+    );
+  }
+  return limit.penalty === undefined ? algorithm : penalty(algorithm, limit.penalty);
+}

@@ -1,0 +1,69 @@
+import { isRedisClientLike, SluiceConfigError } from '../common/errors.js';
+import { MemoryStore } from '../stores/memory-store.js';
+import type { Store } from '../stores/store.js';
+import { checkBreakerOptions } from './circuit-breaker.js';
+import { checkOverLimitOptions, type OverLimitCacheOptions } from './over-limit-cache.js';
+import { FailSafeStore, type StoreFailureLogger } from './store-failure.js';
+
+/** A limiter's store once its options are checked (see {@link guardedStore}). */
+export interface GuardedStore {
+  /** Where decisions go: `origin` behind a {@link FailSafeStore}, unless a {@link MemoryStore}. */
+  store: Store;
+  /** The user's store itself. */
+  origin: Store;
+}
+
+/**
+ * Checks a limiter's `store`, `onStoreError`, `logger` and `breaker` options (defaults
+ * already applied, `breaker` may be undefined) and wraps a store that can fail in a
+ * {@link FailSafeStore} with them.
+ *
+ * @param requireReset - whether the store must have `reset` (a limiter that calls it).
+ * @param breaker - {@link CircuitBreakerOptions} (`cooldownMs` default 1000 ms, `clock`
+ *   default `performance.now`); undefined for the defaults.
+ * @param overLimit - the over-limit cache ({@link OverLimitCacheOptions}, or `false`);
+ *   undefined for the default (10 000 keys).
+ * @throws {@link SluiceConfigError} naming `store`, `onStoreError`, `logger`, `breaker`,
+ *   `breaker.cooldownMs`, `breaker.clock`, `overLimitCache` or `overLimitCache.maxKeys`.
+ *
+ * @example
+ * ```ts
+ * const { store } = guardedStore(redisStore, 'deny', console, true, { cooldownMs: 2000 });
+ * ```
+ */
+export function guardedStore(
+  store: unknown,
+  onStoreError: unknown,
+  logger: unknown,
+  requireReset: boolean,
+  breaker?: unknown,
+  overLimit?: unknown,
+): GuardedStore {
+  const s = store as Store;
+  if (
+    s === null ||
+    typeof s !== 'object' ||
+    typeof s.consume !== 'function' ||
+    (requireReset && typeof s.reset !== 'function')
+  ) {
+    throw new SluiceConfigError('store', store, 'a Store (MemoryStore, RedisStore)', {
+      hint: isRedisClientLike(store)
+        ? 'wrap it: `new RedisStore({ client })` (from @sluice/redis)'
+        : undefined,
+    });
+  }
+  if (onStoreError !== 'insurance' && onStoreError !== 'allow' && onStoreError !== 'deny') {
+    throw new SluiceConfigError('onStoreError', onStoreError, "'insurance', 'allow' or 'deny'");
+  }
+  const l = logger as StoreFailureLogger;
+  if (l === null || typeof l !== 'object' || typeof l.warn !== 'function') {
+    throw new SluiceConfigError('logger', logger, 'an object with warn(message)');
+  }
+  const options = checkBreakerOptions(breaker);
+  const cache = overLimit as OverLimitCacheOptions | false | undefined;
+  checkOverLimitOptions(cache);
+  return {
+    store: s instanceof MemoryStore ? s : new FailSafeStore(s, onStoreError, l, options, cache),
+    origin: s,
+  };
+}

@@ -1,0 +1,368 @@
+import type { Algorithm } from '../algorithms/algorithm.js';
+import type { Decision } from '../algorithms/decision.js';
+import { SluiceConfigError } from '../common/errors.js';
+import { MemoryStore } from '../stores/memory-store.js';
+import { consumeEach, fullKey, type Store, type StoreRequest } from '../stores/store.js';
+import {
+  type BreakerState,
+  CircuitBreaker,
+  type CircuitBreakerOptions,
+} from './circuit-breaker.js';
+import {
+  checkOverLimitOptions,
+  OverLimitCache,
+  type OverLimitCacheOptions,
+} from './over-limit-cache.js';
+
+/**
+ * What a limiter does while its store fails (errors, or answers later than its timeout):
+ *
+ * - `'insurance'` (default): decide with an in-process {@link MemoryStore} until the store
+ *   answers again (rate-limiter-flexible's "insurance limiter"); logs once per outage.
+ * - `'allow'`: fail open: admit every request (`remaining` = limit).
+ * - `'deny'`: fail closed: deny every request with `retryAfterMs` = {@link DENY_RETRY_MS}.
+ */
+export type StoreErrorPolicy = 'insurance' | 'allow' | 'deny';
+
+/**
+ * Decisions a {@link FailSafeStore} made without its store because the store failed (the
+ * policy's, or the over-limit cache's outage answers): how metrics tell `store_error`.
+ */
+const withoutStore = new WeakSet<Decision>();
+/** Whether {@link withoutStore} was ever used: the common case looks nothing up. */
+let anyWithoutStore = false;
+
+function markWithoutStore<T extends Decision | Decision[]>(decided: T): T {
+  anyWithoutStore = true;
+  if (Array.isArray(decided)) for (const d of decided) withoutStore.add(d);
+  else withoutStore.add(decided);
+  return decided;
+}
+
+/**
+ * Whether `decision`, or any of `decisions`, was made by `onStoreError` (or the over-limit
+ * cache during an outage) because the store failed, not by the store.
+ */
+export function decidedWithoutStore(decision: Decision, decisions?: readonly Decision[]): boolean {
+  if (!anyWithoutStore) return false;
+  if (withoutStore.has(decision)) return true;
+  return decisions?.some((d) => withoutStore.has(d)) === true;
+}
+
+/** `retryAfterMs` of the denials `onStoreError: 'deny'` gives: 1000 ms. */
+export const DENY_RETRY_MS = 1000;
+
+/** Where failure notices go: `console` by default. */
+export interface StoreFailureLogger {
+  /** Called once when a store starts failing and once when it answers again. */
+  warn(message: string, error?: unknown): void;
+}
+
+/**
+ * Wraps a {@link Store} with a {@link StoreErrorPolicy} and a {@link CircuitBreaker} per
+ * failure domain (one for the whole store, or one per `store.failureDomain(key)`, e.g. per
+ * Redis Cluster node): no store failure ever reaches the caller as a rejection, and after a
+ * failure or timeout the policy decides at once, without calling the store, until a probe
+ * (one call at a time, every `cooldownMs`) answers. The breaker closes then, and the same
+ * store is used again (no rebuild).
+ *
+ * **Over-limit cache** (as Envoy's rate limit service does): a key the store denied is remembered in process until
+ * its retry time ({@link OverLimitCache}): its requests are denied from memory, without a
+ * call to the store, with the exact decision the store would give (`retryAfterMs` and
+ * `resetAfterMs` shrinking with time), on every policy and during an outage too, so
+ * `'insurance'` keeps denying an exhausted client instead of handing it a fresh in-memory
+ * bucket. A key the cache does not know is decided by the store, or by the policy while its
+ * breaker is open. `reset(key)` forgets the key there too.
+ *
+ * **Logging:** "the store is failing" means at least one of its domains' breakers is not
+ * closed. One line (`warn`) when the first domain fails, one when the last one answers
+ * again: two lines per outage, however many nodes fail within it, and a healthy node's
+ * answers never log while another node is failing.
+ *
+ * @example
+ * ```ts
+ * const store = new FailSafeStore(new RedisStore({ client }), 'insurance', console, {
+ *   cooldownMs: 500,
+ * });
+ * const limiter = new RateLimiter({ algorithm: gcra({ rate: 10, period: '1s' }), store });
+ * ```
+ *
+ * @param breaker - the breakers' options (`cooldownMs` default 1000, `clock` default
+ *   `performance.now`), unchecked here: {@link guardedStore} checks them.
+ * @param overLimit - the over-limit cache: {@link OverLimitCacheOptions} (`maxKeys`, default
+ *   10 000 keys), or `false` for none. Default: the cache with 10 000 keys.
+ * @throws {@link SluiceConfigError} naming `overLimitCache` or `overLimitCache.maxKeys`.
+ */
+export class FailSafeStore implements Store {
+  readonly #store: Store;
+  readonly #policy: StoreErrorPolicy;
+  readonly #logger: StoreFailureLogger;
+  readonly #breakerOptions: CircuitBreakerOptions | undefined;
+  /** The breaker of the whole store, when it has no failure domains. */
+  readonly #whole: CircuitBreaker;
+  readonly #domainOf: ((key: string) => string) | undefined;
+  readonly #breakers = new Map<string, CircuitBreaker>();
+  /** The breakers that are not closed: the store is failing while this is not empty. */
+  readonly #down = new Set<CircuitBreaker>();
+  #insurance: MemoryStore | undefined;
+  /** Keys the store denied, until their retry time; undefined with `overLimit: false`. */
+  readonly #overLimit: OverLimitCache | undefined;
+
+  constructor(
+    store: Store,
+    policy: StoreErrorPolicy,
+    logger: StoreFailureLogger,
+    breaker?: CircuitBreakerOptions,
+    overLimit?: OverLimitCacheOptions | false,
+  ) {
+    const maxKeys = checkOverLimitOptions(overLimit);
+    this.#overLimit = maxKeys > 0 ? new OverLimitCache(maxKeys) : undefined;
+    this.#store = store;
+    this.#policy = policy;
+    this.#logger = logger;
+    this.#breakerOptions = breaker;
+    this.#whole = new CircuitBreaker(breaker);
+    if (typeof store.failureDomain === 'function') {
+      const domainOf = store.failureDomain;
+      this.#domainOf = (key) => domainOf.call(store, key);
+    }
+  }
+
+  /** Whether the store is failing: some breaker is open or half-open. */
+  get failing(): boolean {
+    return this.#down.size > 0;
+  }
+
+  /**
+   * The state of the breaker `key` goes through (the whole store's, or its failure
+   * domain's): `'closed'`, `'open'` or `'half-open'`.
+   */
+  breakerState(key: string): BreakerState {
+    return this.#breakerOf(key).state;
+  }
+
+  /** How many keys the over-limit cache holds (0 without one). */
+  get overLimitKeys(): number {
+    return this.#overLimit?.size ?? 0;
+  }
+
+  consume(key: string, algorithm: Algorithm, cost: number, nowMs: number): Promise<Decision> {
+    const overLimit = this.#overLimit;
+    const breaker = this.#domainOf === undefined ? this.#whole : this.#breakerOf(key);
+    let probe = false;
+    if (breaker.state !== 'closed') {
+      // #decide answers from the over-limit cache first, then by the policy.
+      if (breaker.tryAcquire() === 'reject') {
+        return Promise.resolve(this.#decide(key, algorithm, cost, nowMs));
+      }
+      probe = true;
+    } else if (overLimit !== undefined && overLimit.size > 0) {
+      const known = overLimit.answer(key, algorithm, cost, nowMs, false);
+      if (known !== undefined) return Promise.resolve(known);
+    }
+    let result: Decision | Promise<Decision>;
+    try {
+      result = this.#store.consume(key, algorithm, cost, nowMs);
+    } catch (error) {
+      return Promise.resolve(this.#fallback(error, breaker, probe, key, algorithm, cost, nowMs));
+    }
+    return Promise.resolve(result).then(
+      (decision) => {
+        if (probe) this.#answered(breaker);
+        if (overLimit !== undefined) overLimit.record(key, algorithm, decision, nowMs);
+        return decision;
+      },
+      (error: unknown) => this.#fallback(error, breaker, probe, key, algorithm, cost, nowMs),
+    );
+  }
+
+  /**
+   * {@link Store.consumeAll} under the policy and breakers: the store's own `consumeAll`
+   * when it has one, else a peek then a consume of each key through {@link consume}. The
+   * call goes through the breakers of every key's failure domain: when one of them is not
+   * closed and lets no probe through, or the call fails, the policy decides every request
+   * (`'insurance'`: all-or-nothing on the insurance store), and a failure counts against
+   * every domain the call touched (it cannot tell which one failed). Never rejects.
+   */
+  consumeAll(requests: readonly StoreRequest[], nowMs: number): Promise<Decision[]> {
+    const store = this.#store;
+    if (typeof store.consumeAll !== 'function') {
+      const keys = requests.map(fullKey);
+      return Promise.resolve(
+        consumeEach(
+          requests.map((r) => r.cost),
+          (i, cost) => this.consume(keys[i]!, requests[i]!.algorithm, cost, nowMs),
+        ),
+      );
+    }
+    // This store has no scopes: the store behind it sees full keys, as from `consume`.
+    const flat = requests.map(
+      (r): StoreRequest => ({ key: fullKey(r), algorithm: r.algorithm, cost: r.cost }),
+    );
+    const breakers = new Set<CircuitBreaker>();
+    for (const r of flat) breakers.add(this.#breakerOf(r.key));
+    const probes: CircuitBreaker[] = [];
+    for (const breaker of breakers) {
+      if (breaker.state === 'closed') continue;
+      if (breaker.tryAcquire() === 'reject') {
+        // Probes granted to other domains: reported failed (reopened for a cooldown), so
+        // no breaker stays half-open waiting for a probe that never ran.
+        for (const probe of probes) probe.onFailure(true);
+        return Promise.resolve(this.#decideAll(flat, nowMs));
+      }
+      probes.push(breaker);
+    }
+    const failed = (error: unknown): Decision[] => {
+      for (const breaker of breakers) this.#failed(error, breaker, probes.includes(breaker));
+      return this.#decideAll(flat, nowMs);
+    };
+    let result: Decision[] | Promise<Decision[]>;
+    try {
+      result = store.consumeAll(flat, nowMs);
+    } catch (error) {
+      return Promise.resolve(failed(error));
+    }
+    return Promise.resolve(result).then((decisions) => {
+      for (const probe of probes) this.#answered(probe);
+      return decisions;
+    }, failed);
+  }
+
+  /** The policy's decisions of a whole {@link consumeAll} (full keys), without the store. */
+  #decideAll(requests: readonly StoreRequest[], nowMs: number): Decision[] {
+    if (this.#policy !== 'insurance') {
+      return requests.map((r) => this.#decide(r.key, r.algorithm, r.cost, nowMs));
+    }
+    this.#insurance ??= new MemoryStore();
+    return markWithoutStore(this.#insurance.consumeAll(requests, nowMs));
+  }
+
+  /**
+   * {@link Store.refund} under the policy and breakers: gives back on the store while its
+   * breaker is closed (a failure is counted and the insurance store, if any, gives back
+   * instead), else on the insurance store (what charged during the outage). Forgets `key`
+   * in the over-limit cache first: a key given back may fit again. Never rejects; resolves
+   * to the key's peek (the policy's when the store did not answer).
+   */
+  refund(
+    key: string,
+    algorithm: Algorithm,
+    cost: number,
+    nowMs: number,
+    atMs: number,
+  ): Promise<Decision> {
+    this.#overLimit?.forget(key);
+    const store = this.#store;
+    const breaker = this.#breakerOf(key);
+    const local = (): Decision =>
+      this.#insurance !== undefined
+        ? this.#insurance.refund(key, algorithm, cost, nowMs, atMs)
+        : this.#decide(key, algorithm, 0, nowMs);
+    if (breaker.state !== 'closed' || typeof store.refund !== 'function') {
+      return Promise.resolve(local());
+    }
+    let result: Decision | Promise<Decision>;
+    try {
+      result = store.refund(key, algorithm, cost, nowMs, atMs);
+    } catch (error) {
+      this.#failed(error, breaker, false);
+      return Promise.resolve(local());
+    }
+    return Promise.resolve(result).then(undefined, (error: unknown) => {
+      this.#failed(error, breaker, false);
+      return local();
+    });
+  }
+
+  /**
+   * Forgets `key` in the over-limit cache, the insurance store and the store; never rejects. While the key's
+   * breaker is open the store is not called (the reset is lost there, as it would be if
+   * the call failed); a reset may be the probe.
+   */
+  async reset(key: string): Promise<void> {
+    this.#insurance?.reset(key);
+    this.#overLimit?.forget(key);
+    const breaker = this.#breakerOf(key);
+    let probe = false;
+    if (breaker.state !== 'closed') {
+      if (breaker.tryAcquire() === 'reject') return;
+      probe = true;
+    }
+    try {
+      await this.#store.reset(key);
+      if (probe) this.#answered(breaker);
+    } catch (error) {
+      this.#failed(error, breaker, probe);
+    }
+  }
+
+  #breakerOf(key: string): CircuitBreaker {
+    if (this.#domainOf === undefined) return this.#whole;
+    const domain = this.#domainOf(key);
+    let breaker = this.#breakers.get(domain);
+    if (breaker === undefined) {
+      breaker = new CircuitBreaker(this.#breakerOptions);
+      this.#breakers.set(domain, breaker);
+    }
+    return breaker;
+  }
+
+  #fallback(
+    error: unknown,
+    breaker: CircuitBreaker,
+    probe: boolean,
+    key: string,
+    algorithm: Algorithm,
+    cost: number,
+    nowMs: number,
+  ): Decision {
+    this.#failed(error, breaker, probe);
+    return this.#decide(key, algorithm, cost, nowMs);
+  }
+
+  /**
+   * The decision without the store: the over-limit cache's (with its outage answers), else
+   * the policy's.
+   */
+  #decide(key: string, algorithm: Algorithm, cost: number, nowMs: number): Decision {
+    return markWithoutStore(this.#decidePolicy(key, algorithm, cost, nowMs));
+  }
+
+  #decidePolicy(key: string, algorithm: Algorithm, cost: number, nowMs: number): Decision {
+    const known = this.#overLimit?.answer(key, algorithm, cost, nowMs, true);
+    if (known !== undefined) return known;
+    const limit = algorithm.limit;
+    if (this.#policy === 'allow') {
+      return { allowed: true, limit, remaining: limit, retryAfterMs: 0, resetAfterMs: 0, cost };
+    }
+    if (this.#policy === 'deny') {
+      return {
+        allowed: false,
+        limit,
+        remaining: 0,
+        retryAfterMs: DENY_RETRY_MS,
+        resetAfterMs: DENY_RETRY_MS,
+        cost,
+      };
+    }
+    this.#insurance ??= new MemoryStore();
+    return this.#insurance.consume(key, algorithm, cost, nowMs);
+  }
+
+  #failed(error: unknown, breaker: CircuitBreaker, probe: boolean): void {
+    if (!breaker.onFailure(probe)) return;
+    this.#down.add(breaker);
+    if (this.#down.size > 1) return; // the outage goes on: logged when it started
+    const reason = error instanceof Error ? error.message : String(error);
+    this.#logger.warn(
+      `sluice: store failing (${reason}); onStoreError '${this.#policy}' decides until it answers`,
+      error,
+    );
+  }
+
+  #answered(breaker: CircuitBreaker): void {
+    if (!breaker.onSuccess(true)) return;
+    this.#down.delete(breaker);
+    if (this.#down.size === 0) this.#logger.warn('sluice: store answering again');
+  }
+}

@@ -1,0 +1,372 @@
+import { type Algorithm, expiryOf, type State } from '../algorithms/algorithm.js';
+import type { Decision } from '../algorithms/decision.js';
+import { SluiceConfigError } from '../common/errors.js';
+import { checkOptionNames } from '../common/known-options.js';
+import { integerAtLeast } from '../common/validate.js';
+import { FlatGroups } from './flat-groups.js';
+import { LruSlots } from './lru-slots.js';
+import { consumeEach, type Store, type StoreRequest } from './store.js';
+
+/** A key space of a {@link MemoryStore} (see {@link MemoryStore.space}): opaque to callers. */
+export type MemoryKeySpace = Map<string, number>;
+
+/** Options of {@link MemoryStore}. */
+export interface MemoryStoreOptions {
+  /**
+   * The most keys held at once: an integer >= 1. When full, one key is dropped to make room
+   * (its next request sees a full quota): an expired key if a short sweep finds one, else a
+   * key chosen fairly between key spaces, open keys before denied ones (see
+   * {@link MemoryStore}). Default 100 000. Memory grows with the keys actually held (about
+   * 60 bytes per GCRA key, plus the key's text), not with maxKeys.
+   */
+  maxKeys?: number;
+}
+
+/** Slots looked at for an expired key before a live key is evicted. */
+const SWEEP_SLOTS = 4;
+
+/**
+ * The embedded, in-process store (the default). O(1) per decision; the key count is
+ * bounded by `maxKeys` so spraying random keys cannot grow memory without limit (one map
+ * lookup per decision; single-number states such as GCRA's TAT live unboxed in a
+ * `Float64Array`);
+ * a key whose state has expired is treated as absent and dropped when seen, and
+ * {@link MemoryStore.size} does not count it.
+ *
+ * **Eviction** (when `maxKeys` keys are held and a new key comes): spraying keys cannot
+ * reset someone else's bucket.
+ * 1. An expired key, if one of the next few slots of a sweep through the store holds one.
+ * 2. Else a key of the inserting key space when it holds at least its share of the store
+ *    (`maxKeys / key spaces holding keys`), otherwise of a key space over its share. A key
+ *    space is a limiter prefix's ({@link MemoryStore.space}: one per `RateLimiter` prefix,
+ *    one per HTTP limit, route and kind of subject); flat keys are grouped by their text up
+ *    to the second `:`. So a million keys sprayed through one limiter evict that limiter's
+ *    own keys, not another's (unless the other holds more than its share).
+ * 3. Within that key space: a key whose last decision was a denial is kept until that
+ *    denial's retry time (`now + retryAfterMs`, rounded up to the whole second) while the space has any other key to give;
+ *    among the rest, the least recently used goes.
+ *
+ * Its notion of "now" is the clock of the decisions it makes (the limiter's injected
+ * clock), so tests with a fake clock see keys expire on the fake timeline.
+ *
+ * @example
+ * ```ts
+ * const store = new MemoryStore({ maxKeys: 50_000 });
+ * const api = new RateLimiter({ algorithm: gcra({ rate: 100, period: '1m' }), store, prefix: 'api' });
+ * const login = new RateLimiter({ algorithm: gcra({ rate: 5, period: '1m' }), store, prefix: 'login' });
+ * // However many distinct keys go through `api`, an exhausted `login` key stays denied.
+ * ```
+ *
+ * @throws {@link SluiceConfigError} naming `maxKeys` when it is not an integer >= 1, or an
+ *   unknown option name.
+ */
+export class MemoryStore implements Store {
+  /** The most keys the store holds (option `maxKeys`); beyond it the least recently used go. */
+  readonly maxKeys: number;
+  readonly #slots: LruSlots;
+  /** Keys given to `consume` (the Store interface): full keys such as `sl:user:1`. */
+  readonly #keys = new Map<string, number>();
+  /** The eviction groups of flat keys (see flat-groups.ts). */
+  readonly #flatGroups: FlatGroups;
+  /** Per-limiter key spaces, by prefix (see {@link MemoryStore.space}). */
+  readonly #spaces = new Map<string, MemoryKeySpace>();
+  /** The eviction group of each key space. */
+  readonly #spaceGroups = new Map<MemoryKeySpace, number>();
+  /** Single-number states (GCRA TAT), by slot. */
+  #numbers = new Float64Array(0);
+  /**
+   * Array states (windows, logs), by slot; `undefined` where the state is a number, and as a
+   * whole until the first array state (a GCRA-only store pays no 8 B per key for it).
+   */
+  #arrays: (number[] | undefined)[] | undefined;
+  #lastNow = 0;
+  /** The next slot the sweep for expired keys looks at. */
+  #sweep = 0;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    if (options === null || typeof options !== 'object') {
+      throw new SluiceConfigError('options', options, 'an object { maxKeys? }');
+    }
+    checkOptionNames(options, ['maxKeys'], 'new MemoryStore()');
+    this.maxKeys = integerAtLeast('maxKeys', options.maxKeys ?? 100_000, 1);
+    this.#slots = new LruSlots(
+      this.maxKeys,
+      (length) => {
+        const numbers = new Float64Array(length);
+        numbers.set(this.#numbers);
+        this.#numbers = numbers;
+        if (this.#arrays !== undefined) this.#arrays.length = length;
+      },
+      (slot) => {
+        if (this.#arrays !== undefined) this.#arrays[slot] = undefined;
+      },
+    );
+    this.#flatGroups = new FlatGroups(() => this.#slots.addGroup(this.#keys));
+  }
+
+  consume(key: string, algorithm: Algorithm, cost: number, nowMs: number): Decision {
+    return this.consumeIn(this.#keys, key, algorithm, cost, nowMs);
+  }
+
+  /**
+   * The key space of one limiter prefix: `consumeIn(space(prefix), key, …)` decides on the
+   * same state as `consume(prefix + key, …)` would in a store of its own, without building
+   * the prefixed string on every call (the hot path of `RateLimiter`). Spaces are separate
+   * from the full keys given to {@link MemoryStore.consume}; all share `maxKeys`, and each
+   * is one eviction group (see {@link MemoryStore}).
+   */
+  space(prefix: string): MemoryKeySpace {
+    let space = this.#spaces.get(prefix);
+    if (space === undefined) {
+      space = new Map();
+      this.#spaces.set(prefix, space);
+      this.#spaceGroups.set(space, this.#slots.addGroup(space));
+    }
+    return space;
+  }
+
+  /**
+   * The keys under `prefix` as a store of their own (see `Store.scope`): decisions go
+   * straight to the prefix's key space, searched by the short key.
+   */
+  scope(prefix: string): Store {
+    const space = this.space(prefix);
+    return {
+      consume: (key, algorithm, cost, nowMs) => this.consumeIn(space, key, algorithm, cost, nowMs),
+      reset: (key) => this.reset(key, space),
+      refund: (key, algorithm, cost, nowMs, atMs) =>
+        this.refundIn(space, key, algorithm, cost, nowMs, atMs),
+    };
+  }
+
+  /** {@link Store.refund}: gives back `cost` units charged at `atMs` (the algorithm's `refund`). */
+  refund(key: string, algorithm: Algorithm, cost: number, nowMs: number, atMs: number): Decision {
+    return this.refundIn(this.#keys, key, algorithm, cost, nowMs, atMs);
+  }
+
+  /**
+   * {@link MemoryStore.refund} in a key space from {@link MemoryStore.space}.
+   * @throws `TypeError` for an algorithm without `refund` (a custom one).
+   */
+  refundIn(
+    space: MemoryKeySpace,
+    key: string,
+    algorithm: Algorithm,
+    cost: number,
+    nowMs: number,
+    atMs: number,
+  ): Decision {
+    if (typeof algorithm.refund !== 'function') {
+      throw new TypeError(`sluice: algorithm ${algorithm.description} has no refund`);
+    }
+    const slot = space.get(key);
+    let state: State | undefined;
+    if (slot !== undefined) {
+      state = this.#stateAt(slot);
+      if (expiryOf(state) <= nowMs) state = undefined;
+    }
+    const result = algorithm.refund(state, nowMs, cost, atMs);
+    const next = result.state;
+    if (slot !== undefined && next === null) this.#slots.remove(slot);
+    else if (slot !== undefined && next !== undefined && next !== null) {
+      this.#write(slot, next);
+      this.#slots.touch(slot);
+    }
+    return result.decision;
+  }
+
+  /** {@link MemoryStore.consume} in a key space from {@link MemoryStore.space}. */
+  consumeIn(
+    space: MemoryKeySpace,
+    key: string,
+    algorithm: Algorithm,
+    cost: number,
+    nowMs: number,
+  ): Decision {
+    if (nowMs > this.#lastNow) this.#lastNow = nowMs;
+    const slots = this.#slots;
+    const slot = space.get(key);
+    let state: State | undefined;
+    if (slot !== undefined) {
+      state = this.#stateAt(slot);
+      if (expiryOf(state) <= nowMs) state = undefined;
+    }
+    const result = algorithm.step(state, nowMs, cost);
+    const next = result.state;
+    const decision = result.decision;
+    // Neither `result` nor `decision` is passed on: a caller that drops or only reads the
+    // decision then allocates neither (escape analysis).
+    if (next === undefined || slot === undefined || !decision.allowed) {
+      this.#settle(
+        space,
+        key,
+        slot,
+        state,
+        next,
+        decision.allowed,
+        decision.retryAfterMs,
+        cost,
+        nowMs,
+      );
+      return decision;
+    }
+    // The common case, kept small so it inlines: an admitted request on a held key.
+    slots.allow(slot);
+    this.#write(slot, next);
+    return decision;
+  }
+
+  /**
+   * The rest of {@link MemoryStore.consumeIn}: a new key, a peek, a denial (remembered with
+   * its retry time, see the class comment), or a key left with no state.
+   */
+  #settle(
+    space: MemoryKeySpace,
+    key: string,
+    held: number | undefined,
+    state: State | undefined,
+    next: State | undefined,
+    allowed: boolean,
+    retryAfterMs: number,
+    cost: number,
+    nowMs: number,
+  ): void {
+    const slots = this.#slots;
+    let slot = held;
+    if (next !== undefined) {
+      if (slot === undefined) slot = this.#insert(space, key, nowMs);
+      this.#write(slot, next);
+    } else if (slot === undefined) {
+      return;
+    } else if (state === undefined) {
+      slots.remove(slot);
+      return;
+    }
+    if (allowed) {
+      if (cost > 0) slots.allow(slot);
+      else slots.touch(slot);
+    } else if (retryAfterMs > 0) {
+      slots.deny(slot, nowMs + retryAfterMs);
+    } else {
+      slots.touch(slot);
+    }
+  }
+
+  /** A slot for `key`, new in `space`: after an expired key if the sweep finds one. */
+  #insert(space: MemoryKeySpace, key: string, nowMs: number): number {
+    const slots = this.#slots;
+    if (slots.size >= this.maxKeys) this.#dropExpired(nowMs);
+    let group = space === this.#keys ? this.#flatGroups.of(key) : this.#spaceGroups.get(space);
+    if (group === undefined) {
+      // A map that did not come from space(): make it a key space of its own.
+      group = slots.addGroup(space);
+      this.#spaceGroups.set(space, group);
+    }
+    return slots.insert(group, key, nowMs);
+  }
+
+  /** Looks at the next {@link SWEEP_SLOTS} slots and drops the first expired key there. */
+  #dropExpired(nowMs: number): void {
+    const slots = this.#slots;
+    const span = slots.span;
+    let slot = this.#sweep;
+    for (let i = 0; i < SWEEP_SLOTS; i++) {
+      if (slot >= span) slot = 0;
+      if (slots.holds(slot) && expiryOf(this.#stateAt(slot)) <= nowMs) {
+        slots.remove(slot);
+        this.#sweep = slot + 1;
+        return;
+      }
+      slot++;
+    }
+    this.#sweep = slot;
+  }
+
+  /**
+   * Forgets a full key (a `RateLimiter`'s keys by their prefixed form too), or, with
+   * `space`, `key` in that key space.
+   */
+  reset(key: string, space?: MemoryKeySpace): void {
+    const slot = space === undefined ? this.#find(key) : space.get(key);
+    if (slot !== undefined) this.#slots.remove(slot);
+  }
+
+  /**
+   * The stored state of a full key such as `sl:user:1` (expired state included), or
+   * `undefined`. A `RateLimiter`'s keys are found by their prefixed form too. For tests and
+   * tools; O(key spaces).
+   */
+  inspect(key: string): State | undefined {
+    const slot = this.#find(key);
+    return slot === undefined ? undefined : this.#stateAt(slot);
+  }
+
+  /** The slot of a full key: in the flat key space, else in the key space of its prefix. */
+  #find(key: string): number | undefined {
+    let slot = this.#keys.get(key);
+    if (slot === undefined) {
+      for (const [prefix, space] of this.#spaces) {
+        if (key.startsWith(prefix)) slot = space.get(key.slice(prefix.length));
+        if (slot !== undefined) break;
+      }
+    }
+    return slot;
+  }
+
+  /**
+   * Drops every key whose state has expired at `nowMs` (default: the latest time this
+   * store has decided at). O(keys); {@link MemoryStore.size} calls it.
+   * @returns how many keys were dropped.
+   */
+  prune(nowMs: number = this.#lastNow): number {
+    const expired: number[] = [];
+    for (const [, slot] of this.#slots.entries()) {
+      if (expiryOf(this.#stateAt(slot)) <= nowMs) expired.push(slot);
+    }
+    for (const slot of expired) this.#slots.remove(slot);
+    return expired.length;
+  }
+
+  /** The number of live (unexpired) keys held; never more than `maxKeys`. O(keys). */
+  get size(): number {
+    this.prune();
+    return this.#slots.size;
+  }
+
+  /** Drops every key. */
+  clear(): void {
+    this.#slots.clear();
+  }
+
+  #stateAt(slot: number): State {
+    return this.#arrays?.[slot] ?? this.#numbers[slot]!;
+  }
+
+  /** Stores `state` at `slot`: a number unboxed in `#numbers`, an array in `#arrays`. */
+  #write(slot: number, state: State): void {
+    if (typeof state === 'number') {
+      this.#numbers[slot] = state;
+      const arrays = this.#arrays;
+      if (arrays !== undefined && arrays[slot] !== undefined) arrays[slot] = undefined;
+    } else {
+      if (this.#arrays === undefined) this.#arrays = new Array(this.#numbers.length);
+      this.#arrays[slot] = state;
+    }
+  }
+
+  /**
+   * {@link Store.consumeAll}: every request admitted, or none charged. Synchronous, so
+   * atomic: peeks each key, then consumes each only if all fit ({@link consumeEach}). A
+   * request with a `prefix` is decided in that prefix's key space, as `scope(prefix)` does.
+   */
+  consumeAll(requests: readonly StoreRequest[], nowMs: number): Decision[] {
+    return consumeEach(
+      requests.map((r) => r.cost),
+      (i, cost) => {
+        const r = requests[i]!;
+        const space = r.prefix === undefined ? this.#keys : this.space(r.prefix);
+        return this.consumeIn(space, r.key, r.algorithm, cost, nowMs);
+      },
+    ) as Decision[];
+  }
+}

@@ -1,0 +1,222 @@
+import type { Algorithm } from '../algorithms/algorithm.js';
+import type { Decision } from '../algorithms/decision.js';
+
+/**
+ * Where limit state lives. A store runs one whole decision atomically: read the key's
+ * state, run the algorithm's step, write the new state with its expiry. The in-memory
+ * {@link MemoryStore} does it synchronously; `RedisStore` in @sluice/redis does it with one
+ * `EVALSHA` of the algorithm's Lua twin.
+ */
+export interface Store {
+  /**
+   * Decides one request on `key` and records it if admitted.
+   *
+   * @param key - the full key (the limiter has already applied its prefix).
+   * @param algorithm - which algorithm and parameters to run.
+   * @param cost - units asked for: an integer >= 0 (0 = peek), already checked.
+   * @param nowMs - the limiter's clock in ms since the Unix epoch. A store that keeps its
+   *   own time (Redis `TIME`) may ignore it.
+   */
+  consume(
+    key: string,
+    algorithm: Algorithm,
+    cost: number,
+    nowMs: number,
+  ): Decision | Promise<Decision>;
+
+  /** Forgets `key`: its next decision sees a full quota. */
+  reset(key: string): void | Promise<void>;
+
+  /**
+   * Optional: the keys under `prefix` as a store of their own, so `scope(p).consume(k, …)`
+   * decides exactly as `consume(p + k, …)`. Limiters ask for it once per prefix and keep it;
+   * a store implements it when it can decide faster without building `p + k` per call
+   * (`MemoryStore`: a key space of its own). Default: {@link scopeOf} prefixes each key.
+   */
+  scope?(prefix: string): Store;
+
+  /**
+   * Optional: the failure domain `key` lives in, for a store whose parts fail apart (on a
+   * Redis Cluster, the master node serving the key's slot, e.g. `'127.0.0.1:7001'`). A
+   * limiter keeps one circuit breaker per domain, so one node down does not stop the calls
+   * to the others. Without it the whole store is one domain. Must be cheap and never throw.
+   *
+   * @example
+   * ```ts
+   * failureDomain: (key) => nodeOf(slotOf(key)) ?? ''
+   * ```
+   */
+  failureDomain?(key: string): string;
+
+  /**
+   * Optional: decides several requests all-or-nothing, atomically: every one is admitted
+   * and charged, or none is charged (a request under an array of limits passes all or is
+   * charged by none, even while the store fails).
+   * Each decision is what `consume` alone would answer at that moment, except that when
+   * one request does not fit, the ones that would fit alone are not charged and report
+   * their peek (a `cost` 0 decision) with their own `cost`; the ones that do not fit
+   * report their real denial. A request fits when `cost <= remaining` of its peek (every
+   * algorithm's admission rule). A failure of the call fails every request of it alike.
+   * Without it, a limiter peeks every key, then consumes each: atomic only on a
+   * synchronous store. {@link consumeEach} is that fallback.
+   *
+   * @param requests - the requests, in order (decisions come back in the same order).
+   * @param nowMs - as in {@link Store.consume}.
+   */
+  consumeAll?(requests: readonly StoreRequest[], nowMs: number): Decision[] | Promise<Decision[]>;
+
+  /**
+   * Optional: gives back `cost` units that a `consume` of `key` admitted at `atMs`, by the
+   * algorithm's `refund` (the exact inverse of the charge as far as the state allows; never
+   * more than it took, never above full capacity), atomically. Resolves to the key's peek
+   * afterwards. Outcome-aware counting and concurrency leases need it; a store
+   * without it cannot give back.
+   *
+   * @param atMs - when the charge was decided, ms since the Unix epoch: the `nowMs` the
+   *   charge was given, or, for a store that keeps its own time, {@link chargeTimeOf} of its
+   *   decision.
+   */
+  refund?(
+    key: string,
+    algorithm: Algorithm,
+    cost: number,
+    nowMs: number,
+    atMs: number,
+  ): Decision | Promise<Decision>;
+}
+
+/** Charge times recorded by {@link recordChargeTime} (stores of other authors). */
+const chargeTimes = new WeakMap<Decision, number>();
+
+/**
+ * A {@link Decision} that carries when a store keeping its own clock charged it (see
+ * {@link withChargeTime}): the same six enumerable fields as any decision, plus a private
+ * field that neither `JSON.stringify`, spreading nor deep equality sees.
+ */
+class ChargedDecision implements Decision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  retryAfterMs: number;
+  resetAfterMs: number;
+  cost: number;
+  readonly #atMs: number;
+
+  constructor(d: Decision, atMs: number) {
+    this.allowed = d.allowed;
+    this.limit = d.limit;
+    this.remaining = d.remaining;
+    this.retryAfterMs = d.retryAfterMs;
+    this.resetAfterMs = d.resetAfterMs;
+    this.cost = d.cost;
+    this.#atMs = atMs;
+  }
+
+  static timeOf(decision: Decision): number | undefined {
+    return #atMs in decision ? decision.#atMs : undefined;
+  }
+}
+
+/**
+ * `decision` as a decision that records when a store which keeps its own time (RedisStore
+ * with `clock: 'server'`) charged it: at `atMs` (ms since the Unix epoch, on the store's
+ * clock), so that a later {@link Store.refund} of that charge can name it
+ * ({@link chargeTimeOf}). Returns a copy with the same fields; `decision` is unchanged.
+ *
+ * @example
+ * ```ts
+ * return withChargeTime(decide(...), redisTimeMs); // in a store's consume
+ * ```
+ */
+export function withChargeTime(decision: Decision, atMs: number): Decision {
+  // perf: a private field costs nothing; a WeakMap entry per decision cost ~200 ns and GC work.
+  return new ChargedDecision(decision, atMs);
+}
+
+/**
+ * Records that a store which keeps its own time decided `decision` at `atMs` (ms since the
+ * Unix epoch, its clock), as {@link withChargeTime} does, on the decision object itself
+ * (kept in a WeakMap: slower; prefer {@link withChargeTime} on a hot path). A store that
+ * decides at the `nowMs` it is given records nothing.
+ */
+export function recordChargeTime(decision: Decision, atMs: number): void {
+  chargeTimes.set(decision, atMs);
+}
+
+/**
+ * When the store charged `decision`, if it keeps its own clock and recorded it (see
+ * {@link withChargeTime}, {@link recordChargeTime}); else `undefined`: it was decided at
+ * the `nowMs` its caller gave.
+ *
+ * @example
+ * const at = chargeTimeOf(decision) ?? nowMs; // the time to pass to store.refund
+ */
+export function chargeTimeOf(decision: Decision): number | undefined {
+  return ChargedDecision.timeOf(decision) ?? chargeTimes.get(decision);
+}
+
+/** One request of {@link Store.consumeAll}. */
+export interface StoreRequest {
+  /** The key: as `consume` takes it, or, with `prefix`, a key of `scope(prefix)`. */
+  key: string;
+  /**
+   * Optional: the request is on `key` in `scope(prefix)` (see {@link Store.scope}), i.e. on
+   * `prefix + key` for a store whose scopes only prefix keys. Without it, on `key` itself.
+   */
+  prefix?: string;
+  /** Which algorithm and parameters to run. */
+  algorithm: Algorithm;
+  /** Units asked for: an integer >= 0 (0 = peek), already checked. */
+  cost: number;
+}
+
+/** The full key of a {@link StoreRequest}: `prefix + key`. */
+export function fullKey(request: StoreRequest): string {
+  return request.prefix === undefined ? request.key : request.prefix + request.key;
+}
+
+/**
+ * All-or-nothing from single decisions (the {@link Store.consumeAll} fallback): peeks
+ * every request (`decide(i, 0)`), then, only if each fits (`cost <= remaining`), consumes
+ * each; otherwise asks the ones that do not fit for their real denial (which charges
+ * nothing) and reports the others' peeks with their `cost`. Atomic when `decide` is
+ * synchronous (nothing runs in between); with an asynchronous store another caller can
+ * slip in between the peek and the consume.
+ *
+ * @param costs - each request's cost, in order.
+ * @param decide - decides request `i` with `cost` (0: a peek).
+ */
+export function consumeEach(
+  costs: readonly number[],
+  decide: (i: number, cost: number) => Decision | Promise<Decision>,
+): Decision[] | Promise<Decision[]> {
+  const finish = (peeks: Decision[]): Decision[] | Promise<Decision[]> => {
+    const fits = peeks.every((p, i) => costs[i]! <= p.remaining);
+    return settle(
+      costs.map((cost, i) =>
+        fits || cost > peeks[i]!.remaining ? decide(i, cost) : { ...peeks[i]!, cost },
+      ),
+    );
+  };
+  const ready = settle(costs.map((_, i) => decide(i, 0)));
+  return ready instanceof Promise ? ready.then(finish) : finish(ready);
+}
+
+function settle(values: (Decision | Promise<Decision>)[]): Decision[] | Promise<Decision[]> {
+  return values.some((v) => v instanceof Promise) ? Promise.all(values) : (values as Decision[]);
+}
+
+/** `store.scope(prefix)`, or a view of `store` that prefixes every key with `prefix`. */
+export function scopeOf(store: Store, prefix: string): Store {
+  if (typeof store.scope === 'function') return store.scope(prefix);
+  const scoped: Store = {
+    consume: (key, algorithm, cost, nowMs) => store.consume(prefix + key, algorithm, cost, nowMs),
+    reset: (key) => store.reset(prefix + key),
+  };
+  if (typeof store.refund === 'function') {
+    const refund = store.refund;
+    scoped.refund = (key, algorithm, cost, nowMs, atMs) =>
+      refund.call(store, prefix + key, algorithm, cost, nowMs, atMs);
+  }
+  return scoped;
+}
