@@ -7,6 +7,7 @@ const packages = ['core', 'redis', 'koa', 'fastify', 'express'];
 
 const moduleNameMapper = {
   '^@sluice/core/http$': '<rootDir>/../core/src/http/index.ts',
+  '^@sluice/core/store$': '<rootDir>/../core/src/store-api.ts',
   '^@sluice/(core|redis|express|fastify|koa|test-kit)$': '<rootDir>/../$1/src/index.ts',
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };
@@ -41,6 +42,7 @@ config.projects!.push({
   moduleNameMapper: {
     ...moduleNameMapper,
     '^@sluice/core/http$': '<rootDir>/../../packages/core/src/http/index.ts',
+    '^@sluice/core/store$': '<rootDir>/../../packages/core/src/store-api.ts',
     '^@sluice/(core|redis|express|fastify|koa|test-kit)$':
       '<rootDir>/../../packages/$1/src/index.ts',
   },
@@ -62,6 +64,7 @@ config.projects!.push({
   moduleNameMapper: {
     ...moduleNameMapper,
     '^@sluice/core/http$': '<rootDir>/../packages/core/src/http/index.ts',
+    '^@sluice/core/store$': '<rootDir>/../packages/core/src/store-api.ts',
     '^@sluice/(core|redis|express|fastify|koa|test-kit)$': '<rootDir>/../packages/$1/src/index.ts',
   },
   transform: {

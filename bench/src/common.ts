@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
-import { type Algorithm, gcra } from '@sluice/core';
+import { gcra } from '@sluice/core';
+import type { Algorithm } from '@sluice/core/store';
 import { type RedisProcess, startRedis } from '@sluice/test-kit';
 import Table from 'cli-table3';
 

@@ -1,6 +1,6 @@
 /**
  * `pnpm bench:core`: sluice's core (RateLimiter + MemoryStore) against
- * rate-limiter-flexible's RateLimiterMemory, in one run (DESIGN §8, "core, memory store"
+ * rate-limiter-flexible's RateLimiterMemory, in one run ("core, memory store"
  * and "heap per key" rows).
  *
  * Throughput: decisions/s, awaited one at a time and with 256 calls in flight, over 1 key and over
@@ -14,7 +14,8 @@
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { type Algorithm, type Decision, fixedWindow, MemoryStore, RateLimiter } from '@sluice/core';
+import { type Decision, fixedWindow, MemoryStore, RateLimiter } from '@sluice/core';
+import type { Algorithm } from '@sluice/core/store';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import {
   GCRA_CONFIG,

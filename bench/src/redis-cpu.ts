@@ -13,9 +13,12 @@
  * Traffic goes to 127.0.0.1 only. bench/profile.md reads these figures.
  */
 import { parseArgs } from 'node:util';
-import { type Algorithm, gcra, RateLimiter } from '@sluice/core';
-import { GCRA_BATCH_LUA, RedisStore } from '@sluice/redis';
+import { gcra, RateLimiter } from '@sluice/core';
+import type { Algorithm } from '@sluice/core/store';
+import { RedisStore } from '@sluice/redis';
 import { Redis } from 'ioredis';
+// The batch script itself, for its CPU per key: internal to the package, read from its source.
+import { GCRA_BATCH_LUA } from '../../packages/redis/src/gcra.lua.js';
 import { GCRA_CONFIG, gcraAlgo, measureRate, plainTable, scriptArgs, withRedis } from './common.js';
 
 const { values: args } = parseArgs({

@@ -5,7 +5,8 @@
  * RLF) and for the bytes each one stores per subject (all of them).
  */
 import { createRequire } from 'node:module';
-import { type Algorithm, RateLimiter } from '@sluice/core';
+import { RateLimiter } from '@sluice/core';
+import type { Algorithm } from '@sluice/core/store';
 import { RedisStore } from '@sluice/redis';
 import type { Redis } from 'ioredis';
 import { RedisStore as RateLimitRedisStore, type RedisReply } from 'rate-limit-redis';

@@ -59,6 +59,7 @@ const sidebar: DefaultTheme.Sidebar = [
       { text: '@sluice/fastify', link: '/reference/api/fastify' },
       { text: '@sluice/koa', link: '/reference/api/koa' },
       { text: '@sluice/redis', link: '/reference/api/redis' },
+      { text: '@sluice/core/store', link: '/reference/api/core/store' },
       { text: '@sluice/core/http', link: '/reference/api/core/http' },
     ],
   },

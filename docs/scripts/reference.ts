@@ -20,6 +20,7 @@ const root = path.resolve(docs, '..');
 /** The public entry points: one page each in the reference. */
 export const ENTRY_POINTS = [
   'packages/core/src/index.ts',
+  'packages/core/src/store-api.ts',
   'packages/core/src/http/index.ts',
   'packages/express/src/index.ts',
   'packages/fastify/src/index.ts',
@@ -65,6 +66,7 @@ async function app(): Promise<Application> {
 /** TypeDoc names modules by their folder (`core/src`); the reference uses package names. */
 const MODULE_NAMES: Record<string, string> = {
   'core/src': '@sluice/core',
+  'core/src/store-api': '@sluice/core/store',
   'core/src/http': '@sluice/core/http',
   'express/src': '@sluice/express',
   'fastify/src': '@sluice/fastify',

@@ -5,8 +5,9 @@
  * here is hard-coded but the traffic itself; the figures on docs/guide/algorithms.md are
  * checked against these results by docs/test/algorithms.test.ts.
  */
-import { type AlgorithmKind, MemoryStore } from '@sluice/core';
+import { MemoryStore } from '@sluice/core';
 import { HttpLimiter, type HttpVerdict, type RequestView } from '@sluice/core/http';
+import type { AlgorithmKind } from '@sluice/core/store';
 
 /** The algorithm names the middleware's `algorithm` option takes, in plot order. */
 export const ALGORITHMS: readonly AlgorithmKind[] = [

@@ -1,10 +1,14 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  // `@sluice/core` and the adapters' `@sluice/core/http`; their shared modules are one chunk
-  // in both formats (`splitting`), so the two entries share module state (the default
+  // `@sluice/core`, the adapters' `@sluice/core/http` and the stores' `@sluice/core/store`; their shared modules are one chunk
+  // in both formats (`splitting`), so the entries share module state (the default
   // stores, the skip marks, the `throttles` registry).
-  entry: { index: 'src/index.ts', 'http/index': 'src/http/index.ts' },
+  entry: {
+    index: 'src/index.ts',
+    'http/index': 'src/http/index.ts',
+    'store/index': 'src/store-api.ts',
+  },
   format: ['esm', 'cjs'],
   splitting: true,
   dts: true,

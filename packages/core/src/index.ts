@@ -1,45 +1,33 @@
 /**
- * `@sluice/core`: what users write: the algorithms, stores, `RateLimiter`,
- * limits, throttle strings and named limiters, and the types of the HTTP options every
- * adapter takes. Adapter plumbing is on the `@sluice/core/http` subpath.
+ * `@sluice/core`: what application authors write with: the algorithm factories, the
+ * `Limit` builder, throttle strings and named limiters, `RateLimiter`, `MemoryStore`, the
+ * `@SkipThrottle()` decorator, and the types of the HTTP options every adapter takes.
+ *
+ * Store and algorithm authors (and sibling packages such as `@sluice/redis`) use
+ * `@sluice/core/store`; adapter authors use `@sluice/core/http`.
  *
  * @packageDocumentation
  */
-export type {
-  Algorithm,
-  AlgorithmKind,
-  RefundResult,
-  State,
-  StepResult,
-} from './algorithms/algorithm.js';
-export { expiryOf } from './algorithms/algorithm.js';
 export type { ConcurrencyOptions } from './algorithms/concurrency.js';
-export { ConcurrencyAlgorithm, concurrency, DEFAULT_LEASE_MS } from './algorithms/concurrency.js';
+export { concurrency } from './algorithms/concurrency.js';
 export type { CellReply, Decision } from './algorithms/decision.js';
 export { toCellReply } from './algorithms/decision.js';
-export { FixedWindowAlgorithm, fixedWindow } from './algorithms/fixed-window.js';
+export { fixedWindow } from './algorithms/fixed-window.js';
 export type { GcraOptions } from './algorithms/gcra.js';
-export { cellThrottle, GcraAlgorithm, gcra } from './algorithms/gcra.js';
+export { cellThrottle, gcra } from './algorithms/gcra.js';
 export type { LeakyBucketOptions } from './algorithms/leaky-bucket.js';
 export { leakyBucket } from './algorithms/leaky-bucket.js';
-export type { Penalty, PenaltyOptions } from './algorithms/penalty.js';
-export {
-  blocked,
-  DEFAULT_MAX_BLOCK_MS,
-  PenaltyAlgorithm,
-  parsePenalty,
-  penalty,
-} from './algorithms/penalty.js';
+export type { PenaltyOptions } from './algorithms/penalty.js';
+export { penalty } from './algorithms/penalty.js';
 export type { Rate } from './algorithms/rate.js';
-export { SlidingLogAlgorithm, slidingLog } from './algorithms/sliding-log.js';
-export { SlidingWindowAlgorithm, slidingWindow } from './algorithms/sliding-window.js';
+export { slidingLog } from './algorithms/sliding-log.js';
+export { slidingWindow } from './algorithms/sliding-window.js';
 export type { TokenBucketOptions } from './algorithms/token-bucket.js';
 export { tokenBucket } from './algorithms/token-bucket.js';
-export { WindowAlgorithm } from './algorithms/window-algorithm.js';
 export type { WindowOptions } from './algorithms/window-options.js';
 export type { Duration } from './common/duration.js';
 export { parseDuration } from './common/duration.js';
-export { isRedisClientLike, SluiceConfigError } from './common/errors.js';
+export { SluiceConfigError } from './common/errors.js';
 export type { MethodDecorator } from './http/decorators.js';
 export { SkipThrottle } from './http/decorators.js';
 export type { HeaderStyle, HeaderStyleName, HeadersOption } from './http/headers.js';
@@ -59,7 +47,7 @@ export type { RequestView } from './http/request-view.js';
 export type { LimitedInfo, LimitMode } from './http/shadow.js';
 export type { HttpVerdict } from './http/verdict.js';
 export type { LimitAlgorithmFactory, LimitQuota } from './limits/limit.js';
-export { defaultLimitAlgorithm, Limit, limitAlgorithm } from './limits/limit.js';
+export { Limit } from './limits/limit.js';
 export type {
   AcquireOptions,
   ConsumeOptions,
@@ -67,33 +55,13 @@ export type {
   RefundOptions,
 } from './limits/rate-limiter.js';
 export { RateLimiter } from './limits/rate-limiter.js';
-export type {
-  LimitInput,
-  LimitResolver,
-  ResolvedLimitEntry,
-  ResolvedLimits,
-} from './limits/throttle-registry.js';
-export { resolveLimitInput, ThrottleRegistry, throttles } from './limits/throttle-registry.js';
+export type { LimitInput, LimitResolver } from './limits/throttle-registry.js';
+export { ThrottleRegistry, throttles } from './limits/throttle-registry.js';
 export type { ThrottleSpec } from './limits/throttle-string.js';
-export { parseThrottle, THROTTLE_NAME } from './limits/throttle-string.js';
-export type {
-  BreakerState,
-  BreakerTicket,
-  CircuitBreakerOptions,
-} from './store-failure/circuit-breaker.js';
-export { CircuitBreaker, DEFAULT_COOLDOWN_MS } from './store-failure/circuit-breaker.js';
+export { parseThrottle } from './limits/throttle-string.js';
+export type { CircuitBreakerOptions } from './store-failure/circuit-breaker.js';
 export type { OverLimitCacheOptions } from './store-failure/over-limit-cache.js';
-export { DEFAULT_OVER_LIMIT_KEYS, OverLimitCache } from './store-failure/over-limit-cache.js';
 export type { StoreErrorPolicy, StoreFailureLogger } from './store-failure/store-failure.js';
-export { DENY_RETRY_MS, FailSafeStore } from './store-failure/store-failure.js';
-export type { MemoryKeySpace, MemoryStoreOptions } from './stores/memory-store.js';
+export type { MemoryStoreOptions } from './stores/memory-store.js';
 export { MemoryStore } from './stores/memory-store.js';
-export type { Store, StoreRequest } from './stores/store.js';
-export {
-  chargeTimeOf,
-  consumeEach,
-  fullKey,
-  recordChargeTime,
-  scopeOf,
-  withChargeTime,
-} from './stores/store.js';
+export type { Store } from './stores/store.js';

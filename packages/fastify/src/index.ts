@@ -5,7 +5,77 @@
  *
  * @packageDocumentation
  */
-export * from '@sluice/core';
+// The core's user-facing names, listed: a name added to @sluice/core is re-exported here by a
+// reviewed change (the export-names test lists both).
+
+export type {
+  AcquireOptions,
+  BodyStyle,
+  CellReply,
+  CircuitBreakerOptions,
+  ConcurrencyOptions,
+  ConsumeOptions,
+  Decision,
+  Duration,
+  GcraOptions,
+  HeaderStyle,
+  HeaderStyleName,
+  HeadersOption,
+  HttpLimitOptions,
+  HttpVerdict,
+  LeakyBucketOptions,
+  LimitAlgorithmFactory,
+  LimitedInfo,
+  LimitInput,
+  LimitMode,
+  LimitQuota,
+  LimitResolver,
+  MemoryStoreOptions,
+  MeterLike,
+  MeterProviderLike,
+  MethodDecorator,
+  MetricAttributes,
+  MetricsOption,
+  OverLimitCacheOptions,
+  PenaltyOptions,
+  QuotaExceededProblem,
+  Rate,
+  RateLimiterOptions,
+  RefundOptions,
+  RequestResult,
+  RequestView,
+  Store,
+  StoreErrorPolicy,
+  StoreFailureLogger,
+  ThrottleSpec,
+  TokenBucketOptions,
+  WindowOptions,
+} from '@sluice/core';
+export {
+  cellThrottle,
+  concurrency,
+  fixedWindow,
+  gcra,
+  ipSubject,
+  Limit,
+  leakyBucket,
+  METER_NAME,
+  MemoryStore,
+  parseDuration,
+  parseThrottle,
+  penalty,
+  QUOTA_EXCEEDED_TITLE,
+  QUOTA_EXCEEDED_TYPE,
+  RateLimiter,
+  SkipThrottle,
+  SluiceConfigError,
+  slidingLog,
+  slidingWindow,
+  ThrottleRegistry,
+  throttles,
+  toCellReply,
+  tokenBucket,
+} from '@sluice/core';
 export { Throttle } from './decorators.js';
 export { rateLimit } from './plugin.js';
 export type {

@@ -53,7 +53,7 @@ async function statuses(
 }
 
 describe('@sluice/fastify: global limit', () => {
-  it('keys the global limit by `*`: one bucket per client across every route (DESIGN §5)', async () => {
+  it('keys the global limit by `*`: one bucket per client across every route', async () => {
     const keys: string[] = [];
     const inner = new MemoryStore();
     const store: Store = {

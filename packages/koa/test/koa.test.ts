@@ -244,7 +244,7 @@ describe('@sluice/koa', () => {
       expect((await agent.post('/items/1')).status).toBe(200);
       expect((await agent.post('/items/2')).status).toBe(429);
     });
-    // A global limit: one bucket per client across the router's routes (DESIGN §5).
+    // A global limit: one bucket per client across the router's routes.
     expect(routes).toEqual(['*', '*']);
   });
 

@@ -1,4 +1,5 @@
-import { type Algorithm, type Decision, withChargeTime } from '@sluice/core';
+import type { Decision } from '@sluice/core';
+import { type Algorithm, withChargeTime } from '@sluice/core/store';
 import { masterOf } from './coalescer.js';
 import { type DeadlineQueue, type Pending, StoreTimeoutError } from './deadline-queue.js';
 import { EXPIRED, type LuaTwin } from './lua-common.js';

@@ -1,4 +1,5 @@
-import type { Decision, GcraAlgorithm } from '@sluice/core';
+import type { Decision } from '@sluice/core';
+import type { GcraAlgorithm } from '@sluice/core/store';
 import { luaTwin, type Packing } from './lua-common.js';
 
 /**

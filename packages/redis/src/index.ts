@@ -1,10 +1,11 @@
-export { DeadlineQueue, StoreTimeoutError } from './deadline-queue.js';
-export { FIXED_WINDOW_BATCH_LUA, FIXED_WINDOW_LUA } from './fixed-window.lua.js';
-export { GCRA_BATCH_LUA, GCRA_LUA } from './gcra.lua.js';
+/**
+ * `@sluice/redis`: `RedisStore`, the store that keeps limits in Redis (standalone or
+ * Cluster) with a Lua twin of every algorithm, one round trip per decision. Its scripts'
+ * sources are `LUA_SOURCES`, for review and for `SCRIPT LOAD` in locked-down deployments.
+ *
+ * @packageDocumentation
+ */
+export { StoreTimeoutError } from './deadline-queue.js';
 export type { RedisClient } from './lua-script.js';
-export { LuaScript } from './lua-script.js';
-export { keySlot, MAX_TAG_LENGTH, redisKey } from './redis-key.js';
 export type { RedisStoreOptions } from './redis-store.js';
 export { LUA_SOURCES, RedisStore } from './redis-store.js';
-export { SLIDING_LOG_BATCH_LUA, SLIDING_LOG_LUA } from './sliding-log.lua.js';
-export { SLIDING_WINDOW_BATCH_LUA, SLIDING_WINDOW_LUA } from './sliding-window.lua.js';

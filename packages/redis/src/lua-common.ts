@@ -1,4 +1,5 @@
-import type { Algorithm, Decision } from '@sluice/core';
+import type { Decision } from '@sluice/core';
+import type { Algorithm } from '@sluice/core/store';
 import { LuaScript } from './lua-script.js';
 
 /**

@@ -1,4 +1,4 @@
-import { blocked, type PenaltyAlgorithm } from '@sluice/core';
+import { blocked, type PenaltyAlgorithm } from '@sluice/core/store';
 import { type LuaTwin, luaTwin } from './lua-common.js';
 
 /**

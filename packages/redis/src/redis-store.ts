@@ -1,13 +1,12 @@
+import { type Decision, SluiceConfigError, type Store } from '@sluice/core';
 import {
   type Algorithm,
-  type Decision,
+  checkOptionNames,
   fullKey,
   isRedisClientLike,
-  SluiceConfigError,
-  type Store,
+  optionNames,
   type StoreRequest,
-} from '@sluice/core';
-import { checkOptionNames, optionNames } from '@sluice/core/http';
+} from '@sluice/core/store';
 import { AllOrNothing, type Part } from './all-or-nothing.js';
 import { Coalescer, masterOf } from './coalescer.js';
 import { DeadlineQueue } from './deadline-queue.js';

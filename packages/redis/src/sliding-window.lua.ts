@@ -1,4 +1,5 @@
-import type { Decision, SlidingWindowAlgorithm } from '@sluice/core';
+import type { Decision } from '@sluice/core';
+import type { SlidingWindowAlgorithm } from '@sluice/core/store';
 import { luaTwin } from './lua-common.js';
 
 /**

@@ -1,5 +1,4 @@
 import {
-  type Algorithm,
   cellThrottle,
   fixedWindow,
   gcra,
@@ -8,6 +7,7 @@ import {
   slidingWindow,
   tokenBucket,
 } from '@sluice/core';
+import type { Algorithm } from '@sluice/core/store';
 
 /**
  * An algorithm described as plain data (factory name + arguments), so the same algorithm

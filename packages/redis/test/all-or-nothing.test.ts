@@ -1,23 +1,21 @@
-// Several limits on one request are all-or-nothing under concurrency (DESIGN §4 "an array of
-// them", §8 "Under faults"): N concurrent requests against [5/min, 100/day] admit 5 and
+// Several limits on one request are all-or-nothing under concurrency ("an array of
+// them", under faults): N concurrent requests against [5/min, 100/day] admit 5 and
 // leave the day limit charged 5, on standalone Redis (one script per request) and on a
 // Cluster (keys in different slots: charge per slot, then give back), for every algorithm
 // and in both orders of the limits; RedisStore.consumeAll decides as MemoryStore.consumeAll
 // on random traces of multi-key requests; a denied cross-slot request leaves the state it
 // charged as it found it.
 import {
-  type Algorithm,
-  type AlgorithmKind,
   type Decision,
   fixedWindow,
   gcra,
   type HttpVerdict,
   MemoryStore,
-  type StoreRequest,
   slidingLog,
   slidingWindow,
 } from '@sluice/core';
 import { HttpLimiter, type RequestView } from '@sluice/core/http';
+import type { Algorithm, AlgorithmKind, StoreRequest } from '@sluice/core/store';
 import {
   EPOCH,
   type RedisCluster,
@@ -28,8 +26,8 @@ import {
 } from '@sluice/test-kit';
 import fc from 'fast-check';
 import { Cluster, Redis } from 'ioredis';
-import { RedisStore, redisKey } from '../src/index.js';
-import { keySlot } from '../src/redis-key.js';
+import { RedisStore } from '../src/index.js';
+import { keySlot, redisKey } from '../src/redis-key.js';
 
 const KINDS: AlgorithmKind[] = ['gcra', 'fixed-window', 'sliding-window', 'sliding-log'];
 const RUNS = Number(process.env.SLUICE_DIFFERENTIAL_RUNS ?? 200);

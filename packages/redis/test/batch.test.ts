@@ -1,7 +1,6 @@
 // The coalesced path: many decisions asked for in one tick are sent as few batch script
 // calls, and decide exactly as the same calls made one at a time (and as MemoryStore).
 import {
-  type Algorithm,
   type Decision,
   fixedWindow,
   gcra,
@@ -10,11 +9,13 @@ import {
   slidingLog,
   slidingWindow,
 } from '@sluice/core';
+import type { Algorithm } from '@sluice/core/store';
 import { EPOCH, type RedisProcess, scriptCalls, startRedis } from '@sluice/test-kit';
 import calculateSlot from 'cluster-key-slot';
 import { Redis } from 'ioredis';
 import { MAX_BATCH } from '../src/coalescer.js';
-import { keySlot, RedisStore } from '../src/index.js';
+import { RedisStore } from '../src/index.js';
+import { keySlot } from '../src/redis-key.js';
 
 let server: RedisProcess;
 let client: Redis;

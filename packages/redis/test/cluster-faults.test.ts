@@ -1,4 +1,4 @@
-// A partial outage on a real 3-master Redis Cluster (DESIGN §8 "Under faults"): one master
+// A partial outage on a real 3-master Redis Cluster ("Under faults"): one master
 // stalled (SIGSTOP) under 200 requests a second spread over every node. The limiter keeps one
 // circuit breaker per node, so the healthy masters go on deciding on Redis, and it logs
 // exactly two lines for the outage: one when it starts, one when the node answers again.

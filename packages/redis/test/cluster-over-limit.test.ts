@@ -1,4 +1,4 @@
-// Issue 11: "Failover hands exhausted clients fresh buckets" (DESIGN §8 "Keys already over
+// "Failover hands exhausted clients fresh buckets" ("Keys already over
 // the limit are remembered in-process"). On a real 3-master Redis Cluster, the master serving
 // an exhausted user's slot is killed (SIGKILL); under onStoreError 'insurance' the user stays
 // denied, while a fresh user of that node is decided by the in-memory insurance store.

@@ -23,7 +23,8 @@ import {
 import calculateSlot from 'cluster-key-slot';
 import fc from 'fast-check';
 import { Cluster } from 'ioredis';
-import { MAX_TAG_LENGTH, RedisStore, redisKey } from '../src/index.js';
+import { RedisStore } from '../src/index.js';
+import { MAX_TAG_LENGTH, redisKey } from '../src/redis-key.js';
 import {
   type AlgorithmSpec,
   buildAlgorithm,

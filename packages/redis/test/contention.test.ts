@@ -1,4 +1,4 @@
-// Exactness under contention (DESIGN §8): 4 separate OS processes, each firing 500
+// Exactness under contention: 4 separate OS processes, each firing 500
 // concurrent consumes on one key whose limit is 100, admit exactly 100 in total, for every
 // algorithm, on standalone Redis and on a 3-master Cluster, with the default server clock.
 import { type ChildProcess, fork } from 'node:child_process';

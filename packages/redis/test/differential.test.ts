@@ -1,7 +1,8 @@
 // Differential test: for every algorithm, random request traces give identical decisions
 // (deep-equal Decision objects) on MemoryStore (the TypeScript step) and on
 // RedisStore({ clock: 'client' }) (the Lua twin), at realistic epoch times.
-import { type Algorithm, type Decision, MemoryStore, RateLimiter } from '@sluice/core';
+import { type Decision, MemoryStore, RateLimiter } from '@sluice/core';
+import type { Algorithm } from '@sluice/core/store';
 import { EPOCH, type RedisProcess, startRedis } from '@sluice/test-kit';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';

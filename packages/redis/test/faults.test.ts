@@ -1,4 +1,4 @@
-// Faults (DESIGN §3 "onStoreError", §8 "Reliability"): with our own Redis killed, stalled
+// Faults (the `onStoreError` policy, reliability under load): with our own Redis killed, stalled
 // (SIGSTOP) or losing its scripts, `consume` never waits past `timeoutMs`, decides by the
 // documented policy, never rejects, never leaves an unhandled rejection, logs once per
 // outage and once on recovery, and the same limiter uses Redis again when it is back.
@@ -6,16 +6,14 @@
 import { once } from 'node:events';
 import { runInThisContext } from 'node:vm';
 import {
-  type Algorithm,
-  DENY_RETRY_MS,
   type Decision,
-  FailSafeStore,
   fixedWindow,
   gcra,
   RateLimiter,
   type Store,
   type StoreErrorPolicy,
 } from '@sluice/core';
+import { type Algorithm, DENY_RETRY_MS, FailSafeStore } from '@sluice/core/store';
 import { EPOCH, type RedisProcess, startRedis } from '@sluice/test-kit';
 import { Redis, type RedisOptions } from 'ioredis';
 import { RedisStore, StoreTimeoutError } from '../src/index.js';

@@ -1,6 +1,7 @@
 // GCRA on Redis TIME keeps its TAT in the key's expiry (gcra.lua.ts, the expiry form): the
 // value is a shared integer (no value object), and decisions stay exact, tick for tick.
-import { chargeTimeOf, type Decision, gcra, RateLimiter } from '@sluice/core';
+import { type Decision, gcra, RateLimiter } from '@sluice/core';
+import { chargeTimeOf } from '@sluice/core/store';
 import { type RedisProcess, startRedis } from '@sluice/test-kit';
 import { Redis } from 'ioredis';
 import { RedisStore } from '../src/index.js';

@@ -1,16 +1,9 @@
-// Differential test of DESIGN §9 (issue 14): on random traces of charges, give-backs
+// Differential test of : on random traces of charges, give-backs
 // (`limiter.refund`), penalties (`blockFor`) and concurrency leases, MemoryStore (the TS
 // `step` / `refund` twins) and RedisStore({ clock: 'client' }) (their Lua twins) give deep-equal
 // decisions; and a refund never lifts a key above what it would be without the charge.
-import {
-  type Algorithm,
-  concurrency,
-  type Decision,
-  MemoryStore,
-  parsePenalty,
-  penalty,
-  RateLimiter,
-} from '@sluice/core';
+import { concurrency, type Decision, MemoryStore, penalty, RateLimiter } from '@sluice/core';
+import { type Algorithm, parsePenalty } from '@sluice/core/store';
 import { EPOCH, type RedisProcess, startRedis } from '@sluice/test-kit';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';

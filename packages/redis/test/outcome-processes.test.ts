@@ -1,4 +1,4 @@
-// DESIGN §9 across processes (issue 14): 4 OS processes on one Redis (server clock), each
+// Outcome-aware counting, penalties and concurrency leases across processes: 4 OS processes on one Redis (server clock), each
 // firing its calls at once, count exactly: give-backs of successful logins leave the
 // quota whole, 5 failed logins are admitted in all; a block is shared by every process;
 // concurrent(2) admits exactly 2 leases in all, again once they are released; the leases

@@ -3,7 +3,8 @@
 //   parent -> { type: 'run', step, key, n }             worker -> { type: 'result', ... }
 // Every step runs `n` calls at once on `key` of one standalone Redis, with the store's
 // default server clock (Redis TIME), and reports what was admitted.
-import { concurrency, type Decision, gcra, Limit, limitAlgorithm, RateLimiter } from '@sluice/core';
+import { concurrency, type Decision, gcra, Limit, RateLimiter } from '@sluice/core';
+import { limitAlgorithm } from '@sluice/core/store';
 import { Redis } from 'ioredis';
 import { RedisStore } from '../src/index.js';
 

@@ -1,8 +1,7 @@
-// The over-limit cache on a real redis-server (DESIGN §8 "Keys already over the limit are
+// The over-limit cache on a real redis-server ("Keys already over the limit are
 // remembered in-process"): a key Redis has denied is answered in process until its retry
 // time, with the decision Redis would give, and no script call.
 import {
-  type Algorithm,
   type Decision,
   fixedWindow,
   gcra,
@@ -10,6 +9,7 @@ import {
   slidingLog,
   slidingWindow,
 } from '@sluice/core';
+import type { Algorithm } from '@sluice/core/store';
 import { EPOCH, type RedisProcess, scriptCalls, startRedis } from '@sluice/test-kit';
 import { Redis } from 'ioredis';
 import { RedisStore } from '../src/index.js';

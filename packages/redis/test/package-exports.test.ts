@@ -15,7 +15,7 @@ afterAll(async () => {
 // built Lua scripts on a redis-server this test started, with ioredis.
 describePackageExports({
   name: 'redis',
-  functions: ['RedisStore', 'LuaScript', 'DeadlineQueue', 'keySlot', 'redisKey'],
+  functions: ['RedisStore', 'StoreTimeoutError'],
   env: () => ({ SLUICE_PROBE_REDIS_PORT: String(server.port) }),
   probe: `
     const core = await load('@sluice/core');

@@ -9,7 +9,8 @@ import {
 } from '@sluice/core';
 import { type RedisProcess, replayVector, startRedis, vectorRuns } from '@sluice/test-kit';
 import { Redis } from 'ioredis';
-import { MAX_TAG_LENGTH, RedisStore } from '../src/index.js';
+import { RedisStore } from '../src/index.js';
+import { MAX_TAG_LENGTH } from '../src/redis-key.js';
 
 let server: RedisProcess;
 let client: Redis;
@@ -85,7 +86,7 @@ describe('Redis keys on a standalone Redis', () => {
     }
   });
 
-  it('MEMORY USAGE of sl:user:1 (GCRA, int value, PX expiry) is <= 56 B (DESIGN §8)', async () => {
+  it('MEMORY USAGE of sl:user:1 (GCRA, int value, PX expiry) is <= 56 B', async () => {
     await limiterOn(new RedisStore({ client })).consume('user:3');
     await limiterOn(new RedisStore({ client, hashTag: true })).consume('user:3');
     expect(await client.object('ENCODING', 'sl:user:3')).toBe('int');

@@ -6,7 +6,6 @@ import {
   leakyBucket,
   MemoryStore,
   RateLimiter,
-  resolveLimitInput,
   SluiceConfigError,
   slidingLog,
   slidingWindow,
@@ -14,6 +13,7 @@ import {
   tokenBucket,
 } from '@sluice/core';
 import { HttpLimiter } from '@sluice/core/http';
+import { resolveLimitInput } from '@sluice/core/store';
 import { expectNoSecret, SECRET, secretCarriers, thrownBy } from '@sluice/test-kit';
 import { Cluster, Redis } from 'ioredis';
 import { RedisStore } from '../src/index.js';

@@ -5,7 +5,7 @@
 //   though the package is "type": "module");
 // - with SLUICE_IOREDIS=5, `ioredis` resolves to the `ioredis5` alias (ioredis 5);
 // - `@sluice/<name>` resolves to packages/<name>/src/index.ts (`@sluice/core/http` to
-//   packages/core/src/http/index.ts) and `./x.js` to `./x.ts`, the
+//   packages/core/src/http/index.ts, `@sluice/core/store` to packages/core/src/store-api.ts) and `./x.js` to `./x.ts`, the
 //   same mapping jest.config.ts's moduleNameMapper does for the tests.
 const Module = require('node:module');
 const { existsSync } = require('node:fs');
@@ -21,6 +21,10 @@ Module._resolveFilename = function resolveTs(request, parent, ...rest) {
   if (request === '@sluice/core/http') {
     const http = path.join(packagesDir, 'core', 'src', 'http', 'index.ts');
     return resolve.call(this, http, parent, ...rest);
+  }
+  if (request === '@sluice/core/store') {
+    const store = path.join(packagesDir, 'core', 'src', 'store-api.ts');
+    return resolve.call(this, store, parent, ...rest);
   }
   const named = /^@sluice\/(core|redis)$/.exec(request);
   if (named) {

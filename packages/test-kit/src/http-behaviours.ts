@@ -17,7 +17,7 @@ import {
 } from './http-harness.js';
 
 /**
- * The shared table of HTTP behaviours (DESIGN §4–§7, issue 4). Each adapter's test calls
+ * The shared table of HTTP behaviours. Each adapter's test calls
  * `describeHttpBehaviours(harness)` with its own {@link AdapterHarness}; every case builds a
  * fresh app with a fresh `MemoryStore` and an injected clock, so headers are exact and no
  * state is shared between cases.
@@ -276,7 +276,7 @@ export function describeHttpBehaviours(harness: AdapterHarness): void {
       });
     });
 
-    describe('limit forms (DESIGN §4)', () => {
+    describe('limit forms', () => {
       it("'throttle:60,1': 60 per minute", async () => {
         const { base } = fixture();
         await withApp(

@@ -3,7 +3,7 @@ import type { Gate } from './gate.js';
 
 /**
  * The contract each adapter's test implements so that ONE table of HTTP behaviours
- * (`http-behaviours.ts`) runs against Express, Fastify and Koa alike (issue 4).
+ * (`http-behaviours.ts`) runs against Express, Fastify and Koa alike.
  */
 
 /**

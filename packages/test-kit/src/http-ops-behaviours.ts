@@ -18,7 +18,7 @@ import {
 import { type CapturedMetrics, otelCapture } from './otel-capture.js';
 
 /**
- * The shared table of the operations features (DESIGN §6, §9; issue 15), run by each
+ * The shared table of the operations features, run by each
  * adapter's test with its harness: OpenTelemetry metrics read with the SDK's in-memory
  * exporter, shadow mode against an enforcing run on the same traffic, and the draft-11
  * headers and problem details body.

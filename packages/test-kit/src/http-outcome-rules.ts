@@ -27,7 +27,7 @@ export async function dropWhileInside(url: string, path: string, gate: Gate, n: 
 }
 
 /**
- * Rows of the shared behaviour table for DESIGN §9 (issue 14) that count by outcome:
+ * Rows of the shared behaviour table for that count by outcome:
  * `skipSuccessfulRequests`, `skipFailedRequests`, `requestWasSuccessful`, a connection
  * closed early. Each runs on Express, Fastify and Koa alike.
  */

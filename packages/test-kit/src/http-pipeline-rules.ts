@@ -11,7 +11,7 @@ import {
 
 /**
  * Rows of the shared behaviour table for the rules the core's HTTP pipeline states once for
- * every framework (issue 10; DESIGN §5–§7): what a global limit shares, stacking, HEAD,
+ * every framework: what a global limit shares, stacking, HEAD,
  * mounted routers, the default store per application, the user-id rule, `@SkipThrottle()`,
  * authentication before the limit, and no silently unlimited route. Each row runs on
  * Express, Fastify and Koa alike and fails if one adapter states the rule differently.
@@ -104,7 +104,7 @@ export function describePipelineRules(harness: AdapterHarness): void {
     });
 
     it('without a store option each app has its own counters: two apps in one process are independent', async () => {
-      // No `store`: the application's default store (DESIGN §5).
+      // No `store`: the application's default store.
       const spec: AppSpec = {
         global: { limit: 'throttle:1,1' },
         routes: [{ method: 'GET', path: '/a' }],

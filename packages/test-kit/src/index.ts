@@ -1,5 +1,6 @@
-// What the packages' tests and the bench share (DESIGN §1); each concern in its own file.
+// What the packages' tests and the bench share; each concern in its own file.
 export * from './epoch.js';
+export * from './export-names.js';
 export * from './gate.js';
 export * from './http-behaviours.js';
 export * from './http-harness.js';

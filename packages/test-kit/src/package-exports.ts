@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * The package-exports check every published package runs (issue 10): build the package,
+ * The package-exports check every published package runs: build the package,
  * and the workspace packages it depends on, with tsup into a scratch `node_modules`, then
  * load it by name through the `exports` map of its package.json, once with `require()` and
  * once with `import()`, in a child process, and run one real decision through the built
@@ -78,9 +78,21 @@ function targets(pkg: Manifest): string[] {
   return [...files];
 }
 
+/** The `entry` map of `packages/<name>/tsup.config.ts` (dist name -> source), when it has one. */
+function entrySources(name: string): Record<string, string> {
+  const config = require(join(packagesDir(), name, 'tsup.config.ts')) as {
+    default?: { entry?: unknown };
+  };
+  const entry = config.default?.entry;
+  return entry !== null && typeof entry === 'object' && !Array.isArray(entry)
+    ? (entry as Record<string, string>)
+    : {};
+}
+
 /**
  * Builds `packages/<name>` with tsup (ESM + CJS, optionally declarations) into `outDir`:
- * one entry per `./dist/<entry>.js` the exports map points at, from `src/<entry>.ts`.
+ * one entry per `./dist/<entry>.js` the exports map points at, from the source its
+ * tsup.config.ts names (else `src/<entry>.ts`).
  */
 function build(name: string, outDir: string, declarations: boolean): void {
   const repoRoot = join(packagesDir(), '..');
@@ -88,8 +100,9 @@ function build(name: string, outDir: string, declarations: boolean): void {
   const entries = targets(manifest(name))
     .filter((file) => /^\.\/dist\/.+\.js$/.test(file))
     .map((file) => file.slice('./dist/'.length, -'.js'.length));
+  const sources = entrySources(name);
   const args = [tsupCli, '--no-config', '--format', 'esm,cjs'];
-  for (const entry of entries) args.push(`--entry.${entry}`, `src/${entry}.ts`);
+  for (const entry of entries) args.push(`--entry.${entry}`, sources[entry] ?? `src/${entry}.ts`);
   // Several entries share one copy of the code they have in common (one class identity).
   if (entries.length > 1) args.push('--splitting');
   if (declarations) args.push('--dts');

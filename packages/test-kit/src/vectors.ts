@@ -1,7 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  type Algorithm,
   type CellReply,
   cellThrottle,
   leakyBucket,
@@ -9,6 +8,7 @@ import {
   type Store,
   toCellReply,
 } from '@sluice/core';
+import type { Algorithm } from '@sluice/core/store';
 import { EPOCH } from './epoch.js';
 
 /** One step of a `shared/vectors/gcra.json` case. */

@@ -99,6 +99,14 @@ export interface Algorithm {
    * @param atMs - the time the charge was decided at, ms since the Unix epoch.
    */
   refund?(state: State | undefined, nowMs: number, cost: number, atMs: number): RefundResult;
+  /**
+   * Optional, for the over-limit cache of a store that can fail: what a denial decided at
+   * `atMs` tells about its key. A {@link State} the cache can step from until it expires;
+   * `'retry'` when only the denial's retry time is known (the sliding window and log:
+   * their state is not recoverable from a decision); `undefined` (or no method) when a
+   * denial is not worth remembering. Pure.
+   */
+  denialState?(decision: Decision, atMs: number): State | 'retry' | undefined;
 }
 
 /** Whether `value` is an {@link Algorithm}: an object with a `step` function. */

@@ -1,4 +1,5 @@
 import type { RefundResult, State, StepResult } from './algorithm.js';
+import type { Decision } from './decision.js';
 import { decide } from './decision.js';
 import { WindowAlgorithm } from './window-algorithm.js';
 import { parseWindowOptions, type WindowOptions } from './window-options.js';
@@ -49,6 +50,11 @@ export class FixedWindowAlgorithm extends WindowAlgorithm {
       decision: decide(false, limit, limit - count, retry, end - nowMs, cost),
       ttlMs: 0,
     };
+  }
+
+  /** A denial tells the window's end and its count. */
+  denialState(decision: Decision, atMs: number): State {
+    return [atMs + decision.resetAfterMs, this.limit - decision.remaining];
   }
 
   /**

@@ -130,6 +130,11 @@ export class GcraAlgorithm implements Algorithm {
     };
   }
 
+  /** A denial tells the TAT: the key is full again `resetAfterMs` later. */
+  denialState(decision: Decision, atMs: number): State {
+    return atMs + decision.resetAfterMs;
+  }
+
   /**
    * Gives back `cost` units: the TAT moves back by `cost` emission intervals; a TAT moved to
    * now or before is deleted (a full bucket). Exact while the key stays backlogged (TAT

@@ -59,6 +59,11 @@ export class SlidingLogAlgorithm extends WindowAlgorithm {
     };
   }
 
+  /** A denial tells only its retry time: the counts are not recoverable from it. */
+  denialState(): 'retry' {
+    return 'retry';
+  }
+
   /**
    * Gives back `cost` units charged at `atMs`: removes up to `cost` entries at exactly
    * `atMs` (the log is then what it would be without the charge; entries already out of the

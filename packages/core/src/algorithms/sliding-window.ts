@@ -94,6 +94,11 @@ export class SlidingWindowAlgorithm extends WindowAlgorithm {
     };
   }
 
+  /** A denial tells only its retry time: the counts are not recoverable from it. */
+  denialState(): 'retry' {
+    return 'retry';
+  }
+
   /** Gives back `cost` units charged at `atMs` (see `refundWindow` in sliding-window.ts). */
   refund(state: State | undefined, nowMs: number, cost: number, atMs: number): RefundResult {
     return refundWindow(this, state, nowMs, cost, atMs);

@@ -1,9 +1,5 @@
 import type { Algorithm, State } from '../algorithms/algorithm.js';
 import type { Decision } from '../algorithms/decision.js';
-import { FixedWindowAlgorithm } from '../algorithms/fixed-window.js';
-import { GcraAlgorithm } from '../algorithms/gcra.js';
-import { SlidingLogAlgorithm } from '../algorithms/sliding-log.js';
-import { SlidingWindowAlgorithm } from '../algorithms/sliding-window.js';
 import { SluiceConfigError } from '../common/errors.js';
 import { checkOptionNames, optionNames } from '../common/known-options.js';
 
@@ -187,16 +183,10 @@ const MAX_DEN = 4096;
 
 /** What a denial tells about its key, or `undefined` when it tells nothing useful. */
 function entryOf(algorithm: Algorithm, d: Decision, at: number): Entry | undefined {
-  let state: State;
-  if (algorithm instanceof GcraAlgorithm) {
-    state = at + d.resetAfterMs;
-  } else if (algorithm instanceof FixedWindowAlgorithm) {
-    state = [at + d.resetAfterMs, algorithm.limit - d.remaining];
-  } else if (
-    (algorithm instanceof SlidingWindowAlgorithm || algorithm instanceof SlidingLogAlgorithm) &&
-    d.cost === 1 &&
-    d.retryAfterMs > 0
-  ) {
+  const known = algorithm.denialState?.(d, at);
+  if (known === undefined) return undefined;
+  if (known === 'retry') {
+    if (d.cost !== 1 || !(d.retryAfterMs > 0)) return undefined;
     const retry = d.retryAfterMs;
     let den = 1;
     // The smallest denominator giving this double: the algorithm's exact fraction, since two
@@ -206,9 +196,8 @@ function entryOf(algorithm: Algorithm, d: Decision, at: number): Entry | undefin
     }
     const num = Math.round(retry * den);
     return { algorithm, at, span: retry, state: undefined, num, den, reset: d.resetAfterMs };
-  } else {
-    return undefined;
   }
+  const state: State = known;
   const span =
     d.retryAfterMs >= 0 ? d.retryAfterMs : algorithm.step(state, at, 1).decision.retryAfterMs;
   if (!(span > 0)) return undefined;

@@ -4,14 +4,8 @@
 // SluiceConfigError naming the option.
 import fc from 'fast-check';
 import { toFraction } from '../../src/algorithms/rational.js';
-import {
-  type Algorithm,
-  type GcraAlgorithm,
-  gcra,
-  leakyBucket,
-  SluiceConfigError,
-  tokenBucket,
-} from '../../src/index.js';
+import { gcra, leakyBucket, SluiceConfigError, tokenBucket } from '../../src/index.js';
+import type { Algorithm, GcraAlgorithm } from '../../src/store-api.js';
 import { driveSteps, expectSameAsModel, traceArb } from '../properties/harness.js';
 import { GcraModel, Ratio } from '../properties/models.js';
 

@@ -8,7 +8,6 @@ import {
   MemoryStore,
   parseThrottle,
   RateLimiter,
-  resolveLimitInput,
   SluiceConfigError,
   slidingLog,
   slidingWindow,
@@ -16,8 +15,9 @@ import {
   tokenBucket,
   type WindowOptions,
 } from '../../src/index.js';
+import { resolveLimitInput } from '../../src/store-api.js';
 
-// DESIGN §2 "Bad input": every invalid value at construction is a SluiceConfigError whose
+// Bad input: every invalid value at construction is a SluiceConfigError whose
 // message names the option and the value. One test per invalid input.
 
 interface Case {

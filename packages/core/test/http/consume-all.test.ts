@@ -1,21 +1,18 @@
-// Several limits on one request are all-or-nothing under concurrency (DESIGN §4, §8 "Under
-// faults"): on the memory store through HttpLimiter; through FailSafeStore, which passes
+// Several limits on one request are all-or-nothing under concurrency, under faults too: on the memory store through HttpLimiter; through FailSafeStore, which passes
 // Store.consumeAll through under its policy and breakers; and the fallback for a store
 // without consumeAll (peek then consume each).
 
 import { EPOCH } from '@sluice/test-kit';
 import { HttpLimiter, type RequestView } from '../../src/http/index.js';
 import {
-  type AlgorithmKind,
   type Decision,
-  FailSafeStore,
   fixedWindow,
   gcra,
   type HttpVerdict,
   MemoryStore,
   type Store,
-  type StoreRequest,
 } from '../../src/index.js';
+import { type AlgorithmKind, FailSafeStore, type StoreRequest } from '../../src/store-api.js';
 
 const KINDS: AlgorithmKind[] = ['gcra', 'fixed-window', 'sliding-window', 'sliding-log'];
 

@@ -1,4 +1,5 @@
-import { isThrottleSkipped, methodDecorator, SkipThrottle } from '../../src/http/index.js';
+import { isThrottleSkipped, methodDecorator } from '../../src/http/index.js';
+import { SkipThrottle } from '../../src/index.js';
 
 describe('method decorators (TC39 form)', () => {
   it('@SkipThrottle() marks the method; a wrapping decorator replaces it', () => {

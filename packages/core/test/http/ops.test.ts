@@ -13,7 +13,7 @@ import {
   type Store,
 } from '../../src/index.js';
 
-// Issue 15 in the core: option checks, the draft-9..11 header names, the problem details
+// The operations options in the core: option checks, the draft-9..11 header names, the problem details
 // body and the draft-11 header syntax checked against the draft's own examples, shadow
 // mode, metrics through the global API, store errors and the lease hook.
 
@@ -52,7 +52,7 @@ function parseSfList(
   });
 }
 
-describe('issue 15 options are checked at construction (SluiceConfigError naming them)', () => {
+describe('the operations options are checked at construction (SluiceConfigError naming them)', () => {
   it.each([
     ['mode', { mode: 'dry-run' }],
     ['mode', { mode: true }],
@@ -285,7 +285,9 @@ describe('metrics', () => {
       }));
       const isolated =
         require('../../src/http/index.js') as typeof import('../../src/http/index.js');
-      expect(isolated.loadOpenTelemetryApi()).toBeUndefined();
+      const { loadOpenTelemetryApi } =
+        require('../../src/http/metrics.js') as typeof import('../../src/http/metrics.js');
+      expect(loadOpenTelemetryApi()).toBeUndefined();
       const warnings: string[] = [];
       const logger = { warn: (m: string) => warnings.push(m) };
       const a = new isolated.HttpLimiter({ metrics: true, logger });

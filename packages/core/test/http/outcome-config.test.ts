@@ -1,15 +1,15 @@
-// DESIGN §9 options are checked at construction (issue 14): each bad value is a
+// The outcome, penalty and concurrency options are checked at construction: each bad value is a
 // SluiceConfigError naming the option; good values build.
 import {
   concurrency,
   gcra,
   Limit,
   MemoryStore,
-  parsePenalty,
   RateLimiter,
   SluiceConfigError,
 } from '@sluice/core';
 import { HttpLimiter } from '@sluice/core/http';
+import { parsePenalty } from '@sluice/core/store';
 
 const named = (option: string) => expect.objectContaining({ option });
 

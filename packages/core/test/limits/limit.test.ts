@@ -1,13 +1,11 @@
 import {
-  type Algorithm,
   fixedWindow,
-  GcraAlgorithm,
   Limit,
-  limitAlgorithm,
   MemoryStore,
   RateLimiter,
   SluiceConfigError,
 } from '../../src/index.js';
+import { type Algorithm, GcraAlgorithm, limitAlgorithm } from '../../src/store-api.js';
 
 describe('Limit quotas', () => {
   it.each([

@@ -1,12 +1,6 @@
 import { EPOCH } from '@sluice/test-kit';
-import {
-  type Algorithm,
-  type Decision,
-  fixedWindow,
-  gcra,
-  MemoryStore,
-  RateLimiter,
-} from '../../src/index.js';
+import { type Decision, fixedWindow, gcra, MemoryStore, RateLimiter } from '../../src/index.js';
+import type { Algorithm } from '../../src/store-api.js';
 
 function fakeTime(start = EPOCH) {
   const time = { now: start, sleeps: [] as number[] };

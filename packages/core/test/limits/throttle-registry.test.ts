@@ -1,11 +1,11 @@
 import {
   Limit,
   type RequestView,
-  resolveLimitInput,
   SluiceConfigError,
   ThrottleRegistry,
   throttles,
 } from '../../src/index.js';
+import { resolveLimitInput } from '../../src/store-api.js';
 
 function request(overrides: Partial<RequestView> = {}): RequestView {
   return {
@@ -155,7 +155,7 @@ describe('resolveLimitInput', () => {
     expect(resolved.limitsFor(request({ ip: '192.0.2.10' }))[0]?.subject).toBe('192.0.2.10');
   });
 
-  it('names limits from a named limiter so none share a prefix (DESIGN §4 login example)', () => {
+  it('names limits from a named limiter so none share a prefix (login example)', () => {
     const registry = new ThrottleRegistry()
       .define('api', (req) => Limit.perMinute(60).by(req.userId ?? req.ip))
       .define('login', (req) => [Limit.perMinute(5).by(req.ip), Limit.perDay(100).by(req.ip)]);

@@ -1,14 +1,8 @@
 // Shared trace generators and drivers for the property tests.
 import { EPOCH } from '@sluice/test-kit';
 import fc from 'fast-check';
-import {
-  type Algorithm,
-  type Decision,
-  expiryOf,
-  MemoryStore,
-  RateLimiter,
-  type State,
-} from '../../src/index.js';
+import { type Decision, MemoryStore, RateLimiter } from '../../src/index.js';
+import { type Algorithm, expiryOf, type State } from '../../src/store-api.js';
 import type { Model, ModelDecision, Ratio } from './models.js';
 
 /** Runs per property; the whole folder stays well under a minute on 2 cores. */

@@ -1,4 +1,4 @@
-// Reference models for the property tests, written from DESIGN §2 and not from the
+// Reference models for the property tests, written from and not from the
 // implementation: plain data, exact arithmetic, no ticks, no floats, no state encoding.
 // Each model is mutable and is fed one request at a time, in time order.
 

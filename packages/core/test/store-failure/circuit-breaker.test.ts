@@ -1,16 +1,14 @@
-// The circuit breaker's state machine (DESIGN §8 "A failing store is not waited on by every
+// The circuit breaker's state machine ("A failing store is not waited on by every
 // request"), driven by an injected clock: no sleeps. And FailSafeStore's breakers per failure
 // domain: one line when the store starts failing, one when it answers again, per outage.
 import {
-  type Algorithm,
-  CircuitBreaker,
   type Decision,
-  FailSafeStore,
   fixedWindow,
   RateLimiter,
   SluiceConfigError,
   type Store,
 } from '../../src/index.js';
+import { type Algorithm, CircuitBreaker, FailSafeStore } from '../../src/store-api.js';
 
 function fakeClock() {
   const time = { ms: 10_000 };

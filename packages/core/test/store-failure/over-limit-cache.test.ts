@@ -1,24 +1,22 @@
-// The over-limit cache (DESIGN §8 "Keys already over the limit are remembered in-process"):
+// The over-limit cache ("Keys already over the limit are remembered in-process"):
 // what it answers is exactly what the store would answer, checked against MemoryStore with
 // an injected clock; and a FailSafeStore with it denies a known key without a store call,
 // also during an outage under 'insurance'.
 import { EPOCH } from '@sluice/test-kit';
 import fc from 'fast-check';
 import {
-  type Algorithm,
   type Decision,
-  type FailSafeStore,
   fixedWindow,
   gcra,
   leakyBucket,
   MemoryStore,
-  OverLimitCache,
   RateLimiter,
   SluiceConfigError,
   type Store,
   slidingLog,
   slidingWindow,
 } from '../../src/index.js';
+import { type Algorithm, type FailSafeStore, OverLimitCache } from '../../src/store-api.js';
 import { costArb, deltaArb, RUNS } from '../properties/harness.js';
 
 const algorithms: [string, Algorithm, number][] = [

@@ -1,11 +1,6 @@
 import { EPOCH } from '@sluice/test-kit';
-import {
-  type Algorithm,
-  type Decision,
-  fixedWindow,
-  RateLimiter,
-  type Store,
-} from '../../src/index.js';
+import { type Decision, fixedWindow, RateLimiter, type Store } from '../../src/index.js';
+import type { Algorithm } from '../../src/store-api.js';
 
 /** A store that fails (rejects) while `down` is true and counts calls otherwise. */
 class FlakyStore implements Store {

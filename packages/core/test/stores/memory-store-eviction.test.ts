@@ -1,4 +1,4 @@
-// DESIGN §8, "Spraying keys cannot reset someone else's bucket": eviction in MemoryStore is
+// "Spraying keys cannot reset someone else's bucket": eviction in MemoryStore is
 // fair between key spaces and keeps currently denied keys last.
 
 import { EPOCH } from '@sluice/test-kit';

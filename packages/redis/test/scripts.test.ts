@@ -1,0 +1,43 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FIXED_WINDOW } from '../src/fixed-window.lua.js';
+import { GCRA } from '../src/gcra.lua.js';
+import type { LuaTwin } from '../src/lua-common.js';
+import { multiScript } from '../src/lua-multi.js';
+import { penaltyTwin } from '../src/penalty.lua.js';
+import { SLIDING_LOG } from '../src/sliding-log.lua.js';
+import { SLIDING_WINDOW } from '../src/sliding-window.lua.js';
+
+// Every script the store sends, as Redis receives it after template assembly, is held in
+// test/scripts/*.lua: a change to a twin or to the shared prelude shows in review as a Lua
+// diff of these files. SLUICE_UPDATE_SCRIPTS=1 rewrites them.
+const DIR = join(__dirname, 'scripts');
+const TWINS: LuaTwin[] = [GCRA, FIXED_WINDOW, SLIDING_WINDOW, SLIDING_LOG];
+const ALL = [...TWINS, ...TWINS.map(penaltyTwin)];
+
+function assembled(): Map<string, string> {
+  const scripts = new Map<string, string>();
+  for (const twin of ALL) {
+    scripts.set(`${twin.name}.single.lua`, twin.single.source);
+    scripts.set(`${twin.name}.batch.lua`, twin.batch.source);
+  }
+  scripts.set('all-or-nothing.lua', multiScript(ALL).source);
+  return scripts;
+}
+
+describe('assembled Lua scripts', () => {
+  const scripts = assembled();
+  if (process.env.SLUICE_UPDATE_SCRIPTS === '1') {
+    mkdirSync(DIR, { recursive: true });
+    for (const [name, source] of scripts) writeFileSync(join(DIR, name), source);
+  }
+
+  it('test/scripts holds exactly the scripts the store sends', () => {
+    const held = existsSync(DIR) ? readdirSync(DIR).filter((f) => f.endsWith('.lua')) : [];
+    expect(held.sort()).toEqual([...scripts.keys()].sort());
+  });
+
+  it.each([...scripts.keys()])('%s is the script held in test/scripts', (name) => {
+    expect(scripts.get(name)).toBe(readFileSync(join(DIR, name), 'utf8'));
+  });
+});

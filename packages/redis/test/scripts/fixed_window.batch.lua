@@ -1,0 +1,75 @@
+local SLACK_MS = 1000
+local function server_now()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function exact(x)
+  if x % 1 == 0 then return string.format('%d', x) end
+  return string.format('%.17g', x)
+end
+local function px(ms)
+  return string.format('%d', math.ceil(ms) + SLACK_MS)
+end
+local on_server_time = false
+local function use_now(arg, clock)
+  on_server_time = arg == ''
+  return tonumber(arg) or clock
+end
+local function state_numbers(stored, n)
+  local fields = {string.match(stored, '^' .. string.rep('([^,]+),', n - 1) .. '(.+)$')}
+  for i = 1, n do fields[i] = tonumber(fields[i]) end
+  return unpack(fields, 1, n)
+end
+local function fixed_window(key, now, cost, limit, windowMs)
+  local windowEnd = now
+  local count = 0
+  local stored = redis.call('GET', key)
+  if stored then
+    local e, c = state_numbers(stored, 2)
+    if e > now then
+      windowEnd = e
+      count = c
+    end
+  end
+  if count + cost <= limit then
+    if cost == 0 then return 1, limit - count, 0, windowEnd - now end
+    if count == 0 then windowEnd = now + windowMs end
+    count = count + cost
+    redis.call('SET', key, exact(windowEnd) .. ',' .. count, 'PX', px(windowEnd - now))
+    return 1, limit - count, 0, windowEnd - now
+  end
+  local retry = -1
+  if cost <= limit then retry = windowEnd - now end
+  return 0, limit - count, retry, windowEnd - now
+end
+
+local p1, p2 = tonumber(ARGV[1]), tonumber(ARGV[2])
+local clock = server_now()
+local deadline = tonumber(ARGV[#ARGV])
+if deadline ~= nil and clock >= deadline then return {-2, clock} end
+local shared = #ARGV == 5
+local now, cost = use_now(ARGV[3], clock), tonumber(ARGV[4])
+local out = {}
+local n = 0
+for i = 1, #KEYS do
+  if not shared then
+    local b = 1 + 2 * i
+    now, cost = use_now(ARGV[b], clock), tonumber(ARGV[b + 1])
+  end
+  local ok, r1, r2, r3, r4 = pcall(fixed_window, KEYS[i], now, cost, p1, p2)
+  if ok then
+    out[n + 1] = r1
+    out[n + 2] = r2
+    out[n + 3] = r3
+    out[n + 4] = r4
+  else
+    if type(r1) == 'table' then r1 = r1.err end
+    out[n + 1] = tostring(r1)
+    out[n + 2] = 0
+    out[n + 3] = 0
+    out[n + 4] = 0
+  end
+  n = n + 4
+end
+out[n + 1] = clock
+return out

@@ -1,0 +1,90 @@
+local SLACK_MS = 1000
+local function server_now()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function exact(x)
+  if x % 1 == 0 then return string.format('%d', x) end
+  return string.format('%.17g', x)
+end
+local function px(ms)
+  return string.format('%d', math.ceil(ms) + SLACK_MS)
+end
+local on_server_time = false
+local function use_now(arg, clock)
+  on_server_time = arg == ''
+  return tonumber(arg) or clock
+end
+local function state_numbers(stored, n)
+  local fields = {string.match(stored, '^' .. string.rep('([^,]+),', n - 1) .. '(.+)$')}
+  for i = 1, n do fields[i] = tonumber(fields[i]) end
+  return unpack(fields, 1, n)
+end
+local function sliding_log(key, now, cost, limit, w)
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', exact(now - w))
+  local count = redis.call('ZCARD', key)
+  local function last_score()
+    local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+    return tonumber(last[2])
+  end
+  if count + cost <= limit then
+    if cost == 0 then
+      if count == 0 then return 1, limit, 0, 0 end
+      local t = last_score()
+      return 1, limit - count, 0, t + w - now
+    end
+    local score = exact(now)
+    -- Entries at this exact time are "<score>:1" .. "<score>:n": they arrive and leave together.
+    local seq = redis.call('ZCOUNT', key, score, score)
+    -- ZADD in chunks: unpack() of more than ~8000 values overflows the Lua C stack.
+    local i = 1
+    while i <= cost do
+      local last = math.min(cost, i + 999)
+      local args = {}
+      for j = i, last do
+        args[#args + 1] = score
+        args[#args + 1] = score .. ':' .. (seq + j)
+      end
+      redis.call('ZADD', key, unpack(args))
+      i = last + 1
+    end
+    redis.call('PEXPIRE', key, px(w))
+    return 1, limit - count - cost, 0, w
+  end
+  local reset = 0
+  if count > 0 then reset = last_score() + w - now end
+  if cost > limit then return 0, limit - count, -1, reset end
+  local oldest = redis.call('ZRANGE', key, count + cost - limit - 1, count + cost - limit - 1, 'WITHSCORES')
+  return 0, limit - count, tonumber(oldest[2]) + w - now, reset
+end
+
+local p1, p2 = tonumber(ARGV[1]), tonumber(ARGV[2])
+local clock = server_now()
+local deadline = tonumber(ARGV[#ARGV])
+if deadline ~= nil and clock >= deadline then return {-2, clock} end
+local shared = #ARGV == 5
+local now, cost = use_now(ARGV[3], clock), tonumber(ARGV[4])
+local out = {}
+local n = 0
+for i = 1, #KEYS do
+  if not shared then
+    local b = 1 + 2 * i
+    now, cost = use_now(ARGV[b], clock), tonumber(ARGV[b + 1])
+  end
+  local ok, r1, r2, r3, r4 = pcall(sliding_log, KEYS[i], now, cost, p1, p2)
+  if ok then
+    out[n + 1] = r1
+    out[n + 2] = r2
+    out[n + 3] = r3
+    out[n + 4] = r4
+  else
+    if type(r1) == 'table' then r1 = r1.err end
+    out[n + 1] = tostring(r1)
+    out[n + 2] = 0
+    out[n + 3] = 0
+    out[n + 4] = 0
+  end
+  n = n + 4
+end
+out[n + 1] = clock
+return out
