@@ -86,6 +86,11 @@ export type { OverLimitCacheOptions } from './store-failure/over-limit-cache.js'
 export { DEFAULT_OVER_LIMIT_KEYS, OverLimitCache } from './store-failure/over-limit-cache.js';
 export type { StoreErrorPolicy, StoreFailureLogger } from './store-failure/store-failure.js';
 export { DENY_RETRY_MS, FailSafeStore } from './store-failure/store-failure.js';
+export {
+  isStoreKeyError,
+  keyErrorReason,
+  StoreKeyError,
+} from './store-failure/store-key-error.js';
 export type { MemoryKeySpace, MemoryStoreOptions } from './stores/memory-store.js';
 export { MemoryStore } from './stores/memory-store.js';
 export type { Store, StoreRequest } from './stores/store.js';

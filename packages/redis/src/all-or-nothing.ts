@@ -1,4 +1,10 @@
-import { type Algorithm, type Decision, withChargeTime } from '@sluice/core';
+import {
+  type Algorithm,
+  type Decision,
+  keyErrorReason,
+  StoreKeyError,
+  withChargeTime,
+} from '@sluice/core';
 import { masterOf } from './coalescer.js';
 import { type DeadlineQueue, type Pending, StoreTimeoutError } from './deadline-queue.js';
 import { EXPIRED, type LuaTwin } from './lua-common.js';
@@ -160,7 +166,6 @@ export class AllOrNothing {
     const promise = new Promise<Answer>((resolve, reject) => {
       waiting = { deadline: 0, settled: false, reject, resolve, job };
     });
-    this.#deadlines.track(waiting);
     batch.waiting.push(waiting);
     batch.keys += job.group.parts.length;
     if (batch.keys >= MAX_BATCH_KEYS) {
@@ -172,7 +177,13 @@ export class AllOrNothing {
 
   #sendBatch(batch: Batch): void {
     const { waiting } = batch;
-    // Tracked in one turn of the event loop: the first one's deadline is the earliest.
+    // Tracked from the send (a batch held back by a blocked event loop has not waited on
+    // Redis), in one turn of the event loop: the first one's deadline is the earliest.
+    const server = this.#cluster ? masterOf(this.#client, batch.slot) : '';
+    for (const w of waiting) {
+      this.#deadlines.track(w);
+      w.server = server;
+    }
     let sent: Promise<(Answer | Error)[]>;
     try {
       sent = this.#send(
@@ -368,7 +379,10 @@ export class AllOrNothing {
         const status = reply[n * MULTI_WIDTH + r];
         answers.push(
           status === -1
-            ? new Error(String(reply[at]))
+            ? new StoreKeyError(
+                jobs[r]!.parts[jobs[r]!.group.parts[0]!]!.algorithm.description,
+                keyErrorReason(String(reply[at])),
+              )
             : { charged: status === 1, values: reply.slice(at, end) as number[], clock },
         );
         at = end;

@@ -2,6 +2,7 @@ import type { Algorithm, State } from '../algorithms/algorithm.js';
 import type { Decision } from '../algorithms/decision.js';
 import { FixedWindowAlgorithm } from '../algorithms/fixed-window.js';
 import { GcraAlgorithm } from '../algorithms/gcra.js';
+import { PenaltyAlgorithm } from '../algorithms/penalty.js';
 import { SlidingLogAlgorithm } from '../algorithms/sliding-log.js';
 import { SlidingWindowAlgorithm } from '../algorithms/sliding-window.js';
 import { SluiceConfigError } from '../common/errors.js';
@@ -64,8 +65,10 @@ interface Entry {
    */
   num: number;
   den: number;
-  /** Sliding kinds: `resetAfterMs` at `at`. */
+  /** Sliding kinds and penalties: `resetAfterMs` at `at`. */
   reset: number;
+  /** A penalty's block (`Limit.blockFor`): every request is denied until `at + span`. */
+  blocked: boolean;
 }
 
 /**
@@ -85,6 +88,9 @@ interface Entry {
  *   decides on it, so any cost is exact. A request it would admit goes to the store. A
  *   denial with `retryAfterMs` -1 (cost > limit) is remembered until 1 unit would be
  *   admitted.
+ * - A penalty (`Limit.blockFor`): a blocked key's denial is remembered until the block
+ *   ends; every request (any cost, a peek too) is denied meanwhile, with what is left of
+ *   the block, as the store would.
  * - Sliding window, sliding log: a denial of cost 1 is remembered; `remaining` is then 0
  *   and `resetAfterMs` known until the retry time, so costs 0 (a peek), 1 and > limit
  *   (-1) are exact. Other costs go to the store; during an outage
@@ -172,9 +178,10 @@ export class OverLimitCache {
   }
 }
 
-/** Same built-in class and parameters: the same algorithm, even if built twice. */
+/** Same built-in class, kind and parameters: the same algorithm, even if built twice. */
 function sameAlgorithm(a: Algorithm, b: Algorithm): boolean {
-  if (a.constructor !== b.constructor || a.params.length !== b.params.length) return false;
+  if (a.constructor !== b.constructor || a.kind !== b.kind) return false;
+  if (a.params.length !== b.params.length) return false;
   for (let i = 0; i < a.params.length; i++) if (a.params[i] !== b.params[i]) return false;
   return true;
 }
@@ -188,7 +195,21 @@ const MAX_DEN = 4096;
 /** What a denial tells about its key, or `undefined` when it tells nothing useful. */
 function entryOf(algorithm: Algorithm, d: Decision, at: number): Entry | undefined {
   let state: State;
-  if (algorithm instanceof GcraAlgorithm) {
+  if (algorithm instanceof PenaltyAlgorithm) {
+    // A blocked key (the only denial of a penalty with a retry time): denied until it ends.
+    if (!(d.retryAfterMs > 0)) return undefined;
+    const span = d.retryAfterMs;
+    return {
+      algorithm,
+      at,
+      span,
+      state: undefined,
+      num: span,
+      den: 1,
+      reset: d.resetAfterMs,
+      blocked: true,
+    };
+  } else if (algorithm instanceof GcraAlgorithm) {
     state = at + d.resetAfterMs;
   } else if (algorithm instanceof FixedWindowAlgorithm) {
     state = [at + d.resetAfterMs, algorithm.limit - d.remaining];
@@ -205,14 +226,23 @@ function entryOf(algorithm: Algorithm, d: Decision, at: number): Entry | undefin
       if (++den > MAX_DEN || retry * den * den >= 2 ** 50) return undefined;
     }
     const num = Math.round(retry * den);
-    return { algorithm, at, span: retry, state: undefined, num, den, reset: d.resetAfterMs };
+    return {
+      algorithm,
+      at,
+      span: retry,
+      state: undefined,
+      num,
+      den,
+      reset: d.resetAfterMs,
+      blocked: false,
+    };
   } else {
     return undefined;
   }
   const span =
     d.retryAfterMs >= 0 ? d.retryAfterMs : algorithm.step(state, at, 1).decision.retryAfterMs;
   if (!(span > 0)) return undefined;
-  return { algorithm, at, span, state, num: 0, den: 1, reset: 0 };
+  return { algorithm, at, span, state, num: 0, den: 1, reset: 0, blocked: false };
 }
 
 /** `entry`'s answer to a request on its key (same algorithm), or `undefined`. */
@@ -231,6 +261,10 @@ function answerFrom(
   const limit = algorithm.limit;
   const elapsed = nowMs - entry.at;
   const resetAfterMs = entry.reset - elapsed;
+  if (entry.blocked) {
+    const retryAfterMs = entry.num - elapsed;
+    return { allowed: false, limit, remaining: 0, retryAfterMs, resetAfterMs, cost };
+  }
   if (cost === 0) {
     return { allowed: true, limit, remaining: 0, retryAfterMs: 0, resetAfterMs, cost };
   }

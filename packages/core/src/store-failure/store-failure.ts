@@ -7,12 +7,14 @@ import {
   type BreakerState,
   CircuitBreaker,
   type CircuitBreakerOptions,
+  checkBreakerOptions,
 } from './circuit-breaker.js';
 import {
   checkOverLimitOptions,
   OverLimitCache,
   type OverLimitCacheOptions,
 } from './over-limit-cache.js';
+import { isStoreKeyError, keyErrorReason } from './store-key-error.js';
 
 /**
  * What a limiter does while its store fails (errors, or answers later than its timeout):
@@ -54,8 +56,33 @@ export const DENY_RETRY_MS = 1000;
 
 /** Where failure notices go: `console` by default. */
 export interface StoreFailureLogger {
-  /** Called once when a store starts failing and once when it answers again. */
+  /**
+   * Called once when a store starts failing, once when it answers again, and once per
+   * algorithm whose key holds state it cannot read. One line each, describing the error by
+   * kind: no key text, no user id, no script source (the error object is never passed).
+   */
   warn(message: string, error?: unknown): void;
+}
+
+/** The most algorithms whose key errors are remembered as logged (then logged again). */
+const MAX_KEY_ERROR_NOTICES = 100;
+
+/**
+ * A store error as one short line: its message's first line, at most 200 characters (an
+ * ioredis error object also carries the command: the script's source and the keys).
+ */
+function describeError(error: unknown): string {
+  const text = error instanceof Error ? error.message : typeof error === 'string' ? error : '';
+  const line = text.split('\n', 1)[0]!.trim();
+  if (line === '') return error instanceof Error ? error.name : 'an error';
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+}
+
+/** What a failing domain's breaker was made for: to retire it once its domain moved. */
+interface DomainOf {
+  domain: string;
+  /** A key that was in the domain when its breaker was made. */
+  key: string;
 }
 
 /**
@@ -107,6 +134,14 @@ export class FailSafeStore implements Store {
   #insurance: MemoryStore | undefined;
   /** Keys the store denied, until their retry time; undefined with `overLimit: false`. */
   readonly #overLimit: OverLimitCache | undefined;
+  /** Each domain breaker's domain and a key of it (failure domains only). */
+  readonly #domainInfo = new Map<CircuitBreaker, DomainOf>();
+  /** The breakers' clock (ms) and cooldown: when failing breakers are checked for retiring. */
+  readonly #clock: () => number;
+  readonly #cooldownMs: number;
+  #sweptAt = Number.NEGATIVE_INFINITY;
+  /** Algorithms (by description) whose key errors were logged. */
+  readonly #keyErrorsLogged = new Set<string>();
 
   constructor(
     store: Store,
@@ -122,6 +157,9 @@ export class FailSafeStore implements Store {
     this.#logger = logger;
     this.#breakerOptions = breaker;
     this.#whole = new CircuitBreaker(breaker);
+    const { clock, cooldownMs } = checkBreakerOptions(breaker);
+    this.#clock = clock;
+    this.#cooldownMs = cooldownMs;
     if (typeof store.failureDomain === 'function') {
       const domainOf = store.failureDomain;
       this.#domainOf = (key) => domainOf.call(store, key);
@@ -148,6 +186,7 @@ export class FailSafeStore implements Store {
 
   consume(key: string, algorithm: Algorithm, cost: number, nowMs: number): Promise<Decision> {
     const overLimit = this.#overLimit;
+    if (this.#down.size !== 0) this.#sweep();
     const breaker = this.#domainOf === undefined ? this.#whole : this.#breakerOf(key);
     let probe = false;
     if (breaker.state !== 'closed') {
@@ -172,7 +211,15 @@ export class FailSafeStore implements Store {
         if (overLimit !== undefined) overLimit.record(key, algorithm, decision, nowMs);
         return decision;
       },
-      (error: unknown) => this.#fallback(error, breaker, probe, key, algorithm, cost, nowMs),
+      (error: unknown) => {
+        if (!isStoreKeyError(error)) {
+          return this.#fallback(error, breaker, probe, key, algorithm, cost, nowMs);
+        }
+        // The store answered, for this key only: no store failure.
+        if (probe) this.#answered(breaker);
+        this.#keyFailed(error, algorithm);
+        return this.#decide(key, algorithm, cost, nowMs);
+      },
     );
   }
 
@@ -199,6 +246,7 @@ export class FailSafeStore implements Store {
     const flat = requests.map(
       (r): StoreRequest => ({ key: fullKey(r), algorithm: r.algorithm, cost: r.cost }),
     );
+    if (this.#down.size !== 0) this.#sweep();
     const breakers = new Set<CircuitBreaker>();
     for (const r of flat) breakers.add(this.#breakerOf(r.key));
     const probes: CircuitBreaker[] = [];
@@ -213,6 +261,12 @@ export class FailSafeStore implements Store {
       probes.push(breaker);
     }
     const failed = (error: unknown): Decision[] => {
+      if (isStoreKeyError(error)) {
+        // The store answered: a key's state is unreadable, no store failure.
+        for (const probe of probes) this.#answered(probe);
+        this.#keyFailed(error, flat[0]!.algorithm);
+        return this.#decideAll(flat, nowMs);
+      }
       for (const breaker of breakers) this.#failed(error, breaker, probes.includes(breaker));
       return this.#decideAll(flat, nowMs);
     };
@@ -303,8 +357,44 @@ export class FailSafeStore implements Store {
     if (breaker === undefined) {
       breaker = new CircuitBreaker(this.#breakerOptions);
       this.#breakers.set(domain, breaker);
+      this.#domainInfo.set(breaker, { domain, key });
     }
     return breaker;
+  }
+
+  /**
+   * While failing, at most once per cooldown: retires the failing breakers whose domain no
+   * longer serves their key (a Cluster failover promoted a replica: the key's slot is on
+   * another node now, and nothing would ever probe the dead node's breaker again), so the
+   * store is not reported failing forever and the next outage is logged.
+   */
+  #sweep(): void {
+    const domainOf = this.#domainOf;
+    if (domainOf === undefined) return;
+    const now = this.#clock();
+    if (now - this.#sweptAt < this.#cooldownMs) return;
+    this.#sweptAt = now;
+    for (const breaker of this.#down) {
+      const info = this.#domainInfo.get(breaker);
+      if (info === undefined || domainOf(info.key) === info.domain) continue;
+      this.#down.delete(breaker);
+      this.#domainInfo.delete(breaker);
+      if (this.#breakers.get(info.domain) === breaker) this.#breakers.delete(info.domain);
+      if (this.#down.size === 0) this.#logger.warn('sluice: store answering again');
+    }
+  }
+
+  /** Logs, once per algorithm, that a key's state could not be read by it. */
+  #keyFailed(error: { reason?: unknown; message: string }, algorithm: Algorithm): void {
+    const logged = this.#keyErrorsLogged;
+    const name = String(algorithm.description);
+    if (logged.has(name)) return;
+    if (logged.size >= MAX_KEY_ERROR_NOTICES) logged.clear();
+    logged.add(name);
+    const reason = typeof error.reason === 'string' ? error.reason : keyErrorReason(error.message);
+    this.#logger.warn(
+      `sluice: limit ${name} (algorithm ${String(algorithm.kind)}): ${reason}, e.g. after its algorithm changed; onStoreError '${this.#policy}' decides such keys until they expire (the store is answering)`,
+    );
   }
 
   #fallback(
@@ -352,11 +442,16 @@ export class FailSafeStore implements Store {
   #failed(error: unknown, breaker: CircuitBreaker, probe: boolean): void {
     if (!breaker.onFailure(probe)) return;
     this.#down.add(breaker);
+    // The calls already waiting on this domain: decided by the policy now, not each at its
+    // own timeout.
+    try {
+      this.#store.failPending?.(this.#domainInfo.get(breaker)?.domain);
+    } catch {
+      // a store's failPending must not throw; if it does, the calls time out as before
+    }
     if (this.#down.size > 1) return; // the outage goes on: logged when it started
-    const reason = error instanceof Error ? error.message : String(error);
     this.#logger.warn(
-      `sluice: store failing (${reason}); onStoreError '${this.#policy}' decides until it answers`,
-      error,
+      `sluice: store failing (${describeError(error)}); onStoreError '${this.#policy}' decides until it answers`,
     );
   }
 
