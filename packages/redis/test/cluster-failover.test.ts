@@ -89,7 +89,7 @@ it('a master SIGKILLed and its replica promoted: no wrong admission on the healt
   const LIMIT = 3;
   const algorithm = fixedWindow({ limit: LIMIT, window: '1h' });
   const other = await connect(); // "another process": exhausts every user
-  const otherStore = new RedisStore({ client: other });
+  const otherStore = new RedisStore({ client: other, timeoutMs: 5000 });
   const client = await connect();
   const redis = new RedisStore({ client, timeoutMs: 300 });
   const fromRedis = new WeakSet<Decision>();
