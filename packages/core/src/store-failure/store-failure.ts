@@ -23,6 +23,14 @@ import { isStoreKeyError, keyErrorReason } from './store-key-error.js';
  *   answers again (rate-limiter-flexible's "insurance limiter"); logs once per outage.
  * - `'allow'`: fail open: admit every request (`remaining` = limit).
  * - `'deny'`: fail closed: deny every request with `retryAfterMs` = {@link DENY_RETRY_MS}.
+ *
+ * A call answered by the policy after a timeout charges nothing on a stalled Redis (each
+ * script carries its deadline); but when the reply was late in transit (the script ran in
+ * time, the reply was held up on the way), or the call was given up when its node's breaker
+ * opened and the node answered before the call's own deadline, it was charged all the same
+ * (e.g. a request denied under `'deny'` that used one unit). A key whose state its
+ * algorithm cannot read (another algorithm's value) is decided by the policy too, without
+ * counting as a store failure.
  */
 export type StoreErrorPolicy = 'insurance' | 'allow' | 'deny';
 
