@@ -272,7 +272,8 @@ export class FailSafeStore implements Store {
       if (isStoreKeyError(error)) {
         // The store answered: a key's state is unreadable, no store failure.
         for (const probe of probes) this.#answered(probe);
-        this.#keyFailed(error, flat[0]!.algorithm);
+        const named = flat.find((r) => r.algorithm.description === error.algorithm);
+        this.#keyFailed(error, named?.algorithm ?? flat[0]!.algorithm);
         return this.#decideAll(flat, nowMs);
       }
       for (const breaker of breakers) this.#failed(error, breaker, probes.includes(breaker));
