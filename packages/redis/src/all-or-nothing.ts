@@ -64,6 +64,12 @@ interface Charged {
   values: number[];
 }
 
+/** A request across slots while it runs: given up (timed out), and the node it waits on. */
+interface Across {
+  abandoned: boolean;
+  server: string | undefined;
+}
+
 /** The most keys sent in one coalesced script call. */
 const MAX_BATCH_KEYS = 128;
 
@@ -132,11 +138,15 @@ export class AllOrNothing {
       });
     }
     const deadline = performance.now() + this.#deadlines.timeoutMs;
-    const request = { abandoned: false };
+    const request: Across = { abandoned: false, server: undefined };
     return this.#deadlines
       .wrap(this.#across(parts, groups, now, deadline, decisions, request))
       .catch((error: unknown) => {
         request.abandoned = true;
+        // The node the request was waiting on when it failed: only its breaker counts it.
+        if (error instanceof Error && request.server !== undefined) {
+          (error as { failureDomain?: string }).failureDomain = request.server;
+        }
         throw error;
       });
   }
@@ -239,7 +249,7 @@ export class AllOrNothing {
     now: number | '',
     deadline: number,
     decisions: Decision[],
-    request: { abandoned: boolean },
+    request: Across,
   ): Promise<Decision[]> {
     const charged: Charged[] = [];
     let denied = -1;
@@ -249,6 +259,7 @@ export class AllOrNothing {
     try {
       for (let g = 0; g < groups.length && denied < 0; g++) {
         const job: Job = { parts, group: groups[g]!, now };
+        request.server = masterOf(this.#client, job.group.slot);
         const answer = await this.#one(job, MultiMode.Charge, deadline);
         if (answer.charged) {
           charged.push({

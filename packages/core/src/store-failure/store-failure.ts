@@ -237,7 +237,8 @@ export class FailSafeStore implements Store {
    * call goes through the breakers of every key's failure domain: when one of them is not
    * closed and lets no probe through, or the call fails, the policy decides every request
    * (`'insurance'`: all-or-nothing on the insurance store), and a failure counts against
-   * every domain the call touched (it cannot tell which one failed). Never rejects.
+   * the domain the error names (a string `failureDomain` on it: the node the call was
+   * waiting on), else against every domain the call touched. Never rejects.
    */
   consumeAll(requests: readonly StoreRequest[], nowMs: number): Promise<Decision[]> {
     const store = this.#store;
@@ -276,7 +277,18 @@ export class FailSafeStore implements Store {
         this.#keyFailed(error, named?.algorithm ?? flat[0]!.algorithm);
         return this.#decideAll(flat, nowMs);
       }
-      for (const breaker of breakers) this.#failed(error, breaker, probes.includes(breaker));
+      // A failure that names its domain (the node a request across nodes was waiting on)
+      // counts against that domain only: the other nodes answered.
+      const named = (error as { failureDomain?: unknown } | null)?.failureDomain;
+      const only = typeof named === 'string' ? this.#breakers.get(named) : undefined;
+      for (const breaker of breakers) {
+        if (only !== undefined && breakers.has(only) && breaker !== only) {
+          // A probe granted here may not have run: reopened for a cooldown, as below.
+          if (probes.includes(breaker)) breaker.onFailure(true);
+          continue;
+        }
+        this.#failed(error, breaker, probes.includes(breaker));
+      }
       return this.#decideAll(flat, nowMs);
     };
     let result: Decision[] | Promise<Decision[]>;

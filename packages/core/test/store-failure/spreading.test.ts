@@ -146,3 +146,31 @@ describe('the over-limit cache and a penalty (blockFor)', () => {
     expect((await store.consume('mallory', blocking, 1, 60_000)).allowed).toBe(true);
   });
 });
+
+describe('a request across domains whose failure names the domain it waited on', () => {
+  it("counts against that domain's breaker only: the other domain's keys stay decided by the store", async () => {
+    const inner: Store = {
+      consume: (_key, a, cost) => Promise.resolve(decision(a, cost)),
+      consumeAll: () =>
+        Promise.reject(
+          Object.assign(new Error('sluice: the store did not answer within 500 ms'), {
+            failureDomain: 'node-a',
+          }),
+        ),
+      reset: () => Promise.resolve(),
+      failureDomain: (key) => (key.startsWith('a') ? 'node-a' : 'node-b'),
+    };
+    const store = new FailSafeStore(inner, 'deny', spyLogger().logger);
+    const decided = await store.consumeAll(
+      [
+        { key: 'a1', algorithm, cost: 1 },
+        { key: 'b1', algorithm, cost: 1 },
+      ],
+      0,
+    );
+    expect(decided.map((d) => d.allowed)).toEqual([false, false]); // 'deny' decided it
+    expect(store.breakerState('a1')).toBe('open');
+    expect(store.breakerState('b1')).toBe('closed');
+    expect(await store.consume('b2', algorithm, 1, 0)).toMatchObject({ allowed: true });
+  });
+});
