@@ -41,6 +41,11 @@ export { CircuitBreaker, DEFAULT_COOLDOWN_MS } from './store-failure/circuit-bre
 export { DEFAULT_OVER_LIMIT_KEYS, OverLimitCache } from './store-failure/over-limit-cache.js';
 export type { StoreErrorPolicy, StoreFailureLogger } from './store-failure/store-failure.js';
 export { DENY_RETRY_MS, FailSafeStore } from './store-failure/store-failure.js';
+export {
+  isStoreKeyError,
+  keyErrorReason,
+  StoreKeyError,
+} from './store-failure/store-key-error.js';
 export type { MemoryKeySpace } from './stores/memory-store.js';
 export type { Store, StoreRequest } from './stores/store.js';
 export {

@@ -1,5 +1,5 @@
 import type { Decision } from '@sluice/core';
-import { type Algorithm, withChargeTime } from '@sluice/core/store';
+import { type Algorithm, keyErrorReason, StoreKeyError, withChargeTime } from '@sluice/core/store';
 import { masterOf } from './coalescer.js';
 import { type DeadlineQueue, type Pending, StoreTimeoutError } from './deadline-queue.js';
 import { EXPIRED, type LuaTwin } from './lua-common.js';
@@ -57,6 +57,12 @@ interface Charged {
   group: Group;
   at: number;
   values: number[];
+}
+
+/** A request across slots while it runs: given up (timed out), and the node it waits on. */
+interface Across {
+  abandoned: boolean;
+  server: string | undefined;
 }
 
 /** The most keys sent in one coalesced script call. */
@@ -127,11 +133,15 @@ export class AllOrNothing {
       });
     }
     const deadline = performance.now() + this.#deadlines.timeoutMs;
-    const request = { abandoned: false };
+    const request: Across = { abandoned: false, server: undefined };
     return this.#deadlines
       .wrap(this.#across(parts, groups, now, deadline, decisions, request))
       .catch((error: unknown) => {
         request.abandoned = true;
+        // The node the request was waiting on when it failed: only its breaker counts it.
+        if (error instanceof Error && request.server !== undefined) {
+          (error as { failureDomain?: string }).failureDomain = request.server;
+        }
         throw error;
       });
   }
@@ -161,7 +171,6 @@ export class AllOrNothing {
     const promise = new Promise<Answer>((resolve, reject) => {
       waiting = { deadline: 0, settled: false, reject, resolve, job };
     });
-    this.#deadlines.track(waiting);
     batch.waiting.push(waiting);
     batch.keys += job.group.parts.length;
     if (batch.keys >= MAX_BATCH_KEYS) {
@@ -173,7 +182,13 @@ export class AllOrNothing {
 
   #sendBatch(batch: Batch): void {
     const { waiting } = batch;
-    // Tracked in one turn of the event loop: the first one's deadline is the earliest.
+    // Tracked from the send (a batch held back by a blocked event loop has not waited on
+    // Redis), in one turn of the event loop: the first one's deadline is the earliest.
+    const server = this.#cluster ? masterOf(this.#client, batch.slot) : '';
+    for (const w of waiting) {
+      this.#deadlines.track(w);
+      w.server = server;
+    }
     let sent: Promise<(Answer | Error)[]>;
     try {
       sent = this.#send(
@@ -229,7 +244,7 @@ export class AllOrNothing {
     now: number | '',
     deadline: number,
     decisions: Decision[],
-    request: { abandoned: boolean },
+    request: Across,
   ): Promise<Decision[]> {
     const charged: Charged[] = [];
     let denied = -1;
@@ -239,6 +254,7 @@ export class AllOrNothing {
     try {
       for (let g = 0; g < groups.length && denied < 0; g++) {
         const job: Job = { parts, group: groups[g]!, now };
+        request.server = masterOf(this.#client, job.group.slot);
         const answer = await this.#one(job, MultiMode.Charge, deadline);
         if (answer.charged) {
           charged.push({
@@ -369,7 +385,10 @@ export class AllOrNothing {
         const status = reply[n * MULTI_WIDTH + r];
         answers.push(
           status === -1
-            ? new Error(String(reply[at]))
+            ? new StoreKeyError(
+                jobs[r]!.parts[jobs[r]!.group.parts[0]!]!.algorithm.description,
+                keyErrorReason(String(reply[at])),
+              )
             : { charged: status === 1, values: reply.slice(at, end) as number[], clock },
         );
         at = end;

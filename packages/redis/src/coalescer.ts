@@ -1,5 +1,5 @@
 import type { Decision } from '@sluice/core';
-import { type Algorithm, withChargeTime } from '@sluice/core/store';
+import { type Algorithm, keyErrorReason, StoreKeyError, withChargeTime } from '@sluice/core/store';
 import { type DeadlineQueue, type Pending, StoreTimeoutError } from './deadline-queue.js';
 import { EXPIRED, type LuaTwin } from './lua-common.js';
 import type { LuaScript, RedisClient } from './lua-script.js';
@@ -39,8 +39,8 @@ function groupKey(algorithm: Algorithm): string {
 /**
  * Calls of one kind and params (one limiter's settings, or several limiters' equal ones) on
  * keys of one slot, in call order. Watched by the deadline queue as one entry: its calls
- * were all made within one turn of the event loop, so its deadline (taken when it opened)
- * is the earliest of theirs, and on timeout every call not yet answered is rejected.
+ * were all made within one turn of the event loop and are sent together, so its deadline
+ * (taken when it is sent) is theirs, and on timeout every call not yet answered is rejected.
  */
 class Batch implements Pending {
   readonly twin: LuaTwin;
@@ -234,7 +234,6 @@ export class Coalescer {
     cost: number,
   ): Batch {
     const batch = new Batch(twin, algorithm, slot, now, cost);
-    this.#deadlines.track(batch);
     if (this.#pending.push(batch) === 1) setImmediate(this.#flushAll);
     return batch;
   }
@@ -262,6 +261,9 @@ export class Coalescer {
       return;
     }
     const n = batch.calls.length;
+    // The deadline runs from the send, not from the first call: a batch held back because
+    // this process's event loop was blocked has not waited on Redis.
+    this.#deadlines.track(batch);
     const server = this.#cluster ? masterOf(this.#client, batch.slot) : '';
     batch.server = server;
     const deadline = server === undefined ? '' : this.#clocks.deadlineOn(server, batch.deadline);
@@ -316,8 +318,9 @@ export class Coalescer {
       call.settled = true;
       const first = reply[at];
       if (typeof first !== 'number') {
-        // The key's function raised an error: its message stands where its values would.
-        call.reject(new Error(String(first)));
+        // The key's function raised an error (its message stands where its values would):
+        // this key's state is unreadable; the store is fine.
+        call.reject(new StoreKeyError(call.algorithm.description, keyErrorReason(String(first))));
         continue;
       }
       try {

@@ -12,16 +12,34 @@ export interface Pending {
   deadline: number;
   reject: (error: Error) => void;
   settled: boolean;
+  /**
+   * The server the call was sent to (`'host:port'` on a Cluster, `''` on a standalone
+   * Redis); undefined while unknown or not sent. {@link DeadlineQueue.failSent} reads it.
+   */
+  server?: string | undefined;
 }
 
 /** What a slot of the queue holds once its entry has left it (releases the entry). */
 const SETTLED: Pending = { deadline: 0, reject: () => {}, settled: true };
+
+/** The rejection of calls given up by {@link DeadlineQueue.failSent}. */
+export class StoreAbandonedError extends Error {
+  constructor() {
+    super('sluice: given up: its Redis node stopped answering (its circuit breaker opened)');
+    this.name = 'StoreAbandonedError';
+  }
+}
 
 /**
  * Bounds how long calls may take, with one timer for all of them: every call has the same
  * timeout, so deadlines arrive in call order and a FIFO queue needs only its head's timer.
  * A call past its deadline is rejected with {@link StoreTimeoutError}; its late answer is
  * ignored.
+ *
+ * A deadline that passed while this process's event loop was blocked (the timer fired
+ * late) is not taken for a Redis failure: the rejection waits one `setImmediate`, after the
+ * event loop's I/O poll, so a reply that arrived meanwhile and sits in the socket is read
+ * and used first. Only a call still unanswered then is rejected.
  */
 export class DeadlineQueue {
   /** The longest a call may take, in **ms**, before it rejects with {@link StoreTimeoutError}. */
@@ -76,10 +94,40 @@ export class DeadlineQueue {
     });
   }
 
+  /**
+   * Rejects, with {@link StoreAbandonedError}, every call not yet answered that was sent to
+   * `server` (any server when undefined): its node's circuit breaker opened, so they are
+   * decided by the failure policy now rather than each at its own deadline.
+   */
+  failSent(server: string | undefined): void {
+    const queue = this.#queue;
+    let error: Error | undefined;
+    for (let i = this.#head; i < queue.length; i++) {
+      const entry = queue[i]!;
+      if (entry.settled || entry.server === undefined) continue;
+      if (server !== undefined && entry.server !== server) continue;
+      error ??= new StoreAbandonedError();
+      entry.settled = true;
+      entry.reject(error);
+    }
+  }
+
   #arm(delayMs: number): void {
-    this.#timer = setTimeout(() => this.#expire(), Math.max(0, Math.ceil(delayMs)));
+    this.#timer = setTimeout(this.#fire, Math.max(0, Math.ceil(delayMs)));
     this.#timer.unref();
   }
+
+  /**
+   * The timer: the rejections wait for the next check phase, after the I/O poll, so a reply
+   * already in the socket (the event loop was blocked, the timer is late) settles first.
+   */
+  readonly #fire = (): void => {
+    setImmediate(this.#expireNow);
+  };
+
+  readonly #expireNow = (): void => {
+    this.#expire();
+  };
 
   #expire(): void {
     this.#timer = undefined;

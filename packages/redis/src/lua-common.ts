@@ -58,7 +58,10 @@ export interface LuaTwin {
    * KEYS[1] = the key. ARGV = now ('' for Redis TIME), cost, ...params, deadline.
    * Reply: the decision's `replyWidth` numbers, then Redis `TIME` in ms; or, when `TIME` has
    * reached the deadline (Redis ms since the epoch; '' or absent = none), `{EXPIRED, TIME}`
-   * and nothing is read or written: a call its caller gave up on charges nothing.
+   * and nothing is read or written: a call its caller gave up on charges nothing. When the
+   * function raised an error (the key holds another type, or another algorithm's value), its
+   * message stands where the first value would (padded with 0s), as in `batch`: a Redis
+   * error reply would read as the store failing.
    */
   readonly single: LuaScript;
   /**
@@ -163,7 +166,11 @@ local clock = server_now()
 local deadline = tonumber(ARGV[${params + 3}])
 if deadline ~= nil and clock >= deadline then return {${EXPIRED}, clock} end
 local now = use_now(ARGV[1], clock)
-local ${results} = ${name}(KEYS[1], now, tonumber(ARGV[2]), ${list(params, (i) => `tonumber(ARGV[${i + 2}])`)})
+local ok, ${results} = pcall(${name}, KEYS[1], now, tonumber(ARGV[2]), ${list(params, (i) => `tonumber(ARGV[${i + 2}])`)})
+if not ok then
+  if type(r1) == 'table' then r1 = r1.err end
+  return {tostring(r1), ${list(replyWidth - 1, () => '0')}${replyWidth > 1 ? ', ' : ''}clock}
+end
 return {${reply}, clock}
 `;
   const batch = `${LUA_PRELUDE}${fn}

@@ -207,6 +207,15 @@ export class RedisStore implements Store {
     if (cluster) this.failureDomain = (key) => masterOf(client, keySlot(this.keyFor(key))) ?? '';
   }
 
+  /**
+   * {@link Store.failPending}: rejects every call already sent to `domain` (a
+   * {@link RedisStore.failureDomain} value; undefined: every server) and not yet answered,
+   * so a limiter whose breaker for that node just opened decides them by its policy now.
+   */
+  failPending(domain?: string): void {
+    this.#deadlines.failSent(domain);
+  }
+
   /** The Redis key used for a limiter key: `redisKey(prefix, key, hashTag)`. */
   keyFor(key: string): string {
     return redisKey(this.prefix, key, this.hashTag);

@@ -150,7 +150,24 @@ it('a key that fails in the script fails its own call only', async () => {
     ['a', 'bad', 'b'].map((k) => store.consume(`${prefix}:${k}`, algorithm, 1, EPOCH)),
   );
   expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-  expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/WRONGTYPE/);
+  // A StoreKeyError (the key only, not the store), by kind: no key text.
+  const reason = (results[1] as PromiseRejectedResult).reason as Error;
+  expect(reason.name).toBe('StoreKeyError');
+  expect(reason.message).toMatch(/gcra\(10 per 1000 ms.*another Redis type/);
+  expect(reason.message).not.toContain(prefix);
+});
+
+it('a key that fails in the single-key script fails its own call with a StoreKeyError too', async () => {
+  const prefix = `err1-${Math.random()}`;
+  const store = new RedisStore({ client, clock: 'client', timeoutMs: 5000 });
+  const algorithm = gcra({ rate: 10, period: '1s' });
+  await client.hset(store.keyFor(`${prefix}:bad`), 'f', 'v');
+  const error = await store.consume(`${prefix}:bad`, algorithm, 1, EPOCH).then(
+    () => undefined,
+    (e: unknown) => e as Error,
+  );
+  expect(error?.name).toBe('StoreKeyError');
+  expect(error?.message).not.toContain(prefix);
 });
 
 // An Algorithm the store has no Lua twin for (a custom kind), or whose params cannot be

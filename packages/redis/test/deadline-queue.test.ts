@@ -1,6 +1,10 @@
 // The deadline queue rejects what is not answered in time, and lets go of what is: an
 // answered entry must not stay referenced until its deadline (it holds its calls' promises,
 // which would then outlive V8's young generation: most of the store's CPU went to GC).
+
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { DeadlineQueue, type Pending, StoreTimeoutError } from '../src/deadline-queue.js';
 
 const entry = (): Pending & { error?: Error } => {
@@ -40,4 +44,48 @@ it('an entry not answered in time is rejected with StoreTimeoutError, an answere
   expect(late.settled).toBe(true);
   expect(answered.error).toBeUndefined();
   expect(queue.size).toBe(0);
+});
+
+it('a timer that fires late (the event loop was blocked) lets a reply already in the socket win', async () => {
+  // An echo server in another process: its reply arrives while this process's loop is blocked.
+  const server = spawn(process.execPath, [
+    '-e',
+    "const s = require('net').createServer((c) => c.pipe(c)); s.listen(0, '127.0.0.1', () => console.log(s.address().port));",
+  ]);
+  const [port] = (await once(server.stdout, 'data')) as [Buffer];
+  const socket = connect(Number(String(port).trim()), '127.0.0.1');
+  await once(socket, 'connect');
+  try {
+    const queue = new DeadlineQueue(20);
+    const e = entry();
+    socket.once('data', () => {
+      e.settled = true;
+    });
+    queue.track(e);
+    socket.write('x');
+    const start = performance.now();
+    while (performance.now() - start < 80) {
+      // blocked past the deadline; the echo is in the socket meanwhile
+    }
+    await new Promise((r) => setTimeout(r, 40));
+    expect(e.settled).toBe(true);
+    expect(e.error).toBeUndefined();
+  } finally {
+    socket.destroy();
+    server.kill();
+  }
+});
+
+it('failSent rejects the unanswered entries sent to one server (or every server), not the others', () => {
+  const queue = new DeadlineQueue(60_000);
+  const a = { ...entry(), server: 'a:1' };
+  const b = { ...entry(), server: 'b:1' };
+  const unsent = entry();
+  const answered = { ...entry(), server: 'a:1', settled: true };
+  for (const e of [a, b, unsent, answered]) queue.track(e);
+  // (The spread copies lose the `error` capture: look at `settled`.)
+  queue.failSent('a:1');
+  expect([a.settled, b.settled, unsent.settled]).toEqual([true, false, false]);
+  queue.failSent(undefined);
+  expect([b.settled, unsent.settled]).toEqual([true, false]);
 });

@@ -135,12 +135,14 @@ export interface RedisCluster {
 }
 
 /**
- * Starts 3 `redis-server --cluster-enabled yes` and joins them into a Cluster (no replicas).
- * `extraArgs` go to every node's command line (e.g. `--cluster-require-full-coverage no`).
+ * Starts 3 `redis-server --cluster-enabled yes` and joins them into a Cluster, with
+ * `replicas` replicas per master (default none; `nodes` lists the masters first, then the
+ * replicas). `extraArgs` go to every node's command line (e.g.
+ * `--cluster-require-full-coverage no`).
  */
-export async function startCluster(extraArgs: string[] = []): Promise<RedisCluster> {
+export async function startCluster(extraArgs: string[] = [], replicas = 0): Promise<RedisCluster> {
   const nodes: RedisProcess[] = [];
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < 3 * (1 + replicas); i++) {
     nodes.push(
       await startRedis([
         '--cluster-enabled',
@@ -158,7 +160,7 @@ export async function startCluster(extraArgs: string[] = []): Promise<RedisClust
     'create',
     ...nodes.map((n) => `127.0.0.1:${n.port}`),
     '--cluster-replicas',
-    '0',
+    String(replicas),
     '--cluster-yes',
   ]);
   const deadline = Date.now() + 20_000;
@@ -166,6 +168,15 @@ export async function startCluster(extraArgs: string[] = []): Promise<RedisClust
     for (;;) {
       if ((await node.cli('CLUSTER', 'INFO')).includes('cluster_state:ok')) break;
       if (Date.now() > deadline) throw new Error('cluster did not reach cluster_state:ok');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  // A replica that never synced refuses to be promoted: wait until each one has.
+  for (const node of nodes) {
+    for (;;) {
+      const info = await node.cli('INFO', 'replication');
+      if (info.includes('role:master') || info.includes('master_link_status:up')) break;
+      if (Date.now() > deadline) throw new Error('a replica did not sync with its master');
       await new Promise((r) => setTimeout(r, 100));
     }
   }

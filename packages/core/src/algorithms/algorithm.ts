@@ -103,10 +103,11 @@ export interface Algorithm {
    * Optional, for the over-limit cache of a store that can fail: what a denial decided at
    * `atMs` tells about its key. A {@link State} the cache can step from until it expires;
    * `'retry'` when only the denial's retry time is known (the sliding window and log:
-   * their state is not recoverable from a decision); `undefined` (or no method) when a
-   * denial is not worth remembering. Pure.
+   * their state is not recoverable from a decision); `'blocked'` when the key is blocked
+   * until the denial's retry time whatever it asks (a penalty's block); `undefined` (or no
+   * method) when a denial is not worth remembering. Pure.
    */
-  denialState?(decision: Decision, atMs: number): State | 'retry' | undefined;
+  denialState?(decision: Decision, atMs: number): State | 'retry' | 'blocked' | undefined;
 }
 
 /** Whether `value` is an {@link Algorithm}: an object with a `step` function. */

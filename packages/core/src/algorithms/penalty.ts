@@ -106,6 +106,11 @@ export class PenaltyAlgorithm implements Algorithm {
     this.description = `${inner.description} blocking ${penalty.blockMs} ms (x${penalty.backoff} up to ${penalty.maxBlockMs} ms)`;
   }
 
+  /** A penalty's denial blocks its key: denied, whatever it asks, until the block ends. */
+  denialState(): 'blocked' {
+    return 'blocked';
+  }
+
   step(state: State | undefined, nowMs: number, cost: number): StepResult {
     const p = this.#split(state, nowMs);
     if (p.blockedUntil > nowMs) {

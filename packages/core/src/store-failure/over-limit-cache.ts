@@ -60,8 +60,10 @@ interface Entry {
    */
   num: number;
   den: number;
-  /** Sliding kinds: `resetAfterMs` at `at`. */
+  /** Sliding kinds and penalties: `resetAfterMs` at `at`. */
   reset: number;
+  /** A penalty's block (`Limit.blockFor`): every request is denied until `at + span`. */
+  blocked: boolean;
 }
 
 /**
@@ -81,6 +83,9 @@ interface Entry {
  *   decides on it, so any cost is exact. A request it would admit goes to the store. A
  *   denial with `retryAfterMs` -1 (cost > limit) is remembered until 1 unit would be
  *   admitted.
+ * - A penalty (`Limit.blockFor`): a blocked key's denial is remembered until the block
+ *   ends; every request (any cost, a peek too) is denied meanwhile, with what is left of
+ *   the block, as the store would.
  * - Sliding window, sliding log: a denial of cost 1 is remembered; `remaining` is then 0
  *   and `resetAfterMs` known until the retry time, so costs 0 (a peek), 1 and > limit
  *   (-1) are exact. Other costs go to the store; during an outage
@@ -168,9 +173,10 @@ export class OverLimitCache {
   }
 }
 
-/** Same built-in class and parameters: the same algorithm, even if built twice. */
+/** Same built-in class, kind and parameters: the same algorithm, even if built twice. */
 function sameAlgorithm(a: Algorithm, b: Algorithm): boolean {
-  if (a.constructor !== b.constructor || a.params.length !== b.params.length) return false;
+  if (a.constructor !== b.constructor || a.kind !== b.kind) return false;
+  if (a.params.length !== b.params.length) return false;
   for (let i = 0; i < a.params.length; i++) if (a.params[i] !== b.params[i]) return false;
   return true;
 }
@@ -185,6 +191,21 @@ const MAX_DEN = 4096;
 function entryOf(algorithm: Algorithm, d: Decision, at: number): Entry | undefined {
   const known = algorithm.denialState?.(d, at);
   if (known === undefined) return undefined;
+  if (known === 'blocked') {
+    // A blocked key (the only denial of a penalty with a retry time): denied until it ends.
+    if (!(d.retryAfterMs > 0)) return undefined;
+    const span = d.retryAfterMs;
+    return {
+      algorithm,
+      at,
+      span,
+      state: undefined,
+      num: span,
+      den: 1,
+      reset: d.resetAfterMs,
+      blocked: true,
+    };
+  }
   if (known === 'retry') {
     if (d.cost !== 1 || !(d.retryAfterMs > 0)) return undefined;
     const retry = d.retryAfterMs;
@@ -195,13 +216,22 @@ function entryOf(algorithm: Algorithm, d: Decision, at: number): Entry | undefin
       if (++den > MAX_DEN || retry * den * den >= 2 ** 50) return undefined;
     }
     const num = Math.round(retry * den);
-    return { algorithm, at, span: retry, state: undefined, num, den, reset: d.resetAfterMs };
+    return {
+      algorithm,
+      at,
+      span: retry,
+      state: undefined,
+      num,
+      den,
+      reset: d.resetAfterMs,
+      blocked: false,
+    };
   }
   const state: State = known;
   const span =
     d.retryAfterMs >= 0 ? d.retryAfterMs : algorithm.step(state, at, 1).decision.retryAfterMs;
   if (!(span > 0)) return undefined;
-  return { algorithm, at, span, state, num: 0, den: 1, reset: 0 };
+  return { algorithm, at, span, state, num: 0, den: 1, reset: 0, blocked: false };
 }
 
 /** `entry`'s answer to a request on its key (same algorithm), or `undefined`. */
@@ -220,6 +250,10 @@ function answerFrom(
   const limit = algorithm.limit;
   const elapsed = nowMs - entry.at;
   const resetAfterMs = entry.reset - elapsed;
+  if (entry.blocked) {
+    const retryAfterMs = entry.num - elapsed;
+    return { allowed: false, limit, remaining: 0, retryAfterMs, resetAfterMs, cost };
+  }
   if (cost === 0) {
     return { allowed: true, limit, remaining: 0, retryAfterMs: 0, resetAfterMs, cost };
   }

@@ -7,12 +7,14 @@ import {
   type BreakerState,
   CircuitBreaker,
   type CircuitBreakerOptions,
+  checkBreakerOptions,
 } from './circuit-breaker.js';
 import {
   checkOverLimitOptions,
   OverLimitCache,
   type OverLimitCacheOptions,
 } from './over-limit-cache.js';
+import { isStoreKeyError, keyErrorReason } from './store-key-error.js';
 
 /**
  * What a limiter does while its store fails (errors, or answers later than its timeout):
@@ -21,6 +23,14 @@ import {
  *   answers again (rate-limiter-flexible's "insurance limiter"); logs once per outage.
  * - `'allow'`: fail open: admit every request (`remaining` = limit).
  * - `'deny'`: fail closed: deny every request with `retryAfterMs` = {@link DENY_RETRY_MS}.
+ *
+ * A call answered by the policy after a timeout charges nothing on a stalled Redis (each
+ * script carries its deadline); but when the reply was late in transit (the script ran in
+ * time, the reply was held up on the way), or the call was given up when its node's breaker
+ * opened and the node answered before the call's own deadline, it was charged all the same
+ * (e.g. a request denied under `'deny'` that used one unit). A key whose state its
+ * algorithm cannot read (another algorithm's value) is decided by the policy too, without
+ * counting as a store failure.
  */
 export type StoreErrorPolicy = 'insurance' | 'allow' | 'deny';
 
@@ -54,8 +64,33 @@ export const DENY_RETRY_MS = 1000;
 
 /** Where failure notices go: `console` by default. */
 export interface StoreFailureLogger {
-  /** Called once when a store starts failing and once when it answers again. */
+  /**
+   * Called once when a store starts failing, once when it answers again, and once per
+   * algorithm whose key holds state it cannot read. One line each, describing the error by
+   * kind: no key text, no user id, no script source (the error object is never passed).
+   */
   warn(message: string, error?: unknown): void;
+}
+
+/** The most algorithms whose key errors are remembered as logged (then logged again). */
+const MAX_KEY_ERROR_NOTICES = 100;
+
+/**
+ * A store error as one short line: its message's first line, at most 200 characters (an
+ * ioredis error object also carries the command: the script's source and the keys).
+ */
+function describeError(error: unknown): string {
+  const text = error instanceof Error ? error.message : typeof error === 'string' ? error : '';
+  const line = text.split('\n', 1)[0]!.trim();
+  if (line === '') return error instanceof Error ? error.name : 'an error';
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+}
+
+/** What a failing domain's breaker was made for: to retire it once its domain moved. */
+interface DomainOf {
+  domain: string;
+  /** A key that was in the domain when its breaker was made. */
+  key: string;
 }
 
 /**
@@ -107,6 +142,14 @@ export class FailSafeStore implements Store {
   #insurance: MemoryStore | undefined;
   /** Keys the store denied, until their retry time; undefined with `overLimit: false`. */
   readonly #overLimit: OverLimitCache | undefined;
+  /** Each domain breaker's domain and a key of it (failure domains only). */
+  readonly #domainInfo = new Map<CircuitBreaker, DomainOf>();
+  /** The breakers' clock (ms) and cooldown: when failing breakers are checked for retiring. */
+  readonly #clock: () => number;
+  readonly #cooldownMs: number;
+  #sweptAt = Number.NEGATIVE_INFINITY;
+  /** Algorithms (by description) whose key errors were logged. */
+  readonly #keyErrorsLogged = new Set<string>();
 
   constructor(
     store: Store,
@@ -122,6 +165,9 @@ export class FailSafeStore implements Store {
     this.#logger = logger;
     this.#breakerOptions = breaker;
     this.#whole = new CircuitBreaker(breaker);
+    const { clock, cooldownMs } = checkBreakerOptions(breaker);
+    this.#clock = clock;
+    this.#cooldownMs = cooldownMs;
     if (typeof store.failureDomain === 'function') {
       const domainOf = store.failureDomain;
       this.#domainOf = (key) => domainOf.call(store, key);
@@ -148,6 +194,7 @@ export class FailSafeStore implements Store {
 
   consume(key: string, algorithm: Algorithm, cost: number, nowMs: number): Promise<Decision> {
     const overLimit = this.#overLimit;
+    if (this.#down.size !== 0) this.#sweep();
     const breaker = this.#domainOf === undefined ? this.#whole : this.#breakerOf(key);
     let probe = false;
     if (breaker.state !== 'closed') {
@@ -172,7 +219,15 @@ export class FailSafeStore implements Store {
         if (overLimit !== undefined) overLimit.record(key, algorithm, decision, nowMs);
         return decision;
       },
-      (error: unknown) => this.#fallback(error, breaker, probe, key, algorithm, cost, nowMs),
+      (error: unknown) => {
+        if (!isStoreKeyError(error)) {
+          return this.#fallback(error, breaker, probe, key, algorithm, cost, nowMs);
+        }
+        // The store answered, for this key only: no store failure.
+        if (probe) this.#answered(breaker);
+        this.#keyFailed(error, algorithm);
+        return this.#decide(key, algorithm, cost, nowMs);
+      },
     );
   }
 
@@ -182,7 +237,8 @@ export class FailSafeStore implements Store {
    * call goes through the breakers of every key's failure domain: when one of them is not
    * closed and lets no probe through, or the call fails, the policy decides every request
    * (`'insurance'`: all-or-nothing on the insurance store), and a failure counts against
-   * every domain the call touched (it cannot tell which one failed). Never rejects.
+   * the domain the error names (a string `failureDomain` on it: the node the call was
+   * waiting on), else against every domain the call touched. Never rejects.
    */
   consumeAll(requests: readonly StoreRequest[], nowMs: number): Promise<Decision[]> {
     const store = this.#store;
@@ -199,6 +255,7 @@ export class FailSafeStore implements Store {
     const flat = requests.map(
       (r): StoreRequest => ({ key: fullKey(r), algorithm: r.algorithm, cost: r.cost }),
     );
+    if (this.#down.size !== 0) this.#sweep();
     const breakers = new Set<CircuitBreaker>();
     for (const r of flat) breakers.add(this.#breakerOf(r.key));
     const probes: CircuitBreaker[] = [];
@@ -213,7 +270,25 @@ export class FailSafeStore implements Store {
       probes.push(breaker);
     }
     const failed = (error: unknown): Decision[] => {
-      for (const breaker of breakers) this.#failed(error, breaker, probes.includes(breaker));
+      if (isStoreKeyError(error)) {
+        // The store answered: a key's state is unreadable, no store failure.
+        for (const probe of probes) this.#answered(probe);
+        const named = flat.find((r) => r.algorithm.description === error.algorithm);
+        this.#keyFailed(error, named?.algorithm ?? flat[0]!.algorithm);
+        return this.#decideAll(flat, nowMs);
+      }
+      // A failure that names its domain (the node a request across nodes was waiting on)
+      // counts against that domain only: the other nodes answered.
+      const named = (error as { failureDomain?: unknown } | null)?.failureDomain;
+      const only = typeof named === 'string' ? this.#breakers.get(named) : undefined;
+      for (const breaker of breakers) {
+        if (only !== undefined && breakers.has(only) && breaker !== only) {
+          // A probe granted here may not have run: reopened for a cooldown, as below.
+          if (probes.includes(breaker)) breaker.onFailure(true);
+          continue;
+        }
+        this.#failed(error, breaker, probes.includes(breaker));
+      }
       return this.#decideAll(flat, nowMs);
     };
     let result: Decision[] | Promise<Decision[]>;
@@ -303,8 +378,44 @@ export class FailSafeStore implements Store {
     if (breaker === undefined) {
       breaker = new CircuitBreaker(this.#breakerOptions);
       this.#breakers.set(domain, breaker);
+      this.#domainInfo.set(breaker, { domain, key });
     }
     return breaker;
+  }
+
+  /**
+   * While failing, at most once per cooldown: retires the failing breakers whose domain no
+   * longer serves their key (a Cluster failover promoted a replica: the key's slot is on
+   * another node now, and nothing would ever probe the dead node's breaker again), so the
+   * store is not reported failing forever and the next outage is logged.
+   */
+  #sweep(): void {
+    const domainOf = this.#domainOf;
+    if (domainOf === undefined) return;
+    const now = this.#clock();
+    if (now - this.#sweptAt < this.#cooldownMs) return;
+    this.#sweptAt = now;
+    for (const breaker of this.#down) {
+      const info = this.#domainInfo.get(breaker);
+      if (info === undefined || domainOf(info.key) === info.domain) continue;
+      this.#down.delete(breaker);
+      this.#domainInfo.delete(breaker);
+      if (this.#breakers.get(info.domain) === breaker) this.#breakers.delete(info.domain);
+      if (this.#down.size === 0) this.#logger.warn('sluice: store answering again');
+    }
+  }
+
+  /** Logs, once per algorithm, that a key's state could not be read by it. */
+  #keyFailed(error: { reason?: unknown; message: string }, algorithm: Algorithm): void {
+    const logged = this.#keyErrorsLogged;
+    const name = String(algorithm.description);
+    if (logged.has(name)) return;
+    if (logged.size >= MAX_KEY_ERROR_NOTICES) logged.clear();
+    logged.add(name);
+    const reason = typeof error.reason === 'string' ? error.reason : keyErrorReason(error.message);
+    this.#logger.warn(
+      `sluice: limit ${name} (algorithm ${String(algorithm.kind)}): ${reason}, e.g. after its algorithm changed; onStoreError '${this.#policy}' decides such keys until they expire (the store is answering)`,
+    );
   }
 
   #fallback(
@@ -352,11 +463,16 @@ export class FailSafeStore implements Store {
   #failed(error: unknown, breaker: CircuitBreaker, probe: boolean): void {
     if (!breaker.onFailure(probe)) return;
     this.#down.add(breaker);
+    // The calls already waiting on this domain: decided by the policy now, not each at its
+    // own timeout.
+    try {
+      this.#store.failPending?.(this.#domainInfo.get(breaker)?.domain);
+    } catch {
+      // a store's failPending must not throw; if it does, the calls time out as before
+    }
     if (this.#down.size > 1) return; // the outage goes on: logged when it started
-    const reason = error instanceof Error ? error.message : String(error);
     this.#logger.warn(
-      `sluice: store failing (${reason}); onStoreError '${this.#policy}' decides until it answers`,
-      error,
+      `sluice: store failing (${describeError(error)}); onStoreError '${this.#policy}' decides until it answers`,
     );
   }
 

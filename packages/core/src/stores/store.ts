@@ -49,6 +49,17 @@ export interface Store {
   failureDomain?(key: string): string;
 
   /**
+   * Optional: answers at once every call still waiting on `domain` (a
+   * {@link Store.failureDomain} value; undefined: the whole store) that was already sent,
+   * by rejecting it (any error). A limiter calls it when that domain's circuit breaker
+   * opens, so the calls in flight when a node stalled are decided by `onStoreError` now
+   * instead of each waiting for its own timeout. Such a call may still run on the store if
+   * it answers before the call's own deadline (it is then charged, as a reply late in
+   * transit is). Must never throw.
+   */
+  failPending?(domain?: string): void;
+
+  /**
    * Optional: decides several requests all-or-nothing, atomically: every one is admitted
    * and charged, or none is charged (a request under an array of limits passes all or is
    * charged by none, even while the store fails).

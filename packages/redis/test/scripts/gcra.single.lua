@@ -85,5 +85,9 @@ local clock = server_now()
 local deadline = tonumber(ARGV[6])
 if deadline ~= nil and clock >= deadline then return {-2, clock} end
 local now = use_now(ARGV[1], clock)
-local r1, r2, r3, r4 = gcra(KEYS[1], now, tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]))
+local ok, r1, r2, r3, r4 = pcall(gcra, KEYS[1], now, tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]))
+if not ok then
+  if type(r1) == 'table' then r1 = r1.err end
+  return {tostring(r1), clock}
+end
 return {2 * r4 + 1 - r1, clock}

@@ -64,5 +64,9 @@ local clock = server_now()
 local deadline = tonumber(ARGV[5])
 if deadline ~= nil and clock >= deadline then return {-2, clock} end
 local now = use_now(ARGV[1], clock)
-local r1, r2, r3, r4, r5, r6 = sliding_window(KEYS[1], now, tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]))
+local ok, r1, r2, r3, r4, r5, r6 = pcall(sliding_window, KEYS[1], now, tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]))
+if not ok then
+  if type(r1) == 'table' then r1 = r1.err end
+  return {tostring(r1), 0, 0, 0, 0, 0, clock}
+end
 return {r1, r2, r3, r4, r5, r6, clock}
