@@ -43,7 +43,7 @@ export class ThrottleRegistry {
       throw new SluiceConfigError(
         'name',
         name,
-        'a limiter name: a letter, then letters, digits, "_", "." or "-"',
+        'a limiter name: an ASCII letter, then up to 63 ASCII letters, digits, "_", "." or "-"',
       );
     }
     if (typeof resolver !== 'function') {
