@@ -12,6 +12,7 @@ import { markSkipThrottle } from '@sluice/core/http';
 import {
   type AdapterHarness,
   type AppSpec,
+  describeConfigRules,
   describeHttpBehaviours,
   describeOpsBehaviours,
   describeOutcomeRules,
@@ -137,6 +138,7 @@ const expressHarness: AdapterHarness = {
 };
 
 describeHttpBehaviours(expressHarness);
+describeConfigRules(expressHarness);
 describeOpsBehaviours(expressHarness);
 describePipelineRules(expressHarness);
 describeOutcomeRules(expressHarness);

@@ -7,6 +7,7 @@ import {
   type Store,
 } from '@sluice/core';
 import {
+  describeConfigRules,
   describeHttpBehaviours,
   describeOpsBehaviours,
   describeOutcomeRules,
@@ -20,6 +21,7 @@ import { rateLimit, SkipThrottle, Throttle } from '../src/index.js';
 import { bearerAuth, call, fastifyHarness } from './fastify-harness.js';
 
 describeHttpBehaviours(fastifyHarness);
+describeConfigRules(fastifyHarness);
 describeOpsBehaviours(fastifyHarness);
 describePipelineRules(fastifyHarness);
 describeOutcomeRules(fastifyHarness);

@@ -6,6 +6,7 @@ import { markSkipThrottle } from '@sluice/core/http';
 import {
   type AdapterHarness,
   type AppSpec,
+  describeConfigRules,
   describeHttpBehaviours,
   describeOpsBehaviours,
   describeOutcomeRules,
@@ -129,6 +130,7 @@ const koaHarness: AdapterHarness = {
 };
 
 describeHttpBehaviours(koaHarness);
+describeConfigRules(koaHarness);
 describeOpsBehaviours(koaHarness);
 describePipelineRules(koaHarness);
 describeOutcomeRules(koaHarness);
