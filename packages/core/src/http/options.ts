@@ -61,9 +61,15 @@ export interface HttpLimitOptions<Req = unknown, Res = unknown> {
    */
   throttles?: ThrottleRegistry;
   /**
-   * The user id a request's key is built from, given the **framework's** request. Only a
-   * non-empty string or a finite number counts; anything else keys the request by IP.
-   * @default Express / Fastify `req.user?.id`, Koa `ctx.state.user?.id`
+   * The user id a request's key is built from, given the **framework's** request. A
+   * non-empty string or a finite number is the id; `undefined`, `null`, `''` or a number
+   * that is not finite means no user (the request is keyed by IP). Any other kind of value
+   * (the user object instead of its id, an array, a boolean…) is a mistake, not "no user":
+   * the request gets a `SluiceConfigError` naming `user`, answered 500 through the
+   * framework's error handling (Express `next(err)`, Fastify's error handler, Koa's).
+   * @default Express / Fastify `req.user?.id`, Koa `ctx.state.user?.id` (there, a value of
+   *   another kind is no user)
+   * @example user: (req) => req.session?.userId
    */
   user?: (req: Req) => unknown;
   /** Replaces the whole key derivation (route and subject): `<prefix>:<limit name>:<key(req)>`. */
