@@ -363,6 +363,29 @@ describe('@sluice/express', () => {
     expect((await get(server, '/other')).status).toBe(429);
   });
 
+  it('app.use(rateLimit) (not called) answers every request 500 saying to call rateLimit(options)', async () => {
+    const app = express();
+    app.use(rateLimit as never);
+    app.get('/a', throttle as never, ok);
+    catchErrors(app);
+    server = await listen(app);
+    const answer = await get(server, '/a');
+    expect(answer.status).toBe(500);
+    const caught = (answer.body as { caught: string }).caught;
+    expect(caught).toContain('rateLimit was mounted itself');
+    expect(caught).toContain('call rateLimit(options)');
+    expect(caught).not.toContain('_events');
+  });
+
+  it('throttle mounted itself says to call throttle(limit, options)', async () => {
+    const app = express();
+    app.get('/a', throttle as never, ok);
+    catchErrors(app);
+    server = await listen(app);
+    const caught = ((await get(server, '/a')).body as { caught: string }).caught;
+    expect(caught).toContain('call throttle(limit, options)');
+  });
+
   it('errors thrown by user callbacks reach the Express error handler', async () => {
     const boom = (what: string) => () => {
       throw new Error(`${what} failed`);

@@ -56,6 +56,18 @@ function addRouteHook(route: RouteOptions, hook: RateLimitHook, fn: unknown): vo
 }
 
 const plugin: FastifyPluginCallback<FastifyRateLimitOptions> = (app, options, done) => {
+  // Called as a function or used as a hook (`addHook('onRequest', rateLimit)`): say so,
+  // rather than failing on the request's fields as unknown options.
+  if (
+    typeof done !== 'function' ||
+    typeof (app as { register?: unknown })?.register !== 'function'
+  ) {
+    throw new SluiceConfigError('rateLimit', app, 'a Fastify instance', {
+      message:
+        'sluice: the @sluice/fastify rateLimit is a plugin, not a hook or a factory: register ' +
+        'it with `await app.register(rateLimit, options)` before declaring the routes',
+    });
+  }
   try {
     setup(app, options);
   } catch (err) {

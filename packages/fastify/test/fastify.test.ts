@@ -251,6 +251,17 @@ describe('@sluice/fastify: config.rateLimit forms', () => {
     }
   });
 
+  it('used as a hook instead of registered, it answers 500 saying to register it', async () => {
+    const app = Fastify();
+    app.addHook('onRequest', rateLimit as never);
+    app.get('/a', ok);
+    const answer = await app.inject({ method: 'GET', url: '/a' });
+    expect(answer.statusCode).toBe(500);
+    expect(answer.json().message).toContain('await app.register(rateLimit, options)');
+    expect(() => (rateLimit as () => void)()).toThrow(SluiceConfigError);
+    await app.close();
+  });
+
   it('an unknown option name is a SluiceConfigError saying what to write instead', async () => {
     await expect(
       Fastify().register(rateLimit, { max: 5, timeWindow: '1 minute' } as never),

@@ -425,6 +425,21 @@ describe('@sluice/koa', () => {
     expect(errors.map((e) => e.message)).toEqual(['key boom', 'onLimited boom', 'skip boom']);
   });
 
+  it('app.use(rateLimit) (not called) answers 500 with an error saying to call rateLimit(options)', async () => {
+    const errors: Error[] = [];
+    const app = new Koa();
+    app.on('error', (e: Error) => errors.push(e));
+    app.use(rateLimit as never);
+    app.use(ok);
+    await withApp(app, async (agent) => {
+      expect((await agent.get('/a')).status).toBe(500);
+    });
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.name).toBe('SluiceConfigError');
+    expect(errors[0]!.message).toContain('rateLimit was mounted itself');
+    expect(errors[0]!.message).toContain('call rateLimit(options)');
+  });
+
   it('invalid options throw SluiceConfigError at creation, naming the option', () => {
     expect(() => rateLimit({ limit: 'throttle:0,1' })).toThrow(/throttle:0,1/);
     expect(() => throttle('throttle:nope')).toThrow(/nope/);

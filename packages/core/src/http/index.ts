@@ -41,7 +41,7 @@ export {
 export type { HttpLimitOptions } from './options.js';
 export type { FinishingResponse, OutcomeRule, Pending } from './outcome.js';
 export { settle, whenFinished } from './outcome.js';
-export { HTTP_OPTION_NAMES, splitHttpOptions } from './parse-options.js';
+export { HTTP_OPTION_NAMES, misusedFactory, splitHttpOptions } from './parse-options.js';
 export { HttpPipeline, type LimiterScope } from './pipeline.js';
 export {
   PROBLEM_JSON_TYPE,
