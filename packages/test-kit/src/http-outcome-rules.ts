@@ -227,7 +227,7 @@ export function describeOutcomeRules(harness: AdapterHarness): void {
       const { store, clock, time } = base();
       const limit = Limit.concurrent(1, { leaseMs: 5000 }).by('shared').named('export');
       // Another process took the lease, then died without releasing it.
-      store.consume('sl:export:0:shared', concurrency({ limit: 1, leaseMs: 5000 }), 1, time.now);
+      store.consume('sl:export:shared', concurrency({ limit: 1, leaseMs: 5000 }), 1, time.now);
       const spec: AppSpec = {
         routes: [{ method: 'GET', path: '/export', limit, options: { store, clock } }],
       };

@@ -29,11 +29,7 @@ export interface RouteScopes {
 export interface Prepared extends LimitPolicy {
   /** `<prefix>:<limit name>:`, the scope of the `key` option's subjects. */
   scope: Scope;
-  /**
-   * The whole key when the limit has its own subject (`Limit.by`, replacing route and
-   * user/IP): `<prefix>:<limit name>:<position>:<subject>`, the position being the limit's
-   * index in the limiter's list of limits (a named limiter's limits in its place).
-   */
+  /** The whole key when the limit has its own subject (`Limit.by`, replacing route and user/IP). */
   byScope: Scope | undefined;
   /** The scopes of `<prefix>:<limit name>:<route>:` by route string (see `routeScopes`). */
   routes: Map<string, RouteScopes>;
@@ -127,21 +123,14 @@ export class LimitPlan {
    */
   #prepare(limits: readonly Limit[], lasting: boolean): Prepared[] {
     const out: Prepared[] = [];
-    for (let i = 0; i < limits.length; i++) {
-      const limit = limits[i]!;
+    for (const limit of limits) {
       if (limit.unlimited) continue;
       const p = lasting ? this.#prepareLimit(limit, true) : this.#perRequestLimit(limit);
-      // A `Limit.by` subject is the request's own: only its scope is made here. Its key
-      // carries the limit's position (`<prefix>:<name>:<i>:<subject>`), so subjects of
-      // different `.by()` limits (an IP, an email) never share a bucket, and a subject can
-      // never be read as a route (`*`, `GET /x`) of a key without `.by()`.
+      // A `Limit.by` subject is the request's own: only its scope is made here.
       out.push(
         limit.subject === undefined
           ? p
-          : {
-              ...p,
-              byScope: this.#scope(`${p.scope.prefix}${i}:${keySegment(limit.subject)}`, false),
-            },
+          : { ...p, byScope: this.#scope(p.scope.prefix + keySegment(limit.subject), false) },
       );
     }
     return out;

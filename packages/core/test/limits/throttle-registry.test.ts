@@ -164,11 +164,12 @@ describe('resolveLimitInput', () => {
     expect(resolver).toHaveBeenCalledTimes(1);
     expect(resolver).toHaveBeenCalledWith(req);
     expect(limits.map((l) => [l.maxAttempts, l.periodMs, l.subject, l.name])).toEqual([
-      [5, 60_000, '192.0.2.9', 'login.5-per-60000ms'],
-      [100, 86_400_000, '192.0.2.9', 'login-daily'],
+      // A named limiter's subjects carry their position in its result.
+      [5, 60_000, '0:192.0.2.9', 'login.5-per-60000ms'],
+      [100, 86_400_000, '1:192.0.2.9', 'login-daily'],
       [1000, 3_600_000, undefined, undefined],
     ]);
-    expect(resolved.limitsFor(request({ ip: '192.0.2.10' }))[0]?.subject).toBe('192.0.2.10');
+    expect(resolved.limitsFor(request({ ip: '192.0.2.10' }))[0]?.subject).toBe('0:192.0.2.10');
   });
 
   it('names limits from a named limiter so none share a prefix (DESIGN §4 login example)', () => {
