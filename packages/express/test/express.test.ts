@@ -117,7 +117,7 @@ const expressHarness: AdapterHarness = {
   name: 'express',
   async start(spec: AppSpec): Promise<TestClient> {
     const app = express();
-    if (spec.trustProxy) app.set('trust proxy', true);
+    if (spec.trustProxy) app.set('trust proxy', spec.trustProxy === 'all' ? true : 'loopback');
     if (spec.bearerUser) authenticate(app, spec);
     const runs = new Map<string, number>();
     for (const route of spec.routes) if (route.limit === false) register(app, runs, route);
@@ -476,8 +476,12 @@ describe('@sluice/express', () => {
   });
 
   it('an unknown option name is a SluiceConfigError saying what to write instead', () => {
-    expect(() => rateLimit({ windowMs: 60_000, max: 5 } as never)).toThrow(
+    expect(() => rateLimit({ windowMs: 60_000 } as never)).toThrow(
       /unknown option "windowMs" in rateLimit\(\): .*limit: 'throttle:100,15'/,
+    );
+    // Several unknown names: one message naming each.
+    expect(() => rateLimit({ windowMs: 60_000, max: 5 } as never)).toThrow(
+      /unknown options in rateLimit\(\): "windowMs" \(.*limit: 'throttle:100,15'.*\); "max" \(/,
     );
     expect(() => rateLimit({ keyGenerator: () => 'k' } as never)).toThrow(
       /unknown option "keyGenerator".*write key: \(req\) => string/,

@@ -97,7 +97,8 @@ const koaHarness: AdapterHarness = {
   name: 'koa',
   async start(spec: AppSpec) {
     const app = new Koa();
-    app.proxy = spec.trustProxy === true;
+    app.proxy = spec.trustProxy !== undefined && spec.trustProxy !== false;
+    if (spec.trustProxy === true) app.maxIpsCount = 1;
     app.silent = true;
     const runs = new Map<string, number>();
     const open = new Router();

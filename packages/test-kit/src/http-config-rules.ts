@@ -24,7 +24,66 @@ export function describeConfigRules(harness: AdapterHarness): void {
     ...more,
   });
 
+  /** A logger that keeps the warnings. */
+  const warnings = () => {
+    const seen: string[] = [];
+    return { seen, logger: { warn: (message: string) => void seen.push(message) } };
+  };
+
   describe(`configuration rules (${harness.name})`, () => {
+    it('warns once when a request has X-Forwarded-For and the framework trusts no proxy', async () => {
+      const { seen, logger } = warnings();
+      const spec: AppSpec = {
+        global: { ...base(), limit: 'throttle:50,1', logger },
+        routes: [{ method: 'GET', path: '/a' }],
+      };
+      await withApp(spec, async (client) => {
+        await client.request('GET', '/a');
+        expect(seen).toEqual([]);
+        await client.request('GET', '/a', from('203.0.113.7'));
+        await client.request('GET', '/a', from('203.0.113.8'));
+      });
+      expect(seen).toHaveLength(1);
+      expect(seen[0]).toContain('SLUICE_UNEXPECTED_X_FORWARDED_FOR');
+      expect(seen[0]).toContain('validate: { xForwardedFor: false }');
+    });
+
+    it('warns once when the framework trusts every proxy hop (a client picks its IP)', async () => {
+      const { seen, logger } = warnings();
+      const spec: AppSpec = {
+        global: { ...base(), limit: 'throttle:50,1', logger },
+        routes: [{ method: 'GET', path: '/a' }],
+        trustProxy: 'all',
+      };
+      await withApp(spec, async (client) => {
+        await client.request('GET', '/a', from('203.0.113.7'));
+        await client.request('GET', '/a');
+      });
+      expect(seen).toHaveLength(1);
+      expect(seen[0]).toContain('SLUICE_PERMISSIVE_TRUST_PROXY');
+    });
+
+    it('no proxy warning for a trusted proxy, or with validate: false / per check', async () => {
+      for (const [trustProxy, validate] of [
+        [true, undefined],
+        [false, false],
+        ['all', false],
+        [false, { xForwardedFor: false }],
+        ['all', { trustProxy: false }],
+      ] as const) {
+        const { seen, logger } = warnings();
+        const spec: AppSpec = {
+          global: { ...base(), limit: 'throttle:50,1', logger, validate },
+          routes: [{ method: 'GET', path: '/a' }],
+          trustProxy,
+        };
+        await withApp(spec, async (client) => {
+          await client.request('GET', '/a', from('203.0.113.7'));
+        });
+        expect([trustProxy, validate, seen]).toEqual([trustProxy, validate, []]);
+      }
+    });
+
     it('the .by() limits of one named limiter never share a key: an email equal to an IP spends nothing of that IP', async () => {
       const throttles = new ThrottleRegistry().define('login', (req) => {
         const email = req.headers['x-email'];

@@ -50,6 +50,7 @@ export {
   type QuotaExceededProblem,
   quotaExceededBody,
 } from './problem.js';
+export type { ProxyTrust, ValidateOptions } from './proxy-warnings.js';
 export { LazyRequestView, type RequestView } from './request-view.js';
 export { ENFORCED, type LimitedInfo, type LimitMode, SHADOWED } from './shadow.js';
 export { ShadowVerdict } from './shadow-verdict.js';

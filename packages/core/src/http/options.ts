@@ -10,6 +10,7 @@ import type { HeaderStyle, HeadersOption } from './headers.js';
 import type { HttpMetrics, MetricsOption } from './metrics.js';
 import type { OutcomeRule } from './outcome.js';
 import type { BodyStyle } from './problem.js';
+import type { ValidateConfig, ValidateOptions } from './proxy-warnings.js';
 import type { RequestView } from './request-view.js';
 import type { LimitedInfo, LimitMode } from './shadow.js';
 
@@ -171,6 +172,19 @@ export interface HttpLimitOptions<Req = unknown, Res = unknown> {
    * @throws SluiceConfigError naming `body` for any other value.
    */
   body?: BodyStyle;
+  /**
+   * Checks of the proxy setup, each warning once per application through `logger` (as
+   * express-rate-limit's `validate`): `trustProxy` warns when the framework trusts every
+   * proxy hop (a client then picks its IP with `X-Forwarded-For` and rotating it is never
+   * limited); `xForwardedFor` warns when a request carries `X-Forwarded-For` and the
+   * framework trusts no proxy (every client behind the proxy shares one bucket). `false`
+   * turns both off; an object turns each on or off (see `ValidateOptions`). The checks run
+   * on a limiter's first 1000 requests only.
+   * @default true
+   * @throws SluiceConfigError naming `validate` (or `validate.<name>`) for another value.
+   * @example validate: { xForwardedFor: false } // a proxy that adds the header, trusted elsewhere
+   */
+  validate?: boolean | ValidateOptions;
 }
 
 /** {@link HttpLimitOptions}, parsed: every field present and valid. */
@@ -202,4 +216,6 @@ export interface HttpConfig<Req> {
   metrics: HttpMetrics | undefined;
   /** `body: 'problem'`. */
   problem: boolean;
+  /** The `validate` checks and where they warn. */
+  validate: ValidateConfig;
 }

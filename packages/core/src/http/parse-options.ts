@@ -14,6 +14,7 @@ import { createHttpMetrics } from './metrics.js';
 import type { HttpConfig, HttpLimitOptions } from './options.js';
 import { parseOutcome } from './outcome.js';
 import { parseBodyStyle } from './problem.js';
+import { parseValidate } from './proxy-warnings.js';
 import { parseMode } from './shadow.js';
 
 /**
@@ -56,6 +57,7 @@ export const HTTP_OPTION_NAMES: readonly string[] = optionNames<HttpLimitOptions
   mode: true,
   metrics: true,
   body: true,
+  validate: true,
 });
 
 /** Core option objects made by {@link splitHttpOptions}: their names are already checked. */
@@ -230,6 +232,7 @@ export function parseHttpOptions<Req>(options: HttpLimitOptions<Req, never>): Ht
     shadow: parseMode(options.mode),
     metrics: createHttpMetrics(options.metrics, options.logger ?? console),
     problem: parseBodyStyle(options.body),
+    validate: parseValidate(options.validate, options.logger ?? console),
   };
 }
 
