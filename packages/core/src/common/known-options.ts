@@ -133,11 +133,8 @@ export function optionNames<T>(names: Record<keyof T, true>): readonly string[] 
  * ```
  */
 export function checkOptionNames(options: object, known: readonly string[], where: string): void {
-  let unknown: string[] | undefined;
-  for (const name of Object.keys(options)) {
-    if (!known.includes(name)) (unknown ??= []).push(name);
-  }
-  if (unknown === undefined) return;
+  const unknown = Object.keys(options).filter((name) => !known.includes(name));
+  if (unknown.length === 0) return;
   const first = unknown[0]!;
   if (unknown.length === 1) {
     throw SluiceConfigError.unknownOption(first, where, unknownOptionHint(first, known));
