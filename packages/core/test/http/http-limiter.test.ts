@@ -64,6 +64,30 @@ describe('HttpLimiter: the user option', () => {
   });
 });
 
+describe('HttpLimiter: the validate option', () => {
+  it.each([
+    ['yes', 'validate'],
+    [{ trustProxy: 'no' }, 'validate.trustProxy'],
+    [{ trustproxy: false }, 'trustproxy'],
+  ])('validate: %p is a SluiceConfigError naming %s', (validate, option) => {
+    let error: unknown;
+    try {
+      new HttpLimiter({ validate: validate as never });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(SluiceConfigError);
+    expect((error as SluiceConfigError).option).toBe(option);
+  });
+
+  it.each([true, false, {}, { trustProxy: false }, { xForwardedFor: false }])(
+    'validate: %p is accepted',
+    (validate) => {
+      expect(() => new HttpLimiter({ validate })).not.toThrow();
+    },
+  );
+});
+
 describe('HttpLimiter', () => {
   it('admits the quota, then answers 429 with Retry-After and the JSON body', () => {
     const { check } = setup({ limit: 'throttle:3,1' });
