@@ -43,6 +43,7 @@ export { METER_NAME } from './http/metrics.js';
 export type { HttpLimitOptions } from './http/options.js';
 export type { BodyStyle, QuotaExceededProblem } from './http/problem.js';
 export { QUOTA_EXCEEDED_TITLE, QUOTA_EXCEEDED_TYPE } from './http/problem.js';
+export type { ValidateOptions } from './http/proxy-warnings.js';
 export type { RequestView } from './http/request-view.js';
 export type { LimitedInfo, LimitMode } from './http/shadow.js';
 export type { HttpVerdict } from './http/verdict.js';

@@ -41,9 +41,28 @@ describePackageExports({
     const warnings = [];
     const metered = new http.HttpLimiter({ metrics: true, logger: { warn: (m) => warnings.push(m) } });
     const otel = { recording: metered.metrics !== undefined, warnings };
-    return { first, second, periodMs: pkg.parseDuration('period', '1 minute'), dual, otel };
+    // What an uncaught SluiceConfigError prints: its own class name, not a bundler's rename.
+    const { inspect } = await import('node:util');
+    const error = new pkg.SluiceConfigError('rate', 0, 'a number > 0');
+    const names = {
+      name: error.name,
+      constructor: error.constructor.name,
+      printed: inspect(error).split(String.fromCharCode(10))[0],
+      stack: error.stack.split(String.fromCharCode(10))[0],
+      limit: pkg.Limit.name,
+    };
+    return { first, second, periodMs: pkg.parseDuration('period', '1 minute'), dual, otel, names };
   `,
   check(result) {
+    const printed =
+      'SluiceConfigError: sluice: invalid option "rate": expected a number > 0, got a number (0)';
+    expect(result.names).toEqual({
+      name: 'SluiceConfigError',
+      constructor: 'SluiceConfigError',
+      printed,
+      stack: printed,
+      limit: 'Limit',
+    });
     expect(result.periodMs).toBe(60_000);
     expect(result.otel).toEqual({ recording: true, warnings: [] });
     expect(result.first).toMatchObject({ allowed: true, limit: 1, remaining: 0 });

@@ -1,5 +1,5 @@
 import { ServerResponse } from 'node:http';
-import { type HttpBinding, whenFinished } from '@sluice/core/http';
+import { type HttpBinding, type ProxyTrust, whenFinished } from '@sluice/core/http';
 import type { Request, Response } from 'express';
 import { setRequestDecision } from './request-decision.js';
 import { appOf, handlersOf, rootOf, routePattern } from './routes.js';
@@ -15,6 +15,15 @@ function clientIp(req: Request): string {
   const settings = (appOf(req) as { settings?: Record<string, unknown> } | undefined)?.settings;
   const ip = settings?.['trust proxy'] === false ? req.socket.remoteAddress : req.ip;
   return ip ?? req.socket.remoteAddress ?? '';
+}
+
+/** Express's `trust proxy` setting of the app serving `req`, as the core's {@link ProxyTrust}. */
+function trustProxy(req: Request): ProxyTrust | undefined {
+  const settings = (appOf(req) as { settings?: Record<string, unknown> } | undefined)?.settings;
+  if (settings === undefined) return undefined;
+  const trust = settings['trust proxy'];
+  if (trust === undefined || trust === false || trust === 0) return 'none';
+  return trust === true ? 'all' : 'some';
 }
 
 /** The last app a request was served by and its top application (most processes have one). */
@@ -36,6 +45,7 @@ export const expressBinding: HttpBinding<Request, Response> = {
   method: (req) => req.method,
   route: routePattern,
   ip: clientIp,
+  trustProxy,
   headers: (req) => req.headers,
   user: (req) => (req as { user?: { id?: unknown } | null }).user?.id,
   app(req) {

@@ -49,6 +49,7 @@ export type {
   StoreFailureLogger,
   ThrottleSpec,
   TokenBucketOptions,
+  ValidateOptions,
   WindowOptions,
 } from '@sluice/core';
 export {

@@ -4,6 +4,7 @@ import {
   HttpPipeline,
   type HttpVerdict,
   type LimiterScope,
+  misusedFactory,
   splitHttpOptions,
 } from '@sluice/core/http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
@@ -91,6 +92,8 @@ export function throttle(
   limit: LimitInput,
   options: Omit<ExpressRateLimitOptions, 'limit'> = {},
 ): RequestHandler {
+  const misused = misusedFactory(limit, 'throttle()');
+  if (misused !== undefined) throw misused;
   if ((limit as unknown) === false) {
     throw new SluiceConfigError(
       'limit',

@@ -12,6 +12,7 @@ import { markSkipThrottle } from '@sluice/core/http';
 import {
   type AdapterHarness,
   type AppSpec,
+  describeConfigRules,
   describeHttpBehaviours,
   describeOpsBehaviours,
   describeOutcomeRules,
@@ -116,7 +117,7 @@ const expressHarness: AdapterHarness = {
   name: 'express',
   async start(spec: AppSpec): Promise<TestClient> {
     const app = express();
-    if (spec.trustProxy) app.set('trust proxy', true);
+    if (spec.trustProxy) app.set('trust proxy', spec.trustProxy === 'all' ? true : 'loopback');
     if (spec.bearerUser) authenticate(app, spec);
     const runs = new Map<string, number>();
     for (const route of spec.routes) if (route.limit === false) register(app, runs, route);
@@ -137,6 +138,7 @@ const expressHarness: AdapterHarness = {
 };
 
 describeHttpBehaviours(expressHarness);
+describeConfigRules(expressHarness);
 describeOpsBehaviours(expressHarness);
 describePipelineRules(expressHarness);
 describeOutcomeRules(expressHarness);
@@ -361,6 +363,29 @@ describe('@sluice/express', () => {
     expect((await get(server, '/other')).status).toBe(429);
   });
 
+  it('app.use(rateLimit) (not called) answers every request 500 saying to call rateLimit(options)', async () => {
+    const app = express();
+    app.use(rateLimit as never);
+    app.get('/a', throttle as never, ok);
+    catchErrors(app);
+    server = await listen(app);
+    const answer = await get(server, '/a');
+    expect(answer.status).toBe(500);
+    const caught = (answer.body as { caught: string }).caught;
+    expect(caught).toContain('rateLimit was mounted itself');
+    expect(caught).toContain('call rateLimit(options)');
+    expect(caught).not.toContain('_events');
+  });
+
+  it('throttle mounted itself says to call throttle(limit, options)', async () => {
+    const app = express();
+    app.get('/a', throttle as never, ok);
+    catchErrors(app);
+    server = await listen(app);
+    const caught = ((await get(server, '/a')).body as { caught: string }).caught;
+    expect(caught).toContain('call throttle(limit, options)');
+  });
+
   it('errors thrown by user callbacks reach the Express error handler', async () => {
     const boom = (what: string) => () => {
       throw new Error(`${what} failed`);
@@ -451,8 +476,12 @@ describe('@sluice/express', () => {
   });
 
   it('an unknown option name is a SluiceConfigError saying what to write instead', () => {
-    expect(() => rateLimit({ windowMs: 60_000, max: 5 } as never)).toThrow(
+    expect(() => rateLimit({ windowMs: 60_000 } as never)).toThrow(
       /unknown option "windowMs" in rateLimit\(\): .*limit: 'throttle:100,15'/,
+    );
+    // Several unknown names: one message naming each.
+    expect(() => rateLimit({ windowMs: 60_000, max: 5 } as never)).toThrow(
+      /unknown options in rateLimit\(\): "windowMs" \(.*limit: 'throttle:100,15'.*\); "max" \(/,
     );
     expect(() => rateLimit({ keyGenerator: () => 'k' } as never)).toThrow(
       /unknown option "keyGenerator".*write key: \(req\) => string/,

@@ -1,4 +1,4 @@
-import { type HttpBinding, whenFinished } from '@sluice/core/http';
+import { type HttpBinding, type ProxyTrust, whenFinished } from '@sluice/core/http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
@@ -17,6 +17,28 @@ export function rootOf(app: FastifyInstance): FastifyInstance {
   return root;
 }
 
+/** The `trustProxy` option of each root instance, as the core's {@link ProxyTrust}. */
+const trusts = new WeakMap<object, ProxyTrust | undefined>();
+
+/**
+ * Fastify's `trustProxy` option, read from the options Fastify keeps on the instance (it is
+ * not in `initialConfig`); `undefined` when they cannot be found.
+ */
+function trustOf(root: FastifyInstance): ProxyTrust | undefined {
+  if (trusts.has(root)) return trusts.get(root);
+  let trust: ProxyTrust | undefined;
+  const symbol = Object.getOwnPropertySymbols(root).find(
+    (s) => s.description === 'fastify.options',
+  );
+  const options = symbol === undefined ? undefined : (root as never)[symbol];
+  if (options !== undefined && options !== null && typeof options === 'object') {
+    const value = (options as { trustProxy?: unknown }).trustProxy;
+    trust = value === undefined || value === false ? 'none' : value === true ? 'all' : 'some';
+  }
+  trusts.set(root, trust);
+  return trust;
+}
+
 /** The last context a request was served by and its root (routes share few contexts). */
 let lastServer: object | undefined;
 let lastRoot: FastifyInstance | undefined;
@@ -30,6 +52,7 @@ export const fastifyBinding: HttpBinding<FastifyRequest, FastifyReply> = {
   method: (request) => request.method,
   route: (request) => request.routeOptions.url,
   ip: (request) => request.ip,
+  trustProxy: (request) => trustOf(fastifyBinding.app(request) as FastifyInstance),
   headers: (request) => request.headers,
   user: (request) => (request as { user?: { id?: unknown } | null }).user?.id,
   app(request) {

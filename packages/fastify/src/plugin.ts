@@ -24,6 +24,10 @@ interface State {
 const kState = Symbol('sluice.fastify.state');
 type WithState = { [kState]?: State };
 
+/** Marks the `config` of every route a registration's `onRoute` read (copied into the route's context). */
+const kSeen = Symbol('sluice.fastify.seen');
+type SeenConfig = { [kSeen]?: boolean; rateLimit?: unknown };
+
 type Done = HookHandlerDoneFunction;
 
 /** A hook of kind `hook` running `guards` (preParsing passes the payload on). */
@@ -56,6 +60,18 @@ function addRouteHook(route: RouteOptions, hook: RateLimitHook, fn: unknown): vo
 }
 
 const plugin: FastifyPluginCallback<FastifyRateLimitOptions> = (app, options, done) => {
+  // Called as a function or used as a hook (`addHook('onRequest', rateLimit)`): say so,
+  // rather than failing on the request's fields as unknown options.
+  if (
+    typeof done !== 'function' ||
+    typeof (app as { register?: unknown })?.register !== 'function'
+  ) {
+    throw new SluiceConfigError('rateLimit', app, 'a Fastify instance', {
+      message:
+        'sluice: the @sluice/fastify rateLimit is a plugin, not a hook or a factory: register ' +
+        'it with `await app.register(rateLimit, options)` before declaring the routes',
+    });
+  }
   try {
     setup(app, options);
   } catch (err) {
@@ -84,7 +100,11 @@ function setup(app: FastifyInstance, options: FastifyRateLimitOptions): void {
       return hookFor([g], 'onRequest') as onRequestHookHandler;
     });
   }
+  // Routes declared in this context before the plugin loaded (registered without `await`,
+  // or after them) were never read by `onRoute`: their requests are refused (see lateRoutes).
+  if (app.printRoutes() !== EMPTY_ROUTES) app.addHook('onRequest', lateRoutes(state));
   app.addHook('onRoute', function (this: FastifyInstance, route) {
+    route.config = { ...route.config, [kSeen]: true } as typeof route.config;
     // Only the nearest registration reads the route (it knows the options to inherit).
     if ((this as WithState)[kState] !== state) return;
     audit.taken.add(route);
@@ -110,6 +130,59 @@ function setup(app: FastifyInstance, options: FastifyRateLimitOptions): void {
   });
 }
 
+/** What `printRoutes()` answers before any route is declared (fastify 5). */
+const EMPTY_ROUTES = '(empty tree)';
+
+/** The symbol Fastify keeps a request's route context under, looked up on the first request. */
+let kContext: symbol | null | undefined;
+
+/** The `config` of the route serving `request` (Fastify's route context's, not a copy). */
+function configOf(request: FastifyRequest): SeenConfig | undefined {
+  if (kContext === undefined) {
+    kContext =
+      Object.getOwnPropertySymbols(request).find((s) => s.description === 'fastify.context') ??
+      null;
+  }
+  const context = kContext === null ? undefined : (request as never)[kContext];
+  return ((context as { config?: SeenConfig } | undefined)?.config ??
+    request.routeOptions.config) as SeenConfig | undefined;
+}
+
+/**
+ * The `onRequest` hook of a registration loaded after routes of its context were declared
+ * (`app.register(rateLimit)` without `await`, or after the routes): such a route got no
+ * limit from `onRoute`, so a request to one that asks for a limit (its `config.rateLimit`,
+ * or a global limit of this registration or an outer one) is refused with a
+ * `SluiceConfigError` through Fastify's error handling (500), never served unlimited in
+ * silence. Routes `onRoute` did read pass at once (their config is marked).
+ */
+function lateRoutes(state: State) {
+  const global = (() => {
+    for (let s: State | undefined = state; s !== undefined; s = s.parent)
+      if (s.global !== undefined) return true;
+    return false;
+  })();
+  return function sluiceLateRoutes(request: FastifyRequest, _reply: FastifyReply, done: Done) {
+    const config = configOf(request);
+    if (config === undefined || config[kSeen] === true || request.is404) return done();
+    const asked = config.rateLimit;
+    if (asked === false || (asked === undefined && !global)) {
+      config[kSeen] = true; // nothing to limit: pass at once from now on
+      return done();
+    }
+    const route = `${request.method} ${request.routeOptions.url}`;
+    done(
+      new SluiceConfigError('rateLimit', route, '', {
+        message:
+          `sluice: the route ${route} asks for a rate limit (${asked === undefined ? 'the global limit' : 'config.rateLimit'}) ` +
+          'but was declared before @sluice/fastify was registered in its context (a register ' +
+          'without `await`, or after the routes), so no limit was attached to it: register ' +
+          'the plugin with `await app.register(rateLimit, options)` before declaring routes',
+      }),
+    );
+  };
+}
+
 /**
  * The Fastify plugin: `await app.register(rateLimit, options)` (see
  * {@link FastifyRateLimitOptions}). Built with `fastify-plugin`, so it is not encapsulated:
@@ -122,8 +195,12 @@ function setup(app: FastifyInstance, options: FastifyRateLimitOptions): void {
  *   except on routes with `config: { rateLimit: false }` and `@SkipThrottle()` handlers.
  * - `config: { rateLimit: … }` on a route: an extra limit keyed by the route
  *   (`GET /users/:id`, HEAD as GET), read once when the route is registered; options left
- *   out are inherited. A route asking for it where no registration can see it fails
- *   `ready()` with a `SluiceConfigError`.
+ *   out are inherited. A route asking for it where no registration can see it (a sibling
+ *   context) fails `ready()` with a `SluiceConfigError`.
+ * - A route declared in the plugin's context before the plugin loaded (registered without
+ *   `await`, or after the routes) that asks for a limit (`config.rateLimit`, or a global
+ *   limit that reaches it) is answered 500 with a `SluiceConfigError`, never served
+ *   unlimited. An app that never registers the plugin cannot be detected.
  * - `app.rateLimit(limitOrOptions?)`: an `onRequest` / `preHandler` hook for one route.
  * - `request.rateLimit` is the most restrictive decision; a key two limits share is charged
  *   once. A denied request gets the core's headers, `Retry-After` and body (429, JSON) or
@@ -134,7 +211,8 @@ function setup(app: FastifyInstance, options: FastifyRateLimitOptions): void {
  *
  * @throws `SluiceConfigError` (from @sluice/core) from `register` for an invalid option,
  *   from route registration for an invalid `config.rateLimit`, from `ready()` for a route
- *   no registration saw; never on a request.
+ *   no registration saw; on a request only for a route declared before the plugin loaded
+ *   (as a 500 through Fastify's error handling), or when used as a hook.
  * @example await app.register(rateLimit, { limit: 'throttle:60,1', hook: 'preHandler' });
  */
 export const rateLimit: FastifyPluginCallback<FastifyRateLimitOptions> = fp(plugin, {

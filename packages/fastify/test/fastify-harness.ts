@@ -134,7 +134,8 @@ function clientOf(app: FastifyInstance, runs: Map<string, number>, url?: string)
 export const fastifyHarness: AdapterHarness = {
   name: 'fastify',
   async start(spec: AppSpec): Promise<TestClient> {
-    const app = Fastify({ trustProxy: spec.trustProxy ?? false });
+    const trust = spec.trustProxy;
+    const app = Fastify({ trustProxy: trust === 'all' ? true : trust ? 'loopback' : false });
     const hook = spec.lateAuth ? ('preHandler' as const) : undefined;
     if (spec.bearerUser) bearerAuth(app, spec);
     await app.register(rateLimit, { ...(spec.global ?? { global: false }), ...(hook && { hook }) });

@@ -7,6 +7,7 @@ import {
   type Store,
 } from '@sluice/core';
 import {
+  describeConfigRules,
   describeHttpBehaviours,
   describeOpsBehaviours,
   describeOutcomeRules,
@@ -20,6 +21,7 @@ import { rateLimit, SkipThrottle, Throttle } from '../src/index.js';
 import { bearerAuth, call, fastifyHarness } from './fastify-harness.js';
 
 describeHttpBehaviours(fastifyHarness);
+describeConfigRules(fastifyHarness);
 describeOpsBehaviours(fastifyHarness);
 describePipelineRules(fastifyHarness);
 describeOutcomeRules(fastifyHarness);
@@ -249,11 +251,22 @@ describe('@sluice/fastify: config.rateLimit forms', () => {
     }
   });
 
+  it('used as a hook instead of registered, it answers 500 saying to register it', async () => {
+    const app = Fastify();
+    app.addHook('onRequest', rateLimit as never);
+    app.get('/a', ok);
+    const answer = await app.inject({ method: 'GET', url: '/a' });
+    expect(answer.statusCode).toBe(500);
+    expect(answer.json().message).toContain('await app.register(rateLimit, options)');
+    expect(() => (rateLimit as () => void)()).toThrow(SluiceConfigError);
+    await app.close();
+  });
+
   it('an unknown option name is a SluiceConfigError saying what to write instead', async () => {
     await expect(
       Fastify().register(rateLimit, { max: 5, timeWindow: '1 minute' } as never),
     ).rejects.toThrow(
-      /unknown option "max" in the @sluice\/fastify plugin options: sluice has no "max"/,
+      /unknown options in the @sluice\/fastify plugin options: "max" \(sluice has no "max".*\); "timeWindow" \(/,
     );
     await expect(
       Fastify().register(rateLimit, { errorResponseBuilderr: () => ({}) } as never),
@@ -470,6 +483,49 @@ describe('@sluice/fastify: registration and encapsulation', () => {
     expect(first.headers['x-ratelimit-limit']).toBe('2'); // the most restrictive is reported
     expect(await statuses(app, 2, '/a')).toEqual([200, 429]);
     expect(await statuses(app, 3, '/b')).toEqual([200, 200, 200]);
+    await app.close();
+  });
+
+  it('registered without await: a route declared before it that asks for a limit is refused (500), never unlimited', async () => {
+    const { base } = fixture();
+    const app = Fastify();
+    void app.register(rateLimit, { ...base, global: false });
+    app.get('/a', { config: { rateLimit: '1/min' } }, ok);
+    app.get('/free', ok);
+    const a = await app.inject({ method: 'GET', url: '/a' });
+    expect(a.statusCode).toBe(500);
+    expect(a.json().message).toContain('the route GET /a asks for a rate limit (config.rateLimit)');
+    expect(a.json().message).toContain('await app.register(rateLimit, options)');
+    // A route that asks for nothing (global: false) is served.
+    expect(await statuses(app, 2, '/free')).toEqual([200, 200]);
+    await app.close();
+  });
+
+  it('registered after the routes: the global limit is refused on them (500), an opt-out passes', async () => {
+    const { base } = fixture();
+    const app = Fastify();
+    app.get('/a', ok);
+    app.get('/out', { config: { rateLimit: false } }, ok);
+    await app.register(rateLimit, { ...base, limit: '5/min' });
+    app.get('/after', ok);
+    const a = await app.inject({ method: 'GET', url: '/a' });
+    expect(a.statusCode).toBe(500);
+    expect(a.json().message).toContain('the route GET /a asks for a rate limit (the global limit)');
+    expect(await statuses(app, 2, '/out')).toEqual([200, 200]);
+    // Routes declared after it are limited as usual.
+    const after = await app.inject({ method: 'GET', url: '/after' });
+    expect([after.statusCode, after.headers['x-ratelimit-limit']]).toEqual([200, '5']);
+    await app.close();
+  });
+
+  it('in a child context too: a route declared before the registration there is refused', async () => {
+    const { base } = fixture();
+    const app = Fastify();
+    await app.register(async (child) => {
+      child.get('/x', { config: { rateLimit: '1/min' } }, ok);
+      await child.register(rateLimit, { ...base, global: false });
+    });
+    expect((await app.inject({ method: 'GET', url: '/x' })).statusCode).toBe(500);
     await app.close();
   });
 

@@ -1,4 +1,4 @@
-import { type HttpBinding, whenFinished } from '@sluice/core/http';
+import { type HttpBinding, type ProxyTrust, whenFinished } from '@sluice/core/http';
 import type { Context } from 'koa';
 
 /** A layer of @koa/router (`ctx.matched`): its full pattern, methods and handlers. */
@@ -55,6 +55,16 @@ function clientIp(ctx: Context): string {
 }
 
 /**
+ * Koa's proxy setting as the core's {@link ProxyTrust}: `app.proxy` off trusts nothing; on,
+ * `ctx.ip` is the leftmost of the last `app.maxIpsCount` `X-Forwarded-For` entries, every
+ * entry when that is 0 (Koa's default), which the client writes itself.
+ */
+function trustProxy(ctx: Context): ProxyTrust {
+  if (!ctx.app.proxy) return 'none';
+  return ctx.app.maxIpsCount > 0 ? 'some' : 'all';
+}
+
+/**
  * How the core's pipeline reads a Koa context and writes its answer: the route is the
  * pattern @koa/router matched (prefixes included), the user `ctx.state.user?.id`, the
  * decision `ctx.state.rateLimit`, the default store the Koa app's.
@@ -66,6 +76,7 @@ export const koaBinding: HttpBinding<Context, Context> = {
     return path === undefined ? undefined : String(path);
   },
   ip: clientIp,
+  trustProxy,
   headers: (ctx) => ctx.req.headers,
   user: (ctx) => ctx.state.user?.id,
   app: (ctx) => ctx.app,

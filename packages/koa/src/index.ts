@@ -48,6 +48,7 @@ export type {
   StoreFailureLogger,
   ThrottleSpec,
   TokenBucketOptions,
+  ValidateOptions,
   WindowOptions,
 } from '@sluice/core';
 // The core's user-facing names, listed: a name added to @sluice/core is re-exported here by a

@@ -3,6 +3,7 @@ import {
   HttpPipeline,
   type HttpVerdict,
   type LimiterScope,
+  misusedFactory,
   splitHttpOptions,
 } from '@sluice/core/http';
 import type { Context, Middleware, Next } from 'koa';
@@ -80,5 +81,7 @@ export function rateLimit(options: KoaRateLimitOptions = {}): Middleware {
  * @example router.get('/users/:id', throttle('throttle:10,1'), show);
  */
 export function throttle(limit: LimitInput, options: KoaRateLimitOptions = {}): Middleware {
+  const misused = misusedFactory(limit, 'throttle()');
+  if (misused !== undefined) throw misused;
   return middleware({ ...options, limit }, 'route');
 }

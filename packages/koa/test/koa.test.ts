@@ -6,6 +6,7 @@ import { markSkipThrottle } from '@sluice/core/http';
 import {
   type AdapterHarness,
   type AppSpec,
+  describeConfigRules,
   describeHttpBehaviours,
   describeOpsBehaviours,
   describeOutcomeRules,
@@ -96,7 +97,8 @@ const koaHarness: AdapterHarness = {
   name: 'koa',
   async start(spec: AppSpec) {
     const app = new Koa();
-    app.proxy = spec.trustProxy === true;
+    app.proxy = spec.trustProxy !== undefined && spec.trustProxy !== false;
+    if (spec.trustProxy === true) app.maxIpsCount = 1;
     app.silent = true;
     const runs = new Map<string, number>();
     const open = new Router();
@@ -129,6 +131,7 @@ const koaHarness: AdapterHarness = {
 };
 
 describeHttpBehaviours(koaHarness);
+describeConfigRules(koaHarness);
 describeOpsBehaviours(koaHarness);
 describePipelineRules(koaHarness);
 describeOutcomeRules(koaHarness);
@@ -423,6 +426,21 @@ describe('@sluice/koa', () => {
     expect(errors.map((e) => e.message)).toEqual(['key boom', 'onLimited boom', 'skip boom']);
   });
 
+  it('app.use(rateLimit) (not called) answers 500 with an error saying to call rateLimit(options)', async () => {
+    const errors: Error[] = [];
+    const app = new Koa();
+    app.on('error', (e: Error) => errors.push(e));
+    app.use(rateLimit as never);
+    app.use(ok);
+    await withApp(app, async (agent) => {
+      expect((await agent.get('/a')).status).toBe(500);
+    });
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.name).toBe('SluiceConfigError');
+    expect(errors[0]!.message).toContain('rateLimit was mounted itself');
+    expect(errors[0]!.message).toContain('call rateLimit(options)');
+  });
+
   it('invalid options throw SluiceConfigError at creation, naming the option', () => {
     expect(() => rateLimit({ limit: 'throttle:0,1' })).toThrow(/throttle:0,1/);
     expect(() => throttle('throttle:nope')).toThrow(/nope/);
@@ -436,8 +454,11 @@ describe('@sluice/koa', () => {
   });
 
   it('an unknown option name is a SluiceConfigError saying what to write instead', () => {
-    expect(() => rateLimit({ duration: 60_000, max: 5 } as never)).toThrow(
+    expect(() => rateLimit({ duration: 60_000 } as never)).toThrow(
       /unknown option "duration" in rateLimit\(\): .*limit: '100\/min'/,
+    );
+    expect(() => rateLimit({ duration: 60_000, max: 5 } as never)).toThrow(
+      /unknown options in rateLimit\(\): "duration" \(.*limit: '100\/min'.*\); "max" \(/,
     );
     expect(() => throttle('5/s', { hadler: () => undefined } as never)).toThrow(
       'sluice: unknown option "hadler" in throttle(): did you mean "handler"?',

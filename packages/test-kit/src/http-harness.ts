@@ -45,8 +45,13 @@ export interface AppSpec {
   /** Options of the global `rateLimit(...)`; undefined: no global limiter. */
   global?: HttpLimitOptions;
   routes: RouteSpec[];
-  /** Make the framework trust `X-Forwarded-For` (Express `trust proxy`, Fastify `trustProxy`, Koa `app.proxy`). */
-  trustProxy?: boolean;
+  /**
+   * Make the framework trust `X-Forwarded-For` from the test client as a proxy (Express
+   * `trust proxy` and Fastify `trustProxy` `'loopback'`, Koa `app.proxy` with
+   * `maxIpsCount: 1`); `'all'`: trust every hop (Express and Fastify `true`, Koa `app.proxy`
+   * alone), which a client can abuse.
+   */
+  trustProxy?: boolean | 'all';
   /** Authenticated user taken from `Authorization: Bearer <user>` into the framework's usual place (`req.user = { id }`, Koa `ctx.state.user`). */
   bearerUser?: boolean;
   /** With `bearerUser`: the id stored for a token (default: the token itself), e.g. an object. */

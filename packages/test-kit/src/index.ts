@@ -3,6 +3,7 @@ export * from './epoch.js';
 export * from './export-names.js';
 export * from './gate.js';
 export * from './http-behaviours.js';
+export * from './http-config-rules.js';
 export * from './http-harness.js';
 export * from './http-ops-behaviours.js';
 export * from './http-outcome-rules.js';

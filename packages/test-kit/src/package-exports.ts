@@ -52,6 +52,7 @@ interface Manifest {
   module: string;
   types: string;
   dependencies?: Record<string, string>;
+  scripts?: Record<string, string>;
 }
 
 function manifest(name: string): Manifest {
@@ -182,6 +183,12 @@ export function describePackageExports(spec: PackageExportsSpec): void {
 
     afterAll(() => {
       if (scratch) rmSync(scratch, { recursive: true, force: true });
+    });
+
+    it('`pnpm pack` builds first (a prepack script): a tarball is never packed without dist', () => {
+      const scripts = manifest(name).scripts ?? {};
+      expect(scripts.build).toBe('tsup');
+      expect(scripts.prepack).toBe('pnpm run build');
     });
 
     it('the exports map points at dist/index.{js,cjs,d.ts,d.cts}', () => {

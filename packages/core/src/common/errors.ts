@@ -78,6 +78,13 @@ export function optionName(name: string): string {
 
 // `instanceof SluiceConfigError` holds for errors thrown by either build (ESM or CommonJS).
 brandClass(SluiceConfigError, 'SluiceConfigError');
+// On the prototype too, so the stack's first line (written when the error is made, before
+// the constructor sets `name`) reads `SluiceConfigError: …`.
+Object.defineProperty(SluiceConfigError.prototype, 'name', {
+  value: 'SluiceConfigError',
+  writable: true,
+  configurable: true,
+});
 
 /** The most object keys {@link describe} lists. */
 const MAX_KEYS = 6;

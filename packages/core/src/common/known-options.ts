@@ -113,17 +113,18 @@ export function optionNames<T>(names: Record<keyof T, true>): readonly string[] 
 }
 
 /**
- * Checks that every own enumerable property name of `options` is one of `known`: an option
- * sluice would otherwise ignore (a typo, or another rate limiter's name for it) is a
- * {@link SluiceConfigError} naming it (`error.option`) and saying what to write instead.
- * A property whose value is `undefined` counts too: `{ windowMs: undefined }` is still a
- * misunderstanding worth reporting.
+ * Checks that every own enumerable property name of `options` is one of `known`: options
+ * sluice would otherwise ignore (typos, or another rate limiter's names for them) are one
+ * {@link SluiceConfigError} that names every one of them, each with what to write instead;
+ * `error.option` is the first. A property whose value is `undefined` counts too:
+ * `{ windowMs: undefined }` is still a misunderstanding worth reporting.
  *
  * @param options - the options object (already known to be a non-null object).
  * @param known - the option names accepted there.
  * @param where - the call the options were given to, for the message, e.g. `'gcra()'`.
- * @throws {@link SluiceConfigError} for the first unknown name, e.g.
+ * @throws {@link SluiceConfigError} for the unknown names, e.g.
  *   `sluice: unknown option "windowMs" in rateLimit(): sluice has no "windowMs": the window is part of the limit: …`
+ *   or, for several, `sluice: unknown options in rateLimit(): "windowMs" (sluice has no …); "max" (…)`.
  *
  * @example
  * ```ts
@@ -132,9 +133,17 @@ export function optionNames<T>(names: Record<keyof T, true>): readonly string[] 
  * ```
  */
 export function checkOptionNames(options: object, known: readonly string[], where: string): void {
-  for (const name of Object.keys(options)) {
-    if (!known.includes(name)) {
-      throw SluiceConfigError.unknownOption(name, where, unknownOptionHint(name, known));
-    }
+  const unknown = Object.keys(options).filter((name) => !known.includes(name));
+  if (unknown.length === 0) return;
+  const first = unknown[0]!;
+  if (unknown.length === 1) {
+    throw SluiceConfigError.unknownOption(first, where, unknownOptionHint(first, known));
   }
+  const each = unknown.map((name) => {
+    const shown = optionName(name);
+    return `${shown === name ? `"${name}"` : shown} (${unknownOptionHint(name, known)})`;
+  });
+  throw new SluiceConfigError(optionName(first), undefined, '', {
+    message: `sluice: unknown options in ${where}: ${each.join('; ')}`,
+  });
 }

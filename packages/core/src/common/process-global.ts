@@ -26,7 +26,8 @@ export function processGlobal<T>(name: string, make: () => T): T {
 /**
  * Makes `instanceof Class` true for instances made by any copy of `@sluice/core` (its ESM
  * and CommonJS builds each define the class): instances carry the brand
- * `Symbol.for('sluice.v0.<name>')` on their prototype, and `instanceof` checks it.
+ * `Symbol.for('sluice.v0.<name>')` on their prototype, and `instanceof` checks it. Also
+ * names the class `name` (`Class.name`), whatever the bundler called it.
  *
  * @example
  * ```ts
@@ -34,6 +35,9 @@ export function processGlobal<T>(name: string, make: () => T): T {
  * ```
  */
 export function brandClass(cls: { prototype: object }, name: string): void {
+  // The bundler renames a class that refers to itself (`class _Limit`): `name` is the
+  // class's own again, as `constructor.name` and Node's printing of an instance show it.
+  Object.defineProperty(cls, 'name', { value: name, configurable: true });
   const brand = Symbol.for(`sluice.v0.${name}`);
   Object.defineProperty(cls.prototype, brand, { value: true });
   Object.defineProperty(cls, Symbol.hasInstance, {

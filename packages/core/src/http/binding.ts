@@ -1,4 +1,5 @@
 import type { Decision } from '../algorithms/decision.js';
+import type { ProxyTrust } from './proxy-warnings.js';
 import type { RequestView } from './request-view.js';
 
 /**
@@ -26,6 +27,12 @@ export interface HttpBinding<Req, Res> {
   route(req: Req): string | undefined;
   /** The client IP as the framework reports it (so its trust-proxy rules apply). */
   ip(req: Req): string;
+  /**
+   * What the framework trusts of the proxies in front of `req`'s application (Express
+   * `trust proxy`, Fastify `trustProxy`, Koa `app.proxy`), for the `validate` warnings;
+   * `undefined` when it cannot tell. Asked on a limiter's first requests only.
+   */
+  trustProxy?(req: Req): ProxyTrust | undefined;
   /** The request headers, lower-case names. Read only when a callback asks for them. */
   headers(req: Req): RequestView['headers'];
   /** The framework's conventional user id (Passport `req.user?.id`…); the `user` option replaces it. */

@@ -1,5 +1,6 @@
 import type { Algorithm } from '../algorithms/algorithm.js';
 import type { Decision } from '../algorithms/decision.js';
+import { SluiceConfigError } from '../common/errors.js';
 import { chargedFor, type Ledger, ledgerOf, remember } from './charges.js';
 import { consumeAll, consumeAt, type Entry } from './consume-all.js';
 import { defaultStoreOf } from './default-store.js';
@@ -12,6 +13,10 @@ import { LimitPlan, type Prepared } from './plan.js';
 import type { RequestView } from './request-view.js';
 import { ShadowVerdict } from './shadow-verdict.js';
 import { DenialAnswer, type HttpVerdict, mostRestrictive, Verdict } from './verdict.js';
+
+const USER_RESULT =
+  'the user option to return a user id (a string or a number), or undefined / null for no user';
+const USER_HINT = 'return the id itself, e.g. user: (req) => req.user?.id, not the user object';
 
 /**
  * The decision logic of one HTTP limiter, shared by the Express, Fastify and Koa adapters:
@@ -56,10 +61,19 @@ export class HttpLimiter<Req = unknown> {
    * The user id of a framework request: the `user` option's answer, else
    * `defaultUser`'s (the adapter's convention), kept only when it is a non-empty string or
    * a finite number.
+   *
+   * @throws {@link SluiceConfigError} naming `user` when the `user` option returns neither a
+   *   string, a number, `undefined` nor `null` (the user object instead of its id, a
+   *   boolean…): keying such a request by IP would hide the mistake. The adapters pass it to
+   *   the framework's error handling (a 500), as any error of a user callback.
    */
   userOf(req: Req, defaultUser: (req: Req) => unknown): string | number | undefined {
     const user = this.config.user;
-    return userIdOf(user === undefined ? defaultUser(req) : user(req));
+    if (user === undefined) return userIdOf(defaultUser(req));
+    const id = user(req);
+    if (typeof id === 'string' || typeof id === 'number') return userIdOf(id);
+    if (id === undefined || id === null) return undefined;
+    throw new SluiceConfigError('user', id, USER_RESULT, { hint: USER_HINT });
   }
 
   /**

@@ -10,6 +10,7 @@ import type { HeaderStyle, HeadersOption } from './headers.js';
 import type { HttpMetrics, MetricsOption } from './metrics.js';
 import type { OutcomeRule } from './outcome.js';
 import type { BodyStyle } from './problem.js';
+import type { ValidateConfig, ValidateOptions } from './proxy-warnings.js';
 import type { RequestView } from './request-view.js';
 import type { LimitedInfo, LimitMode } from './shadow.js';
 
@@ -61,9 +62,15 @@ export interface HttpLimitOptions<Req = unknown, Res = unknown> {
    */
   throttles?: ThrottleRegistry;
   /**
-   * The user id a request's key is built from, given the **framework's** request. Only a
-   * non-empty string or a finite number counts; anything else keys the request by IP.
-   * @default Express / Fastify `req.user?.id`, Koa `ctx.state.user?.id`
+   * The user id a request's key is built from, given the **framework's** request. A
+   * non-empty string or a finite number is the id; `undefined`, `null`, `''` or a number
+   * that is not finite means no user (the request is keyed by IP). Any other kind of value
+   * (the user object instead of its id, an array, a boolean…) is a mistake, not "no user":
+   * the request gets a `SluiceConfigError` naming `user`, answered 500 through the
+   * framework's error handling (Express `next(err)`, Fastify's error handler, Koa's).
+   * @default Express / Fastify `req.user?.id`, Koa `ctx.state.user?.id` (there, a value of
+   *   another kind is no user)
+   * @example user: (req) => req.session?.userId
    */
   user?: (req: Req) => unknown;
   /** Replaces the whole key derivation (route and subject): `<prefix>:<limit name>:<key(req)>`. */
@@ -165,6 +172,19 @@ export interface HttpLimitOptions<Req = unknown, Res = unknown> {
    * @throws SluiceConfigError naming `body` for any other value.
    */
   body?: BodyStyle;
+  /**
+   * Checks of the proxy setup, each warning once per application through `logger` (as
+   * express-rate-limit's `validate`): `trustProxy` warns when the framework trusts every
+   * proxy hop (a client then picks its IP with `X-Forwarded-For` and rotating it is never
+   * limited); `xForwardedFor` warns when a request carries `X-Forwarded-For` and the
+   * framework trusts no proxy (every client behind the proxy shares one bucket). `false`
+   * turns both off; an object turns each on or off (see `ValidateOptions`). The checks run
+   * on a limiter's first 1000 requests only.
+   * @default true
+   * @throws SluiceConfigError naming `validate` (or `validate.<name>`) for another value.
+   * @example validate: { xForwardedFor: false } // a proxy that adds the header, trusted elsewhere
+   */
+  validate?: boolean | ValidateOptions;
 }
 
 /** {@link HttpLimitOptions}, parsed: every field present and valid. */
@@ -196,4 +216,6 @@ export interface HttpConfig<Req> {
   metrics: HttpMetrics | undefined;
   /** `body: 'problem'`. */
   problem: boolean;
+  /** The `validate` checks and where they warn. */
+  validate: ValidateConfig;
 }

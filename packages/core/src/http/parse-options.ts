@@ -14,6 +14,7 @@ import { createHttpMetrics } from './metrics.js';
 import type { HttpConfig, HttpLimitOptions } from './options.js';
 import { parseOutcome } from './outcome.js';
 import { parseBodyStyle } from './problem.js';
+import { parseValidate } from './proxy-warnings.js';
 import { parseMode } from './shadow.js';
 
 /**
@@ -56,6 +57,7 @@ export const HTTP_OPTION_NAMES: readonly string[] = optionNames<HttpLimitOptions
   mode: true,
   metrics: true,
   body: true,
+  validate: true,
 });
 
 /** Core option objects made by {@link splitHttpOptions}: their names are already checked. */
@@ -85,6 +87,8 @@ export function splitHttpOptions<O extends object, K extends keyof O & string>(
   extra: readonly K[],
   where: string,
 ): [Pick<O, K>, Omit<O, K>] {
+  const misused = misusedFactory(options, where);
+  if (misused !== undefined) throw misused;
   if (options === null || typeof options !== 'object') {
     throw new SluiceConfigError('options', options, 'an options object');
   }
@@ -97,6 +101,49 @@ export function splitHttpOptions<O extends object, K extends keyof O & string>(
   }
   namesChecked.add(core);
   return [own, core as Omit<O, K>];
+}
+
+/**
+ * The error for a middleware factory used as the middleware itself (`app.use(rateLimit)`
+ * instead of `app.use(rateLimit(options))`): the framework then calls it with its request
+ * (Express `req`, Koa `ctx`) where the options belong; or a function was passed as the
+ * options. `undefined` when `value` is neither.
+ *
+ * @param value - what the factory received where its options (or its limit) belong.
+ * @param where - the factory call, e.g. `'rateLimit()'` or `'throttle()'`.
+ * @returns a {@link SluiceConfigError} naming `options` whose message says to call the
+ *   factory, or `undefined`.
+ *
+ * @example
+ * ```ts
+ * export function rateLimit(options = {}) {
+ *   const misused = misusedFactory(options, 'rateLimit()');
+ *   if (misused !== undefined) throw misused;
+ * }
+ * ```
+ */
+export function misusedFactory(value: unknown, where: string): SluiceConfigError | undefined {
+  const factory = where.replace(/\(\)$/, '');
+  const call =
+    factory === 'throttle'
+      ? "call throttle(limit, options) and mount what it returns, e.g. app.get('/x', throttle('throttle:10,1'), handler)"
+      : "call rateLimit(options) and mount what it returns, e.g. app.use(rateLimit({ limit: 'throttle:60,1' }))";
+  if (typeof value === 'function') {
+    return new SluiceConfigError('options', value, 'an options object', {
+      message: `sluice: ${where} was given a function where its options belong: ${call}`,
+    });
+  }
+  if (value === null || typeof value !== 'object') return undefined;
+  // An Express / Node request (`headers` and `method`), a Koa context (`req` and `res`).
+  const v = value as Record<string, unknown>;
+  if (('headers' in v && 'method' in v) || ('req' in v && 'res' in v)) {
+    return new SluiceConfigError('options', value, 'an options object', {
+      message:
+        `sluice: ${factory} was mounted itself, so it received the framework's request ` +
+        `where its options belong: ${call}, not app.use(${factory})`,
+    });
+  }
+  return undefined;
 }
 
 /** Drafts 9, 10 and 11 kept draft-8's header syntax: the names are accepted as draft-8. */
@@ -185,6 +232,7 @@ export function parseHttpOptions<Req>(options: HttpLimitOptions<Req, never>): Ht
     shadow: parseMode(options.mode),
     metrics: createHttpMetrics(options.metrics, options.logger ?? console),
     problem: parseBodyStyle(options.body),
+    validate: parseValidate(options.validate, options.logger ?? console),
   };
 }
 

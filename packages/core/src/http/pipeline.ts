@@ -5,6 +5,7 @@ import { HttpLimiter } from './http-limiter.js';
 import { routeKey } from './keys.js';
 import type { HttpLimitOptions } from './options.js';
 import { settle } from './outcome.js';
+import { ProxyWarnings } from './proxy-warnings.js';
 import { LazyRequestView, type RequestView } from './request-view.js';
 import type { HttpVerdict, Verdict } from './verdict.js';
 
@@ -39,6 +40,8 @@ export class HttpPipeline<Req, Res> {
   readonly #byApp: boolean;
   readonly #headersOf: (req: Req) => RequestView['headers'];
   readonly #userOf: (req: Req) => unknown;
+  /** The `validate` checks, while they run; `undefined` without them (or a binding that cannot tell). */
+  readonly #proxy: ProxyWarnings | undefined;
 
   constructor(
     options: HttpLimitOptions<Req, Res>,
@@ -51,6 +54,10 @@ export class HttpPipeline<Req, Res> {
     this.#byApp = this.limiter.config.store === undefined;
     this.#headersOf = binding.headers;
     this.#userOf = binding.user;
+    this.#proxy =
+      binding.trustProxy === undefined
+        ? undefined
+        : new ProxyWarnings(this.limiter.config.validate);
   }
 
   /**
@@ -64,6 +71,10 @@ export class HttpPipeline<Req, Res> {
     const b = this.#binding;
     if (this.#global && anySkipMarks() && b.handlers?.(req)?.some(isThrottleSkipped)) {
       return undefined;
+    }
+    const proxy = this.#proxy;
+    if (proxy !== undefined && proxy.remaining > 0) {
+      proxy.check(b.trustProxy!(req), () => this.#headersOf(req), b.app(req));
     }
     const method = b.method(req);
     const ledger = b.ledger(req, res);

@@ -12,6 +12,18 @@ const MINUTE_MS = 60 * SECOND_MS;
 const HOUR_MS = 60 * MINUTE_MS;
 const DAY_MS = 24 * HOUR_MS;
 
+/**
+ * What a limit's name ({@link Limit.named}, the prefix of `'throttle:60,1,<prefix>'`, a
+ * named limiter's name) may be: 1 to 128 ASCII letters, digits, `_`, `.` or `-`. Names go
+ * as they are into keys and into the `RateLimit-Policy` header's policy names.
+ */
+export const LIMIT_NAME = /^[\w.-]{1,128}$/;
+
+/** {@link LIMIT_NAME} in words, for errors. */
+export const LIMIT_NAME_FORM =
+  'a limit name: 1 to 128 ASCII letters, digits, "_", "." or "-" (no quote, backslash, space, ' +
+  'control character or non-ASCII character)';
+
 interface LimitFields {
   maxAttempts: number;
   periodMs: number;
@@ -232,14 +244,18 @@ export class Limit {
    * different names count separately and limits with the same name and subject share a
    * bucket. Draft-8 headers call the policy by it.
    *
-   * @param name - a non-empty string.
+   * @param name - 1 to 128 characters from {@link LIMIT_NAME}'s set: ASCII letters, digits,
+   *   `_`, `.` and `-` (`'api'`, `'login.5-per-60000ms'`). The name is written as is in
+   *   keys and in the `RateLimit-Policy` header, so a quote, a backslash, a space, a control
+   *   character or a character outside ASCII is refused here rather than forging a policy or
+   *   failing every request of the route.
    * @returns a new `Limit`; the receiver is unchanged. Read it back as {@link Limit.name}.
    * @throws {@link SluiceConfigError} naming `name` for anything else.
    * @example Limit.perMinute(60).by(userId).named('api')
    */
   named(name: string): Limit {
-    if (typeof name !== 'string' || name === '') {
-      throw new SluiceConfigError('name', name, 'a non-empty string');
+    if (typeof name !== 'string' || !LIMIT_NAME.test(name)) {
+      throw new SluiceConfigError('name', name, LIMIT_NAME_FORM);
     }
     return this.#with({ name });
   }

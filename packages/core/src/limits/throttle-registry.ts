@@ -43,7 +43,7 @@ export class ThrottleRegistry {
       throw new SluiceConfigError(
         'name',
         name,
-        'a limiter name: a letter, then letters, digits, "_", "." or "-"',
+        'a limiter name: an ASCII letter, then up to 63 ASCII letters, digits, "_", "." or "-"',
       );
     }
     if (typeof resolver !== 'function') {
@@ -146,7 +146,10 @@ export interface ResolvedLimits {
    * the name itself (`'api'`) when the limiter returned one limit, and
    * `'<name>.<maxAttempts>-per-<periodMs>ms'` (`'login.5-per-60000ms'`,
    * `'login.100-per-86400000ms'`) when it returned several, so that
-   * `[Limit.perMinute(5).by(ip), Limit.perDay(100).by(ip)]` keeps two counters. When
+   * `[Limit.perMinute(5).by(ip), Limit.perDay(100).by(ip)]` keeps two counters. A named
+   * limiter's `.by(subject)` limit comes back as `.by('<i>:<subject>')`, `i` being its
+   * position in the limiter's result, so the subjects of two `.by()` limits of one limiter
+   * (an IP and an email) never share a key. When
    * {@link ResolvedLimits.isStatic}, returns the same frozen array on every call (no allocation).
    * Unlimited limits ({@link Limit.none}) are included; the caller skips them.
    *
@@ -215,7 +218,12 @@ function makeResolved(entries: readonly ResolvedLimitEntry[]): ResolvedLimits {
       }
       const resolved = normalizeResolved(entry.name, entry.resolver(req));
       const several = resolved.length > 1;
-      for (const limit of resolved) {
+      for (let i = 0; i < resolved.length; i++) {
+        let limit = resolved[i]!;
+        // A subject from the request (an IP, an email) is tagged with its limit's position in
+        // the result: two `.by()` limits of one limiter never share a key, and a subject can
+        // never read as the `<route>:ip:…` part of a key without `.by()`.
+        if (limit.subject !== undefined) limit = limit.by(`${i}:${limit.subject}`);
         if (limit.name !== undefined) limits.push(limit);
         else if (!several) limits.push(limit.named(entry.name));
         else {

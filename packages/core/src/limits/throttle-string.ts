@@ -12,12 +12,13 @@ import { Limit } from './limit.js';
 export type ThrottleSpec = { kind: 'limits'; limits: Limit[] } | { kind: 'named'; name: string };
 
 /** The pattern of {@link THROTTLE_NAME}, without anchors. */
-const NAME = String.raw`[A-Za-z][\w.-]*`;
+const NAME = String.raw`[A-Za-z][\w.-]{0,63}`;
 
 /**
- * The name of a named limiter or a key prefix: a letter, then letters, digits, `_`, `.` or
- * `-` (`'api'`, `'login'`, `'uploads-v2'`, `'api.v1'`). Starting with a letter keeps names
- * apart from counts in a throttle string.
+ * The name of a named limiter or a key prefix: an ASCII letter, then up to 63 ASCII
+ * letters, digits, `_`, `.` or `-` (`'api'`, `'login'`, `'uploads-v2'`, `'api.v1'`): a
+ * limit name (see `LIMIT_NAME`) that starts with a letter, which keeps names apart from
+ * counts in a throttle string.
  */
 export const THROTTLE_NAME = new RegExp(`^${NAME}$`);
 

@@ -1,5 +1,5 @@
 import { closestName, unknownOptionHint } from '../../src/common/known-options.js';
-import { HttpLimiter, splitHttpOptions } from '../../src/http/index.js';
+import { HttpLimiter, misusedFactory, splitHttpOptions } from '../../src/http/index.js';
 import {
   fixedWindow,
   gcra,
@@ -118,6 +118,16 @@ describe('an unknown option name, per constructor', () => {
     expect(error.message).toContain(hint);
   });
 
+  it('several unknown names are reported in one message, each with its hint', () => {
+    const error = configError(
+      () => new HttpLimiter({ windowMs: 1000, max: 5, limti: '1/s' } as never),
+    );
+    expect(error.option).toBe('windowMs');
+    expect(error.message).toMatch(/^sluice: unknown options in new HttpLimiter\(\): "windowMs" \(/);
+    expect(error.message).toContain('"max" (sluice has no "max"');
+    expect(error.message).toContain('"limti" (did you mean "limit"?)');
+  });
+
   it('an option set to undefined is still checked', () => {
     expect(configError(() => new HttpLimiter({ max: undefined } as never)).option).toBe('max');
   });
@@ -143,6 +153,27 @@ describe('splitHttpOptions (what adapters use)', () => {
     expect(error.message).toBe(
       'sluice: unknown option "handlr" in rateLimit(): did you mean "handler"?',
     );
+  });
+
+  it('a request or a Koa context where the options belong: the factory was mounted itself', () => {
+    const req = { headers: {}, method: 'GET', _events: {}, socket: {} };
+    const error = configError(() => splitHttpOptions(req as never, [], 'rateLimit()'));
+    expect(error.option).toBe('options');
+    expect(error.message).toContain('rateLimit was mounted itself');
+    expect(error.message).toContain('call rateLimit(options)');
+    expect(error.message).not.toContain('_events');
+    const ctx = { req: {}, res: {}, app: {}, state: {} };
+    expect(configError(() => splitHttpOptions(ctx as never, [], 'rateLimit()')).message).toContain(
+      'call rateLimit(options)',
+    );
+    expect(misusedFactory(req, 'throttle()')?.message).toContain('call throttle(limit, options)');
+    expect(misusedFactory({ limit: '1/s' }, 'rateLimit()')).toBeUndefined();
+  });
+
+  it('a function where the options belong says to call the factory', () => {
+    const error = configError(() => splitHttpOptions((() => 1) as never, [], 'rateLimit()'));
+    expect(error.message).toContain('was given a function where its options belong');
+    expect(error.message).toContain('call rateLimit(options)');
   });
 
   it('rejects what is not an object', () => {

@@ -6,6 +6,7 @@ import {
   Limit,
   MemoryStore,
   type RequestView,
+  SluiceConfigError,
   ThrottleRegistry,
 } from '../../src/index.js';
 
@@ -22,6 +23,70 @@ function setup(options: ConstructorParameters<typeof HttpLimiter>[0] = {}) {
 }
 
 const header = (v: HttpVerdict, name: string) => v.headers.find(([n]) => n === name)?.[1];
+
+describe('HttpLimiter: the user option', () => {
+  const noDefault = () => undefined;
+  const userOf = (result: unknown) =>
+    new HttpLimiter<object>({ user: () => result }).userOf({}, noDefault);
+
+  it.each([
+    [{ id: 7, password: 'hunter2' }, 'an object with keys id, password'],
+    [['a'], 'an array of 1 item'],
+    [true, 'true'],
+    [() => 'id', 'a function'],
+  ])('a resolver returning %p is a SluiceConfigError naming "user" (got %s)', (result, kind) => {
+    let error: unknown;
+    try {
+      userOf(result);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(SluiceConfigError);
+    expect((error as SluiceConfigError).option).toBe('user');
+    expect((error as Error).message).toContain(`got ${kind}`);
+    expect((error as Error).message).toContain('req.user?.id');
+    expect((error as Error).message).not.toContain('hunter2');
+  });
+
+  it.each([
+    [undefined, undefined],
+    [null, undefined],
+    ['', undefined],
+    ['ann', 'ann'],
+    [7, 7],
+  ])('a resolver returning %p gives the user id %p', (result, id) => {
+    expect(userOf(result)).toBe(id);
+  });
+
+  it("the framework's default user id stays lenient: an object there is no user", () => {
+    const limiter = new HttpLimiter<object>({});
+    expect(limiter.userOf({}, () => ({ id: 1 }))).toBeUndefined();
+  });
+});
+
+describe('HttpLimiter: the validate option', () => {
+  it.each([
+    ['yes', 'validate'],
+    [{ trustProxy: 'no' }, 'validate.trustProxy'],
+    [{ trustproxy: false }, 'trustproxy'],
+  ])('validate: %p is a SluiceConfigError naming %s', (validate, option) => {
+    let error: unknown;
+    try {
+      new HttpLimiter({ validate: validate as never });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(SluiceConfigError);
+    expect((error as SluiceConfigError).option).toBe(option);
+  });
+
+  it.each([true, false, {}, { trustProxy: false }, { xForwardedFor: false }])(
+    'validate: %p is accepted',
+    (validate) => {
+      expect(() => new HttpLimiter({ validate })).not.toThrow();
+    },
+  );
+});
 
 describe('HttpLimiter', () => {
   it('admits the quota, then answers 429 with Retry-After and the JSON body', () => {

@@ -108,9 +108,34 @@ describe('Limit validation', () => {
     ['by(undefined)', 'subject', () => Limit.perMinute(1).by(undefined as unknown as string)],
     ['cost(1.5)', 'cost', () => Limit.perMinute(1).cost(1.5)],
     ['named("")', 'name', () => Limit.perMinute(1).named('')],
+    // A quote would forge policies in RateLimit-Policy ("a";q=1000;w=1).
+    ["named('a\";q=1000;w=1')", 'name', () => Limit.perMinute(1).named('a";q=1000;w=1')],
+    ['named("a\\\\b")', 'name', () => Limit.perMinute(1).named('a\\b')],
+    ['named("a b")', 'name', () => Limit.perMinute(1).named('a b')],
+    ['named("a;b")', 'name', () => Limit.perMinute(1).named('a;b')],
+    // Outside Latin-1, or a control character: no header could carry it.
+    ['named("λ")', 'name', () => Limit.perMinute(1).named('λ')],
+    ['named("é")', 'name', () => Limit.perMinute(1).named('é')],
+    ['named("a\\nb")', 'name', () => Limit.perMinute(1).named('a\nb')],
+    ['named(129 characters)', 'name', () => Limit.perMinute(1).named('a'.repeat(129))],
   ])('%s throws SluiceConfigError naming %s', (_label, option, make) => {
     expect(make).toThrow(SluiceConfigError);
     expect(make).toThrow(`"${option}"`);
+  });
+});
+
+describe('limit names', () => {
+  it.each(['api', 'login.5-per-60000ms', 'uploads_v2', '5-per-60000ms', 'a'.repeat(128)])(
+    'accepts %s',
+    (name) => {
+      expect(Limit.perMinute(1).named(name).name).toBe(name);
+    },
+  );
+
+  it('names the option and describes the value by kind', () => {
+    expect(() => Limit.perMinute(1).named('a"b')).toThrow(
+      'sluice: invalid option "name": expected a limit name: 1 to 128 ASCII letters',
+    );
   });
 });
 

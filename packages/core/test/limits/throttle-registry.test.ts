@@ -90,11 +90,27 @@ describe('ThrottleRegistry', () => {
     ['has space', 'name'],
     ['1api', 'name'],
     ['a,b', 'name'],
+    ['a"b', 'name'],
+    ['api\u00e9', 'name'],
+    ['a'.repeat(65), 'name'],
   ])('define(%j) throws SluiceConfigError naming %s', (name, option) => {
     expect(() => new ThrottleRegistry().define(name, () => Limit.none())).toThrow(
       SluiceConfigError,
     );
     expect(() => new ThrottleRegistry().define(name, () => Limit.none())).toThrow(`"${option}"`);
+  });
+
+  it('keeps a 64-character name valid in the names derived for several limits', () => {
+    const name = 'a'.repeat(64);
+    const registry = new ThrottleRegistry().define(name, () => [
+      Limit.perMinute(5),
+      Limit.perDay(9_007_199),
+    ]);
+    const limits = resolveLimitInput(`throttle:${name}`, registry).limitsFor(request());
+    expect(limits.map((l) => l.name)).toEqual([
+      `${name}.5-per-60000ms`,
+      `${name}.9007199-per-86400000ms`,
+    ]);
   });
 
   it('define() rejects a non-function resolver and a non-string name', () => {
@@ -148,11 +164,12 @@ describe('resolveLimitInput', () => {
     expect(resolver).toHaveBeenCalledTimes(1);
     expect(resolver).toHaveBeenCalledWith(req);
     expect(limits.map((l) => [l.maxAttempts, l.periodMs, l.subject, l.name])).toEqual([
-      [5, 60_000, '192.0.2.9', 'login.5-per-60000ms'],
-      [100, 86_400_000, '192.0.2.9', 'login-daily'],
+      // A named limiter's subjects carry their position in its result.
+      [5, 60_000, '0:192.0.2.9', 'login.5-per-60000ms'],
+      [100, 86_400_000, '1:192.0.2.9', 'login-daily'],
       [1000, 3_600_000, undefined, undefined],
     ]);
-    expect(resolved.limitsFor(request({ ip: '192.0.2.10' }))[0]?.subject).toBe('192.0.2.10');
+    expect(resolved.limitsFor(request({ ip: '192.0.2.10' }))[0]?.subject).toBe('0:192.0.2.10');
   });
 
   it('names limits from a named limiter so none share a prefix (login example)', () => {

@@ -127,6 +127,7 @@ describe('parseThrottle: malformed input', () => {
     '60/minx',
     '60per min',
     '60',
+    'throttle:60,1,a"b',
   ])('%j throws SluiceConfigError naming "limit" and the text', (text) => {
     let error: unknown;
     try {
@@ -141,6 +142,14 @@ describe('parseThrottle: malformed input', () => {
     expect(configError.message).toContain('"limit"');
     expect(configError.message).toContain(JSON.stringify(text));
   });
+
+  it.each([`throttle:60,1,${'a'.repeat(65)}`, `throttle:${'a'.repeat(65)}`])(
+    'a name of more than 64 characters throws SluiceConfigError naming "limit"',
+    (text) => {
+      expect(() => parseThrottle(text)).toThrow(SluiceConfigError);
+      expect(() => parseThrottle(text)).toThrow('"limit"');
+    },
+  );
 
   it.each([undefined, null, 60, { limit: 60 }])(
     'non-string %p throws SluiceConfigError',
