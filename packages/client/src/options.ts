@@ -60,9 +60,9 @@ const PEER_HINTS: Record<string, string> = {
   retryDelay: 'the delay comes from the server\'s Retry-After; "maxWait" caps it',
   maxWaitMs: 'write "maxWait" (ms)',
   timeout: 'write "maxWait" (ms), the longest a request waits for the rate limit',
-  minTime: 'the pace comes from the server\'s headers; no static rate is needed',
+  minTime: "the pace comes from the server's headers; no static rate is needed",
   maxConcurrent: 'the cap on requests in flight comes from a "concurrent-requests" policy',
-  interval: 'the pace comes from the server\'s headers; no static rate is needed',
+  interval: "the pace comes from the server's headers; no static rate is needed",
   now: 'write "clock"',
 };
 

@@ -8,10 +8,10 @@ import { OriginState, type PolicyState, type Ticket } from './pacer/origin-state
  * node-fetch's, a test double. Only `status`, `headers.get` and, for a 429 / 503 problem
  * details body, `clone().json()` and `body.cancel()` are read from its answers.
  */
-export type FetchLike = (input: any, init?: any) => Promise<Response>;
+export type FetchLike = (input: never, init?: never) => Promise<Response>;
 
-/** setTimeout's largest delay (2^31 - 1 ms): longer waits sleep in several steps. */
-const MAX_SLEEP = 2_147_483_647;
+/** {@link FetchLike} as this module calls it. */
+type AnyFetch = (input: unknown, init?: RequestInit) => Promise<Response>;
 
 /**
  * Wraps `fetch` in a `fetch` of the same signature that paces itself from the server's
@@ -52,19 +52,20 @@ const MAX_SLEEP = 2_147_483_647;
  */
 export function pacedFetch<F extends FetchLike>(fetch: F, options?: PacedFetchOptions): F {
   const config = parseOptions(fetch, options);
+  const call = fetch as unknown as AnyFetch;
   const origins = new Map<string, OriginState>();
   const originFor = (origin: string): OriginState => {
     let state = origins.get(origin);
     if (state === undefined) {
-      state = new OriginState();
+      state = new OriginState(config.clock, config.sleep);
       origins.set(origin, state);
     }
     return state;
   };
   const paced = (input: unknown, init?: RequestInit): Promise<Response> => {
     const target = targetOf(input);
-    if (target === undefined) return fetch(input, init);
-    return send(fetch, config, originFor(target.origin), target.route, input, init);
+    if (target === undefined) return call(input, init);
+    return send(call, config, originFor(target.origin), target.route, input, init);
   };
   return paced as F;
 }
@@ -96,9 +97,13 @@ function signalOf(input: unknown, init: RequestInit | undefined): AbortSignal | 
 }
 
 /** Whether a call can be sent twice: its body is not a one-shot stream. */
-function replayable(input: unknown, init: RequestInit | undefined): boolean {
+function replayable(init: RequestInit | undefined): boolean {
   const body = init?.body;
-  if (body !== undefined && body !== null && typeof (body as ReadableStream).getReader === 'function') {
+  if (
+    body !== undefined &&
+    body !== null &&
+    typeof (body as ReadableStream).getReader === 'function'
+  ) {
     return false;
   }
   return true;
@@ -111,7 +116,7 @@ function attemptArgs(input: unknown, last: boolean): unknown {
 }
 
 async function send(
-  fetch: FetchLike,
+  fetch: AnyFetch,
   config: PacedFetchConfig,
   state: OriginState,
   route: string,
@@ -120,7 +125,7 @@ async function send(
 ): Promise<Response> {
   const signal = signalOf(input, init);
   const deadline = config.clock() + config.maxWait;
-  const retries = replayable(input, init) ? config.retries : 0;
+  const retries = replayable(init) ? config.retries : 0;
   for (let attempt = 0; ; attempt++) {
     const ticket = await admit(config, state, route, deadline, signal);
     let response: Response;
@@ -166,7 +171,7 @@ async function admit(
       if (now + wait > deadline) {
         throw new RateLimitedError(wait, gate.policy?.name, config.maxWait);
       }
-      await config.sleep(Math.min(wait, MAX_SLEEP), signal);
+      await state.waiters.wait(gate.until, false, signal);
       continue;
     }
     // Waiting for an answer: the probe of a cold origin, a spent policy's requests in flight,
@@ -176,37 +181,13 @@ async function admit(
       if (gate.probe) return state.send(route, { go: true, probe: false, policies: [] }, now);
       throw new RateLimitedError(estimate(gate.policy), gate.policy?.name, config.maxWait);
     }
-    await waitForAnswer(config, state, Math.min(left, MAX_SLEEP), signal);
+    await state.waiters.wait(deadline, true, signal);
   }
 }
 
 /** The wait to report when an answer was awaited past `maxWait`: the policy's window, else 1 s. */
 function estimate(policy: PolicyState | undefined): number {
   return policy?.windowMs ?? 1000;
-}
-
-/** Resolves on the next answer of the origin, after `ms`, or rejects on abort. */
-async function waitForAnswer(
-  config: PacedFetchConfig,
-  state: OriginState,
-  ms: number,
-  signal: AbortSignal | undefined,
-): Promise<void> {
-  const timer = new AbortController();
-  const onAbort = () => timer.abort(signal!.reason);
-  signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    await Promise.race([
-      state.nextAnswer(),
-      config.sleep(ms, timer.signal).catch((error) => {
-        if (signal?.aborted) throw error;
-      }),
-    ]);
-  } finally {
-    signal?.removeEventListener('abort', onAbort);
-    if (!timer.signal.aborted) timer.abort();
-  }
-  if (signal?.aborted) throw signal.reason;
 }
 
 /** {@link parseRateLimitHeaders}, which never throws, guarded against odd `headers` objects too. */
@@ -225,7 +206,9 @@ async function violatedPolicies(response: Response): Promise<string[] | undefine
     if (!type.includes('problem+json')) return undefined;
     const body = (await response.clone().json()) as Record<string, unknown>;
     const names = body?.['violated-policies'];
-    return Array.isArray(names) ? names.filter((n): n is string => typeof n === 'string') : undefined;
+    return Array.isArray(names)
+      ? names.filter((n): n is string => typeof n === 'string')
+      : undefined;
   } catch {
     return undefined;
   }

@@ -8,7 +8,7 @@ export class VirtualTime {
   now: number;
   inFlight = 0;
   private progress = 0;
-  private timers: { at: number; wake: () => void }[] = [];
+  private timers = new Set<{ at: number; wake: () => void }>();
 
   constructor(start: number) {
     this.now = start;
@@ -31,19 +31,32 @@ export class VirtualTime {
         },
       };
       const onAbort = () => {
-        this.timers = this.timers.filter((t) => t !== timer);
+        this.timers.delete(timer);
         reject(signal!.reason);
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.timers.push(timer);
+      this.timers.add(timer);
     });
 
-  /** `fetch` counted in flight until its body is read (answers come back buffered). */
-  readonly fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+  /**
+   * `fetch` (a server's in-process one, or the global one) counted in flight until its body
+   * is read: answers come back buffered.
+   */
+  wrap(
+    fetchFn: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>,
+  ): (input: RequestInfo | URL, init?: RequestInit) => Promise<Response> {
+    return (input, init) => this.fetch(fetchFn, input, init);
+  }
+
+  private async fetch(
+    fetchFn: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>,
+    input: RequestInfo | URL,
+    init?: RequestInit,
+  ): Promise<Response> {
     this.inFlight++;
     this.progress++;
     try {
-      const res = await fetch(input, init);
+      const res = await fetchFn(input, init);
       const body = await res.arrayBuffer();
       return new Response(res.status === 204 ? null : body, {
         status: res.status,
@@ -53,7 +66,7 @@ export class VirtualTime {
       this.inFlight--;
       this.progress++;
     }
-  };
+  }
 
   /** Runs `work` to its end, moving time forward whenever nothing else can happen. */
   async run<T>(work: Promise<T>): Promise<T> {
@@ -75,12 +88,15 @@ export class VirtualTime {
         quiet = 0;
         continue;
       }
-      if (++quiet < 3 || this.timers.length === 0) continue;
-      const next = Math.min(...this.timers.map((t) => t.at));
+      if (++quiet < 3 || this.timers.size === 0) continue;
+      let next = Number.POSITIVE_INFINITY;
+      for (const t of this.timers) next = Math.min(next, t.at);
       this.now = Math.max(this.now, next);
-      const due = this.timers.filter((t) => t.at <= this.now);
-      this.timers = this.timers.filter((t) => t.at > this.now);
-      for (const t of due) t.wake();
+      const due = [...this.timers].filter((t) => t.at <= this.now);
+      for (const t of due) {
+        this.timers.delete(t);
+        t.wake();
+      }
       quiet = 0;
     }
     return work;

@@ -1,4 +1,5 @@
 import type { ObservedPolicy, RateLimitInfo } from '../headers/parse.js';
+import { Waiters } from './waiters.js';
 
 /** The most routes (paths) remembered per origin; the oldest is forgotten first. */
 const MAX_ROUTES = 1024;
@@ -55,7 +56,12 @@ export class OriginState {
   private probing = false;
   private seq = 0;
   private blockedUntil = 0;
-  private waiters: (() => void)[] = [];
+  /** The requests of this origin that wait. */
+  readonly waiters: Waiters;
+
+  constructor(clock: () => number, sleep: (ms: number, signal?: AbortSignal) => Promise<void>) {
+    this.waiters = new Waiters(clock, sleep);
+  }
 
   /** Whether a request to `route` may go now, and if not until when (or until an answer). */
   check(route: string, now: number): Gate {
@@ -162,7 +168,7 @@ export class OriginState {
       for (const p of targets) p.blockedUntil = Math.max(p.blockedUntil, retryAt);
       blocked = targets[0];
     }
-    this.wake();
+    this.waiters.answered();
     return blocked;
   }
 
@@ -198,17 +204,6 @@ export class OriginState {
       p.sent = p.sent.filter((s) => s.seq > seq);
     }
     return p;
-  }
-
-  /** Resolves when the next answer arrives (or a probe fails). */
-  nextAnswer(): Promise<void> {
-    return new Promise((resolve) => this.waiters.push(resolve));
-  }
-
-  private wake(): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const w of waiters) w();
   }
 }
 
