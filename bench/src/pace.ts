@@ -37,7 +37,9 @@ interface Answer {
 
 async function server(): Promise<{ url: string; close: () => Promise<void> }> {
   const app = express();
-  app.use(rateLimit({ limit: Limit.perSecond(RATE).named('api'), headers, store: new MemoryStore() }));
+  app.use(
+    rateLimit({ limit: Limit.perSecond(RATE).named('api'), headers, store: new MemoryStore() }),
+  );
   app.get('/items', (_req, res) => {
     res.json({ ok: true });
   });
@@ -138,12 +140,18 @@ const out: Record<string, unknown> = {
 };
 if (only !== 'paced') {
   const r = await unpaced();
-  out.unpaced = { ...summary('unpaced', r), answers: r.answers.map((a) => [Math.round(a.t), a.status]) };
+  out.unpaced = {
+    ...summary('unpaced', r),
+    answers: r.answers.map((a) => [Math.round(a.t), a.status]),
+  };
   console.log(summary('unpaced (ky-style retries after Retry-After, 2 at most)', r));
 }
 if (only !== 'unpaced') {
   const r = await paced();
-  out.paced = { ...summary('paced', r), answers: r.answers.map((a) => [Math.round(a.t), a.status]) };
+  out.paced = {
+    ...summary('paced', r),
+    answers: r.answers.map((a) => [Math.round(a.t), a.status]),
+  };
   console.log(summary('paced (pacedFetch)', r));
 }
 const file = path.resolve(

@@ -15,7 +15,10 @@ const docs = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const started = performance.now();
 const plots = [
   ...(await writePlots(path.join(docs, 'public', 'plots'))),
-  ...(await writePacePlot(path.join(docs, 'data', 'pace-run.json'), path.join(docs, 'public', 'plots'))),
+  ...(await writePacePlot(
+    path.join(docs, 'data', 'pace-run.json'),
+    path.join(docs, 'public', 'plots'),
+  )),
 ];
 console.log(`docs: ${plots.length} plots in public/plots`);
 await writeReference();

@@ -65,7 +65,8 @@ export function pacedFetch<F extends FetchLike>(fetch: F, options?: PacedFetchOp
   const paced = (input: unknown, init?: RequestInit): Promise<Response> => {
     const target = targetOf(input);
     if (target === undefined) return call(input, init);
-    return send(call, config, originFor(target.origin), target.route, input, init);
+    const key = target.origin + credentialsOf(input, init);
+    return send(call, config, originFor(key), target.route, input, init);
   };
   return paced as F;
 }
@@ -83,10 +84,52 @@ function targetOf(input: unknown): { origin: string; route: string } | undefined
   try {
     const base = (globalThis as { location?: { href?: string } }).location?.href;
     const url = new URL(href, base);
-    return { origin: url.origin, route: url.pathname };
+    return { origin: url.origin, route: routeKey(url.pathname) };
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The route a path belongs to, as far as a client can guess (draft-11 §7.1 lets clients judge
+ * a request by its similarity to earlier ones): segments that look like ids (numbers, UUIDs,
+ * long hex or token-like strings) become `:id`, so `/items/1` and `/items/2` share what the
+ * client learns.
+ */
+export function routeKey(pathname: string): string {
+  return pathname
+    .split('/')
+    .map((s) =>
+      /^\d+$/.test(s) ||
+      /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s) ||
+      /^[0-9a-f]{16,}$/i.test(s) ||
+      (s.length >= 20 && /\d/.test(s) && /^[\w-]+$/.test(s))
+        ? ':id'
+        : s,
+    )
+    .join('/');
+}
+
+/**
+ * Who is calling, as far as quotas go: servers keep one quota per credential (GitHub per
+ * token, the sluice demo per bearer user), so each `Authorization` value is paced apart.
+ * Kept as a short hash: no credential stays in the client's memory.
+ */
+function credentialsOf(input: unknown, init: RequestInit | undefined): string {
+  let value: string | null = null;
+  try {
+    if (init?.headers !== undefined) value = new Headers(init.headers).get('authorization');
+    else if (typeof Request !== 'undefined' && input instanceof Request) {
+      value = input.headers.get('authorization');
+    }
+  } catch {
+    return '';
+  }
+  if (value === null) return '';
+  // FNV-1a, 32 bits.
+  let h = 0x811c9dc5;
+  for (let i = 0; i < value.length; i++) h = Math.imul(h ^ value.charCodeAt(i), 0x01000193);
+  return ` ${(h >>> 0).toString(36)}`;
 }
 
 /** The signal of a call: `init.signal`, else the `Request`'s. */

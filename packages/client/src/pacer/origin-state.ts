@@ -1,7 +1,7 @@
 import type { ObservedPolicy, RateLimitInfo } from '../headers/parse.js';
 import { Waiters } from './waiters.js';
 
-/** The most routes (paths) remembered per origin; the oldest is forgotten first. */
+/** The most routes remembered per origin; the oldest is forgotten first. */
 const MAX_ROUTES = 1024;
 
 /** One request sent under a policy and not yet covered by a newer answer. */
@@ -33,7 +33,7 @@ export interface PolicyState {
 
 /** The verdict of {@link OriginState.check} for one request. */
 export type Gate =
-  | { go: true; probe: boolean; policies: PolicyState[] }
+  | { go: true; probe: boolean; routeProbe?: boolean; policies: PolicyState[] }
   | { go: false; until: number; policy: PolicyState | undefined }
   | { go: false; until: undefined; policy: PolicyState | undefined; probe: boolean };
 
@@ -42,6 +42,7 @@ export interface Ticket {
   seq: number;
   route: string;
   probe: boolean;
+  routeProbe: boolean;
   policies: PolicyState[];
 }
 
@@ -54,6 +55,7 @@ export class OriginState {
   private readonly routes = new Map<string, PolicyState[]>();
   private learnt = false;
   private probing = false;
+  private readonly probingRoutes = new Set<string>();
   private seq = 0;
   private blockedUntil = 0;
   /** The requests of this origin that wait. */
@@ -69,7 +71,17 @@ export class OriginState {
       if (this.probing) return { go: false, until: undefined, policy: undefined, probe: true };
       return { go: true, probe: true, policies: [] };
     }
-    const gating = this.routes.get(route) ?? [...this.policies.values()];
+    const gating = this.routes.get(route);
+    if (gating === undefined) {
+      // A route not answered yet: its policies are unknown (another route's spent login
+      // limit says nothing about it). One request finds out; the rest wait for its answer.
+      if (this.blockedUntil > now)
+        return { go: false, until: this.blockedUntil, policy: undefined };
+      if (this.probingRoutes.has(route)) {
+        return { go: false, until: undefined, policy: undefined, probe: true };
+      }
+      return { go: true, probe: false, routeProbe: true, policies: [] };
+    }
     let until = this.blockedUntil > now ? this.blockedUntil : 0;
     let blocking: PolicyState | undefined;
     let awaitAnswer: PolicyState | undefined;
@@ -114,6 +126,7 @@ export class OriginState {
   send(route: string, gate: Extract<Gate, { go: true }>, now: number): Ticket {
     const seq = ++this.seq;
     if (gate.probe) this.probing = true;
+    if (gate.routeProbe === true) this.probingRoutes.add(route);
     for (const p of gate.policies) {
       const reset = effectiveReset(p);
       if (reset !== undefined && now >= reset && p.remaining !== undefined) {
@@ -125,7 +138,13 @@ export class OriginState {
       p.sent.push({ seq, done: false });
       if (p.concurrent) p.inFlight++;
     }
-    return { seq, route, probe: gate.probe, policies: gate.policies };
+    return {
+      seq,
+      route,
+      probe: gate.probe,
+      routeProbe: gate.routeProbe === true,
+      policies: gate.policies,
+    };
   }
 
   /**
@@ -143,6 +162,7 @@ export class OriginState {
       this.probing = false;
       if (info !== undefined) this.learnt = true;
     }
+    if (ticket.routeProbe) this.probingRoutes.delete(ticket.route);
     for (const p of ticket.policies) {
       const s = p.sent.find((x) => x.seq === ticket.seq);
       if (s !== undefined) s.done = true;
@@ -150,7 +170,8 @@ export class OriginState {
     }
     const named: PolicyState[] = [];
     for (const o of info?.policies ?? []) named.push(this.observe(o, ticket.seq, now));
-    if (named.length > 0) {
+    // A route's policies are the ones its latest answer named (none: not limited).
+    if (info !== undefined && (named.length > 0 || !this.routes.has(ticket.route))) {
       this.routes.delete(ticket.route);
       this.routes.set(ticket.route, named);
       if (this.routes.size > MAX_ROUTES) this.routes.delete(this.routes.keys().next().value!);
