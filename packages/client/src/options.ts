@@ -37,7 +37,7 @@ export interface PacedFetchOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
-/** {@link PacedFetchOptions} parsed once: every field present. */
+/** {@link PacedFetchOptions} parsed once: every field present (internal). */
 export interface PacedFetchConfig {
   maxWait: number;
   retries: number;
@@ -45,9 +45,23 @@ export interface PacedFetchConfig {
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
-/** The default `maxWait`: 60 s. */
+/**
+ * The default `maxWait`, in ms: 60 s.
+ *
+ * @example
+ * ```ts
+ * const patient = pacedFetch(fetch, { maxWait: 5 * DEFAULT_MAX_WAIT }); // 5 minutes
+ * ```
+ */
 export const DEFAULT_MAX_WAIT = 60_000;
-/** The default `retries`: 2. */
+/**
+ * The default `retries`: 2 (ky's default retry limit too).
+ *
+ * @example
+ * ```ts
+ * const stubborn = pacedFetch(fetch, { retries: DEFAULT_RETRIES + 3 });
+ * ```
+ */
 export const DEFAULT_RETRIES = 2;
 
 const KNOWN = ['maxWait', 'retries', 'clock', 'sleep'] as const;

@@ -7,6 +7,12 @@ import { OriginState, type PolicyState, type Ticket } from './pacer/origin-state
  * The shape of `fetch` that {@link pacedFetch} wraps and returns: the global `fetch`, undici's,
  * node-fetch's, a test double. Only `status`, `headers.get` and, for a 429 / 503 problem
  * details body, `clone().json()` and `body.cancel()` are read from its answers.
+ *
+ * @example
+ * ```ts
+ * const mine: FetchLike = (input: string) => fetch(input, { headers: { 'x-app': 'demo' } });
+ * const api = pacedFetch(mine); // typed as `mine`
+ * ```
  */
 export type FetchLike = (input: never, init?: never) => Promise<Response>;
 
@@ -68,7 +74,7 @@ export function pacedFetch<F extends FetchLike>(fetch: F, options?: PacedFetchOp
     const key = target.origin + credentialsOf(input, init);
     return send(call, config, originFor(key), target.route, input, init);
   };
-  return paced as F;
+  return paced as unknown as F;
 }
 
 /** The origin and path of a request, or `undefined` when its URL cannot be read. */

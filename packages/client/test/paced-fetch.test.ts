@@ -15,7 +15,7 @@ function scripted(
   const sent: { at: number; url: string }[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
-  const fetchFn = async (input: RequestInfo | URL, _init?: RequestInit) => {
+  const fetchFn = async (input: string | URL | Request, _init?: RequestInit) => {
     const url = String(input instanceof Request ? input.url : input);
     sent.push({ at: time.now, url });
     inFlight++;
@@ -108,6 +108,30 @@ describe('pacing from the answers', () => {
     const api = pacedFetch(server.fetch, virtual(time));
     await time.run(Promise.all(Array.from({ length: 3 }, () => api('https://a.test/x'))));
     expect(server.sent.map((s) => s.at - EPOCH)).toEqual([0, 0, 5000]);
+  });
+
+  it('paths that differ by an id share what is learnt (/items/1, /items/2: /items/:id)', async () => {
+    const time = new VirtualTime(EPOCH);
+    const server = scripted(time, () => ({ headers: { RateLimit: '"api";r=0;t=3' } }));
+    const api = pacedFetch(server.fetch, virtual(time));
+    await api('https://a.test/items/1');
+    await time.run(api('https://a.test/items/2'));
+    await time.run(api('https://a.test/other'));
+    // /items/2 waited for the reset /items/1 saw; /other, a route not answered yet, did not.
+    expect(server.sent.map((s) => [new URL(s.url).pathname, s.at - EPOCH])).toEqual([
+      ['/items/1', 0],
+      ['/items/2', 3000],
+      ['/other', 3000],
+    ]);
+  });
+
+  it('callers with different credentials are paced apart', async () => {
+    const time = new VirtualTime(EPOCH);
+    const server = scripted(time, () => ({ headers: { RateLimit: '"api";r=0;t=30' } }));
+    const api = pacedFetch(server.fetch, virtual(time));
+    await api('https://a.test/x', { headers: { authorization: 'Bearer alice' } });
+    await time.run(api('https://a.test/x', { headers: { authorization: 'Bearer bob' } }));
+    expect(server.sent.map((s) => s.at - EPOCH)).toEqual([0, 0]);
   });
 
   it('origins are paced apart', async () => {
@@ -239,7 +263,7 @@ describe('429 and 503 with Retry-After', () => {
   it('a Request input is sent again whole (cloned for each try)', async () => {
     const time = new VirtualTime(EPOCH);
     const bodies: string[] = [];
-    const fetchFn = time.wrap(async (input: RequestInfo | URL) => {
+    const fetchFn = time.wrap(async (input: string | URL | Request) => {
       bodies.push(await (input as Request).text());
       return new Response('', {
         status: bodies.length === 1 ? 429 : 200,
@@ -273,5 +297,5 @@ describe('over a real socket', () => {
     } finally {
       await server.close();
     }
-  });
+  }, 60_000);
 });

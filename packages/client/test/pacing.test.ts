@@ -24,7 +24,7 @@ async function run(adapter: Adapter, style: (typeof STYLES)[number], callers: nu
     const start = time.now;
     const statuses: number[] = [];
     const one = async () => statuses.push((await api(server.url)).status);
-    const work =
+    const work: Promise<unknown> =
       callers === 0
         ? Promise.all(Array.from({ length: 1000 }, one))
         : Promise.all(

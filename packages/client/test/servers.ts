@@ -22,7 +22,7 @@ import {
 export interface PacedServer {
   url: string;
   /** A `fetch` for this server: the global one when listening, else in process. */
-  fetch: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
+  fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
   /** Requests served (200) and denied (429) in order, with the server clock's time. */
   log: { at: number; status: number }[];
   close(): Promise<void>;

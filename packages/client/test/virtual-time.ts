@@ -43,14 +43,14 @@ export class VirtualTime {
    * is read: answers come back buffered.
    */
   wrap(
-    fetchFn: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>,
-  ): (input: RequestInfo | URL, init?: RequestInit) => Promise<Response> {
+    fetchFn: (input: string | URL | Request, init?: RequestInit) => Promise<Response>,
+  ): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
     return (input, init) => this.fetch(fetchFn, input, init);
   }
 
   private async fetch(
-    fetchFn: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>,
-    input: RequestInfo | URL,
+    fetchFn: (input: string | URL | Request, init?: RequestInit) => Promise<Response>,
+    input: string | URL | Request,
     init?: RequestInit,
   ): Promise<Response> {
     this.inFlight++;

@@ -9,14 +9,32 @@ import {
   Token,
 } from 'structured-headers';
 
-/** What the parser needs of a response's headers: `Headers`, or anything with `get`. */
+/**
+ * What the parser needs of a response's headers: `Headers`, or anything with `get`.
+ *
+ * @example
+ * ```ts
+ * const headers: HeadersLike = { get: (name) => (name === 'retry-after' ? '5' : null) };
+ * parseRateLimitHeaders(headers, Date.now()).retryAt; // now + 5000
+ * ```
+ */
 export interface HeadersLike {
+  /** The field's value (several fields of one name joined by `, `), or `null` when absent. */
   get(name: string): string | null;
 }
 
 /**
  * One policy as one answer describes it: what {@link parseRateLimitHeaders} returns per
  * policy. Times are absolute, in **ms** on the caller's clock.
+ *
+ * @example
+ * ```ts
+ * // RateLimit-Policy: "burst";q=100;w=60 and RateLimit: "burst";r=0;t=12, read at `now`:
+ * const policy: ObservedPolicy = {
+ *   id: 'burst', name: 'burst', partitionKey: undefined, quota: 100, windowSeconds: 60,
+ *   concurrent: false, remaining: 0, resetAt: now + 12_000,
+ * };
+ * ```
  */
 export interface ObservedPolicy {
   /**
@@ -44,10 +62,26 @@ export interface ObservedPolicy {
   resetAt: number | undefined;
 }
 
-/** The header form an answer used, most recent first: the one {@link parseRateLimitHeaders} read. */
+/**
+ * The header form an answer used, most recent first: the one {@link parseRateLimitHeaders}
+ * read.
+ *
+ * @example
+ * ```ts
+ * parseRateLimitHeaders(new Headers({ 'X-RateLimit-Remaining': '3' }), Date.now()).form; // 'legacy'
+ * ```
+ */
 export type HeaderForm = 'draft-8' | 'draft-7' | 'draft-6' | 'legacy';
 
-/** What one answer's headers say: its policies and its `Retry-After`. */
+/**
+ * What one answer's headers say: its policies and its `Retry-After`.
+ *
+ * @example
+ * ```ts
+ * const info: RateLimitInfo = parseRateLimitHeaders(response.headers, Date.now());
+ * if (info.retryAt !== undefined) console.log(`retry in ${info.retryAt - Date.now()} ms`);
+ * ```
+ */
 export interface RateLimitInfo {
   /** The form the policies were read from (`undefined`: none). */
   form: HeaderForm | undefined;
