@@ -62,7 +62,8 @@ config.projects!.push({
   moduleNameMapper: {
     ...moduleNameMapper,
     '^@sluice/core/http$': '<rootDir>/../packages/core/src/http/index.ts',
-    '^@sluice/(core|redis|express|fastify|koa|client|test-kit)$': '<rootDir>/../packages/$1/src/index.ts',
+    '^@sluice/(core|redis|express|fastify|koa|client|test-kit)$':
+      '<rootDir>/../packages/$1/src/index.ts',
   },
   transform: {
     '^.+\\.ts$': [
