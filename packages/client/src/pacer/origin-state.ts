@@ -29,6 +29,15 @@ export interface PolicyState {
   inFlight: number;
   /** Held back until then by a `Retry-After` that named this policy. */
   blockedUntil: number;
+  /**
+   * For a policy whose headers give no window (legacy): the window guessed from its answers,
+   * in ms (see {@link OriginState.observe}); `undefined`: none yet, or no longer trusted.
+   */
+  guessedWindowMs: number | undefined;
+  /** A 429 came while the guess was in use: guess no more. */
+  noGuess: boolean;
+  /** When the first request of the current cycle (from full) was sent. */
+  cycleStart: number | undefined;
 }
 
 /** The verdict of {@link OriginState.check} for one request. */
@@ -40,6 +49,8 @@ export type Gate =
 /** A request sent: what {@link OriginState.settle} needs to account for its answer. */
 export interface Ticket {
   seq: number;
+  /** When it was sent (ms on the clock). */
+  sentAt: number;
   route: string;
   probe: boolean;
   routeProbe: boolean;
@@ -134,12 +145,14 @@ export class OriginState {
         p.remaining = p.quota ?? 1;
         p.resetAt = undefined;
         p.sent = p.sent.filter((s) => !s.done);
+        p.cycleStart = now;
       }
       p.sent.push({ seq, done: false });
       if (p.concurrent) p.inFlight++;
     }
     return {
       seq,
+      sentAt: now,
       route,
       probe: gate.probe,
       routeProbe: gate.routeProbe === true,
@@ -169,7 +182,7 @@ export class OriginState {
       if (p.concurrent) p.inFlight = Math.max(0, p.inFlight - 1);
     }
     const named: PolicyState[] = [];
-    for (const o of info?.policies ?? []) named.push(this.observe(o, ticket.seq, now));
+    for (const o of info?.policies ?? []) named.push(this.observe(o, ticket, now));
     // A route's policies are the ones its latest answer named (none: not limited).
     if (info !== undefined && (named.length > 0 || !this.routes.has(ticket.route))) {
       this.routes.delete(ticket.route);
@@ -186,15 +199,32 @@ export class OriginState {
       if (targets.length === 0) {
         this.blockedUntil = Math.max(this.blockedUntil, retryAt);
       }
-      for (const p of targets) p.blockedUntil = Math.max(p.blockedUntil, retryAt);
+      for (const p of targets) {
+        p.blockedUntil = Math.max(p.blockedUntil, retryAt);
+        if (p.guessedWindowMs !== undefined) {
+          p.guessedWindowMs = undefined;
+          p.noGuess = true;
+        }
+      }
       blocked = targets[0];
     }
     this.waiters.answered();
     return blocked;
   }
 
-  /** Merges one policy of an answer to request `seq` into what is known. */
-  private observe(o: ObservedPolicy, seq: number, now: number): PolicyState {
+  /**
+   * Merges one policy of an answer to `ticket` into what is known.
+   *
+   * A policy with no window in its headers (legacy) gets one guessed, since its reset comes
+   * in whole epoch seconds, up to 1 s late. In a cycle that began from full at `cycleStart`,
+   * the answer after `k` requests says the quota is whole again by `reset`; a quota of `q`
+   * per `w` that refills evenly (GCRA) needs `k·w/q` after the first of them for that, so
+   * `q·(reset - cycleStart)/k` is never less than `w`. The least of these is the guess, and
+   * the policy counts as full again `guess` after its latest answer. A fixed window can break
+   * that rule once: its 429 ends the guessing.
+   */
+  private observe(o: ObservedPolicy, ticket: Ticket, now: number): PolicyState {
+    const seq = ticket.seq;
     let p = this.policies.get(o.id);
     if (p === undefined) {
       p = {
@@ -210,6 +240,9 @@ export class OriginState {
         sent: [],
         inFlight: 0,
         blockedUntil: 0,
+        guessedWindowMs: undefined,
+        noGuess: false,
+        cycleStart: ticket.sentAt,
       };
       this.policies.set(o.id, p);
     }
@@ -223,6 +256,18 @@ export class OriginState {
       if (o.remaining !== undefined) p.remaining = o.remaining;
       p.resetAt = o.resetAt;
       p.sent = p.sent.filter((s) => s.seq > seq);
+      if (
+        p.windowMs === undefined &&
+        !p.noGuess &&
+        p.quota !== undefined &&
+        o.remaining !== undefined &&
+        o.resetAt !== undefined &&
+        p.cycleStart !== undefined
+      ) {
+        const k = p.quota - o.remaining;
+        const guess = k >= 1 ? (p.quota * (o.resetAt - p.cycleStart)) / k : 0;
+        if (guess > 0) p.guessedWindowMs = Math.min(p.guessedWindowMs ?? guess, guess);
+      }
     }
     return p;
   }
@@ -234,7 +279,8 @@ export class OriginState {
  * which was before its answer arrived), since a reset in whole seconds can be up to 1 s late.
  */
 function effectiveReset(p: PolicyState): number | undefined {
-  if (p.windowMs === undefined) return p.resetAt;
-  const bound = p.seenAt + p.windowMs;
+  const window = p.windowMs ?? p.guessedWindowMs;
+  if (window === undefined) return p.resetAt;
+  const bound = p.seenAt + window;
   return p.resetAt === undefined ? bound : Math.min(p.resetAt, bound);
 }
