@@ -28,8 +28,11 @@ type AnyFetch = (input: unknown, init?: RequestInit) => Promise<Response>;
  *   {@link parseRateLimitHeaders}), per origin, policy name and partition key (`pk`);
  * - with nothing learnt yet for an origin it sends one request and holds the rest until its
  *   answer arrives, so a cold burst does not run into the limit;
- * - before sending, it waits while a policy the request's path last answered with (every
- *   policy of the origin for a path not seen yet) is spent, until the policy's reset;
+ * - before sending, it waits while a policy the request's route last answered with is
+ *   spent, until the policy's reset (a route is a path with its id-like segments grouped:
+ *   `/items/1` and `/items/2` are `/items/:id`); a route not answered yet sends one request
+ *   and holds the rest until its answer; callers with different `Authorization` headers are
+ *   paced apart;
  * - a `qu="concurrent-requests"` policy caps its requests in flight at its quota;
  * - a 429 or 503 with `Retry-After` (seconds or an HTTP date) is sent again after that wait,
  *   at most `retries` times; then the 429 / 503 is returned as it is;
