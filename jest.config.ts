@@ -3,12 +3,12 @@ import type { Config } from 'jest';
 // One jest project per package. Tests import sibling packages (and the private
 // @sluice/test-kit, what they share) by name; the moduleNameMapper
 // points those names at the TypeScript sources so `pnpm test` needs no prior build.
-const packages = ['core', 'redis', 'koa', 'fastify', 'express'];
+const packages = ['core', 'redis', 'koa', 'fastify', 'express', 'client'];
 
 const moduleNameMapper = {
   '^@sluice/core/http$': '<rootDir>/../core/src/http/index.ts',
   '^@sluice/core/store$': '<rootDir>/../core/src/store-api.ts',
-  '^@sluice/(core|redis|express|fastify|koa|test-kit)$': '<rootDir>/../$1/src/index.ts',
+  '^@sluice/(core|redis|express|fastify|koa|client|test-kit)$': '<rootDir>/../$1/src/index.ts',
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };
 
@@ -43,7 +43,7 @@ config.projects!.push({
     ...moduleNameMapper,
     '^@sluice/core/http$': '<rootDir>/../../packages/core/src/http/index.ts',
     '^@sluice/core/store$': '<rootDir>/../../packages/core/src/store-api.ts',
-    '^@sluice/(core|redis|express|fastify|koa|test-kit)$':
+    '^@sluice/(core|redis|express|fastify|koa|client|test-kit)$':
       '<rootDir>/../../packages/$1/src/index.ts',
   },
   transform: {
@@ -65,7 +65,8 @@ config.projects!.push({
     ...moduleNameMapper,
     '^@sluice/core/http$': '<rootDir>/../packages/core/src/http/index.ts',
     '^@sluice/core/store$': '<rootDir>/../packages/core/src/store-api.ts',
-    '^@sluice/(core|redis|express|fastify|koa|test-kit)$': '<rootDir>/../packages/$1/src/index.ts',
+    '^@sluice/(core|redis|express|fastify|koa|client|test-kit)$':
+      '<rootDir>/../packages/$1/src/index.ts',
   },
   transform: {
     '^.+\\.ts$': [

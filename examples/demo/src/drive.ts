@@ -3,7 +3,11 @@
  * bounded number) from several users on each framework, and tallies per framework, route
  * and user how many got 200 and 429 and the rate-limit headers last seen.
  * `pnpm demo:drive` runs this through `bin/drive.ts`; the tests call {@link drive}.
+ * `pnpm demo:drive --paced` sends the same traffic through `@sluice/client`'s `pacedFetch`:
+ * it waits before the server would deny, and does not send what would wait longer than its
+ * `maxWait` (counted as held).
  */
+import { pacedFetch, RateLimitedError } from '@sluice/client';
 import type { Framework } from './demo.js';
 
 /** One batch of identical requests, sent one after the other. */
@@ -62,6 +66,8 @@ export interface Tally {
   limited: number;
   /** Any other status. */
   other: number;
+  /** Paced only: not sent, since the server's policy would have held it past `maxWait`. */
+  held: number;
   /** Every response, in order. */
   responses: Seen[];
   /** The last value seen of each header (`null`: never seen). */
@@ -89,11 +95,28 @@ function assertLocal(url: string): void {
   }
 }
 
-async function send(base: string, step: Step): Promise<Seen> {
+/** The status of a request held back by the paced client (not sent). */
+export const HELD = 0;
+
+/** How the driver sends: plain `fetch`, or paced (see {@link DriveOptions}). */
+export interface DriveOptions {
+  /** Send through `pacedFetch(fetch, { maxWait })` instead of plain `fetch`. */
+  paced?: boolean;
+  /** With `paced`: the longest a request waits for the server's policy, in ms (default 5 s). */
+  maxWait?: number;
+}
+
+async function send(base: string, step: Step, fetchFn: typeof fetch): Promise<Seen> {
   const headers: Record<string, string> = {};
   if (step.user !== undefined) headers.authorization = `Bearer ${step.user}`;
   if (step.password !== undefined) headers['x-password'] = step.password;
-  const res = await fetch(base + step.path, { method: step.method, headers });
+  let res: Response;
+  try {
+    res = await fetchFn(base + step.path, { method: step.method, headers });
+  } catch (err) {
+    if (!(err instanceof RateLimitedError)) throw err;
+    return { status: HELD, limit: null, remaining: null, reset: null, retryAfter: null };
+  }
   await res.arrayBuffer(); // read the body so the connection can be reused
   return {
     status: res.status,
@@ -127,8 +150,12 @@ export async function checkRunning(urls: Record<Framework, string>): Promise<voi
 export async function drive(
   urls: Record<Framework, string>,
   plan: readonly Step[] = DEFAULT_PLAN,
+  options: DriveOptions = {},
 ): Promise<Tally[]> {
   await checkRunning(urls);
+  const fetchFn: typeof fetch = options.paced
+    ? pacedFetch(fetch, { maxWait: options.maxWait ?? 5000 })
+    : fetch;
   const tallies = new Map<string, Tally>();
   for (const [framework, base] of Object.entries(urls) as [Framework, string][]) {
     for (const step of plan) {
@@ -144,18 +171,20 @@ export async function drive(
           ok: 0,
           limited: 0,
           other: 0,
+          held: 0,
           responses: [],
           last: { limit: null, remaining: null, reset: null, retryAfter: null },
         };
         tallies.set(id, tally);
       }
       const sent = step.parallel
-        ? await Promise.all(Array.from({ length: step.count }, () => send(base, step)))
+        ? await Promise.all(Array.from({ length: step.count }, () => send(base, step, fetchFn)))
         : undefined;
       for (let i = 0; i < step.count; i++) {
-        const seen = sent?.[i] ?? (await send(base, step));
+        const seen = sent?.[i] ?? (await send(base, step, fetchFn));
         tally.responses.push(seen);
-        if (seen.status === 200) tally.ok++;
+        if (seen.status === HELD) tally.held++;
+        else if (seen.status === 200) tally.ok++;
         else if (seen.status === 429) tally.limited++;
         else tally.other++;
         for (const k of ['limit', 'remaining', 'reset', 'retryAfter'] as const) {
@@ -169,6 +198,7 @@ export async function drive(
 
 /** A plain-text table of `tallies` (`nowMs` turns `X-RateLimit-Reset` into "in N s"). */
 export function formatReport(tallies: readonly Tally[], nowMs = Date.now()): string {
+  const paced = tallies.some((t) => t.held > 0);
   const head = [
     'framework',
     'route',
@@ -177,6 +207,7 @@ export function formatReport(tallies: readonly Tally[], nowMs = Date.now()): str
     '200',
     '429',
     'other',
+    ...(paced ? ['held'] : []),
     'Limit',
     'Remaining',
     'Reset',
@@ -196,6 +227,7 @@ export function formatReport(tallies: readonly Tally[], nowMs = Date.now()): str
       String(t.ok),
       String(t.limited),
       String(t.other),
+      ...(paced ? [String(t.held)] : []),
       t.last.limit ?? dash,
       t.last.remaining ?? dash,
       reset,
@@ -205,7 +237,9 @@ export function formatReport(tallies: readonly Tally[], nowMs = Date.now()): str
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) =>
     cells
-      .map((c, i) => (i >= 3 && i <= 6 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .map((c, i) =>
+        i >= 3 && i <= (paced ? 7 : 6) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!),
+      )
       .join('  ')
       .trimEnd();
   const out = [

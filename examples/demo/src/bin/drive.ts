@@ -11,13 +11,26 @@ const urls = Object.fromEntries(
 ) as Record<Framework, string>;
 
 const perFramework = DEFAULT_PLAN.reduce((n, s) => n + s.count, 0);
+// --paced: through @sluice/client's pacedFetch; --max-wait <ms> caps its waits (default 5 s).
+const paced = process.argv.includes('--paced');
+const maxWaitArg = process.argv.indexOf('--max-wait');
+const maxWait = maxWaitArg > 0 ? Number(process.argv[maxWaitArg + 1]) : 5000;
 try {
   await checkRunning(urls);
   console.log(
-    `Sending ${perFramework} requests to each of ${Object.values(urls).join(', ')}, one at a time…\n`,
+    `Sending ${perFramework} requests to each of ${Object.values(urls).join(', ')}, one at a time${paced ? `, paced by @sluice/client (maxWait ${maxWait} ms)` : ''}…\n`,
   );
-  const tallies = await drive(urls);
+  const tallies = await drive(urls, DEFAULT_PLAN, { paced, maxWait });
   console.log(formatReport(tallies));
+  if (paced) {
+    const limited = tallies.reduce((n, t) => n + t.limited, 0);
+    const held = tallies.reduce((n, t) => n + t.held, 0);
+    console.log(`
+Paced: ${limited} x 429. The client read each answer's X-RateLimit-* headers and waited
+before the server would deny; ${held} requests would have waited longer than maxWait, so it
+did not send them (RateLimitedError). Run without --paced to see the 429s it avoided.`);
+    process.exit(0);
+  }
   console.log(`
 What to look for:
   POST /login        5 x 200, then 429 with Retry-After: 5 per minute per IP (all requests come from 127.0.0.1).

@@ -1,0 +1,166 @@
+/**
+ * `pnpm bench:pace`: one real-time run of @sluice/client against a sluice server on
+ * 127.0.0.1 (Express, 10 requests a second, GCRA with a burst of 10), for the docs' plot and
+ * the figures of docs/guide/client.md:
+ *
+ * - paced: 1,000 requests sent at once through `pacedFetch(fetch)`;
+ * - unpaced: the same 1,000 through plain `fetch` with what ky and axios-retry do, a retry
+ *   after `Retry-After` on a 429, at most 2 times (ky's default), then giving up.
+ *
+ * Each run uses a fresh server. Writes every answer (time from the start, status, attempt) to
+ * docs/data/pace-run.json, which `pnpm docs:generate` plots. Options: `--headers <style>`
+ * (`draft-8` default; `legacy`, `draft-6`, `draft-7`), `--requests N` (default 1000),
+ * `--only paced|unpaced`.
+ */
+import { writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { pacedFetch } from '@sluice/client';
+import { type HeaderStyleName, Limit, MemoryStore, rateLimit } from '@sluice/express';
+import express from 'express';
+
+const arg = (name: string, fallback: string): string => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : fallback;
+};
+const headers = arg('headers', 'draft-8') as HeaderStyleName;
+const requests = Number(arg('requests', '1000'));
+const only = arg('only', '');
+const RATE = 10;
+
+interface Answer {
+  /** ms from the start of the run when the answer arrived. */
+  t: number;
+  status: number;
+}
+
+async function server(): Promise<{ url: string; close: () => Promise<void> }> {
+  const app = express();
+  app.use(
+    rateLimit({ limit: Limit.perSecond(RATE).named('api'), headers, store: new MemoryStore() }),
+  );
+  app.get('/items', (_req, res) => {
+    res.json({ ok: true });
+  });
+  // A backlog for 1,000 connections opened at once (the unpaced run).
+  const s = app.listen(0, '127.0.0.1', 2048);
+  await new Promise<void>((resolve) => s.once('listening', () => resolve()));
+  const { port } = s.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/items`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        s.closeAllConnections();
+        s.close(() => resolve());
+      }),
+  };
+}
+
+async function paced(): Promise<{ answers: Answer[]; ms: number; failed: number }> {
+  const { url, close } = await server();
+  const answers: Answer[] = [];
+  const start = performance.now();
+  const observed: typeof fetch = async (input, init) => {
+    const res = await fetch(input, init);
+    answers.push({ t: performance.now() - start, status: res.status });
+    return res;
+  };
+  const api = pacedFetch(observed, { maxWait: 200_000 });
+  let failed = 0;
+  await Promise.all(
+    Array.from({ length: requests }, async () => {
+      const res = await api(url);
+      await res.arrayBuffer();
+      if (res.status !== 200) failed++;
+    }),
+  );
+  const ms = performance.now() - start;
+  await close();
+  return { answers, ms, failed };
+}
+
+async function unpaced(): Promise<{ answers: Answer[]; ms: number; failed: number }> {
+  const { url, close } = await server();
+  const answers: Answer[] = [];
+  const start = performance.now();
+  let failed = 0;
+  await Promise.all(
+    Array.from({ length: requests }, async () => {
+      for (let attempt = 0; ; attempt++) {
+        let status: number;
+        let retryAfter: string | null = null;
+        try {
+          const res = await fetch(url);
+          await res.arrayBuffer();
+          status = res.status;
+          retryAfter = res.headers.get('retry-after');
+        } catch {
+          status = 0; // a connection refused or reset: retried like a 429, as ky does
+        }
+        answers.push({ t: performance.now() - start, status });
+        if (status === 200) return;
+        if (attempt === 2) {
+          failed++;
+          return;
+        }
+        const after = Number(retryAfter ?? '1');
+        await new Promise((r) => setTimeout(r, after * 1000));
+      }
+    }),
+  );
+  const ms = performance.now() - start;
+  await close();
+  return { answers, ms, failed };
+}
+
+const summary = (name: string, r: { answers: Answer[]; ms: number; failed: number }) => {
+  const ok = r.answers.filter((a) => a.status === 200).length;
+  const denied = r.answers.filter((a) => a.status === 429).length;
+  const errors = r.answers.filter((a) => a.status === 0).length;
+  const ideal = ((requests - RATE) / RATE) * 1000;
+  return {
+    name,
+    requests,
+    served: ok,
+    denied429: denied,
+    connectionErrors: errors,
+    gaveUp: r.failed,
+    seconds: Number((r.ms / 1000).toFixed(2)),
+    idealSeconds: ideal / 1000,
+    overIdealPercent: Number((((r.ms - ideal) / ideal) * 100).toFixed(2)),
+  };
+};
+
+const out: Record<string, unknown> = {
+  headers,
+  rate: `${RATE}/s`,
+  node: process.version,
+  when: new Date().toISOString(),
+};
+if (only !== 'paced') {
+  const r = await unpaced();
+  out.unpaced = {
+    ...summary('unpaced', r),
+    answers: r.answers.map((a) => [Math.round(a.t), a.status]),
+  };
+  console.log(summary('unpaced (ky-style retries after Retry-After, 2 at most)', r));
+}
+if (only !== 'unpaced') {
+  const r = await paced();
+  out.paced = {
+    ...summary('paced', r),
+    answers: r.answers.map((a) => [Math.round(a.t), a.status]),
+  };
+  console.log(summary('paced (pacedFetch)', r));
+}
+const file = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  'docs',
+  'data',
+  `pace-run${headers === 'draft-8' ? '' : `-${headers}`}.json`,
+);
+writeFileSync(file, `${JSON.stringify(out)}\n`);
+console.log(`wrote ${path.relative(process.cwd(), file)}`);

@@ -1,0 +1,392 @@
+import {
+  arrayBufferToBase64,
+  type BareItem,
+  type Dictionary,
+  type List,
+  type Parameters,
+  parseDictionary,
+  parseList,
+  Token,
+} from 'structured-headers';
+
+/**
+ * What the parser needs of a response's headers: `Headers`, or anything with `get`.
+ *
+ * @example
+ * ```ts
+ * const headers: HeadersLike = { get: (name) => (name === 'retry-after' ? '5' : null) };
+ * parseRateLimitHeaders(headers, Date.now()).retryAt; // now + 5000
+ * ```
+ */
+export interface HeadersLike {
+  /** The field's value (several fields of one name joined by `, `), or `null` when absent. */
+  get(name: string): string | null;
+}
+
+/**
+ * One policy as one answer describes it: what {@link parseRateLimitHeaders} returns per
+ * policy. Times are absolute, in **ms** on the caller's clock.
+ *
+ * @example
+ * ```ts
+ * // RateLimit-Policy: "burst";q=100;w=60 and RateLimit: "burst";r=0;t=12, read at `now`:
+ * const policy: ObservedPolicy = {
+ *   id: 'burst', name: 'burst', partitionKey: undefined, quota: 100, windowSeconds: 60,
+ *   concurrent: false, remaining: 0, resetAt: now + 12_000,
+ * };
+ * ```
+ */
+export interface ObservedPolicy {
+  /**
+   * The policy's identity within its origin: the draft-8+ name and partition key (`pk`),
+   * the GitHub-style `X-RateLimit-Resource`, or, for the unnamed policy of legacy and
+   * draft-6/7 headers, its quota (`~10`).
+   */
+  id: string;
+  /** The name the server gave it (draft-8+, `X-RateLimit-Resource`), else `undefined`. */
+  name: string | undefined;
+  /** The partition key (`pk`), base64, when the server sent one. */
+  partitionKey: string | undefined;
+  /** The quota (`q`, `X-RateLimit-Limit`, draft-6/7 `limit`), when known. */
+  quota: number | undefined;
+  /** The time window (`w`), in **seconds**, when known. */
+  windowSeconds: number | undefined;
+  /** A concurrency policy (`qu="concurrent-requests"`): `quota` requests in flight at most. */
+  concurrent: boolean;
+  /** The available quota after this request (`r`, `X-RateLimit-Remaining`…), when sent. */
+  remaining: number | undefined;
+  /**
+   * When the quota is back (`t` from now, `X-RateLimit-Reset` as an epoch or a delta), in
+   * ms on the caller's clock, when sent.
+   */
+  resetAt: number | undefined;
+}
+
+/**
+ * The header form an answer used, most recent first: the one {@link parseRateLimitHeaders}
+ * read.
+ *
+ * @example
+ * ```ts
+ * parseRateLimitHeaders(new Headers({ 'X-RateLimit-Remaining': '3' }), Date.now()).form; // 'legacy'
+ * ```
+ */
+export type HeaderForm = 'draft-8' | 'draft-7' | 'draft-6' | 'legacy';
+
+/**
+ * What one answer's headers say: its policies and its `Retry-After`.
+ *
+ * @example
+ * ```ts
+ * const info: RateLimitInfo = parseRateLimitHeaders(response.headers, Date.now());
+ * if (info.retryAt !== undefined) console.log(`retry in ${info.retryAt - Date.now()} ms`);
+ * ```
+ */
+export interface RateLimitInfo {
+  /** The form the policies were read from (`undefined`: none). */
+  form: HeaderForm | undefined;
+  /** The policies, in the server's order. */
+  policies: ObservedPolicy[];
+  /** `Retry-After` (delay-seconds or an HTTP date) as a time in ms on the caller's clock. */
+  retryAt: number | undefined;
+}
+
+/** The largest integer an RFC 9651 sf-integer can carry (15 digits). */
+const SF_INTEGER_MAX = 999_999_999_999_999;
+/** Above this an `X-RateLimit-Reset` is an epoch in seconds (2001-09-09), not a delta. */
+const EPOCH_SECONDS_FROM = 1e9;
+/** Above this it is an epoch in ms. */
+const EPOCH_MS_FROM = 1e12;
+
+/**
+ * Reads the rate-limit headers of one answer, never throwing: a malformed field is ignored
+ * as draft-ietf-httpapi-ratelimit-headers-11 asks ("Malformed RateLimit header fields MUST be
+ * ignored"), and so is a malformed member or parameter (a negative `r`, a `q` that is not an
+ * integer, a `w` of 0). Forms, the most recent found wins (the others on the same answer
+ * describe the same limit less exactly):
+ *
+ * - draft-8 to draft-11: `RateLimit-Policy: "name";q=…;w=…;qu=…;pk=:…:` and
+ *   `RateLimit: "name";r=…;t=…;pk=:…:`, RFC 9651 lists, one member per policy;
+ * - draft-7: `RateLimit: limit=…, remaining=…, reset=…` and `RateLimit-Policy: 10;w=1`;
+ * - draft-6: `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` and `RateLimit-Policy`;
+ * - legacy: `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (GitHub and
+ *   sluice send Unix epoch seconds, others a delta: a value >= 1e9 is an epoch in seconds,
+ *   >= 1e12 in ms, else delta seconds), `X-RateLimit-Resource` (GitHub) as the policy name.
+ *
+ * `Retry-After` is delay-seconds or an HTTP date (RFC 9110 §10.2.3), the date read against
+ * the answer's `Date` when it has one. Several members for one policy in a field (a
+ * conflict) keep the most restrictive values: the least `q` and `r`, the longest `w` and `t`.
+ *
+ * @param headers - the answer's headers (`response.headers`).
+ * @param now - when the answer arrived, in ms on the caller's clock.
+ *
+ * @example
+ * ```ts
+ * const info = parseRateLimitHeaders(
+ *   new Headers({ 'RateLimit-Policy': '"burst";q=100;w=60', RateLimit: '"burst";r=0;t=12' }),
+ *   Date.now(),
+ * );
+ * info.policies[0]; // { id: 'burst', quota: 100, windowSeconds: 60, remaining: 0, resetAt: now + 12_000, … }
+ * ```
+ */
+export function parseRateLimitHeaders(headers: HeadersLike, now: number): RateLimitInfo {
+  const retryAt = parseRetryAfter(headers, now);
+  const policyField = read(headers, 'ratelimit-policy');
+  const stateField = read(headers, 'ratelimit');
+  const policyList = policyField === undefined ? undefined : tryList(policyField);
+  const stateList = stateField === undefined ? undefined : tryList(stateField);
+
+  const modern = draft8(policyList, stateList, now);
+  if (modern.length > 0) return { form: 'draft-8', policies: modern, retryAt };
+
+  const windows = draft67Windows(policyList);
+  if (stateField !== undefined && stateList === undefined) {
+    const dict = tryDictionary(stateField);
+    const p = dict === undefined ? undefined : draft7(dict, windows, now);
+    if (p !== undefined) return { form: 'draft-7', policies: [p], retryAt };
+  }
+  const six = draft6(headers, windows, now);
+  if (six !== undefined) return { form: 'draft-6', policies: [six], retryAt };
+  const legacyPolicy = legacy(headers, now);
+  if (legacyPolicy !== undefined) return { form: 'legacy', policies: [legacyPolicy], retryAt };
+  return { form: undefined, policies: [], retryAt };
+}
+
+/** A header's value, or `undefined` when absent or blank. */
+function read(headers: HeadersLike, name: string): string | undefined {
+  let value: string | null;
+  try {
+    value = headers.get(name);
+  } catch {
+    return undefined;
+  }
+  return value === null || value.trim() === '' ? undefined : value;
+}
+
+function tryList(text: string): List | undefined {
+  try {
+    return parseList(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function tryDictionary(text: string): Dictionary | undefined {
+  try {
+    return parseDictionary(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A non-negative sf-integer, or `undefined`. */
+function count(value: BareItem | undefined): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
+}
+
+/** A policy identifier: an sf-string (draft-11) or, leniently, a token. */
+function identifier(value: BareItem): string | undefined {
+  if (typeof value === 'string') return value;
+  if (value instanceof Token) return value.toString();
+  return undefined;
+}
+
+/** The `pk` parameter: absent, a byte sequence (base64), or `null` when malformed. */
+function partitionKey(params: Parameters): string | undefined | null {
+  const pk = params.get('pk');
+  if (pk === undefined) return undefined;
+  return pk instanceof ArrayBuffer ? arrayBufferToBase64(pk) : null;
+}
+
+const idOf = (name: string, pk: string | undefined) =>
+  pk === undefined ? name : `${name}\u0000${pk}`;
+
+/** draft-8..11: policies from `RateLimit-Policy`, their state from `RateLimit`. */
+function draft8(
+  policyList: List | undefined,
+  stateList: List | undefined,
+  now: number,
+): ObservedPolicy[] {
+  const byId = new Map<string, ObservedPolicy>();
+  const entry = (name: string, pk: string | undefined): ObservedPolicy => {
+    const id = idOf(name, pk);
+    let p = byId.get(id);
+    if (p === undefined) {
+      p = {
+        id,
+        name,
+        partitionKey: pk,
+        quota: undefined,
+        windowSeconds: undefined,
+        concurrent: false,
+        remaining: undefined,
+        resetAt: undefined,
+      };
+      byId.set(id, p);
+    }
+    return p;
+  };
+  for (const member of policyList ?? []) {
+    const [value, params] = member;
+    if (Array.isArray(value)) continue; // an inner list: not a policy
+    const name = identifier(value);
+    const pk = partitionKey(params);
+    const q = count(params.get('q'));
+    const w = params.get('w');
+    const qu = params.get('qu');
+    const unit = typeof qu === 'string' || qu instanceof Token ? qu.toString() : undefined;
+    if (name === undefined || pk === null || q === undefined) continue;
+    if (w !== undefined && (count(w) === undefined || w === 0)) continue;
+    if (qu !== undefined && unit === undefined) continue;
+    // Units other than requests (content-bytes…) say nothing about a request count.
+    if (unit !== undefined && unit !== 'requests' && unit !== 'concurrent-requests') continue;
+    const p = entry(name, pk);
+    p.quota = p.quota === undefined ? q : Math.min(p.quota, q);
+    if (w !== undefined) p.windowSeconds = Math.max(p.windowSeconds ?? 0, w as number);
+    if (unit === 'concurrent-requests') p.concurrent = true;
+  }
+  for (const member of stateList ?? []) {
+    const [value, params] = member;
+    if (Array.isArray(value)) continue;
+    const name = identifier(value);
+    const pk = partitionKey(params);
+    const r = count(params.get('r'));
+    const tRaw = params.get('t');
+    const t = count(tRaw);
+    if (name === undefined || pk === null || r === undefined) continue;
+    if (tRaw !== undefined && t === undefined) continue;
+    const p = entry(name, pk);
+    p.remaining = p.remaining === undefined ? r : Math.min(p.remaining, r);
+    if (t !== undefined) p.resetAt = Math.max(p.resetAt ?? 0, now + t * 1000);
+  }
+  return [...byId.values()];
+}
+
+/** draft-6/7 `RateLimit-Policy: 10;w=1, 1000;w=3600`: the window of each quota. */
+function draft67Windows(policyList: List | undefined): Map<number, number> {
+  const windows = new Map<number, number>();
+  for (const [value, params] of policyList ?? []) {
+    const q = count(value as BareItem);
+    const w = count(params.get('w'));
+    if (q === undefined || w === undefined || w === 0) continue;
+    windows.set(q, Math.max(windows.get(q) ?? 0, w));
+  }
+  return windows;
+}
+
+function unnamed(
+  quota: number | undefined,
+  windows: Map<number, number>,
+  remaining: number | undefined,
+  resetAt: number | undefined,
+): ObservedPolicy {
+  return {
+    id: `~${quota ?? ''}`,
+    name: undefined,
+    partitionKey: undefined,
+    quota,
+    windowSeconds: quota === undefined ? undefined : windows.get(quota),
+    concurrent: false,
+    remaining,
+    resetAt,
+  };
+}
+
+/** draft-7 `RateLimit: limit=10, remaining=9, reset=1`. */
+function draft7(
+  dict: Dictionary,
+  windows: Map<number, number>,
+  now: number,
+): ObservedPolicy | undefined {
+  const field = (key: string): number | undefined | null => {
+    const member = dict.get(key);
+    if (member === undefined) return undefined;
+    return Array.isArray(member[0]) ? null : (count(member[0] as BareItem) ?? null);
+  };
+  const limit = field('limit');
+  const remaining = field('remaining');
+  const reset = field('reset');
+  if (limit === null || remaining === null || reset === null) return undefined;
+  if (limit === undefined && remaining === undefined) return undefined;
+  return unnamed(limit, windows, remaining, reset === undefined ? undefined : now + reset * 1000);
+}
+
+/** draft-6 `RateLimit-Limit` / `RateLimit-Remaining` / `RateLimit-Reset`. */
+function draft6(
+  headers: HeadersLike,
+  windows: Map<number, number>,
+  now: number,
+): ObservedPolicy | undefined {
+  // RateLimit-Limit may carry its policy (`10, 10;w=1`, drafts before -06): the first member.
+  const limitText = read(headers, 'ratelimit-limit');
+  const limitList = limitText === undefined ? undefined : tryList(limitText);
+  const first = limitList?.[0]?.[0];
+  const limit = first === undefined || Array.isArray(first) ? undefined : count(first);
+  const remaining = integerField(read(headers, 'ratelimit-remaining'));
+  const reset = resetField(read(headers, 'ratelimit-reset'), now);
+  if (limit === undefined && remaining === undefined) return undefined;
+  return unnamed(limit, windows, remaining, reset);
+}
+
+/** Legacy `X-RateLimit-*` (GitHub, Laravel, express-rate-limit, sluice's default). */
+function legacy(headers: HeadersLike, now: number): ObservedPolicy | undefined {
+  const limit = integerField(read(headers, 'x-ratelimit-limit'));
+  const remaining = integerField(read(headers, 'x-ratelimit-remaining'));
+  if (limit === undefined && remaining === undefined) return undefined;
+  const resetAfter = decimalField(read(headers, 'x-ratelimit-reset-after'));
+  const reset =
+    resetAfter === undefined
+      ? resetField(read(headers, 'x-ratelimit-reset'), now)
+      : now + Math.ceil(resetAfter * 1000);
+  const resource = read(headers, 'x-ratelimit-resource')?.trim();
+  const policy = unnamed(limit, new Map(), remaining, reset);
+  if (resource !== undefined && /^[\x21-\x7e]{1,64}$/.test(resource)) {
+    policy.id = `x-resource:${resource}`;
+    policy.name = resource;
+  }
+  return policy;
+}
+
+/** A non-negative integer header (`10`), else `undefined`. */
+function integerField(text: string | undefined): number | undefined {
+  if (text === undefined || !/^\s*\d{1,15}\s*$/.test(text)) return undefined;
+  return Number(text);
+}
+
+/** A non-negative decimal header (`1.5`), else `undefined`. */
+function decimalField(text: string | undefined): number | undefined {
+  if (text === undefined || !/^\s*\d{1,15}(\.\d{1,9})?\s*$/.test(text)) return undefined;
+  return Number(text);
+}
+
+/**
+ * A reset header as a time on the caller's clock: an epoch in seconds (>= 1e9) or in ms
+ * (>= 1e12), else delta seconds; fractions allowed (Discord sends `1470173023.123`).
+ */
+function resetField(text: string | undefined, now: number): number | undefined {
+  const v = decimalField(text);
+  if (v === undefined || v > SF_INTEGER_MAX) return undefined;
+  if (v >= EPOCH_MS_FROM) return v;
+  if (v >= EPOCH_SECONDS_FROM) return v * 1000;
+  return now + Math.ceil(v * 1000);
+}
+
+/** `Retry-After`: delay-seconds, or an HTTP date read against the answer's `Date`. */
+function parseRetryAfter(headers: HeadersLike, now: number): number | undefined {
+  const text = read(headers, 'retry-after')?.trim();
+  if (text === undefined) return undefined;
+  if (/^\d+$/.test(text)) {
+    const seconds = Number(text);
+    return seconds > SF_INTEGER_MAX ? undefined : now + seconds * 1000;
+  }
+  // An HTTP date has letters (a day or month name); bare numbers of other shapes
+  // (`-5`, `1.5`) are not valid and are ignored.
+  if (!/[A-Za-z]/.test(text)) return undefined;
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) return undefined;
+  const dateText = read(headers, 'date');
+  const sent = dateText === undefined ? Number.NaN : Date.parse(dateText);
+  // Against the server's own Date, a skew between the two clocks cancels out.
+  const base = Number.isNaN(sent) ? at - now : at - sent;
+  return now + Math.max(0, base);
+}

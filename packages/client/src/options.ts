@@ -1,0 +1,176 @@
+import { SluiceConfigError } from './errors.js';
+
+/**
+ * The options of {@link pacedFetch}.
+ *
+ * @example
+ * ```ts
+ * const api = pacedFetch(fetch, { maxWait: 10_000, retries: 1 });
+ * ```
+ */
+export interface PacedFetchOptions {
+  /**
+   * The longest a request may wait, in **ms**, in all (before it is sent and before each
+   * retry). When the policy the client last saw needs a longer wait, the request is not sent
+   * and rejects at once with {@link RateLimitedError}. `Infinity` waits as long as the
+   * server says.
+   * @default 60_000
+   */
+  maxWait?: number;
+  /**
+   * How many times a 429 or 503 answer carrying `Retry-After` is retried after the wait it
+   * names (an integer >= 0). After the last retry the 429 / 503 is returned as it is.
+   * @default 2
+   */
+  retries?: number;
+  /**
+   * The clock, in **ms** since the Unix epoch (tests inject a fake one; `X-RateLimit-Reset`
+   * epochs are read against it).
+   * @default Date.now
+   */
+  clock?: () => number;
+  /**
+   * Waits `ms` milliseconds; rejects with `signal.reason` when `signal` aborts (tests inject
+   * a fake one that moves a fake clock).
+   * @default a setTimeout-based sleep
+   */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/** {@link PacedFetchOptions} parsed once: every field present (internal). */
+export interface PacedFetchConfig {
+  maxWait: number;
+  retries: number;
+  clock: () => number;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/**
+ * The default `maxWait`, in ms: 60 s.
+ *
+ * @example
+ * ```ts
+ * const patient = pacedFetch(fetch, { maxWait: 5 * DEFAULT_MAX_WAIT }); // 5 minutes
+ * ```
+ */
+export const DEFAULT_MAX_WAIT = 60_000;
+/**
+ * The default `retries`: 2 (ky's default retry limit too).
+ *
+ * @example
+ * ```ts
+ * const stubborn = pacedFetch(fetch, { retries: DEFAULT_RETRIES + 3 });
+ * ```
+ */
+export const DEFAULT_RETRIES = 2;
+
+const KNOWN = ['maxWait', 'retries', 'clock', 'sleep'] as const;
+
+/** What to write instead of the peers' option names (ky, axios-retry, p-retry, bottleneck). */
+const PEER_HINTS: Record<string, string> = {
+  retry: 'write "retries" (a number of retries)',
+  limit: 'write "retries" (a number of retries); the pace comes from the server',
+  maxRetries: 'write "retries"',
+  retryDelay: 'the delay comes from the server\'s Retry-After; "maxWait" caps it',
+  maxWaitMs: 'write "maxWait" (ms)',
+  timeout: 'write "maxWait" (ms), the longest a request waits for the rate limit',
+  minTime: "the pace comes from the server's headers; no static rate is needed",
+  maxConcurrent: 'the cap on requests in flight comes from a "concurrent-requests" policy',
+  interval: "the pace comes from the server's headers; no static rate is needed",
+  now: 'write "clock"',
+};
+
+/**
+ * Parses {@link PacedFetchOptions} into a {@link PacedFetchConfig}.
+ * @throws {@link SluiceConfigError} naming the option (all unknown names in one message).
+ */
+export function parseOptions(fetchFn: unknown, options: unknown): PacedFetchConfig {
+  if (typeof fetchFn !== 'function') {
+    throw new SluiceConfigError('fetch', fetchFn, 'a fetch function, e.g. globalThis.fetch');
+  }
+  if (options === undefined) options = {};
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new SluiceConfigError('options', options, 'an object');
+  }
+  const o = options as Record<string, unknown>;
+  const unknown = Object.keys(o).filter((k) => !(KNOWN as readonly string[]).includes(k));
+  if (unknown.length > 0) {
+    const parts = unknown.map((name) => `"${shownName(name)}" (${hintFor(name)})`);
+    throw new SluiceConfigError(
+      shownName(unknown[0]!),
+      undefined,
+      '',
+      `sluice: unknown option${unknown.length > 1 ? 's' : ''} ${parts.join(', ')} in pacedFetch(); it takes ${KNOWN.join(', ')}`,
+    );
+  }
+  const maxWait = o.maxWait ?? DEFAULT_MAX_WAIT;
+  if (typeof maxWait !== 'number' || Number.isNaN(maxWait) || maxWait < 0) {
+    throw new SluiceConfigError('maxWait', maxWait, 'a number of ms >= 0 (or Infinity)');
+  }
+  const retries = o.retries ?? DEFAULT_RETRIES;
+  if (typeof retries !== 'number' || !Number.isInteger(retries) || retries < 0) {
+    throw new SluiceConfigError('retries', retries, 'an integer >= 0');
+  }
+  const clock = o.clock ?? Date.now;
+  if (typeof clock !== 'function') {
+    throw new SluiceConfigError('clock', clock, 'a function returning ms since the Unix epoch');
+  }
+  const sleep = o.sleep ?? defaultSleep;
+  if (typeof sleep !== 'function') {
+    throw new SluiceConfigError('sleep', sleep, 'a function (ms, signal) => Promise<void>');
+  }
+  return {
+    maxWait,
+    retries,
+    clock: clock as () => number,
+    sleep: sleep as PacedFetchConfig['sleep'],
+  };
+}
+
+/** An option name as messages show it (a key can carry anything: a token, a URL). */
+function shownName(name: string): string {
+  return /^[A-Za-z_$][\w$.-]{0,39}$/.test(name) ? name : `a name of ${name.length} characters`;
+}
+
+function hintFor(name: string): string {
+  const peer = PEER_HINTS[name];
+  if (peer !== undefined) return peer;
+  const near = KNOWN.find((k) => distance(k.toLowerCase(), name.toLowerCase()) <= 2);
+  return near === undefined ? 'not an option' : `did you mean "${near}"?`;
+}
+
+/** Levenshtein distance (option names are short). */
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(
+        prev[j]! + 1,
+        row[j - 1]! + 1,
+        prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    prev = row;
+  }
+  return prev[b.length]!;
+}
+
+/** `setTimeout` as a promise; rejects with `signal.reason` on abort. */
+export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

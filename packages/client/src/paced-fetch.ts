@@ -1,0 +1,276 @@
+import { RateLimitedError } from './errors.js';
+import { parseRateLimitHeaders, type RateLimitInfo } from './headers/parse.js';
+import { type PacedFetchConfig, type PacedFetchOptions, parseOptions } from './options.js';
+import { OriginState, type PolicyState, type Ticket } from './pacer/origin-state.js';
+
+/**
+ * The shape of `fetch` that {@link pacedFetch} wraps and returns: the global `fetch`, undici's,
+ * node-fetch's, a test double. Only `status`, `headers.get` and, for a 429 / 503 problem
+ * details body, `clone().json()` and `body.cancel()` are read from its answers.
+ *
+ * @example
+ * ```ts
+ * const mine: FetchLike = (input: string) => fetch(input, { headers: { 'x-app': 'demo' } });
+ * const api = pacedFetch(mine); // typed as `mine`
+ * ```
+ */
+export type FetchLike = (input: never, init?: never) => Promise<Response>;
+
+/** {@link FetchLike} as this module calls it. */
+type AnyFetch = (input: unknown, init?: RequestInit) => Promise<Response>;
+
+/**
+ * Wraps `fetch` in a `fetch` of the same signature that paces itself from the server's
+ * answers, so it waits before it is denied instead of after:
+ *
+ * - it learns each policy from the answers' headers (`RateLimit` / `RateLimit-Policy` of
+ *   draft-ietf-httpapi-ratelimit-headers-06 to -11, `X-RateLimit-*`, see
+ *   {@link parseRateLimitHeaders}), per origin, policy name and partition key (`pk`);
+ * - with nothing learnt yet for an origin it sends one request and holds the rest until its
+ *   answer arrives, so a cold burst does not run into the limit;
+ * - before sending, it waits while a policy the request's route last answered with is
+ *   spent, until the policy's reset (a route is a path with its id-like segments grouped:
+ *   `/items/1` and `/items/2` are `/items/:id`); a route not answered yet sends one request
+ *   and holds the rest until its answer; callers with different `Authorization` headers are
+ *   paced apart;
+ * - a `qu="concurrent-requests"` policy caps its requests in flight at its quota;
+ * - a 429 or 503 with `Retry-After` (seconds or an HTTP date) is sent again after that wait,
+ *   at most `retries` times; then the 429 / 503 is returned as it is;
+ * - a wait longer than what is left of `maxWait` rejects at once with
+ *   {@link RateLimitedError} (`retryAfterMs`, `policy`), without sending;
+ * - a waiting request rejects with its signal's reason when its `AbortSignal` aborts.
+ *
+ * Malformed headers never throw and never make a request wait longer than `maxWait`: they
+ * are ignored. Each `pacedFetch` keeps its own knowledge: share one per API client.
+ * Works in Node, browsers and edge runtimes (no Node-only import).
+ *
+ * @param fetch - the `fetch` to wrap (`globalThis.fetch`, ky's or axios's underlying one…).
+ * @param options - {@link PacedFetchOptions}: `maxWait` (ms, default 60 s), `retries`
+ *   (default 2), `clock` and `sleep` (tests).
+ * @returns a function with `fetch`'s signature.
+ * @throws {@link SluiceConfigError} at creation for a bad option or an unknown option name.
+ *
+ * @example
+ * ```ts
+ * import { pacedFetch } from '@sluice/client';
+ *
+ * const api = pacedFetch(fetch, { maxWait: 30_000 });
+ * // 1,000 calls at once: sent as fast as the server's policy allows, not faster.
+ * const answers = await Promise.all(ids.map((id) => api(`https://api.example.com/items/${id}`)));
+ * ```
+ */
+export function pacedFetch<F extends FetchLike>(fetch: F, options?: PacedFetchOptions): F {
+  const config = parseOptions(fetch, options);
+  const call = fetch as unknown as AnyFetch;
+  const origins = new Map<string, OriginState>();
+  const originFor = (origin: string): OriginState => {
+    let state = origins.get(origin);
+    if (state === undefined) {
+      state = new OriginState(config.clock, config.sleep);
+      origins.set(origin, state);
+    }
+    return state;
+  };
+  const paced = (input: unknown, init?: RequestInit): Promise<Response> => {
+    const target = targetOf(input);
+    if (target === undefined) return call(input, init);
+    const key = target.origin + credentialsOf(input, init);
+    return send(call, config, originFor(key), target.route, input, init);
+  };
+  return paced as unknown as F;
+}
+
+/** The origin and path of a request, or `undefined` when its URL cannot be read. */
+function targetOf(input: unknown): { origin: string; route: string } | undefined {
+  let href: string | undefined;
+  if (typeof input === 'string') href = input;
+  else if (input instanceof URL) href = input.href;
+  else if (input !== null && typeof input === 'object' && 'url' in input) {
+    const url = (input as { url: unknown }).url;
+    if (typeof url === 'string') href = url;
+  }
+  if (href === undefined) return undefined;
+  try {
+    const base = (globalThis as { location?: { href?: string } }).location?.href;
+    const url = new URL(href, base);
+    return { origin: url.origin, route: routeKey(url.pathname) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The route a path belongs to, as far as a client can guess (draft-11 §7.1 lets clients judge
+ * a request by its similarity to earlier ones): segments that look like ids (numbers, UUIDs,
+ * long hex or token-like strings) become `:id`, so `/items/1` and `/items/2` share what the
+ * client learns.
+ */
+export function routeKey(pathname: string): string {
+  return pathname
+    .split('/')
+    .map((s) =>
+      /^\d+$/.test(s) ||
+      /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s) ||
+      /^[0-9a-f]{16,}$/i.test(s) ||
+      (s.length >= 20 && /\d/.test(s) && /^[\w-]+$/.test(s))
+        ? ':id'
+        : s,
+    )
+    .join('/');
+}
+
+/**
+ * Who is calling, as far as quotas go: servers keep one quota per credential (GitHub per
+ * token, the sluice demo per bearer user), so each `Authorization` value is paced apart.
+ * Kept as a short hash: no credential stays in the client's memory.
+ */
+function credentialsOf(input: unknown, init: RequestInit | undefined): string {
+  let value: string | null = null;
+  try {
+    if (init?.headers !== undefined) value = new Headers(init.headers).get('authorization');
+    else if (typeof Request !== 'undefined' && input instanceof Request) {
+      value = input.headers.get('authorization');
+    }
+  } catch {
+    return '';
+  }
+  if (value === null) return '';
+  // FNV-1a, 32 bits.
+  let h = 0x811c9dc5;
+  for (let i = 0; i < value.length; i++) h = Math.imul(h ^ value.charCodeAt(i), 0x01000193);
+  return ` ${(h >>> 0).toString(36)}`;
+}
+
+/** The signal of a call: `init.signal`, else the `Request`'s. */
+function signalOf(input: unknown, init: RequestInit | undefined): AbortSignal | undefined {
+  if (init?.signal) return init.signal;
+  const s = (input as { signal?: unknown } | null)?.signal;
+  return typeof AbortSignal !== 'undefined' && s instanceof AbortSignal ? s : undefined;
+}
+
+/** Whether a call can be sent twice: its body is not a one-shot stream. */
+function replayable(init: RequestInit | undefined): boolean {
+  const body = init?.body;
+  if (
+    body !== undefined &&
+    body !== null &&
+    typeof (body as ReadableStream).getReader === 'function'
+  ) {
+    return false;
+  }
+  return true;
+}
+
+/** The arguments of one attempt: a `Request` given as input is cloned while retries remain. */
+function attemptArgs(input: unknown, last: boolean): unknown {
+  if (!last && typeof Request !== 'undefined' && input instanceof Request) return input.clone();
+  return input;
+}
+
+async function send(
+  fetch: AnyFetch,
+  config: PacedFetchConfig,
+  state: OriginState,
+  route: string,
+  input: unknown,
+  init: RequestInit | undefined,
+): Promise<Response> {
+  const signal = signalOf(input, init);
+  const deadline = config.clock() + config.maxWait;
+  const retries = replayable(init) ? config.retries : 0;
+  for (let attempt = 0; ; attempt++) {
+    const ticket = await admit(config, state, route, deadline, signal);
+    let response: Response;
+    try {
+      response = await fetch(attemptArgs(input, attempt >= retries), init);
+    } catch (error) {
+      state.settle(ticket, undefined, config.clock());
+      throw error;
+    }
+    const now = config.clock();
+    const info = safeParse(response, now);
+    const status = response.status;
+    const retryable = (status === 429 || status === 503) && info.retryAt !== undefined;
+    const violated = retryable ? await violatedPolicies(response) : undefined;
+    const blocked = state.settle(ticket, info, now, retryable ? info.retryAt : undefined, violated);
+    if (!retryable || attempt >= retries) return response;
+    const wait = info.retryAt! - now;
+    await cancelBody(response);
+    if (now + wait > deadline) {
+      throw new RateLimitedError(wait, blocked?.name ?? violated?.[0], config.maxWait);
+    }
+  }
+}
+
+/**
+ * Waits until `state` lets a request to `route` go, within `deadline`, and records it as
+ * sent in the same synchronous step as the check (so two callers never take one slot).
+ */
+async function admit(
+  config: PacedFetchConfig,
+  state: OriginState,
+  route: string,
+  deadline: number,
+  signal: AbortSignal | undefined,
+): Promise<Ticket> {
+  for (;;) {
+    if (signal?.aborted) throw signal.reason;
+    const now = config.clock();
+    const gate = state.check(route, now);
+    if (gate.go) return state.send(route, gate, now);
+    if (gate.until !== undefined) {
+      const wait = gate.until - now;
+      if (now + wait > deadline) {
+        throw new RateLimitedError(wait, gate.policy?.name, config.maxWait);
+      }
+      await state.waiters.wait(gate.until, false, signal);
+      continue;
+    }
+    // Waiting for an answer: the probe of a cold origin, a spent policy's requests in flight,
+    // a concurrency slot.
+    const left = deadline - now;
+    if (left <= 0) {
+      if (gate.probe) return state.send(route, { go: true, probe: false, policies: [] }, now);
+      throw new RateLimitedError(estimate(gate.policy), gate.policy?.name, config.maxWait);
+    }
+    await state.waiters.wait(deadline, true, signal);
+  }
+}
+
+/** The wait to report when an answer was awaited past `maxWait`: the policy's window, else 1 s. */
+function estimate(policy: PolicyState | undefined): number {
+  return policy?.windowMs ?? 1000;
+}
+
+/** {@link parseRateLimitHeaders}, which never throws, guarded against odd `headers` objects too. */
+function safeParse(response: Response, now: number): RateLimitInfo {
+  try {
+    return parseRateLimitHeaders(response.headers, now);
+  } catch {
+    return { form: undefined, policies: [], retryAt: undefined };
+  }
+}
+
+/** The `violated-policies` of an RFC 9457 problem details body (draft-11's problem types). */
+async function violatedPolicies(response: Response): Promise<string[] | undefined> {
+  try {
+    const type = response.headers.get('content-type') ?? '';
+    if (!type.includes('problem+json')) return undefined;
+    const body = (await response.clone().json()) as Record<string, unknown>;
+    const names = body?.['violated-policies'];
+    return Array.isArray(names)
+      ? names.filter((n): n is string => typeof n === 'string')
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Frees a body that will not be read (a 429 about to be retried). */
+async function cancelBody(response: Response): Promise<void> {
+  try {
+    await response.body?.cancel();
+  } catch {
+    // Already read or locked: nothing to free.
+  }
+}

@@ -1,0 +1,286 @@
+import type { ObservedPolicy, RateLimitInfo } from '../headers/parse.js';
+import { Waiters } from './waiters.js';
+
+/** The most routes remembered per origin; the oldest is forgotten first. */
+const MAX_ROUTES = 1024;
+
+/** One request sent under a policy and not yet covered by a newer answer. */
+interface Sent {
+  seq: number;
+  done: boolean;
+}
+
+/** What the client knows of one policy of one origin. */
+export interface PolicyState {
+  id: string;
+  name: string | undefined;
+  quota: number | undefined;
+  windowMs: number | undefined;
+  concurrent: boolean;
+  /** The request whose answer set `remaining` / `resetAt` (0: none yet). */
+  seenSeq: number;
+  remaining: number | undefined;
+  resetAt: number | undefined;
+  /** When the latest answer naming this policy arrived. */
+  seenAt: number;
+  /** Requests sent under this policy after `seenSeq`, in order. */
+  sent: Sent[];
+  /** Requests in flight (for a concurrency policy). */
+  inFlight: number;
+  /** Held back until then by a `Retry-After` that named this policy. */
+  blockedUntil: number;
+  /**
+   * For a policy whose headers give no window (legacy): the window guessed from its answers,
+   * in ms (see {@link OriginState.observe}); `undefined`: none yet, or no longer trusted.
+   */
+  guessedWindowMs: number | undefined;
+  /** A 429 came while the guess was in use: guess no more. */
+  noGuess: boolean;
+  /** When the first request of the current cycle (from full) was sent. */
+  cycleStart: number | undefined;
+}
+
+/** The verdict of {@link OriginState.check} for one request. */
+export type Gate =
+  | { go: true; probe: boolean; routeProbe?: boolean; policies: PolicyState[] }
+  | { go: false; until: number; policy: PolicyState | undefined }
+  | { go: false; until: undefined; policy: PolicyState | undefined; probe: boolean };
+
+/** A request sent: what {@link OriginState.settle} needs to account for its answer. */
+export interface Ticket {
+  seq: number;
+  /** When it was sent (ms on the clock). */
+  sentAt: number;
+  route: string;
+  probe: boolean;
+  routeProbe: boolean;
+  policies: PolicyState[];
+}
+
+/**
+ * What one paced fetch knows of one origin: its policies (by name and partition key), which
+ * policies each route (path) answered with, and who is waiting for an answer.
+ */
+export class OriginState {
+  private readonly policies = new Map<string, PolicyState>();
+  private readonly routes = new Map<string, PolicyState[]>();
+  private learnt = false;
+  private probing = false;
+  private readonly probingRoutes = new Set<string>();
+  private seq = 0;
+  private blockedUntil = 0;
+  /** The requests of this origin that wait. */
+  readonly waiters: Waiters;
+
+  constructor(clock: () => number, sleep: (ms: number, signal?: AbortSignal) => Promise<void>) {
+    this.waiters = new Waiters(clock, sleep);
+  }
+
+  /** Whether a request to `route` may go now, and if not until when (or until an answer). */
+  check(route: string, now: number): Gate {
+    if (!this.learnt) {
+      if (this.probing) return { go: false, until: undefined, policy: undefined, probe: true };
+      return { go: true, probe: true, policies: [] };
+    }
+    const gating = this.routes.get(route);
+    if (gating === undefined) {
+      // A route not answered yet: its policies are unknown (another route's spent login
+      // limit says nothing about it). One request finds out; the rest wait for its answer.
+      if (this.blockedUntil > now)
+        return { go: false, until: this.blockedUntil, policy: undefined };
+      if (this.probingRoutes.has(route)) {
+        return { go: false, until: undefined, policy: undefined, probe: true };
+      }
+      return { go: true, probe: false, routeProbe: true, policies: [] };
+    }
+    let until = this.blockedUntil > now ? this.blockedUntil : 0;
+    let blocking: PolicyState | undefined;
+    let awaitAnswer: PolicyState | undefined;
+    for (const p of gating) {
+      if (p.blockedUntil > now && p.blockedUntil > until) {
+        until = p.blockedUntil;
+        blocking = p;
+      }
+      if (p.concurrent) {
+        if (p.quota !== undefined && p.inFlight >= Math.max(1, p.quota)) awaitAnswer = p;
+        continue;
+      }
+      if (p.remaining === undefined) continue;
+      const reset = effectiveReset(p);
+      const restored = reset !== undefined && now >= reset;
+      const base = restored ? (p.quota ?? 1) : p.remaining;
+      let used = 0;
+      let inFlight = 0;
+      for (const s of p.sent) {
+        if (!s.done) inFlight++;
+        else if (!restored) used++;
+      }
+      if (base - used - inFlight > 0) continue;
+      if (!restored && reset !== undefined) {
+        if (reset > until) {
+          until = reset;
+          blocking = p;
+        }
+      } else if (inFlight > 0) {
+        awaitAnswer = p;
+      }
+      // Else spent, with no reset known and nothing in flight: one request finds out.
+    }
+    if (until > now) return { go: false, until, policy: blocking };
+    if (awaitAnswer !== undefined) {
+      return { go: false, until: undefined, policy: awaitAnswer, probe: false };
+    }
+    return { go: true, probe: false, policies: gating };
+  }
+
+  /** Records a request as sent under `gate`'s policies. */
+  send(route: string, gate: Extract<Gate, { go: true }>, now: number): Ticket {
+    const seq = ++this.seq;
+    if (gate.probe) this.probing = true;
+    if (gate.routeProbe === true) this.probingRoutes.add(route);
+    for (const p of gate.policies) {
+      const reset = effectiveReset(p);
+      if (reset !== undefined && now >= reset && p.remaining !== undefined) {
+        // Back to full: the answers before this one no longer count.
+        p.remaining = p.quota ?? 1;
+        p.resetAt = undefined;
+        p.sent = p.sent.filter((s) => !s.done);
+        p.cycleStart = now;
+      }
+      p.sent.push({ seq, done: false });
+      if (p.concurrent) p.inFlight++;
+    }
+    return {
+      seq,
+      sentAt: now,
+      route,
+      probe: gate.probe,
+      routeProbe: gate.routeProbe === true,
+      policies: gate.policies,
+    };
+  }
+
+  /**
+   * Accounts for the answer to `ticket` (`info` undefined: the request failed without one).
+   * `retryAt` / `violated` hold back the policies a 429 / 503 named.
+   */
+  settle(
+    ticket: Ticket,
+    info: RateLimitInfo | undefined,
+    now: number,
+    retryAt?: number,
+    violated?: readonly string[],
+  ): PolicyState | undefined {
+    if (ticket.probe) {
+      this.probing = false;
+      if (info !== undefined) this.learnt = true;
+    }
+    if (ticket.routeProbe) this.probingRoutes.delete(ticket.route);
+    for (const p of ticket.policies) {
+      const s = p.sent.find((x) => x.seq === ticket.seq);
+      if (s !== undefined) s.done = true;
+      if (p.concurrent) p.inFlight = Math.max(0, p.inFlight - 1);
+    }
+    const named: PolicyState[] = [];
+    for (const o of info?.policies ?? []) named.push(this.observe(o, ticket, now));
+    // A route's policies are the ones its latest answer named (none: not limited).
+    if (info !== undefined && (named.length > 0 || !this.routes.has(ticket.route))) {
+      this.routes.delete(ticket.route);
+      this.routes.set(ticket.route, named);
+      if (this.routes.size > MAX_ROUTES) this.routes.delete(this.routes.keys().next().value!);
+    }
+    let blocked: PolicyState | undefined;
+    if (retryAt !== undefined) {
+      // The policy the answer says is spent, else the ones the problem body names, else all.
+      let targets = named.filter((p) => !p.concurrent && p.remaining === 0);
+      if (targets.length === 0 && violated !== undefined) {
+        targets = [...this.policies.values()].filter((p) => violated.includes(p.name ?? ''));
+      }
+      if (targets.length === 0) {
+        this.blockedUntil = Math.max(this.blockedUntil, retryAt);
+      }
+      for (const p of targets) {
+        p.blockedUntil = Math.max(p.blockedUntil, retryAt);
+        if (p.guessedWindowMs !== undefined) {
+          p.guessedWindowMs = undefined;
+          p.noGuess = true;
+        }
+      }
+      blocked = targets[0];
+    }
+    this.waiters.answered();
+    return blocked;
+  }
+
+  /**
+   * Merges one policy of an answer to `ticket` into what is known.
+   *
+   * A policy with no window in its headers (legacy) gets one guessed, since its reset comes
+   * in whole epoch seconds, up to 1 s late. In a cycle that began from full at `cycleStart`,
+   * the answer after `k` requests says the quota is whole again by `reset`; a quota of `q`
+   * per `w` that refills evenly (GCRA) needs `k·w/q` after the first of them for that, so
+   * `q·(reset - cycleStart)/k` is never less than `w`. The least of these is the guess, and
+   * the policy counts as full again `guess` after its latest answer. A fixed window can break
+   * that rule once: its 429 ends the guessing.
+   */
+  private observe(o: ObservedPolicy, ticket: Ticket, now: number): PolicyState {
+    const seq = ticket.seq;
+    let p = this.policies.get(o.id);
+    if (p === undefined) {
+      p = {
+        id: o.id,
+        name: o.name,
+        quota: undefined,
+        windowMs: undefined,
+        concurrent: false,
+        seenSeq: 0,
+        remaining: undefined,
+        resetAt: undefined,
+        seenAt: now,
+        sent: [],
+        inFlight: 0,
+        blockedUntil: 0,
+        guessedWindowMs: undefined,
+        noGuess: false,
+        cycleStart: ticket.sentAt,
+      };
+      this.policies.set(o.id, p);
+    }
+    if (o.quota !== undefined) p.quota = o.quota;
+    if (o.windowSeconds !== undefined) p.windowMs = o.windowSeconds * 1000;
+    if (o.concurrent) p.concurrent = true;
+    // An answer older than the one already read says nothing new about the state.
+    if (seq >= p.seenSeq && (o.remaining !== undefined || o.resetAt !== undefined)) {
+      p.seenSeq = seq;
+      p.seenAt = now;
+      if (o.remaining !== undefined) p.remaining = o.remaining;
+      p.resetAt = o.resetAt;
+      p.sent = p.sent.filter((s) => s.seq > seq);
+      if (
+        p.windowMs === undefined &&
+        !p.noGuess &&
+        p.quota !== undefined &&
+        o.remaining !== undefined &&
+        o.resetAt !== undefined &&
+        p.cycleStart !== undefined
+      ) {
+        const k = p.quota - o.remaining;
+        const guess = k >= 1 ? (p.quota * (o.resetAt - p.cycleStart)) / k : 0;
+        if (guess > 0) p.guessedWindowMs = Math.min(p.guessedWindowMs ?? guess, guess);
+      }
+    }
+    return p;
+  }
+}
+
+/**
+ * When a policy is back to full: the reset the server sent, or sooner when the policy has a
+ * window `w` (a quota of `q` per `w` is whole again `w` after the last request it counted,
+ * which was before its answer arrived), since a reset in whole seconds can be up to 1 s late.
+ */
+function effectiveReset(p: PolicyState): number | undefined {
+  const window = p.windowMs ?? p.guessedWindowMs;
+  if (window === undefined) return p.resetAt;
+  const bound = p.seenAt + window;
+  return p.resetAt === undefined ? bound : Math.min(p.resetAt, bound);
+}

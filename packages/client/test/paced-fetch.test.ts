@@ -1,0 +1,301 @@
+import { SluiceConfigError as CoreConfigError } from '@sluice/core';
+import { EPOCH } from '@sluice/test-kit';
+import { pacedFetch, RateLimitedError, SluiceConfigError } from '../src/index.js';
+import { startServer } from './servers.js';
+import { VirtualTime } from './virtual-time.js';
+
+/** A scripted server: `answer` decides each request's status and headers at `time.now`. */
+function scripted(
+  time: VirtualTime,
+  answer: (
+    n: number,
+    url: string,
+  ) => { status?: number; headers?: Record<string, string>; body?: string },
+) {
+  const sent: { at: number; url: string }[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const fetchFn = async (input: string | URL | Request, _init?: RequestInit) => {
+    const url = String(input instanceof Request ? input.url : input);
+    sent.push({ at: time.now, url });
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    // The answer takes one turn of the event loop, as a network would.
+    await new Promise((r) => setImmediate(r));
+    inFlight--;
+    const a = answer(sent.length, url);
+    return new Response(a.body ?? 'ok', { status: a.status ?? 200, headers: a.headers ?? {} });
+  };
+  return { fetch: time.wrap(fetchFn), sent, maxInFlight: () => maxInFlight };
+}
+
+const virtual = (time: VirtualTime) => ({ clock: time.clock, sleep: time.sleep });
+
+describe('options are checked at creation', () => {
+  it.each([
+    ['maxWait', { maxWait: -1 }],
+    ['maxWait', { maxWait: Number.NaN }],
+    ['maxWait', { maxWait: '10s' }],
+    ['retries', { retries: -1 }],
+    ['retries', { retries: Number.NaN }],
+    ['retries', { retries: 1.5 }],
+    ['clock', { clock: 5 }],
+    ['sleep', { sleep: 'soon' }],
+  ])('%s: %p', (option, options) => {
+    let error: unknown;
+    try {
+      pacedFetch(fetch, options as never);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(SluiceConfigError);
+    expect(error).toBeInstanceOf(CoreConfigError);
+    expect((error as SluiceConfigError).option).toBe(option);
+    expect((error as Error).message).toContain(`"${option}"`);
+  });
+
+  it('names every unknown option in one message, with what to write instead', () => {
+    let error: unknown;
+    try {
+      pacedFetch(fetch, { maxWiat: 5, retry: 3, minTime: 100 } as never);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(SluiceConfigError);
+    const message = (error as Error).message;
+    expect(message).toContain('"maxWiat" (did you mean "maxWait"?)');
+    expect(message).toContain('"retry" (write "retries"');
+    expect(message).toContain('"minTime"');
+  });
+
+  it('a fetch that is not a function', () => {
+    expect(() => pacedFetch(undefined as never)).toThrow(SluiceConfigError);
+  });
+
+  it('accepts the defaults, 0 and Infinity', () => {
+    expect(typeof pacedFetch(fetch)).toBe('function');
+    expect(() => pacedFetch(fetch, { maxWait: 0, retries: 0 })).not.toThrow();
+    expect(() => pacedFetch(fetch, { maxWait: Number.POSITIVE_INFINITY })).not.toThrow();
+  });
+});
+
+describe('pacing from the answers', () => {
+  it('a cold origin gets one request; the rest wait for its answer', async () => {
+    const time = new VirtualTime(EPOCH);
+    const server = scripted(time, () => ({}));
+    const api = pacedFetch(server.fetch, virtual(time));
+    let firstDone = false;
+    const first = api('https://a.test/x').then(() => {
+      firstDone = true;
+    });
+    const rest = Array.from({ length: 4 }, () => api('https://a.test/x'));
+    await new Promise((r) => setImmediate(r));
+    expect(server.sent).toHaveLength(1);
+    await time.run(Promise.all([first, ...rest]));
+    expect(firstDone).toBe(true);
+    expect(server.sent).toHaveLength(5);
+    expect(server.maxInFlight()).toBe(4);
+  });
+
+  it('waits while the policy it last saw is spent, until its reset', async () => {
+    const time = new VirtualTime(EPOCH);
+    const server = scripted(time, (n) => ({
+      headers: {
+        'RateLimit-Policy': '"api";q=2;w=5',
+        RateLimit: `"api";r=${Math.max(0, 2 - n)};t=5`,
+      },
+    }));
+    const api = pacedFetch(server.fetch, virtual(time));
+    await time.run(Promise.all(Array.from({ length: 3 }, () => api('https://a.test/x'))));
+    expect(server.sent.map((s) => s.at - EPOCH)).toEqual([0, 0, 5000]);
+  });
+
+  it('paths that differ by an id share what is learnt (/items/1, /items/2: /items/:id)', async () => {
+    const time = new VirtualTime(EPOCH);
+    const server = scripted(time, () => ({ headers: { RateLimit: '"api";r=0;t=3' } }));
+    const api = pacedFetch(server.fetch, virtual(time));
+    await api('https://a.test/items/1');
+    await time.run(api('https://a.test/items/2'));
+    await time.run(api('https://a.test/other'));
+    // /items/2 waited for the reset /items/1 saw; /other, a route not answered yet, did not.
+    expect(server.sent.map((s) => [new URL(s.url).pathname, s.at - EPOCH])).toEqual([
+      ['/items/1', 0],
+      ['/items/2', 3000],
+      ['/other', 3000],
+    ]);
+  });
+
+  it('callers with different credentials are paced apart', async () => {
+    const time = new VirtualTime(EPOCH);
+    const server = scripted(time, () => ({ headers: { RateLimit: '"api";r=0;t=30' } }));
+    const api = pacedFetch(server.fetch, virtual(time));
+    await api('https://a.test/x', { headers: { authorization: 'Bearer alice' } });
+    await time.run(api('https://a.test/x', { headers: { authorization: 'Bearer bob' } }));
+    expect(server.sent.map((s) => s.at - EPOCH)).toEqual([0, 0]);
+  });
+
+  it('origins are paced apart', async () => {
+    const time = new VirtualTime(EPOCH);
+    const server = scripted(time, () => ({ headers: { RateLimit: '"api";r=0;t=30' } }));
+    const api = pacedFetch(server.fetch, virtual(time));
+    await time.run(Promise.all([api('https://a.test/'), api('https://b.test/')]));
+    expect(server.sent.map((s) => s.at - EPOCH)).toEqual([0, 0]);
+  });
+
+  it('a concurrency policy caps the requests in flight at its quota', async () => {
+    const time = new VirtualTime(EPOCH);
+    const server = scripted(time, () => ({
+      headers: {
+        'RateLimit-Policy': '"jobs";q=2;qu="concurrent-requests"',
+        RateLimit: '"jobs";r=1;t=60',
+      },
+    }));
+    const api = pacedFetch(server.fetch, virtual(time));
+    await api('https://a.test/jobs');
+    await time.run(Promise.all(Array.from({ length: 10 }, () => api('https://a.test/jobs'))));
+    expect(server.sent).toHaveLength(11);
+    expect(server.maxInFlight()).toBe(2);
+    expect(time.now).toBe(EPOCH);
+  });
+
+  it('past maxWait it rejects with RateLimitedError at once, without sending', async () => {
+    const time = new VirtualTime(EPOCH);
+    const server = scripted(time, () => ({
+      headers: { 'RateLimit-Policy': '"hourly";q=1;w=3600', RateLimit: '"hourly";r=0;t=3600' },
+    }));
+    const api = pacedFetch(server.fetch, { ...virtual(time), maxWait: 10_000 });
+    await api('https://a.test/x');
+    const error = await api('https://a.test/x').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error).toMatchObject({ retryAfterMs: 3_600_000, policy: 'hourly' });
+    expect(server.sent).toHaveLength(1);
+    expect(time.now).toBe(EPOCH);
+  });
+
+  it('a huge or malformed reset never waits longer than maxWait', async () => {
+    const time = new VirtualTime(EPOCH);
+    const values = [
+      '"api";r=0;t=999999999999999',
+      '"api";r=0;t=-5',
+      '"api";r=0;t=1e9',
+      'garbage;;',
+    ];
+    const server = scripted(time, (n) => ({
+      headers: { RateLimit: values[(n - 1) % values.length]! },
+    }));
+    const api = pacedFetch(server.fetch, { ...virtual(time), maxWait: 1000 });
+    const outcomes: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      outcomes.push(
+        await time.run(
+          api('https://a.test/x').then(
+            (r) => String(r.status),
+            (e: unknown) => (e instanceof RateLimitedError ? 'limited' : String(e)),
+          ),
+        ),
+      );
+    }
+    expect(outcomes.every((o) => o === '200' || o === 'limited')).toBe(true);
+    expect(time.now - EPOCH).toBeLessThanOrEqual(8 * 1000);
+  });
+
+  it('a waiting request is cancelled by its AbortSignal, and not sent', async () => {
+    const time = new VirtualTime(EPOCH);
+    const server = scripted(time, () => ({ headers: { RateLimit: '"api";r=0;t=30' } }));
+    const api = pacedFetch(server.fetch, virtual(time));
+    await api('https://a.test/x');
+    const controller = new AbortController();
+    const waiting = api('https://a.test/x', { signal: controller.signal });
+    await new Promise((r) => setImmediate(r));
+    controller.abort(new Error('user left'));
+    await expect(waiting).rejects.toThrow('user left');
+    expect(server.sent).toHaveLength(1);
+    const aborted = AbortSignal.abort(new Error('already'));
+    await expect(api('https://a.test/x', { signal: aborted })).rejects.toThrow('already');
+  });
+});
+
+describe('429 and 503 with Retry-After', () => {
+  it('retries after Retry-After (seconds), at most `retries` times, then returns the 429', async () => {
+    const time = new VirtualTime(EPOCH);
+    const server = scripted(time, () => ({ status: 429, headers: { 'Retry-After': '2' } }));
+    const api = pacedFetch(server.fetch, { ...virtual(time), retries: 2 });
+    const res = await time.run(api('https://a.test/x'));
+    expect(res.status).toBe(429);
+    expect(server.sent.map((s) => s.at - EPOCH)).toEqual([0, 2000, 4000]);
+  });
+
+  it('retries a 503 after an HTTP-date Retry-After and returns the success', async () => {
+    const time = new VirtualTime(EPOCH);
+    const date = new Date(EPOCH).toUTCString();
+    const later = new Date(EPOCH + 3000).toUTCString();
+    const server = scripted(time, (n) =>
+      n === 1 ? { status: 503, headers: { Date: date, 'Retry-After': later } } : { status: 200 },
+    );
+    const api = pacedFetch(server.fetch, virtual(time));
+    const res = await time.run(api('https://a.test/x'));
+    expect(res.status).toBe(200);
+    expect(server.sent.map((s) => s.at - EPOCH)).toEqual([0, 3000]);
+  });
+
+  it('a Retry-After beyond maxWait rejects with RateLimitedError naming the violated policy', async () => {
+    const time = new VirtualTime(EPOCH);
+    const server = scripted(time, () => ({
+      status: 429,
+      headers: { 'Retry-After': '120', 'Content-Type': 'application/problem+json' },
+      body: JSON.stringify({ 'violated-policies': ['daily'] }),
+    }));
+    const api = pacedFetch(server.fetch, { ...virtual(time), maxWait: 60_000 });
+    const error = await time.run(api('https://a.test/x').catch((e: unknown) => e));
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error).toMatchObject({ retryAfterMs: 120_000, policy: 'daily' });
+    expect(server.sent).toHaveLength(1);
+  });
+
+  it('retries: 0 returns the first 429', async () => {
+    const time = new VirtualTime(EPOCH);
+    const server = scripted(time, () => ({ status: 429, headers: { 'Retry-After': '1' } }));
+    const api = pacedFetch(server.fetch, { ...virtual(time), retries: 0 });
+    expect((await time.run(api('https://a.test/x'))).status).toBe(429);
+    expect(server.sent).toHaveLength(1);
+  });
+
+  it('a Request input is sent again whole (cloned for each try)', async () => {
+    const time = new VirtualTime(EPOCH);
+    const bodies: string[] = [];
+    const fetchFn = time.wrap(async (input: string | URL | Request) => {
+      bodies.push(await (input as Request).text());
+      return new Response('', {
+        status: bodies.length === 1 ? 429 : 200,
+        headers: { 'Retry-After': '1' },
+      });
+    });
+    const api = pacedFetch(fetchFn, virtual(time));
+    const req = new Request('https://a.test/x', { method: 'POST', body: 'payload' });
+    expect((await time.run(api(req))).status).toBe(200);
+    expect(bodies).toEqual(['payload', 'payload']);
+  });
+});
+
+describe('over a real socket', () => {
+  it('100 requests to an Express app on 127.0.0.1: no 429', async () => {
+    const time = new VirtualTime(EPOCH + 500);
+    const server = await startServer({
+      adapter: 'express',
+      headers: 'draft-8',
+      clock: time.clock,
+      listen: true,
+    });
+    try {
+      const api = pacedFetch(time.wrap(server.fetch), virtual(time));
+      const statuses = await time.run(
+        Promise.all(Array.from({ length: 100 }, async () => (await api(server.url)).status)),
+      );
+      expect(statuses.filter((s) => s !== 200)).toEqual([]);
+      expect(server.log.filter((l) => l.status === 429)).toEqual([]);
+      expect(time.now - EPOCH - 500).toBe(9000);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+});
