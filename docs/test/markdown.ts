@@ -64,11 +64,11 @@ export function proseLines(text: string): { line: string; n: number }[] {
 /** The cells of a markdown table row (`| a | b |`), trimmed; `undefined` for another line. */
 export function cells(line: string): string[] | undefined {
   if (!line.startsWith('|')) return undefined;
+  // An escaped pipe (`a \| b`) is part of a cell.
   return line
-    .replace(/\\\|/g, '\u0000')
-    .split('|')
+    .split(/(?<!\\)\|/)
     .slice(1, -1)
-    .map((c) => c.replace(/\u0000/g, '|').trim());
+    .map((c) => c.replace(/\\\|/g, '|').trim());
 }
 
 /** The text of each `` `code span` `` in `text`, in order. */
