@@ -1,7 +1,7 @@
 /**
  * `pnpm bench:redis`: sluice's RedisStore against its peers on one `redis-server` this bench
- * starts itself (free port, no persistence), in one run (DESIGN §8, "Redis decisions/s, one
- * client" and "Redis bytes per key" rows).
+ * starts itself (free port, no persistence), in one run: Redis decisions/s of one
+ * client, and Redis bytes per key.
  *
  * Throughput: sluice against rate-limiter-flexible's RateLimiterRedis, decisions/s through ONE
  * ioredis connection per subject, with and without ioredis `enableAutoPipelining`, with
@@ -80,7 +80,7 @@ const SCALE_ROUNDS = Number(args['scale-rounds']);
 const SCALE_MS = Number(args['scale-ms']);
 const PEER_KEYS = Number(args['peer-keys']);
 
-/** The floor (DESIGN §8): sluice >= 1.5x RLF auto-pipelined. */
+/** The floor: sluice >= 1.5x RLF auto-pipelined. */
 const FLOOR_VS_RLF = 1.5;
 /** The issue's goal: >= 70% of redis-benchmark's EVALSHA ceiling in the same run. */
 const MIN_OF_CEILING = 0.7;

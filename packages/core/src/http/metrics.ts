@@ -5,7 +5,7 @@ import { decidedWithoutStore } from '../store-failure/store-failure.js';
 import type { Store, StoreRequest } from '../stores/store.js';
 
 /**
- * OpenTelemetry metrics of the HTTP limiters (DESIGN §9), recorded through
+ * OpenTelemetry metrics of the HTTP limiters, recorded through
  * `@opentelemetry/api`, an **optional** peer dependency: it is loaded (a guarded `require`)
  * when a limiter with `metrics: true` is created; without it nothing is recorded and
  * nothing fails. OpenTelemetry has no rate-limit semantic convention yet; the names follow
@@ -60,7 +60,7 @@ export interface MeterProviderLike {
 }
 
 /**
- * The `metrics` option (DESIGN §9):
+ * The `metrics` option:
  * - `false` (default): nothing recorded, `@opentelemetry/api` never loaded;
  * - `true`: record on the global meter provider of `@opentelemetry/api`
  *   (`metrics.getMeter('@sluice/core')`): register the SDK's provider **before** creating

@@ -1,7 +1,7 @@
 import { SluiceConfigError } from '../common/errors.js';
 
 /**
- * The `mode` option (DESIGN §9):
+ * The `mode` option:
  * - `'enforce'` (default): a request a limit denies gets the 429 answer;
  * - `'shadow'`: every request is decided and charged as usual, gets the rate-limit headers,
  *   and a request the limit denies is counted (`onLimited` is called with
