@@ -105,6 +105,13 @@ function spec(scenario: Scenario, rows: object[], size: PlotSize, theme: PlotThe
   };
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title: {
+      text: `limit '${LIMIT}': one tick per request`,
+      anchor: 'start',
+      color: c.text,
+      fontSize: font,
+      fontWeight: 'normal',
+    },
     background: c.background,
     padding: 8,
     config: {
