@@ -2,6 +2,7 @@
 import type { Theme } from 'vitepress';
 import DefaultTheme from 'vitepress/theme';
 import Plot from './Plot.vue';
+import './style.css';
 
 export default {
   extends: DefaultTheme,
