@@ -99,7 +99,7 @@ interface PlotProbe {
  */
 const PLOT_PROBE = `(async () => {
   const plots = [];
-  for (const img of document.querySelectorAll('.vp-doc figure.plot img')) {
+  for (const img of document.querySelectorAll('.vp-doc img[src*="/plots/"]')) {
     const box = img.getBoundingClientRect();
     if (box.width === 0) continue; // the other theme's
     const svg = new DOMParser().parseFromString(
@@ -398,9 +398,9 @@ describe('the documentation site in headless Chromium', () => {
           if (!(text > 0.5)) problems.push(`${at}: text does not stand out from the background`);
         }
         // The first plot with the text above it, as a reader scrolled there sees it.
-        await page.evaluate(
-          "document.querySelector('.vp-doc figure.plot').scrollIntoView({ block: 'center' })",
-        );
+        await page.evaluate(`[...document.querySelectorAll('.vp-doc img[src*="/plots/"]')]
+          .find((img) => img.getBoundingClientRect().width > 0)
+          ?.scrollIntoView({ block: 'center' })`);
         await page.screenshot({ path: path.join(OUTPUT, `${c.name}.png`) });
       } finally {
         await context.close();
