@@ -1,7 +1,7 @@
 /**
  * `pnpm bench:core`: sluice's core (RateLimiter + MemoryStore) against
- * rate-limiter-flexible's RateLimiterMemory, in one run: decisions/s of the memory store
- * and heap bytes per key.
+ * rate-limiter-flexible's RateLimiterMemory, in one run ("core, memory store"
+ * and "heap per key" rows).
  *
  * Throughput: decisions/s, awaited one at a time and with 256 calls in flight, over 1 key and over
  * 100 000 pre-built keys taken round robin; sluice and RLF measured interleaved

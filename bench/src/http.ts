@@ -1,14 +1,14 @@
 /**
  * `pnpm bench:http`: sluice's Express, Fastify and Koa adapters against each framework's
- * usual limiter, over real HTTP, on the memory store.
+ * usual limiter, over real HTTP (the "memory" rows).
  *
  * Per framework, a hello-world route served by its own process pinned to one core
  * (`taskset -c 1`; this process, which runs autocannon, is pinned to core 0): unlimited,
  * limited by sluice (in-memory, never denies, keyed per IP), limited by the peer
  * (express-rate-limit / @fastify/rate-limit / koa-ratelimit with its memory store, never
  * denies, default headers). Plus Fastify with every request denied (429): sluice,
- * @fastify/rate-limit and rate-limiter-flexible; and on Redis (Fastify and
- * Koa, every request allowed): sluice with a RedisStore vs rate-limiter-flexible's
+ * @fastify/rate-limit and rate-limiter-flexible; and on Redis ("Fastify, Redis,
+ * allow", "Koa, Redis, allow"): sluice with a RedisStore vs rate-limiter-flexible's
  * RateLimiterRedis and the framework's limiter with its Redis store (@fastify/rate-limit,
  * koa-ratelimit), on a redis-server this bench starts (127.0.0.1, a free port, no persistence;
  * pinned to core 0 with autocannon, apart from the server under test) only when a Redis case

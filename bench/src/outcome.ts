@@ -1,5 +1,5 @@
 /**
- * `pnpm bench` part `outcome` (give-backs and concurrency leases): what the new paths cost beside the
+ * `pnpm bench` part `outcome`: what the new paths cost beside the
  * allow path, on the memory store and on Redis (a redis-server of its own), in one run:
  *
  * - **allow**: `consume` (a charge), the path every request takes;

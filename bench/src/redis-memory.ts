@@ -1,8 +1,8 @@
 /**
  * The memory sections of `pnpm bench:redis` (./redis.ts), on the bench's own redis-server:
  *
- * - `MEMORY USAGE` of what one decision of each limiter writes (Redis bytes per
- *   key): FLUSHDB, one decision on `user:1`, then every key the server then holds, as
+ * - `MEMORY USAGE` of what one decision of each limiter writes ("Redis bytes per
+ *   key"): FLUSHDB, one decision on `user:1`, then every key the server then holds, as
  *   stored (nothing assumed about a limiter's key names). A reply of null or 0 throws.
  * - used_memory per subject (`--scale`): per limiter and round, FLUSHDB, then `n` subjects
  *   consumed once each on a client of its own, which is then closed; INFO memory

@@ -1,6 +1,6 @@
 /**
- * The over-limit section of `pnpm bench:redis` (keys already over the limit
- * are remembered in-process): decisions/s and Redis script calls per decision for keys that are
+ * The over-limit section of `pnpm bench:redis` ("Keys already over the limit are
+ * remembered in-process"): decisions/s and Redis script calls per decision for keys that are
  * over their limit, with the over-limit cache (the default) and with `overLimitCache: false`,
  * and the same pair on the allow path (keys never over their limit), where the cache must
  * cost nothing. Each subject has its own ioredis connection (auto-pipelining); subjects are

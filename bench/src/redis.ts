@@ -1,7 +1,7 @@
 /**
  * `pnpm bench:redis`: sluice's RedisStore against its peers on one `redis-server` this bench
- * starts itself (free port, no persistence), in one run: Redis decisions/s of one
- * client, and Redis bytes per key.
+ * starts itself (free port, no persistence), in one run ("Redis decisions/s, one
+ * client" and "Redis bytes per key" rows).
  *
  * Throughput: sluice against rate-limiter-flexible's RateLimiterRedis, decisions/s through ONE
  * ioredis connection per subject, with and without ioredis `enableAutoPipelining`, with
