@@ -4,16 +4,13 @@
 // blockquote, region markers in a whole-file example).
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import {
-  DEFAULT_COOLDOWN_MS,
-  DEFAULT_OVER_LIMIT_KEYS,
-  Limit,
-  MemoryStore,
-  RateLimiter,
-} from '@sluice/core';
-import { HTTP_OPTION_NAMES, HttpLimiter, type HttpVerdict } from '@sluice/core/http';
+import { Limit, MemoryStore, RateLimiter } from '@sluice/core';
+import { HttpLimiter, type HttpVerdict } from '@sluice/core/http';
 import ts from 'typescript';
-import { parseHttpOptions } from '../../packages/core/src/http/parse-options.js';
+// The option parser and the defaults it applies, read where they are defined.
+import { HTTP_OPTION_NAMES, parseHttpOptions } from '../../packages/core/src/http/parse-options.js';
+import { DEFAULT_COOLDOWN_MS } from '../../packages/core/src/store-failure/circuit-breaker.js';
+import { DEFAULT_OVER_LIMIT_KEYS } from '../../packages/core/src/store-failure/over-limit-cache.js';
 import { cells, codeSpans, pages, proseLines, ROOT } from './markdown.js';
 import { DOCS } from './paths.js';
 
