@@ -134,12 +134,15 @@ const PLOT_PROBE = `(async () => {
   };
 })()`;
 
-/** Relative luminance (WCAG) of `#rrggbb` or `[r, g, b]`, 0 (black) to 1 (white). */
+/** Relative luminance (WCAG) of `#rrggbb`, `#rgb` or `[r, g, b]`, 0 (black) to 1 (white). */
 function luminance(colour: string | number[]): number {
-  const rgb =
-    typeof colour === 'string'
-      ? [1, 3, 5].map((i) => Number.parseInt(colour.slice(i, i + 2), 16))
+  // `#rgb` is `#rrggbb` with each digit doubled.
+  const hex =
+    typeof colour === 'string' && /^#[0-9a-f]{3}$/i.test(colour)
+      ? `#${[...colour.slice(1)].map((d) => d + d).join('')}`
       : colour;
+  const rgb =
+    typeof hex === 'string' ? [1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16)) : hex;
   const [r, g, b] = rgb.map((v) => {
     const c = v / 255;
     return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
