@@ -383,14 +383,15 @@ function httpTargets(http: HttpReport | undefined, ran: boolean): TargetRow[] {
 // ---------------------------------------------------------------------------------------
 // The chart.
 
-interface Bar {
+/** One bar of the chart: a limiter's figure in one case of one panel. */
+export interface Bar {
   panel: string;
   case: string;
   limiter: string;
   value: number;
 }
 
-const HTTP_PANEL = 'HTTP: requests/s per framework and limiter';
+const HTTP_PANEL = 'HTTP: requests/s';
 
 /** Every limiter the chart can show, in the order bars are stacked within a case. */
 const LIMITERS: [string, string][] = [
@@ -412,7 +413,7 @@ function chartBars(input: ReportInput): Bar[] {
       for (const r of c.rows) bars.push({ panel, case: c.title, limiter: r.limiter, value: r.rps });
   }
   if (core !== undefined) {
-    const panel = 'memory store: decisions/s, awaited one at a time (medians)';
+    const panel = 'memory store: decisions/s, one at a time (medians)';
     for (const r of core.throughput) {
       if (
         r.label.startsWith('extra') ||
@@ -466,28 +467,79 @@ function chartBars(input: ReportInput): Bar[] {
   return bars;
 }
 
+/**
+ * The chart is drawn at the width the site shows it (the 624 px text column), so its 12 px
+ * labels are 12 px on screen; a case label is wrapped into lines of at most
+ * {@link LINE_CHARS} characters, at its commas.
+ */
+const CHART_PX = 624;
+const FONT_PX = 12;
+const LINE_CHARS = 30;
+/** Where a case label breaks (`|`: an axis label can have several lines). */
+const BREAK = '|';
+
+/**
+ * `label` in lines of at most {@link LINE_CHARS} characters (a longer word stays whole),
+ * broken after `, ` or `: ` where it can, else between words; lines joined by {@link BREAK}.
+ */
+export function wrapLabel(label: string): string {
+  // A part still too long (no comma in it) breaks between words.
+  const parts = label
+    .split(/(?<=, |: )/)
+    .flatMap((p) => (p.length > LINE_CHARS ? p.split(/(?<= )/) : [p]));
+  const lines: string[] = [];
+  for (const part of parts) {
+    const last = lines.at(-1);
+    if (last !== undefined && (last + part).trimEnd().length <= LINE_CHARS)
+      lines[lines.length - 1] = last + part;
+    else lines.push(part);
+  }
+  return lines.map((l) => l.trimEnd()).join(BREAK);
+}
+
 export function chartSpec(input: ReportInput): TopLevelSpec {
+  const m = input.run.machine;
+  return chartSpecOf(
+    chartBars(input),
+    `sluice vs peers, ${input.run.date.slice(0, 10)}, ${m.cores} cores (${m.cpu})`,
+  );
+}
+
+/** The chart of `bars`: one panel per `panel`, in the order the bars come. */
+export function chartSpecOf(bars: readonly Bar[], title: string): TopLevelSpec {
   // Each bar's place within its case, so a case shows only its own limiters, without gaps.
-  const bars = chartBars(input).map((b, i, all) => ({
+  const slotted = bars.map((b, i, all) => ({
     ...b,
+    case: wrapLabel(b.case),
     slot: all.slice(0, i).filter((x) => x.panel === b.panel && x.case === b.case).length,
   }));
-  const panels = [...new Set(bars.map((b) => b.panel))];
-  const shown = LIMITERS.filter(([name]) => bars.some((b) => b.limiter === name));
+  const panels = [...new Set(slotted.map((b) => b.panel))];
+  const shown = LIMITERS.filter(([name]) => slotted.some((b) => b.limiter === name));
+  const labelPx = Math.ceil(0.56 * FONT_PX * LINE_CHARS);
   const color = {
     field: 'limiter',
     type: 'nominal' as const,
-    title: 'limiter',
+    title: null,
     scale: { domain: shown.map(([name]) => name), range: shown.map(([, c]) => c) },
+    legend: { orient: 'top' as const, columns: 2, symbolType: 'square' },
   };
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: `sluice vs peers, ${input.run.date.slice(0, 10)}, ${input.run.machine.cores} cores (${input.run.machine.cpu})`,
-    config: { font: 'sans-serif', axis: { labelLimit: 400 }, legend: { labelLimit: 300 } },
+    title,
+    background: 'white',
+    padding: 8,
+    config: {
+      font: 'Helvetica, Arial, sans-serif',
+      axis: { labelFontSize: FONT_PX, titleFontSize: FONT_PX, labelLimit: labelPx + 20 },
+      legend: { labelFontSize: FONT_PX, labelLimit: 200 },
+      title: { fontSize: FONT_PX + 1, anchor: 'start', frame: 'group' },
+    },
     vconcat: panels.map((panel) => ({
       title: panel,
-      data: { values: bars.filter((b) => b.panel === panel) },
-      width: 420,
+      data: { values: slotted.filter((b) => b.panel === panel) },
+      // The bars: the drawing's width less the labels and the padding.
+      width: CHART_PX - labelPx - 50,
+      height: { step: 14 },
       mark: { type: 'bar' as const, tooltip: true },
       encoding: {
         y: {
@@ -495,7 +547,7 @@ export function chartSpec(input: ReportInput): TopLevelSpec {
           type: 'nominal' as const,
           title: null,
           sort: null,
-          axis: { labelLimit: 400 },
+          axis: { labelExpr: `split(datum.label, '${BREAK}')` },
         },
         yOffset: { field: 'slot', type: 'ordinal' as const },
         x: {
@@ -511,9 +563,24 @@ export function chartSpec(input: ReportInput): TopLevelSpec {
   };
 }
 
+/**
+ * The width of `text` in Helvetica/Arial, about 0.56 em a character: vega in Node has no
+ * canvas to measure with and guesses 0.8 em, which drew every label half as long again and
+ * the chart as much wider than it is.
+ */
+function textWidth(item: { fontSize?: number }, text: unknown): number {
+  return 0.56 * (item.fontSize ?? 11) * String(text ?? '').length;
+}
+
 /** The chart as SVG, rendered by vega (no browser, no canvas). */
 export async function renderChart(input: ReportInput): Promise<string> {
-  const view = new vega.View(vega.parse(compile(chartSpec(input)).spec), { renderer: 'none' });
+  return renderSpec(chartSpec(input));
+}
+
+/** `spec` as SVG. */
+export async function renderSpec(spec: TopLevelSpec): Promise<string> {
+  (vega.textMetrics as { width: typeof textWidth }).width = textWidth;
+  const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
   const svg = await view.toSVG();
   view.finalize();
   return `${svg}\n`;
