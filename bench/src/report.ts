@@ -579,7 +579,8 @@ export async function renderChart(input: ReportInput): Promise<string> {
 
 /** `spec` as SVG. */
 export async function renderSpec(spec: TopLevelSpec): Promise<string> {
-  (vega.textMetrics as { width: typeof textWidth }).width = textWidth;
+  // vega exports textMetrics (vega-scenegraph's) without a type for it.
+  (vega as unknown as { textMetrics: { width: typeof textWidth } }).textMetrics.width = textWidth;
   const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
   const svg = await view.toSVG();
   view.finalize();
