@@ -1,11 +1,13 @@
 /**
  * `pnpm bench`: the core, every-peer (memory stores), Redis, outcome and HTTP benchmarks in
  * sequence, each as a child process running its own script (`bench:core --scale --no-peers
- * --json`, `bench:core --peers-only --json`, `bench:redis --scale --json`, …), then
- * `docs/benchmarks.md` and `docs/benchmarks.svg` from their results.
+ * --json`, `bench:core --peers-only --json`, `bench:redis --scale --json`, …), then from
+ * their results: the site's page `docs/benchmarks.md` (the chart and a summary) with its
+ * chart `docs/benchmarks.svg`, and the full results `bench/results.md` (every round, every
+ * peer, each target and its gap; in the repository, not on the site).
  *
  * Each part's stdout is shown as it runs and kept in bench/results/ (with the JSON), so
- * `--report-only` can rewrite the note from the last run without measuring again.
+ * `--report-only` can rewrite the pages from the last run without measuring again.
  * Traffic goes to 127.0.0.1 only (the parts start their own redis-server and HTTP servers).
  *
  * Flags: `--only core,redis,http` runs a subset; `--quick` runs one short round per figure
@@ -23,7 +25,8 @@ import type { CoreReport } from './core.js';
 import type { HttpReport } from './http.js';
 import type { OutcomeReport } from './outcome.js';
 import type { RedisReport } from './redis.js';
-import { type PartRun, type RunInfo, renderChart, renderMarkdown } from './report.js';
+import { type PartRun, type RunInfo, renderChart, renderResults } from './report.js';
+import { RESULTS_FILE, renderPage } from './report-page.js';
 
 const { values: args } = parseArgs({
   // `pnpm bench -- --quick` passes the `--` through; drop it.
@@ -40,7 +43,8 @@ const benchDir = path.resolve(here, '..');
 const root = path.resolve(benchDir, '..');
 const results = path.join(benchDir, 'results');
 const docs = path.join(root, 'docs');
-const NOTE = path.join(docs, 'benchmarks.md');
+const PAGE = path.join(docs, 'benchmarks.md');
+const RESULTS = path.join(root, RESULTS_FILE);
 const CHART = 'benchmarks.svg';
 const RUN_FILE = path.join(results, 'run.json');
 
@@ -201,9 +205,10 @@ async function main(): Promise<void> {
   };
   mkdirSync(docs, { recursive: true });
   writeFileSync(path.join(docs, CHART), await renderChart(input));
-  writeFileSync(NOTE, renderMarkdown(input));
+  writeFileSync(PAGE, renderPage(input));
+  writeFileSync(RESULTS, renderResults({ ...input, chartFile: `../docs/${CHART}` }));
   console.log(
-    `\nwrote ${path.relative(root, NOTE)} and docs/${CHART} (run: ${(run.totalSeconds / 60).toFixed(1)} min${run.totalSeconds > 600 ? ', OVER the 10-minute budget' : ''})`,
+    `\nwrote ${path.relative(root, PAGE)}, docs/${CHART} and ${RESULTS_FILE} (run: ${(run.totalSeconds / 60).toFixed(1)} min${run.totalSeconds > 600 ? ', OVER the 10-minute budget' : ''})`,
   );
 }
 

@@ -1,8 +1,8 @@
 /**
- * The summary at the top of docs/benchmarks.md: the Redis path and the memory store's
- * awaited decision, row for row as the Redis-path issue measured them ("close to the
- * limit"), each as sluice | the best peer in the same run | goal | verdict, from this run's
- * JSON. The full tables, every round and every peer, are in the sections below it.
+ * The summary table of docs/benchmarks.md (and of bench/results.md): the Redis path and the
+ * memory store's awaited decision, each as sluice | the best peer in the same run | goal |
+ * verdict, from this run's JSON. The full tables, every round and every peer, are in
+ * bench/results.md.
  */
 import type { CoreReport } from './core.js';
 import type { PeerRow } from './core-peers.js';

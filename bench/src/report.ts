@@ -1,7 +1,9 @@
 /**
- * `docs/benchmarks.md` and its chart, from the JSON that `bench:core --json`,
- * `bench:redis --json` and `bench:http --json` write. Used by `pnpm bench` (src/all.ts);
- * pure functions of the run's results, so every figure in the note comes from that run.
+ * `bench/results.md` (the full results: every round, every peer, each target and its gap)
+ * and the chart `docs/benchmarks.svg`, from the JSON that `bench:core --json`,
+ * `bench:redis --json` and `bench:http --json` write; the site's short page
+ * (`docs/benchmarks.md`) is report-page.ts. Used by `pnpm bench` (src/all.ts); pure
+ * functions of the run's results, so every figure comes from that run.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -50,9 +52,9 @@ export interface ReportInput {
   core?: CoreReport;
   redis?: RedisReport;
   http?: HttpReport;
-  /** DESIGN §9 paths (bench/src/outcome.ts). */
+  /** Give-backs and concurrency leases (bench/src/outcome.ts). */
   outcome?: OutcomeReport;
-  /** File name of the chart, relative to the note. */
+  /** Path of the chart, relative to the page that shows it. */
   chartFile: string;
 }
 
@@ -73,7 +75,8 @@ const us = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)} µs`;
 /** Escapes a table cell. */
 const cell = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
-function table(head: string[], rows: string[][]): string {
+/** A markdown table, its cells escaped. */
+export function table(head: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.map(cell).join(' | ')} |`;
   return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
 }
@@ -81,7 +84,7 @@ function table(head: string[], rows: string[][]): string {
 const code = (s: string) => `\`${s}\``;
 
 // ---------------------------------------------------------------------------------------
-// DESIGN §8 targets.
+// The targets: each figure's floor (what must hold) and aim.
 
 interface TargetRow {
   target: string;
@@ -102,7 +105,7 @@ function coreTargets(core: CoreReport): TargetRow[] {
     [many, 4e6],
   ];
   for (const [keys, aim] of cases) {
-    // DESIGN §8 "core, memory store": judged on the store's own (synchronous) API; the
+    // The memory store's targets are judged on the store's own (synchronous) API; the
     // awaited RateLimiter.consume row is shown beside it with what bounds it (the await).
     const store = core.throughput.find(
       (x) => x.label === `MemoryStore (store.consume, its own API): GCRA, ${keys}`,
@@ -313,7 +316,7 @@ function redisTargets(redis: RedisReport): TargetRow[] {
   return rows;
 }
 
-/** DESIGN §8's HTTP rows, in its order, by bench:http case id. */
+/** The HTTP targets, in the order of the summary, by bench:http case id. */
 const HTTP_TARGETS: [string, string][] = [
   ['fastify-memory', 'Fastify, memory, allow'],
   ['fastify-deny', 'Fastify, memory, all requests denied (429)'],
@@ -380,14 +383,15 @@ function httpTargets(http: HttpReport | undefined, ran: boolean): TargetRow[] {
 // ---------------------------------------------------------------------------------------
 // The chart.
 
-interface Bar {
+/** One bar of the chart: a limiter's figure in one case of one panel. */
+export interface Bar {
   panel: string;
   case: string;
   limiter: string;
   value: number;
 }
 
-const HTTP_PANEL = 'HTTP: requests/s per framework and limiter';
+const HTTP_PANEL = 'HTTP: requests/s';
 
 /** Every limiter the chart can show, in the order bars are stacked within a case. */
 const LIMITERS: [string, string][] = [
@@ -409,7 +413,7 @@ function chartBars(input: ReportInput): Bar[] {
       for (const r of c.rows) bars.push({ panel, case: c.title, limiter: r.limiter, value: r.rps });
   }
   if (core !== undefined) {
-    const panel = 'memory store: decisions/s, awaited one at a time (medians)';
+    const panel = 'memory store: decisions/s, one at a time (medians)';
     for (const r of core.throughput) {
       if (
         r.label.startsWith('extra') ||
@@ -463,28 +467,79 @@ function chartBars(input: ReportInput): Bar[] {
   return bars;
 }
 
+/**
+ * The chart is drawn at the width the site shows it (the 624 px text column), so its 12 px
+ * labels are 12 px on screen; a case label is wrapped into lines of at most
+ * {@link LINE_CHARS} characters, at its commas.
+ */
+const CHART_PX = 624;
+const FONT_PX = 12;
+const LINE_CHARS = 30;
+/** Where a case label breaks (`|`: an axis label can have several lines). */
+const BREAK = '|';
+
+/**
+ * `label` in lines of at most {@link LINE_CHARS} characters (a longer word stays whole),
+ * broken after `, ` or `: ` where it can, else between words; lines joined by {@link BREAK}.
+ */
+export function wrapLabel(label: string): string {
+  // A part still too long (no comma in it) breaks between words.
+  const parts = label
+    .split(/(?<=, |: )/)
+    .flatMap((p) => (p.length > LINE_CHARS ? p.split(/(?<= )/) : [p]));
+  const lines: string[] = [];
+  for (const part of parts) {
+    const last = lines.at(-1);
+    if (last !== undefined && (last + part).trimEnd().length <= LINE_CHARS)
+      lines[lines.length - 1] = last + part;
+    else lines.push(part);
+  }
+  return lines.map((l) => l.trimEnd()).join(BREAK);
+}
+
 export function chartSpec(input: ReportInput): TopLevelSpec {
+  const m = input.run.machine;
+  return chartSpecOf(
+    chartBars(input),
+    `sluice vs peers, ${input.run.date.slice(0, 10)}, ${m.cores} cores (${m.cpu})`,
+  );
+}
+
+/** The chart of `bars`: one panel per `panel`, in the order the bars come. */
+export function chartSpecOf(bars: readonly Bar[], title: string): TopLevelSpec {
   // Each bar's place within its case, so a case shows only its own limiters, without gaps.
-  const bars = chartBars(input).map((b, i, all) => ({
+  const slotted = bars.map((b, i, all) => ({
     ...b,
+    case: wrapLabel(b.case),
     slot: all.slice(0, i).filter((x) => x.panel === b.panel && x.case === b.case).length,
   }));
-  const panels = [...new Set(bars.map((b) => b.panel))];
-  const shown = LIMITERS.filter(([name]) => bars.some((b) => b.limiter === name));
+  const panels = [...new Set(slotted.map((b) => b.panel))];
+  const shown = LIMITERS.filter(([name]) => slotted.some((b) => b.limiter === name));
+  const labelPx = Math.ceil(0.56 * FONT_PX * LINE_CHARS);
   const color = {
     field: 'limiter',
     type: 'nominal' as const,
-    title: 'limiter',
+    title: null,
     scale: { domain: shown.map(([name]) => name), range: shown.map(([, c]) => c) },
+    legend: { orient: 'top' as const, columns: 2, symbolType: 'square' },
   };
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: `sluice vs peers, ${input.run.date.slice(0, 10)}, ${input.run.machine.cores} cores (${input.run.machine.cpu})`,
-    config: { font: 'sans-serif', axis: { labelLimit: 400 }, legend: { labelLimit: 300 } },
+    title,
+    background: 'white',
+    padding: 8,
+    config: {
+      font: 'Helvetica, Arial, sans-serif',
+      axis: { labelFontSize: FONT_PX, titleFontSize: FONT_PX, labelLimit: labelPx + 20 },
+      legend: { labelFontSize: FONT_PX, labelLimit: 200 },
+      title: { fontSize: FONT_PX + 1, anchor: 'start', frame: 'group' },
+    },
     vconcat: panels.map((panel) => ({
       title: panel,
-      data: { values: bars.filter((b) => b.panel === panel) },
-      width: 420,
+      data: { values: slotted.filter((b) => b.panel === panel) },
+      // The bars: the drawing's width less the labels and the padding.
+      width: CHART_PX - labelPx - 50,
+      height: { step: 14 },
       mark: { type: 'bar' as const, tooltip: true },
       encoding: {
         y: {
@@ -492,7 +547,7 @@ export function chartSpec(input: ReportInput): TopLevelSpec {
           type: 'nominal' as const,
           title: null,
           sort: null,
-          axis: { labelLimit: 400 },
+          axis: { labelExpr: `split(datum.label, '${BREAK}')` },
         },
         yOffset: { field: 'slot', type: 'ordinal' as const },
         x: {
@@ -508,9 +563,25 @@ export function chartSpec(input: ReportInput): TopLevelSpec {
   };
 }
 
+/**
+ * The width of `text` in Helvetica/Arial, about 0.56 em a character: vega in Node has no
+ * canvas to measure with and guesses 0.8 em, which drew every label half as long again and
+ * the chart as much wider than it is.
+ */
+function textWidth(item: { fontSize?: number }, text: unknown): number {
+  return 0.56 * (item.fontSize ?? 11) * String(text ?? '').length;
+}
+
 /** The chart as SVG, rendered by vega (no browser, no canvas). */
 export async function renderChart(input: ReportInput): Promise<string> {
-  const view = new vega.View(vega.parse(compile(chartSpec(input)).spec), { renderer: 'none' });
+  return renderSpec(chartSpec(input));
+}
+
+/** `spec` as SVG. */
+export async function renderSpec(spec: TopLevelSpec): Promise<string> {
+  // vega exports textMetrics (vega-scenegraph's) without a type for it.
+  (vega as unknown as { textMetrics: { width: typeof textWidth } }).textMetrics.width = textWidth;
+  const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
   const svg = await view.toSVG();
   view.finalize();
   return `${svg}\n`;
@@ -519,7 +590,11 @@ export async function renderChart(input: ReportInput): Promise<string> {
 // ---------------------------------------------------------------------------------------
 // The note.
 
-export function renderMarkdown(input: ReportInput): string {
+/**
+ * The full results, `bench/results.md` (in the repository, not on the site: the site shows
+ * the summary of report-page.ts).
+ */
+export function renderResults(input: ReportInput): string {
   const { run, core, redis, http } = input;
   const m = run.machine;
   const out: string[] = [];
@@ -533,7 +608,8 @@ export function renderMarkdown(input: ReportInput): string {
   };
 
   p(
-    '# Benchmarks',
+    '# Benchmark results',
+    'Every figure of one `pnpm bench` run, with the targets and what explains each gap. The documentation site shows the summary (docs/benchmarks.md, written by the same run).',
     `Reproduce (from the repository root, on a quiet machine): ${code(`pnpm install --frozen-lockfile && ${run.command}`)}`,
     `Generated by that command on ${run.date} (UTC), in ${(run.totalSeconds / 60).toFixed(1)} minutes ` +
       `(${run.parts.map((x) => `${x.name} ${x.seconds.toFixed(0)} s`).join(', ')}${run.totalSeconds > 600 ? '; **over the 10-minute budget**' : ''}). ` +
@@ -598,7 +674,7 @@ export function renderMarkdown(input: ReportInput): string {
   if (existsSync(profile)) p(readFileSync(profile, 'utf8').trim());
 
   // --- targets ---
-  p('## DESIGN §8 targets');
+  p('## Targets: floor and aim of each figure');
   const targets = httpTargets(
     http,
     run.parts.some((x) => x.name === 'http'),
@@ -969,8 +1045,8 @@ export function renderMarkdown(input: ReportInput): string {
     );
   else p('Not run.');
 
-  // --- DESIGN §9 paths ---
-  p('## Give-backs and concurrency leases (DESIGN §9)');
+  // --- give-backs and leases ---
+  p('## Give-backs and concurrency leases');
   const outcome = input.outcome;
   if (outcome !== undefined) {
     p(

@@ -6,6 +6,15 @@ import { type DefaultTheme, defineConfig } from 'vitepress';
 const docs = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
+ * A heading's markdown as the sidebar's HTML (VitePress shows an item's `text` as HTML):
+ * `` `Limit.concurrent` `` becomes `<code>Limit.concurrent</code>`, not raw backticks.
+ */
+function inlineHtml(markdown: string): string {
+  const escaped = markdown.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return escaped.replace(/`([^`]+)`/g, '<code>$1</code>');
+}
+
+/**
  * The pages of a folder for the sidebar, in file-name order, each titled by its first `# `
  * heading: a feature page dropped into docs/guide/features/ appears without editing this file.
  */
@@ -15,7 +24,7 @@ function folder(dir: string): DefaultTheme.SidebarItem[] {
     .sort()
     .map((f) => {
       const title = /^# (.+)$/m.exec(readFileSync(path.join(docs, dir, f), 'utf8'))?.[1];
-      return { text: title ?? f, link: `/${dir}/${f.replace(/\.md$/, '')}` };
+      return { text: title ? inlineHtml(title) : f, link: `/${dir}/${f.replace(/\.md$/, '')}` };
     });
 }
 

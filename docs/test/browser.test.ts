@@ -1,8 +1,10 @@
 // The built site in a real browser: builds docs/ (pnpm docs:build's steps), serves
 // .vitepress/dist on 127.0.0.1, opens every page reachable from the home page in headless
 // Chromium (Debian's, driven by playwright-core) and fails on a console error, a page error,
-// a failed or 4xx/5xx request, a broken internal link or anchor, or an image that did not
-// load. Screenshots of the home and algorithms pages go to docs/.test-output/screenshots/.
+// a failed or 4xx/5xx request, a broken internal link or anchor, an image that did not
+// load, a table wider than its column at 1280 px, or raw markdown in the sidebar. Then the
+// algorithm plots: readable at 1280 px and at 390 px (text >= 10 px as shown) and drawn on
+// a dark background in dark mode. Screenshots go to docs/.test-output/screenshots/.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import os from 'node:os';
@@ -10,7 +12,7 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { DOCS, run, TSX } from './paths.js';
 
-jest.setTimeout(240_000);
+jest.setTimeout(600_000);
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const DIST = path.join(DOCS, '.vitepress', 'dist');
@@ -63,6 +65,91 @@ interface PageElement {
   naturalWidth?: number;
 }
 
+/**
+ * Runs in the page (a string: the repository's tsconfig has no DOM types): every table of
+ * the page's content wider than the column it is in, as "table N: W px in C px", and
+ * whether the sidebar shows raw markdown (a backtick).
+ */
+const LAYOUT_PROBE = `(() => {
+  const tables = [...document.querySelectorAll('.vp-doc table')]
+    .map((t, i) => ({ i, scroll: t.scrollWidth, client: t.clientWidth }))
+    .filter((t) => t.scroll > t.client + 1)
+    .map((t) => 'table ' + (t.i + 1) + ': ' + t.scroll + ' px in ' + t.client + ' px');
+  const sidebar = document.querySelector('.VPSidebar');
+  return { tables, sidebarMarkdown: sidebar !== null && sidebar.textContent.includes('\u0060') };
+})()`;
+
+/** What {@link PLOT_PROBE} reports of one plot shown on the page. */
+interface PlotProbe {
+  src: string;
+  /** The drawing's own width (its SVG `width`), and the width it is shown at, in CSS px. */
+  drawn: number;
+  shown: number;
+  right: number;
+  /** The smallest `font-size` of the drawing's text, in its own px. */
+  minFont: number;
+  textFills: string[];
+  /** The pixel at (2, 2) of the image as the browser decoded it, [r, g, b]. */
+  corner: number[];
+}
+
+/**
+ * Runs in the page: each visible algorithm plot, its source, sizes, the drawing's text
+ * sizes and colours (read from the SVG the browser chose), and its background pixel.
+ */
+const PLOT_PROBE = `(async () => {
+  const plots = [];
+  for (const img of document.querySelectorAll('.vp-doc img[src*="/plots/"]')) {
+    const box = img.getBoundingClientRect();
+    if (box.width === 0) continue; // the other theme's
+    const svg = new DOMParser().parseFromString(
+      await (await fetch(img.currentSrc)).text(), 'image/svg+xml');
+    const texts = [...svg.querySelectorAll('text')];
+    const fontOf = (e) => {
+      for (let n = e; n && n.getAttribute; n = n.parentNode) {
+        const f = n.getAttribute('font-size');
+        if (f) return parseFloat(f);
+      }
+      return NaN;
+    };
+    const canvas = document.createElement('canvas');
+    canvas.width = img.naturalWidth;
+    canvas.height = img.naturalHeight;
+    const ctx = canvas.getContext('2d');
+    ctx.drawImage(img, 0, 0);
+    plots.push({
+      src: img.currentSrc,
+      drawn: Number(svg.documentElement.getAttribute('width')),
+      shown: box.width,
+      right: box.right,
+      minFont: Math.min(...texts.map(fontOf)),
+      textFills: texts.map((t) => t.getAttribute('fill')),
+      corner: [...ctx.getImageData(2, 2, 1, 1).data].slice(0, 3),
+    });
+  }
+  return {
+    dark: document.documentElement.classList.contains('dark'),
+    width: window.innerWidth,
+    plots,
+  };
+})()`;
+
+/** Relative luminance (WCAG) of `#rrggbb`, `#rgb` or `[r, g, b]`, 0 (black) to 1 (white). */
+function luminance(colour: string | number[]): number {
+  // `#rgb` is `#rrggbb` with each digit doubled.
+  const hex =
+    typeof colour === 'string' && /^#[0-9a-f]{3}$/i.test(colour)
+      ? `#${[...colour.slice(1)].map((d) => d + d).join('')}`
+      : colour;
+  const rgb =
+    typeof hex === 'string' ? [1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16)) : hex;
+  const [r, g, b] = rgb.map((v) => {
+    const c = v / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  }) as [number, number, number];
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
 /** A static server for the built site, as a host would serve it (`/a/` -> `/a/index.html`). */
 function serve(): Promise<{ server: Server; base: string }> {
   const server = createServer((req, res) => {
@@ -90,6 +177,7 @@ function serve(): Promise<{ server: Server; base: string }> {
 
 describe('the documentation site in headless Chromium', () => {
   let server: Server | undefined;
+  let base: string | undefined;
   let userDataDir: string | undefined;
 
   afterAll(async () => {
@@ -112,7 +200,7 @@ describe('the documentation site in headless Chromium', () => {
 
     const served = await serve();
     server = served.server;
-    const { base } = served;
+    base = served.base;
     userDataDir = mkdtempSync(path.join(os.tmpdir(), 'sluice-docs-chromium-'));
     const context = await chromium.launchPersistentContext(userDataDir, {
       executablePath: CHROMIUM,
@@ -129,12 +217,13 @@ describe('the documentation site in headless Chromium', () => {
     try {
       const page = context.pages()[0] ?? (await context.newPage());
       let current = '/';
+      const docBase = base;
       page.on('console', (m) => {
         if (m.type() === 'error') problems.push(`${current}: console error: ${m.text()}`);
       });
       page.on('pageerror', (e) => problems.push(`${current}: page error: ${e.message}`));
       page.on('requestfailed', (r) => {
-        if (!r.url().startsWith(base)) return;
+        if (!r.url().startsWith(docBase)) return;
         // Leaving a page cancels the chunks VitePress prefetches for its links: those must
         // exist, checked below; any other failure is a problem.
         if (r.failure()?.errorText === 'net::ERR_ABORTED')
@@ -142,13 +231,13 @@ describe('the documentation site in headless Chromium', () => {
         else problems.push(`${current}: request failed: ${r.url()} (${r.failure()?.errorText})`);
       });
       page.on('response', (r) => {
-        if (r.url().startsWith(base) && r.status() >= 400) {
+        if (r.url().startsWith(docBase) && r.status() >= 400) {
           problems.push(`${current}: ${r.status()} for ${r.url()}`);
         }
       });
       while (queue.length > 0) {
         current = queue.shift()!;
-        const response = await page.goto(base + current, { waitUntil: 'load' });
+        const response = await page.goto(docBase + current, { waitUntil: 'load' });
         if (response?.status() !== 200) {
           problems.push(`${current}: status ${response?.status()}`);
           continue;
@@ -174,12 +263,22 @@ describe('the documentation site in headless Chromium', () => {
           };
         });
         ids.set(current, new Set(found.ids));
+        const layout = (await page.evaluate(LAYOUT_PROBE)) as {
+          tables: string[];
+          sidebarMarkdown: boolean;
+        };
+        // The generated API reference has wide signature tables of its own; every written
+        // page's tables fit the column at 1280 px.
+        if (!current.startsWith('/reference/api/')) {
+          for (const t of layout.tables) problems.push(`${current}: ${t} (clipped at 1280 px)`);
+        }
+        if (layout.sidebarMarkdown) problems.push(`${current}: raw markdown in the sidebar`);
         for (const img of found.images) {
           if (!img.ok) problems.push(`${current}: image did not load: ${img.src}`);
         }
         for (const href of found.links) {
           const url = new URL(href);
-          if (url.origin !== base) continue;
+          if (url.origin !== docBase) continue;
           const target = url.pathname;
           if (url.hash.length > 1) {
             anchors.push({
@@ -220,5 +319,97 @@ describe('the documentation site in headless Chromium', () => {
     for (const p of MUST_REACH) expect([...ids.keys()]).toContain(p);
     expect(existsSync(path.join(OUTPUT, 'home.png'))).toBe(true);
     expect(existsSync(path.join(OUTPUT, 'algorithms.png'))).toBe(true);
+  });
+
+  it('shows the algorithm plots readable at 1280 px and at 390 px, and dark in dark mode', async () => {
+    if (base === undefined) throw new Error('the site was not built and served (see above)');
+    const cases = [
+      {
+        name: 'algorithms-1280',
+        width: 1280,
+        height: 900,
+        dark: false,
+        file: /\/plots\/\w+\.svg$/,
+        minPx: 11,
+      },
+      {
+        name: 'algorithms-390',
+        width: 390,
+        height: 844,
+        dark: false,
+        file: /\/plots\/\w+-narrow\.svg$/,
+        minPx: 10,
+      },
+      {
+        name: 'algorithms-dark',
+        width: 1280,
+        height: 900,
+        dark: true,
+        file: /\/plots\/\w+-dark\.svg$/,
+        minPx: 11,
+      },
+      {
+        name: 'algorithms-390-dark',
+        width: 390,
+        height: 844,
+        dark: true,
+        file: /\/plots\/\w+-narrow-dark\.svg$/,
+        minPx: 10,
+      },
+    ];
+    const problems: string[] = [];
+    mkdirSync(OUTPUT, { recursive: true });
+    for (const c of cases) {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'sluice-docs-chromium-'));
+      const context = await chromium.launchPersistentContext(dir, {
+        executablePath: CHROMIUM,
+        headless: true,
+        args: ARGS,
+        viewport: { width: c.width, height: c.height },
+        // VitePress's appearance follows the system's until the reader picks one.
+        colorScheme: c.dark ? 'dark' : 'light',
+      });
+      try {
+        const page = context.pages()[0] ?? (await context.newPage());
+        await page.goto(`${base}/guide/algorithms.html`, { waitUntil: 'networkidle' });
+        const probe = (await page.evaluate(PLOT_PROBE)) as {
+          dark: boolean;
+          width: number;
+          plots: PlotProbe[];
+        };
+        const where = `${c.name}:`;
+        if (probe.dark !== c.dark)
+          problems.push(`${where} the page is ${probe.dark ? 'dark' : 'light'}`);
+        if (probe.plots.length !== 3)
+          problems.push(`${where} ${probe.plots.length} plots shown, not 3`);
+        for (const p of probe.plots) {
+          const at = `${where} ${new URL(p.src).pathname}`;
+          if (!c.file.test(p.src)) problems.push(`${at}: not the drawing for this width and theme`);
+          // The text as shown: the drawing's font size times the scale it is shown at.
+          const px = p.minFont * (p.shown / p.drawn);
+          if (!(px >= c.minPx))
+            problems.push(`${at}: text shown at ${px.toFixed(1)} px (< ${c.minPx})`);
+          if (p.right > probe.width + 0.5) problems.push(`${at}: wider than the screen`);
+          const background = luminance(p.corner);
+          const text = Math.min(
+            ...p.textFills.filter(Boolean).map((f) => (c.dark ? luminance(f) : 1 - luminance(f))),
+          );
+          if (c.dark ? background > 0.1 : background < 0.8)
+            problems.push(
+              `${at}: background luminance ${background.toFixed(2)} in ${c.dark ? 'dark' : 'light'} mode`,
+            );
+          if (!(text > 0.5)) problems.push(`${at}: text does not stand out from the background`);
+        }
+        // The first plot with the text above it, as a reader scrolled there sees it.
+        await page.evaluate(`[...document.querySelectorAll('.vp-doc img[src*="/plots/"]')]
+          .find((img) => img.getBoundingClientRect().width > 0)
+          ?.scrollIntoView({ block: 'center' })`);
+        await page.screenshot({ path: path.join(OUTPUT, `${c.name}.png`) });
+      } finally {
+        await context.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+    expect(problems).toEqual([]);
   });
 });

@@ -9,7 +9,6 @@ import {
 import { Limit, rateLimit } from '@sluice/fastify';
 import Fastify from 'fastify';
 
-// #region sdk
 // Register the provider BEFORE creating limiters: they look it up when they are made.
 // For Grafana, use OTLPMetricExporter from @opentelemetry/exporter-metrics-otlp-http.
 const provider = new MeterProvider({
@@ -21,18 +20,14 @@ const provider = new MeterProvider({
   ],
 });
 metrics.setGlobalMeterProvider(provider);
-// #endregion sdk
 
-// #region limiter
 const app = Fastify();
 await app.register(rateLimit, {
   limit: Limit.perMinute(60).named('api'), // sluice.limit="api": name your limits
   metrics: true,
 });
 app.get('/items', async () => ({ items: [] }));
-// #endregion limiter
 
-// #region provider
 // Or hand a provider to one limiter (tests: an in-memory reader), without the global one.
 await app.register(
   async (admin) => {
@@ -44,6 +39,5 @@ await app.register(
   },
   { prefix: '/admin' },
 );
-// #endregion provider
 
 await app.listen({ port: 3000 });

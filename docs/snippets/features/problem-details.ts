@@ -6,7 +6,6 @@ import Koa from 'koa';
 const app = new Koa();
 const router = new Router();
 
-// #region problem
 // A 429 answered as application/problem+json (draft-11's quota-exceeded problem type),
 // with the draft-11 RateLimit-Policy and RateLimit headers on every response.
 router.get(
@@ -19,7 +18,6 @@ router.get(
     ctx.body = { items: [] };
   },
 );
-// #endregion problem
 
 app.use(router.routes());
 app.listen(3000);

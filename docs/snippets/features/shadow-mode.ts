@@ -4,7 +4,6 @@ import express from 'express';
 
 const app = express();
 
-// #region shadow
 // Decided and charged as usual, headers sent, never denied: each request the limit would
 // have answered with a 429 goes on, and onLimited hears of it with { shadow: true }.
 app.use(
@@ -18,16 +17,12 @@ app.use(
     metrics: true, // counted as sluice.result="shadow_limited"
   }),
 );
-// #endregion shadow
 
-// #region handler
 // The handler still sees the limit's own decision: allowed is false for a shadowed request.
 app.get('/api/items', (req, res) => {
   res.json({ items: [], wouldBeLimited: req.rateLimit?.allowed === false });
 });
-// #endregion handler
 
-// #region enforce
 // Once the numbers look right, enforce it: drop `mode` (the default is 'enforce').
 app.post(
   '/login',
@@ -36,6 +31,5 @@ app.post(
     res.json({ ok: true });
   },
 );
-// #endregion enforce
 
 app.listen(3000);

@@ -1,0 +1,72 @@
+// The benchmarks page is a summary a reader takes in at a glance: the chart first, then one
+// table; the full results (every round, every peer, each target and its gap) are
+// bench/results.md in the repository, not on the site. `pnpm bench` writes both; its
+// writers (bench/src/report-page.ts, report.ts) are ESM that imports vega, so they run in a
+// child process here, on a run with no part measured.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ROOT } from './markdown.js';
+import { DOCS, run, TSX } from './paths.js';
+
+jest.setTimeout(120_000);
+
+/** What a short page looks like: chart right after the title, at most one table. */
+function expectSummaryPage(page: string): void {
+  const blocks = page.split(/\n\s*\n/).map((b) => b.trim());
+  expect(blocks[0]).toBe('# Benchmarks');
+  expect(blocks[1]).toMatch(/^!\[[^\]]+\]\([^)]*benchmarks\.svg\)$/);
+  expect(page.split('\n').length).toBeLessThanOrEqual(60);
+  expect(page.match(/^\| --- /gm)?.length ?? 0).toBeLessThanOrEqual(1);
+  expect(page).toContain('bench/results.md');
+  expect(page).not.toMatch(/DESIGN|§/);
+}
+
+describe('the benchmarks page', () => {
+  it('docs/benchmarks.md is the chart, then a summary; the log is bench/results.md', () => {
+    expectSummaryPage(readFileSync(path.join(DOCS, 'benchmarks.md'), 'utf8'));
+    const results = readFileSync(path.join(ROOT, 'bench', 'results.md'), 'utf8');
+    expect(results).toMatch(/^# Benchmark results\n/);
+    expect(results).toContain('](../docs/benchmarks.svg)');
+    expect(results).not.toMatch(/DESIGN|§\d/);
+  });
+
+  it('its chart is drawn at the width the page shows it (624 px), text at 11 px or more', () => {
+    const svg = readFileSync(path.join(DOCS, 'benchmarks.svg'), 'utf8');
+    const width = Number(/^<svg [^>]*width="([\d.]+)"/.exec(svg)?.[1]);
+    expect(width).toBeLessThanOrEqual(640);
+    const sizes = [...svg.matchAll(/font-size="([\d.]+)px"/g)].map((m) => Number(m[1]));
+    expect(sizes.length).toBeGreaterThan(20);
+    // Shown at most 624 px wide: a drawing up to 640 px shrinks by at most 2.5%.
+    expect(Math.min(...sizes) * Math.min(1, 624 / width)).toBeGreaterThanOrEqual(11);
+  });
+
+  it('pnpm bench writes the page in that form, and the results without design citations', async () => {
+    const script = `
+      import { renderPage } from ${JSON.stringify(path.join(ROOT, 'bench/src/report-page.ts'))};
+      import { renderResults } from ${JSON.stringify(path.join(ROOT, 'bench/src/report.ts'))};
+      const run = {
+        date: '2030-01-01T00:00:00Z', command: 'pnpm bench', quick: false,
+        machine: { cores: 2, cpu: 'a CPU', memGiB: 8, os: 'an OS', node: 'v20', redis: '7.0',
+          loadBefore: [0.1, 0.1, 0.1], loadAfter: [0.1, 0.1, 0.1] },
+        parts: [], totalSeconds: 600,
+      };
+      const page = renderPage({ run, chartFile: 'benchmarks.svg' });
+      const results = renderResults({ run, chartFile: '../docs/benchmarks.svg' });
+      console.log(JSON.stringify({ page, results }));
+    `;
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-report-'));
+    const file = path.join(dir, 'render.mts');
+    writeFileSync(file, script);
+    const { code, out } = await run(TSX, [file]).finally(() =>
+      rmSync(dir, { recursive: true, force: true }),
+    );
+    const line = out.split('\n').find((l) => l.startsWith('{"page"'));
+    if (line === undefined) throw new Error(`the report writers printed nothing:\n${out}`);
+    expect(code).toBe(0);
+    const { page, results } = JSON.parse(line) as { page: string; results: string };
+    expectSummaryPage(page);
+    expect(results).toMatch(/^# Benchmark results\n/);
+    expect(results).not.toMatch(/DESIGN|§\d/);
+  });
+});
