@@ -4,6 +4,7 @@
  * public export, option and member that has no doc comment (docs/test/reference.test.ts
  * fails on any).
  */
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -93,6 +94,29 @@ export async function writeReference(): Promise<void> {
   const application = await app();
   const p = await project(application);
   await application.generateOutputs(p);
+  keepPagePath('core/store');
+}
+
+/**
+ * typedoc-plugin-markdown gives the `@sluice/core/store` page the file name `core/store-1.md`
+ * (its `Store` interface holds `core/store` in the router's case-insensitive list of names);
+ * the page keeps the subpath's own name, and every link to it follows.
+ */
+function keepPagePath(page: string): void {
+  const wanted = path.join(OUT_DIR, `${page}.md`);
+  const given = path.join(OUT_DIR, `${page}-1.md`);
+  if (existsSync(wanted) || !existsSync(given)) return;
+  renameSync(given, wanted);
+  const walk = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)],
+    );
+  const base = path.basename(page);
+  for (const file of walk(OUT_DIR).filter((f) => f.endsWith('.md'))) {
+    const text = readFileSync(file, 'utf8');
+    const fixed = text.replaceAll(`${base}-1.md`, `${base}.md`).replaceAll(`${page}-1`, page);
+    if (fixed !== text) writeFileSync(file, fixed);
+  }
 }
 
 const NEEDS_DOC =
