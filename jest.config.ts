@@ -3,11 +3,11 @@ import type { Config } from 'jest';
 // One jest project per package. Tests import sibling packages (and the private
 // @sluice/test-kit, what they share) by name; the moduleNameMapper
 // points those names at the TypeScript sources so `pnpm test` needs no prior build.
-const packages = ['core', 'redis', 'koa', 'fastify', 'express'];
+const packages = ['core', 'redis', 'koa', 'fastify', 'express', 'nestjs'];
 
 const moduleNameMapper = {
   '^@sluice/core/http$': '<rootDir>/../core/src/http/index.ts',
-  '^@sluice/(core|redis|express|fastify|koa|test-kit)$': '<rootDir>/../$1/src/index.ts',
+  '^@sluice/(core|redis|express|fastify|koa|nestjs|test-kit)$': '<rootDir>/../$1/src/index.ts',
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };
 

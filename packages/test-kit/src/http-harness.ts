@@ -101,7 +101,7 @@ export interface TestClient {
 }
 
 export interface AdapterHarness {
-  name: 'express' | 'fastify' | 'koa';
+  name: 'express' | 'fastify' | 'koa' | 'nestjs on express' | 'nestjs on fastify';
   start(spec: AppSpec): Promise<TestClient>;
   /**
    * Starts an app with a global limit registered where `route` (which has a per-route limit)
