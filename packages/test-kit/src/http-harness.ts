@@ -29,6 +29,12 @@ export interface RouteSpec {
   /** The handler is marked `@SkipThrottle()` (exempt from the global limit only). */
   skipThrottle?: boolean;
   /**
+   * The handler is mounted as a `.bind()` copy of the (marked) method, as controllers' methods
+   * usually are: `app.get('/health', users.health.bind(users))`. Frameworks that call the
+   * method themselves (Nest) ignore it.
+   */
+  bound?: boolean;
+  /**
    * The route is served by a router mounted at this pattern (`/users/:id`), `path` being
    * relative to it: Express `app.use(mount, router)`, Koa a `Router({ prefix })`, Fastify a
    * plugin registered with `{ prefix }`. Requests use the whole path (`/users/1/posts`).
