@@ -40,7 +40,6 @@ export function sendVerdict(res: NestResponse, v: HttpVerdict): void {
  * `application/problem+json` with `body: 'problem'`), as every sluice adapter does. In a
  * GraphQL context the exception is handed back to GraphQL as an error.
  */
-@Catch(ThrottleException)
 export class ThrottleExceptionFilter implements ExceptionFilter {
   catch(exception: ThrottleException, host: ArgumentsHost): unknown {
     if (host.getType<string>() !== 'http') return exception;
@@ -48,3 +47,5 @@ export class ThrottleExceptionFilter implements ExceptionFilter {
     return undefined;
   }
 }
+// Nest's decorators applied as calls: the package needs no decorator compiler setting.
+Catch(ThrottleException)(ThrottleExceptionFilter);

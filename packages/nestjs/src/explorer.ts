@@ -1,21 +1,15 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { GUARDS_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
+import { PATH_METADATA } from '@nestjs/common/constants.js';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { SluiceConfigError } from '@sluice/core';
 import { THROTTLE_METADATA } from './constants.js';
-import { SluiceGuard } from './guard.js';
+import { guardedBy } from './guard.js';
 import { routeName, SluiceRoutes } from './routes.js';
 
 const reflect = Reflect as unknown as {
   getMetadata(k: unknown, t: object): unknown;
   getOwnMetadata(k: unknown, t: object): unknown;
 };
-
-/** Whether `SluiceGuard` is among the guards `@UseGuards` put on `target`. */
-function guardedBy(target: object): boolean {
-  const guards = reflect.getMetadata(GUARDS_METADATA, target);
-  return Array.isArray(guards) && guards.some((g) => g === SluiceGuard || g instanceof SluiceGuard);
-}
 
 /**
  * When the application starts: builds the limiters of every handler of every controller
@@ -24,12 +18,11 @@ function guardedBy(target: object): boolean {
  * `@Throttle` on a handler that `SluiceGuard` does not guard is an error too: it would be a
  * silently unlimited route.
  */
-@Injectable()
 export class SluiceExplorer implements OnModuleInit {
   constructor(
-    @Inject(DiscoveryService) private readonly discovery: DiscoveryService,
-    @Inject(MetadataScanner) private readonly scanner: MetadataScanner,
-    @Inject(SluiceRoutes) private readonly routes: SluiceRoutes,
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly routes: SluiceRoutes,
   ) {}
 
   onModuleInit(): void {
@@ -62,3 +55,8 @@ export class SluiceExplorer implements OnModuleInit {
     }
   }
 }
+// Nest's decorators applied as calls: the package needs no decorator compiler setting.
+Injectable()(SluiceExplorer);
+Inject(DiscoveryService)(SluiceExplorer, undefined, 0);
+Inject(MetadataScanner)(SluiceExplorer, undefined, 1);
+Inject(SluiceRoutes)(SluiceExplorer, undefined, 2);

@@ -12,7 +12,7 @@ import { parseModuleOptions, type SluiceConfig } from './config.js';
 import { SLUICE_CONFIG } from './constants.js';
 import { ThrottleExceptionFilter } from './exception.js';
 import { SluiceExplorer } from './explorer.js';
-import { SluiceGuard } from './guard.js';
+import { GlobalSluiceGuard, SluiceGuard } from './guard.js';
 import { SluiceRoutes } from './routes.js';
 import type { SluiceModuleOptions } from './types.js';
 
@@ -43,7 +43,7 @@ function providers(config: Provider): Provider[] {
     {
       provide: APP_GUARD,
       useFactory: (c: SluiceConfig, routes: SluiceRoutes) =>
-        c.global ? new SluiceGuard(routes) : allowAll,
+        c.global ? new GlobalSluiceGuard(routes) : allowAll,
       inject: [SLUICE_CONFIG, SluiceRoutes],
     },
     { provide: APP_FILTER, useClass: ThrottleExceptionFilter },
@@ -62,8 +62,6 @@ function providers(config: Provider): Provider[] {
  * ```
  */
 // biome-ignore lint/complexity/noStaticOnlyClass: a Nest module is a class with static factories
-@Global()
-@Module({})
 export class SluiceModule {
   /**
    * @param options - the HTTP options of every sluice adapter (`limit` is the global limit;
@@ -102,3 +100,7 @@ export class SluiceModule {
     };
   }
 }
+// Nest's decorators applied as calls (`@Global() @Module({})`): the package needs no
+// decorator compiler setting.
+Module({})(SluiceModule);
+Global()(SluiceModule);

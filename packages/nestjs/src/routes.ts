@@ -13,6 +13,12 @@ const getMetadata = (Reflect as unknown as { getMetadata(k: unknown, t: object):
 /** What the guard runs for one handler: the global limit unless skipped, then its `@Throttle`s. */
 export interface HandlerPlan {
   pipelines: readonly Pipeline[];
+  /**
+   * `@UseGuards(SluiceGuard)` is on the handler or its controller: the guard runs there (after
+   * the guards listed before it), so the global guard leaves the handler to it. Worked out by
+   * the global guard on first use.
+   */
+  local?: boolean;
 }
 
 const RequestMethods = [
