@@ -9,7 +9,9 @@ export interface SluiceConfig {
   globalLimit: HttpLimitOptions | undefined;
   /** What every `@Throttle` takes the options it does not give from. */
   shared: ThrottleOptions;
+  /** Whether `SluiceGuard` is registered as a global guard. */
   global: boolean;
+  /** The HTTP request and response behind a context (the option, or the default). */
   requestResponse: (context: ExecutionContext) => RequestResponse | undefined;
 }
 

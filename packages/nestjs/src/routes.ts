@@ -63,6 +63,7 @@ export function routeName(cls: Function, handler: Function): string {
  * looked up per request by controller and handler.
  */
 export class SluiceRoutes {
+  /** The module's parsed options. */
   readonly config: SluiceConfig;
   readonly #global: Pipeline | undefined;
   readonly #plans = new WeakMap<Function, WeakMap<Function, HandlerPlan>>();

@@ -13,7 +13,9 @@ export type NestResponse = any;
 
 /** What `getRequestResponse` returns: the HTTP request and response behind a context. */
 export interface RequestResponse {
+  /** The request limits read (method, IP, user, headers); `req.rateLimit` is set on it. */
   req: NestRequest;
+  /** Where the rate-limit headers are written: Express `res` or Fastify `reply`. */
   res: NestResponse;
 }
 

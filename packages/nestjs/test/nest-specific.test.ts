@@ -18,6 +18,7 @@ import {
 import { Limit, MemoryStore, SluiceConfigError } from '@sluice/core';
 import { EPOCH, type TestResponse } from '@sluice/test-kit';
 import {
+  defaultRequestResponse,
   type NestRequest,
   SkipThrottle,
   SluiceGuard,
@@ -324,5 +325,43 @@ describe('SluiceModule.forRoot options', () => {
     @Module({ imports: [SluiceModule.forRoot({ limit: 'throttle:0,1' })] })
     class AppModule {}
     await expect(startNest('express', AppModule)).rejects.toThrow(SluiceConfigError);
+  });
+});
+
+describe('the request behind a context (defaultRequestResponse)', () => {
+  const context = (type: string, args: unknown[]) =>
+    ({
+      getType: () => type,
+      getArgByIndex: (i: number) => args[i],
+      switchToHttp: () => ({ getRequest: () => args[0], getResponse: () => args[1] }),
+    }) as unknown as ExecutionContext;
+
+  it('HTTP: the platform request and response', () => {
+    const req = {};
+    const res = {};
+    expect(defaultRequestResponse(context('http', [req, res]))).toEqual({ req, res });
+  });
+
+  it("GraphQL: the context's req and res (Apollo on Express) or request and reply (Mercurius)", () => {
+    const req = { id: 1 };
+    const res = { id: 2 };
+    expect(defaultRequestResponse(context('graphql', [{}, {}, { req, res }, {}]))).toEqual({
+      req,
+      res,
+    });
+    const request = { id: 3 };
+    const reply = { id: 4 };
+    expect(defaultRequestResponse(context('graphql', [{}, {}, { request, reply }]))).toEqual({
+      req: request,
+      res: reply,
+    });
+    expect(() => defaultRequestResponse(context('graphql', [{}, {}, {}]))).toThrow(
+      /getRequestResponse/,
+    );
+  });
+
+  it('WebSocket and microservice contexts are not HTTP requests: none (not limited)', () => {
+    expect(defaultRequestResponse(context('ws', [{}, {}]))).toBeUndefined();
+    expect(defaultRequestResponse(context('rpc', [{}, {}]))).toBeUndefined();
   });
 });
