@@ -21,7 +21,10 @@ class UsersController {
   }
 }
 
-@Module({ imports: [SluiceModule.forRoot({ limit: 'throttle:60,1' })], controllers: [UsersController] })
+@Module({
+  imports: [SluiceModule.forRoot({ limit: 'throttle:60,1' })],
+  controllers: [UsersController],
+})
 class AppModule {}
 
 const app = await NestFactory.create(AppModule, { logger: false });

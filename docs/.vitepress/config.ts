@@ -90,7 +90,8 @@ function slugify(text: string): string {
 
 export default defineConfig({
   title: 'sluice',
-  description: 'Exact, fast rate limiting for Express, Fastify, Koa and NestJS, in memory or on Redis',
+  description:
+    'Exact, fast rate limiting for Express, Fastify, Koa and NestJS, in memory or on Redis',
   lang: 'en-US',
   // README.md is the contributors' note; the rest are sources, not pages.
   srcExclude: ['README.md', 'snippets/**', 'scripts/**', 'test/**', 'screenshots/**'],
