@@ -24,7 +24,8 @@
  * a change to the hot path is measured without a build.
  *
  * Flags: `--rounds`, `--duration` (s), `--warmup` (s), `--connections`; `--only` takes case
- * ids (fastify-memory, fastify-deny, express-memory, koa-memory, fastify-redis, koa-redis) or framework
+ * ids (fastify-memory, fastify-deny, express-memory, koa-memory, fastify-redis, koa-redis,
+ * nest-express-memory, nest-express-deny, nest-express-redis and the same for nest-fastify) or framework
  * names (every case of that framework), comma-separated; `--json <file>` writes every figure,
  * round and the configuration (read by `pnpm bench`'s report).
  */
@@ -46,7 +47,10 @@ import {
   scriptArgs,
   withRedis,
 } from './common.js';
-import type { Framework, Variant } from './http/apps.js';
+import type { Framework as PlainFramework, Variant } from './http/apps.js';
+import type { NestFramework } from './http/nest-apps.js';
+
+type Framework = PlainFramework | NestFramework;
 
 const { values: args } = parseArgs({
   // `pnpm bench:http -- --rounds 5` passes the `--` through; drop it.
@@ -175,6 +179,78 @@ const GROUPS: Group[] = [
       ['sluice-redis', 'sluice'],
       ['rlf-redis', 'rate-limiter-flexible'],
       ['peer-redis', 'koa-ratelimit'],
+    ],
+    floor: undefined,
+    aim: { ratio: 0.8 },
+  },
+  {
+    id: 'nest-express-memory',
+    title: 'Nest on Express, memory, allow',
+    framework: 'nest-express',
+    base: 'none',
+    limited: [
+      ['sluice', 'sluice'],
+      ['peer', '@nestjs/throttler'],
+    ],
+    floor: undefined,
+    aim: { ratio: 0.95 },
+  },
+  {
+    id: 'nest-express-deny',
+    title: 'Nest on Express, memory, all denied (429)',
+    framework: 'nest-express',
+    base: 'none',
+    limited: [
+      ['sluice-deny', 'sluice'],
+      ['peer-deny', '@nestjs/throttler'],
+    ],
+    floor: undefined,
+    aim: { ratio: 0.95 },
+  },
+  {
+    id: 'nest-express-redis',
+    title: 'Nest on Express, Redis, allow',
+    framework: 'nest-express',
+    base: 'none',
+    limited: [
+      ['sluice-redis', 'sluice'],
+      ['peer-redis', '@nestjs/throttler + @nest-lab/throttler-storage-redis'],
+    ],
+    floor: undefined,
+    aim: { ratio: 0.8 },
+  },
+  {
+    id: 'nest-fastify-memory',
+    title: 'Nest on Fastify, memory, allow',
+    framework: 'nest-fastify',
+    base: 'none',
+    limited: [
+      ['sluice', 'sluice'],
+      ['peer', '@nestjs/throttler'],
+    ],
+    floor: undefined,
+    aim: { ratio: 0.95 },
+  },
+  {
+    id: 'nest-fastify-deny',
+    title: 'Nest on Fastify, memory, all denied (429)',
+    framework: 'nest-fastify',
+    base: 'none',
+    limited: [
+      ['sluice-deny', 'sluice'],
+      ['peer-deny', '@nestjs/throttler'],
+    ],
+    floor: undefined,
+    aim: { ratio: 0.95 },
+  },
+  {
+    id: 'nest-fastify-redis',
+    title: 'Nest on Fastify, Redis, allow',
+    framework: 'nest-fastify',
+    base: 'none',
+    limited: [
+      ['sluice-redis', 'sluice'],
+      ['peer-redis', '@nestjs/throttler + @nest-lab/throttler-storage-redis'],
     ],
     floor: undefined,
     aim: { ratio: 0.8 },

@@ -35,6 +35,7 @@ const sidebar: DefaultTheme.Sidebar = [
       { text: 'Express', link: '/guide/express' },
       { text: 'Fastify', link: '/guide/fastify' },
       { text: 'Koa', link: '/guide/koa' },
+      { text: 'NestJS', link: '/guide/nestjs' },
     ],
   },
   {
@@ -56,6 +57,7 @@ const sidebar: DefaultTheme.Sidebar = [
       { text: 'from @fastify/rate-limit', link: '/migrating/fastify-rate-limit' },
       { text: 'from rate-limiter-flexible', link: '/migrating/rate-limiter-flexible' },
       { text: 'from koa-ratelimit', link: '/migrating/koa-ratelimit' },
+      { text: 'from @nestjs/throttler', link: '/migrating/nestjs-throttler' },
       { text: "from Laravel's throttle", link: '/migrating/laravel' },
       { text: 'from redis-cell', link: '/migrating/redis-cell' },
     ],
@@ -68,6 +70,7 @@ const sidebar: DefaultTheme.Sidebar = [
       { text: '@sluice/express', link: '/reference/api/express' },
       { text: '@sluice/fastify', link: '/reference/api/fastify' },
       { text: '@sluice/koa', link: '/reference/api/koa' },
+      { text: '@sluice/nestjs', link: '/reference/api/nestjs' },
       { text: '@sluice/redis', link: '/reference/api/redis' },
       { text: '@sluice/client', link: '/reference/api/client' },
       { text: '@sluice/core/store', link: '/reference/api/core/store' },
@@ -99,7 +102,8 @@ function slugify(text: string): string {
 
 export default defineConfig({
   title: 'sluice',
-  description: 'Exact, fast rate limiting for Express, Fastify and Koa, in memory or on Redis',
+  description:
+    'Exact, fast rate limiting for Express, Fastify, Koa and NestJS, in memory or on Redis',
   lang: 'en-US',
   // README.md is the contributors' note; the rest are sources, not pages.
   srcExclude: ['README.md', 'snippets/**', 'scripts/**', 'test/**', 'screenshots/**'],

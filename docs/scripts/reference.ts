@@ -26,6 +26,7 @@ export const ENTRY_POINTS = [
   'packages/express/src/index.ts',
   'packages/fastify/src/index.ts',
   'packages/koa/src/index.ts',
+  'packages/nestjs/src/index.ts',
   'packages/redis/src/index.ts',
   'packages/client/src/index.ts',
 ].map((p) => path.join(root, p));
@@ -73,6 +74,7 @@ const MODULE_NAMES: Record<string, string> = {
   'express/src': '@sluice/express',
   'fastify/src': '@sluice/fastify',
   'koa/src': '@sluice/koa',
+  'nestjs/src': '@sluice/nestjs',
   'redis/src': '@sluice/redis',
   'client/src': '@sluice/client',
 };

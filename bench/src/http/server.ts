@@ -10,10 +10,15 @@
  * redis-server at 127.0.0.1:<redis port>, which the parent started.
  */
 import { BUILDERS, type Framework, type Variant } from './apps.js';
+import { NEST_BUILDERS, type NestFramework } from './nest-apps.js';
 
 async function main(): Promise<void> {
-  const [framework, variant, redisPort] = process.argv.slice(2) as [Framework, Variant, string?];
-  const build = BUILDERS[framework];
+  const [framework, variant, redisPort] = process.argv.slice(2) as [
+    Framework | NestFramework,
+    Variant,
+    string?,
+  ];
+  const build = { ...BUILDERS, ...NEST_BUILDERS }[framework];
   if (build === undefined || process.send === undefined) {
     console.error(
       'usage: started by bench/src/http.ts with an IPC channel: <framework> <variant> [redis port]',

@@ -78,7 +78,8 @@ function counted(runs: Map<string, number>, route: RouteSpec) {
     if (gate === undefined) answer(req, res);
     else return gate.wait().then(() => answer(req, res));
   };
-  return route.skipThrottle ? markSkipThrottle(handler) : handler;
+  const marked = route.skipThrottle ? markSkipThrottle(handler) : handler;
+  return route.bound ? marked.bind(undefined) : marked;
 }
 
 /** Registers `route` on `target` (its own router when it has a mount pattern). */
@@ -491,5 +492,66 @@ describe('@sluice/express', () => {
     );
     expect(() => Throttle('5/s', { limti: 1 } as never)).toThrow(/did you mean "limit"\?/);
     expect(() => rateLimit({ handler: () => undefined, limit: '5/s' })).not.toThrow();
+  });
+});
+
+describe('@sluice/express: decorators on classes', () => {
+  type Legacy = (target: abstract new () => unknown) => void;
+
+  it('@SkipThrottle() and @Throttle() on a class apply to every method, in the TC39 and legacy forms', async () => {
+    const store = new MemoryStore();
+    const clock = () => EPOCH;
+    @SkipThrottle()
+    class Probes {
+      live(_req: Request, res: Response) {
+        res.send('live');
+      }
+      ready(_req: Request, res: Response) {
+        res.send('ready');
+      }
+    }
+    class LegacyProbes {
+      up(_req: Request, res: Response) {
+        res.send('up');
+      }
+    }
+    (SkipThrottle() as unknown as Legacy)(LegacyProbes);
+    @Throttle('throttle:2,1', { store, clock })
+    class Reports {
+      daily(_req: Request, res: Response) {
+        res.send('daily');
+      }
+    }
+    class LegacyReports {
+      weekly(_req: Request, res: Response) {
+        res.send('weekly');
+      }
+    }
+    (Throttle('throttle:1,1', { store, clock }) as unknown as Legacy)(LegacyReports);
+    const probes = new Probes();
+    const legacy = new LegacyProbes();
+    const reports = new Reports();
+    const legacyReports = new LegacyReports();
+    const app = express();
+    // The reports before the global limit: only the class's limit applies to them.
+    app.get('/daily', reports.daily.bind(reports));
+    app.get('/weekly', legacyReports.weekly.bind(legacyReports));
+    app.use(rateLimit({ limit: 'throttle:1,1', store, clock }));
+    app.get('/live', probes.live.bind(probes));
+    app.get('/ready', probes.ready);
+    app.get('/up', legacy.up.bind(legacy));
+    const server = await listen(app);
+    try {
+      for (const path of ['/live', '/ready', '/up', '/live', '/ready', '/up']) {
+        expect([path, (await get(server, path)).status]).toEqual([path, 200]);
+      }
+      const daily = [];
+      for (let i = 0; i < 3; i++) daily.push((await get(server, '/daily')).status);
+      expect(daily).toEqual([200, 200, 429]);
+      const weekly = [(await get(server, '/weekly')).status, (await get(server, '/weekly')).status];
+      expect(weekly).toEqual([200, 429]);
+    } finally {
+      await close(server);
+    }
   });
 });

@@ -77,7 +77,7 @@ async function addRoute(
     method: route.method,
     url: route.path,
     config: routeConfig(route, hook),
-    handler: route.skipThrottle ? markSkipThrottle(handler) : handler,
+    handler: bound(route, route.skipThrottle ? markSkipThrottle(handler) : handler),
   };
   if (route.mount === undefined) app.route(options);
   else await app.register(async (mounted) => mounted.route(options), { prefix: route.mount });
@@ -165,3 +165,8 @@ export const fastifyHarness: AdapterHarness = {
     return clientOf(app, runs);
   },
 };
+
+/** `handler`, or a `.bind()` copy of it when the route asks for one. */
+function bound<F extends (...args: never[]) => unknown>(route: RouteSpec, handler: F): F {
+  return route.bound ? (handler.bind(undefined) as F) : handler;
+}

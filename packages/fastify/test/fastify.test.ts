@@ -578,3 +578,56 @@ describe('@sluice/fastify: registration and encapsulation', () => {
     await app.close();
   });
 });
+
+describe('@sluice/fastify: decorators on classes', () => {
+  type Legacy = (target: abstract new () => unknown) => void;
+
+  it('@SkipThrottle() and @Throttle() on a class apply to every method, in the TC39 and legacy forms', async () => {
+    const { base } = fixture();
+    @SkipThrottle()
+    class Probes {
+      async live() {
+        return 'live';
+      }
+      async ready() {
+        return 'ready';
+      }
+    }
+    class LegacyProbes {
+      async up() {
+        return 'up';
+      }
+    }
+    (SkipThrottle() as unknown as Legacy)(LegacyProbes);
+    @Throttle('throttle:2,1', base)
+    class Reports {
+      async daily() {
+        return 'daily';
+      }
+    }
+    class LegacyReports {
+      async weekly() {
+        return 'weekly';
+      }
+    }
+    (Throttle('throttle:1,1', base) as unknown as Legacy)(LegacyReports);
+    const probes = new Probes();
+    const legacy = new LegacyProbes();
+    const reports = new Reports();
+    const legacyReports = new LegacyReports();
+    const app = Fastify();
+    await app.register(rateLimit, { ...base, limit: 'throttle:100,1' });
+    app.get('/live', probes.live.bind(probes));
+    app.get('/ready', probes.ready);
+    app.get('/up', legacy.up.bind(legacy));
+    app.get('/daily', reports.daily.bind(reports));
+    app.get('/weekly', legacyReports.weekly.bind(legacyReports));
+    for (const path of ['/live', '/ready', '/up']) {
+      const res = await app.inject(path);
+      expect([res.statusCode, res.headers['x-ratelimit-limit']]).toEqual([200, undefined]);
+    }
+    expect(await statuses(app, 3, '/daily')).toEqual([200, 200, 429]);
+    expect(await statuses(app, 2, '/weekly')).toEqual([200, 429]);
+    await app.close();
+  });
+});

@@ -51,7 +51,8 @@ function addRoute(router: Router, mounted: Router[], runs: Map<string, number>, 
     mounted.push(target);
   }
   const handler = counted(runs, routeId(route), route.gate);
-  const h = route.skipThrottle ? markSkipThrottle(handler) : handler;
+  const marked = route.skipThrottle ? markSkipThrottle(handler) : handler;
+  const h = route.bound ? marked.bind(undefined) : marked;
   const verb = route.method === 'GET' ? 'get' : 'post';
   if (route.limit === false || route.limit === undefined) target[verb](route.path, h);
   else target[verb](route.path, throttle(route.limit, route.options), h);
@@ -520,5 +521,66 @@ describe('@sluice/koa', () => {
     const nextResult = Promise.resolve('from next');
     expect(mw(ctx, () => nextResult)).toBe(nextResult);
     expect((ctx.state as { rateLimit?: { remaining: number } }).rateLimit?.remaining).toBe(0);
+  });
+});
+
+describe('@sluice/koa: decorators on classes', () => {
+  type Legacy = (target: abstract new () => unknown) => void;
+
+  it('@SkipThrottle() and @Throttle() on a class apply to every method, in the TC39 and legacy forms', async () => {
+    const store = new MemoryStore();
+    const clock = () => EPOCH;
+    @SkipThrottle()
+    class Probes {
+      async ready(ctx: Context) {
+        ctx.body = 'ready';
+      }
+      async started(ctx: Context) {
+        ctx.body = 'started';
+      }
+    }
+    class LegacyProbes {
+      async up(ctx: Context) {
+        ctx.body = 'up';
+      }
+    }
+    (SkipThrottle() as unknown as Legacy)(LegacyProbes);
+    @Throttle('throttle:2,1', { store, clock })
+    class Reports {
+      async daily(ctx: Context) {
+        ctx.body = 'daily';
+      }
+    }
+    class LegacyReports {
+      async weekly(ctx: Context) {
+        ctx.body = 'weekly';
+      }
+    }
+    (Throttle('throttle:1,1', { store, clock }) as unknown as Legacy)(LegacyReports);
+    const probes = new Probes();
+    const legacy = new LegacyProbes();
+    const reports = new Reports();
+    const legacyReports = new LegacyReports();
+    const app = new Koa();
+    const router = new Router();
+    router.use(rateLimit({ limit: 'throttle:1,1', store, clock }));
+    router.get('/ready', probes.ready.bind(probes));
+    router.get('/started', probes.started);
+    router.get('/up', legacy.up.bind(legacy));
+    // The reports on a router of their own, with no global limit: only the class's applies.
+    const open = new Router();
+    open.get('/daily', reports.daily.bind(reports));
+    open.get('/weekly', legacyReports.weekly.bind(legacyReports));
+    app.use(router.routes());
+    app.use(open.routes());
+    const server = createServer(app.callback());
+    const get = async (path: string) => (await request(server).get(path)).status;
+    for (const path of ['/ready', '/started', '/up', '/ready', '/started', '/up']) {
+      expect([path, await get(path)]).toEqual([path, 200]);
+    }
+    expect([await get('/daily'), await get('/daily'), await get('/daily')]).toEqual([
+      200, 200, 429,
+    ]);
+    expect([await get('/weekly'), await get('/weekly')]).toEqual([200, 429]);
   });
 });

@@ -29,6 +29,12 @@ export interface RouteSpec {
   /** The handler is marked `@SkipThrottle()` (exempt from the global limit only). */
   skipThrottle?: boolean;
   /**
+   * The handler is mounted as a `.bind()` copy of the (marked) method, as controllers' methods
+   * usually are: `app.get('/health', users.health.bind(users))`. Frameworks that call the
+   * method themselves (Nest) ignore it.
+   */
+  bound?: boolean;
+  /**
    * The route is served by a router mounted at this pattern (`/users/:id`), `path` being
    * relative to it: Express `app.use(mount, router)`, Koa a `Router({ prefix })`, Fastify a
    * plugin registered with `{ prefix }`. Requests use the whole path (`/users/1/posts`).
@@ -106,7 +112,7 @@ export interface TestClient {
 }
 
 export interface AdapterHarness {
-  name: 'express' | 'fastify' | 'koa';
+  name: 'express' | 'fastify' | 'koa' | 'nestjs on express' | 'nestjs on fastify';
   start(spec: AppSpec): Promise<TestClient>;
   /**
    * Starts an app with a global limit registered where `route` (which has a per-route limit)

@@ -164,6 +164,23 @@ export function describePipelineRules(harness: AdapterHarness): void {
       });
     });
 
+    it('@SkipThrottle() survives .bind(): a bound copy of a marked method is exempt too', async () => {
+      const options = base();
+      const spec: AppSpec = {
+        global: { ...options, limit: 'throttle:1,1' },
+        routes: [
+          { method: 'GET', path: '/health', skipThrottle: true, bound: true },
+          { method: 'GET', path: '/a', bound: true },
+        ],
+      };
+      await withApp(spec, async (client) => {
+        expect(await statuses(client, 6, '/health')).toEqual([200, 200, 200, 200, 200, 200]);
+        expect(client.handlerRuns('GET', '/health')).toBe(6);
+        // An unmarked bound handler is still held to the global limit.
+        expect(await statuses(client, 2, '/a')).toEqual([200, 429]);
+      });
+    });
+
     it('a limit can key by the user authentication sets just before the handler', async () => {
       const spec: AppSpec = {
         global: { ...base(), limit: 'throttle:1,1' },

@@ -1,0 +1,62 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { PATH_METADATA } from '@nestjs/common/constants.js';
+import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import { SluiceConfigError } from '@sluice/core';
+import { THROTTLE_METADATA } from './constants.js';
+import { guardedBy } from './guard.js';
+import { routeName, SluiceRoutes } from './routes.js';
+
+const reflect = Reflect as unknown as {
+  getMetadata(k: unknown, t: object): unknown;
+  getOwnMetadata(k: unknown, t: object): unknown;
+};
+
+/**
+ * When the application starts: builds the limiters of every handler of every controller
+ * (and of every provider with a `@Throttle`: GraphQL resolvers), so that a malformed
+ * `@Throttle` fails then, naming the controller and handler. With `global: false`, a
+ * `@Throttle` on a handler that `SluiceGuard` does not guard is an error too: it would be a
+ * silently unlimited route.
+ */
+export class SluiceExplorer implements OnModuleInit {
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly routes: SluiceRoutes,
+  ) {}
+
+  onModuleInit(): void {
+    const controllers = this.discovery.getControllers();
+    const providers = this.discovery.getProviders();
+    for (const wrapper of [...controllers, ...providers]) {
+      const cls = wrapper.metatype as Function | undefined;
+      if (typeof cls !== 'function' || wrapper.isAlias) continue;
+      const proto = cls.prototype as Record<string, unknown> | undefined;
+      if (proto === undefined || proto === null) continue;
+      const isController = controllers.includes(wrapper);
+      const classThrottled = reflect.getMetadata(THROTTLE_METADATA, cls) !== undefined;
+      for (const name of this.scanner.getAllMethodNames(proto)) {
+        const handler = proto[name];
+        if (typeof handler !== 'function') continue;
+        const routed = reflect.getMetadata(PATH_METADATA, handler) !== undefined;
+        const throttled =
+          classThrottled || reflect.getOwnMetadata(THROTTLE_METADATA, handler) !== undefined;
+        if (!(isController ? routed || throttled : throttled)) continue;
+        this.routes.planFor(cls, handler);
+        if (!this.routes.config.global && throttled && !guardedBy(cls) && !guardedBy(handler)) {
+          throw new SluiceConfigError('global', false, '', {
+            message:
+              `sluice: ${routeName(cls, handler)} (${cls.name}.${name}) has a @Throttle but ` +
+              'SluiceGuard does not guard it (SluiceModule global: false): add ' +
+              '@UseGuards(SluiceGuard) to it or its controller, or leave global on',
+          });
+        }
+      }
+    }
+  }
+}
+// Nest's decorators applied as calls: the package needs no decorator compiler setting.
+Injectable()(SluiceExplorer);
+Inject(DiscoveryService)(SluiceExplorer, undefined, 0);
+Inject(MetadataScanner)(SluiceExplorer, undefined, 1);
+Inject(SluiceRoutes)(SluiceExplorer, undefined, 2);

@@ -1,0 +1,93 @@
+/**
+ * @sluice/nestjs: sluice for NestJS on Express and Fastify, a binding to the core's HTTP
+ * pipeline: `SluiceModule`, `SluiceGuard`, `@Throttle` / `@SkipThrottle`. Re-exports the
+ * core's user-facing names, so `Limit`, `throttles` and `MemoryStore` need no second package.
+ *
+ * @packageDocumentation
+ */
+// The core's user-facing names, listed (Nest's own SkipThrottle replaces the core's): a name
+// added to @sluice/core is re-exported here by a reviewed change.
+
+export type {
+  AcquireOptions,
+  BodyStyle,
+  CellReply,
+  CircuitBreakerOptions,
+  ConcurrencyOptions,
+  ConsumeOptions,
+  Decision,
+  Duration,
+  GcraOptions,
+  HeadersOption,
+  HeaderStyle,
+  HeaderStyleName,
+  HttpLimitOptions,
+  HttpVerdict,
+  LeakyBucketOptions,
+  LimitAlgorithmFactory,
+  LimitedInfo,
+  LimitInput,
+  LimitMode,
+  LimitQuota,
+  LimitResolver,
+  MemoryStoreOptions,
+  MeterLike,
+  MeterProviderLike,
+  MethodDecorator,
+  MetricAttributes,
+  MetricsOption,
+  OverLimitCacheOptions,
+  PenaltyOptions,
+  QuotaExceededProblem,
+  Rate,
+  RateLimiterOptions,
+  RefundOptions,
+  RequestResult,
+  RequestView,
+  Store,
+  StoreErrorPolicy,
+  StoreFailureLogger,
+  ThrottleSpec,
+  TokenBucketOptions,
+  ValidateOptions,
+  WindowOptions,
+} from '@sluice/core';
+export {
+  cellThrottle,
+  concurrency,
+  fixedWindow,
+  gcra,
+  ipSubject,
+  leakyBucket,
+  Limit,
+  MemoryStore,
+  METER_NAME,
+  parseDuration,
+  parseThrottle,
+  penalty,
+  QUOTA_EXCEEDED_TITLE,
+  QUOTA_EXCEEDED_TYPE,
+  RateLimiter,
+  slidingLog,
+  slidingWindow,
+  SluiceConfigError,
+  ThrottleRegistry,
+  throttles,
+  toCellReply,
+  tokenBucket,
+} from '@sluice/core';
+export type { SluiceConfig } from './config.js';
+export { defaultRequestResponse } from './config.js';
+export { SLUICE_CONFIG } from './constants.js';
+export { type ClassOrMethodDecorator, SkipThrottle, Throttle } from './decorators.js';
+export { ThrottleException, ThrottleExceptionFilter } from './exception.js';
+export { SluiceGuard } from './guard.js';
+export { SluiceModule, type SluiceModuleAsyncOptions } from './module.js';
+export { SluiceRoutes } from './routes.js';
+export type {
+  NestRequest,
+  NestResponse,
+  RequestResponse,
+  SluiceModuleOptions,
+  ThrottleOptions,
+} from './types.js';
