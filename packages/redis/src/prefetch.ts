@@ -1,0 +1,703 @@
+import {
+  type Algorithm,
+  type Decision,
+  type Duration,
+  parseDuration,
+  SluiceConfigError,
+  withChargeTime,
+} from '@sluice/core';
+import { checkOptionNames, optionNames } from '@sluice/core/http';
+import { masterOf } from './coalescer.js';
+import { type DeadlineQueue, type Pending, StoreTimeoutError } from './deadline-queue.js';
+import { EXPIRED, type LuaTwin } from './lua-common.js';
+import type { LuaScript, RedisClient } from './lua-script.js';
+import { FETCH_STRIDE, FetchMode, fetchScript } from './prefetch.lua.js';
+import { keySlot } from './redis-key.js';
+import type { ServerClocks } from './server-clock.js';
+
+/** Option `prefetch` of `RedisStore`. */
+export interface PrefetchOptions {
+  /**
+   * The most units of one key's quota a process takes in one script call: an integer >= 1.
+   * Fewer are taken as the key nears its limit (a quarter of what is left, at most), and
+   * only what a request asks for once fewer than 4 are left.
+   */
+  units: number;
+  /**
+   * How long a process keeps units it fetched before it gives back the ones it did not use:
+   * ms, or a string (`'100ms'`, `'1s'`), at least 1 ms. Units held are unavailable to other
+   * processes for at most this long.
+   */
+  ttl: Duration;
+}
+
+const PREFETCH_OPTIONS = optionNames<PrefetchOptions>({ units: true, ttl: true });
+
+/** A fetch takes at most this fraction of what a key has left (1 / SHARE). */
+export const SHARE = 4;
+
+/** {@link PrefetchOptions} once checked. */
+export interface PrefetchConfig {
+  units: number;
+  ttlMs: number;
+}
+
+/**
+ * Checks option `prefetch` of `RedisStore`: `undefined` (off) or `{ units, ttl }`.
+ *
+ * @throws {@link SluiceConfigError} naming `prefetch`, `prefetch.units` (an integer >= 1),
+ *   `prefetch.ttl` (a duration of at least 1 ms) or an unknown option name.
+ */
+export function parsePrefetch(value: unknown): PrefetchConfig | undefined {
+  if (value === undefined) return undefined;
+  if (value === null || typeof value !== 'object') {
+    throw new SluiceConfigError(
+      'prefetch',
+      value,
+      "an object { units, ttl }, e.g. { units: 50, ttl: '100ms' }",
+    );
+  }
+  checkOptionNames(value, PREFETCH_OPTIONS, 'RedisStore({ prefetch })');
+  const { units, ttl } = value as Partial<PrefetchOptions>;
+  if (typeof units !== 'number' || !Number.isSafeInteger(units) || units < 1) {
+    throw new SluiceConfigError('prefetch.units', units, 'an integer >= 1');
+  }
+  const ttlMs = parseDuration('prefetch.ttl', ttl);
+  if (ttlMs < 1) throw new SluiceConfigError('prefetch.ttl', ttl, 'a duration of at least 1 ms');
+  return { units, ttlMs };
+}
+
+/** One key of a fetch or give-back. */
+export interface FetchPart {
+  /** The store's key (as `RedisStore.consume` takes it). */
+  key: string;
+  /** Its Redis key. */
+  redisKey: string;
+  twin: LuaTwin;
+  algorithm: Algorithm;
+  /** Units the request asks for (0 in a give-back). */
+  cost: number;
+  /** Units to give back first, charged at `at` whose reply's 4th value was `reset`. */
+  give: number;
+  at: number;
+  reset: number;
+}
+
+/**
+ * Units of one key a process holds: taken from Redis by one fetch (charged there at
+ * `at`), decided from in process until they run out or the lease ends, then the unused
+ * ones given back.
+ */
+interface Lease {
+  readonly key: string;
+  readonly redisKey: string;
+  readonly twin: LuaTwin;
+  readonly algorithm: Algorithm;
+  /** Units fetched and not (or no longer) used. */
+  held: number;
+  /** Units used by admitted requests (what a local give-back may return). */
+  used: number;
+  /** Redis's `remaining` after the fetch's charge. */
+  readonly remaining: number;
+  /** Redis's `resetAfterMs` after the fetch's charge. */
+  readonly resetAfterMs: number;
+  /** The store caller's `nowMs` at the fetch. */
+  readonly fetchedMs: number;
+  /** Ends (on the caller's clock) at this `nowMs`. */
+  readonly endsMs: number;
+  /** Ends at this `performance.now()` at the latest (the give-back timer). */
+  readonly deadline: number;
+  /** When the fetch was charged (Redis TIME, or the client's now), for the give-back. */
+  readonly at: number;
+  /** The fetch reply's 4th value (the twins' refunds need it). */
+  readonly reset: number;
+  /** Given back, or being given back: its units are no longer used. */
+  done: boolean;
+}
+
+/** A call's answer for one request: whether it charged, its keys' values, Redis TIME. */
+interface Answer {
+  charged: boolean;
+  values: number[];
+  clock: number;
+}
+
+/** One request of a script call. */
+interface Job extends Pending {
+  parts: readonly FetchPart[];
+  now: number | '';
+  slot: number;
+  resolve: (answer: Answer) => void;
+}
+
+/** Jobs of one mode and slot to send in one script call. */
+interface Batch {
+  mode: number;
+  slot: number;
+  jobs: Job[];
+  keys: number;
+}
+
+/** The most keys sent in one script call. */
+const MAX_BATCH_KEYS = 128;
+
+/** The time to pass to a script: '' for Redis TIME. */
+type ScriptNow = number | '';
+
+/**
+ * The prefetch of a `RedisStore` (option `prefetch`): per key, a lease of units fetched
+ * from Redis in one script call (charged there at once), from which the key's next requests
+ * are decided in process; unused units are given back, exactly (each twin's refund), when
+ * the lease ends (`ttl`, or the end of the fetch's window for the window algorithms, so no
+ * unit is used in a window it was not charged in), when a later fetch replaces it, and on
+ * `close()`. Fetches and give-backs asked for in one turn of the event loop share one
+ * script call per node.
+ *
+ * A request the lease cannot cover goes to Redis (one fetch per key at a time: requests
+ * arriving meanwhile wait for it), so nothing is denied in process that Redis would admit.
+ */
+export class Prefetch {
+  readonly units: number;
+  readonly ttlMs: number;
+  readonly #client: RedisClient;
+  readonly #cluster: boolean;
+  readonly #deadlines: DeadlineQueue;
+  readonly #clocks: ServerClocks;
+  readonly #script: LuaScript;
+  readonly #index: Map<LuaTwin, number>;
+  /** Live leases by store key. */
+  readonly #leases = new Map<string, Lease>();
+  /** Leases in the order they were made (their ends are nearly in order): the sweep's queue. */
+  #queue: Lease[] = [];
+  #head = 0;
+  /** The single-key fetch in flight per store key: its other requests wait for it. */
+  readonly #fetching = new Map<string, Promise<unknown>>();
+  /** Open batches by mode then slot. */
+  #open = new Map<number, Map<number, Batch>>();
+  /** Script calls sent and not yet answered (`settled()` waits for them). */
+  readonly #inflight = new Set<Promise<unknown>>();
+  #timer: NodeJS.Timeout | undefined;
+  /** The latest `nowMs` a caller gave: the time the timer's sweep uses. */
+  #lastNow = 0;
+  #closed = false;
+  /** Whether scripts run on Redis TIME (the store's `clock: 'server'`). */
+  readonly #serverTime: boolean;
+  /** The store's check for a client that knows its connection is lost. */
+  readonly #down: () => Error | undefined;
+
+  /**
+   * @param serverTime - whether the store decides on Redis TIME (else on its callers' now).
+   * @param down - an error when the client knows its connection is lost (no call is sent).
+   */
+  constructor(
+    config: PrefetchConfig,
+    client: RedisClient,
+    cluster: boolean,
+    deadlines: DeadlineQueue,
+    clocks: ServerClocks,
+    twins: readonly LuaTwin[],
+    serverTime: boolean,
+    down: () => Error | undefined,
+  ) {
+    this.#serverTime = serverTime;
+    this.#down = down;
+    this.units = config.units;
+    this.ttlMs = config.ttlMs;
+    this.#client = client;
+    this.#cluster = cluster;
+    this.#deadlines = deadlines;
+    this.#clocks = clocks;
+    this.#script = fetchScript(twins);
+    this.#index = new Map(twins.map((twin, i) => [twin, i + 1]));
+  }
+
+  /** Whether requests under `algorithm` are prefetched (not a concurrency limit, not closed). */
+  handles(algorithm: Algorithm): boolean {
+    return !this.#closed && algorithm.concurrent !== true;
+  }
+
+  /** Units of `key` this process holds now (0 without a live lease). */
+  held(key: string): number {
+    const lease = this.#leases.get(key);
+    return lease === undefined || lease.done ? 0 : lease.held;
+  }
+
+  /**
+   * Decides one request (`cost` >= 1): from the key's lease when it covers `cost`, else by
+   * a fetch (waiting first for one already in flight for the key).
+   */
+  consume(
+    key: string,
+    redisKey: string,
+    twin: LuaTwin,
+    algorithm: Algorithm,
+    cost: number,
+    now: ScriptNow,
+    nowMs: number,
+  ): Decision | Promise<Decision> {
+    this.#lastNow = nowMs;
+    const head = this.#queue[this.#head];
+    if (head !== undefined && head.endsMs <= nowMs) this.sweep(nowMs);
+    const lease = this.#leases.get(key);
+    if (
+      lease !== undefined &&
+      lease.held >= cost &&
+      lease.algorithm === algorithm &&
+      lease.endsMs > nowMs &&
+      !lease.done
+    ) {
+      lease.held -= cost;
+      lease.used += cost;
+      return this.#local(lease, cost, nowMs);
+    }
+    const fetching = this.#fetching.get(key);
+    if (fetching !== undefined) {
+      return fetching.then(() => this.consume(key, redisKey, twin, algorithm, cost, now, nowMs));
+    }
+    const part = this.#part(key, redisKey, twin, algorithm, cost, lease);
+    const promise = this.#fetch([part], now, nowMs).then((decisions) => decisions[0]!);
+    this.#fetching.set(key, promise);
+    const clear = () => {
+      if (this.#fetching.get(key) === promise) this.#fetching.delete(key);
+    };
+    promise.then(clear, clear);
+    return promise;
+  }
+
+  /**
+   * Decides a request under several limits all-or-nothing: from the leases when every one
+   * covers its cost, else by one fetch of every key. Undefined when it cannot: a key twice,
+   * or keys in several Cluster slots (the store's own all-or-nothing path decides then).
+   */
+  consumeAll(
+    keys: readonly string[],
+    parts: readonly { key: string; twin: LuaTwin; algorithm: Algorithm; cost: number }[],
+    now: ScriptNow,
+    nowMs: number,
+  ): Decision[] | Promise<Decision[]> | undefined {
+    if (new Set(keys).size !== keys.length) return undefined;
+    if (this.#cluster) {
+      const slot = keySlot(parts[0]!.key);
+      if (parts.some((p) => keySlot(p.key) !== slot)) return undefined;
+    }
+    this.#lastNow = nowMs;
+    const head = this.#queue[this.#head];
+    if (head !== undefined && head.endsMs <= nowMs) this.sweep(nowMs);
+    const leases = keys.map((key) => this.#leases.get(key));
+    const covered = leases.every(
+      (lease, i) =>
+        lease !== undefined &&
+        !lease.done &&
+        lease.algorithm === parts[i]!.algorithm &&
+        lease.endsMs > nowMs &&
+        (lease.held >= parts[i]!.cost || parts[i]!.cost === 0),
+    );
+    if (covered) {
+      return leases.map((lease, i) => {
+        const cost = parts[i]!.cost;
+        lease!.held -= cost;
+        lease!.used += cost;
+        return this.#local(lease!, cost, nowMs);
+      });
+    }
+    return this.#fetch(
+      parts.map((p, i) => this.#part(keys[i]!, p.key, p.twin, p.algorithm, p.cost, leases[i])),
+      now,
+      nowMs,
+    );
+  }
+
+  /**
+   * Gives `cost` units admitted at `atMs` back to the key's lease, when they came from it
+   * (the lease is live and charged at `atMs`): resolves to the key's peek as this process
+   * sees it. Undefined otherwise (the store gives back in Redis).
+   */
+  refund(
+    key: string,
+    algorithm: Algorithm,
+    cost: number,
+    nowMs: number,
+    atMs: number,
+  ): Decision | undefined {
+    const lease = this.#leases.get(key);
+    if (
+      lease === undefined ||
+      lease.done ||
+      lease.algorithm !== algorithm ||
+      lease.at !== atMs ||
+      lease.used < cost ||
+      lease.endsMs <= nowMs
+    ) {
+      return undefined;
+    }
+    lease.held += cost;
+    lease.used -= cost;
+    return { ...this.#local(lease, 0, nowMs) };
+  }
+
+  /** A peek from Redis (`decision`, cost 0) plus the units this process holds of `key`. */
+  withHeld(key: string, algorithm: Algorithm, decision: Decision): Decision {
+    const lease = this.#leases.get(key);
+    if (lease === undefined || lease.done || lease.held === 0 || lease.algorithm !== algorithm) {
+      return decision;
+    }
+    return { ...decision, remaining: Math.min(decision.limit, decision.remaining + lease.held) };
+  }
+
+  /** Forgets the key's lease without giving back (the key is being deleted). */
+  forget(key: string): void {
+    const lease = this.#leases.get(key);
+    if (lease === undefined) return;
+    lease.done = true;
+    lease.held = 0;
+    this.#leases.delete(key);
+  }
+
+  /**
+   * Ends every lease whose end has come: on the caller's clock (`nowMs`), or, with
+   * `perfNow`, by the timer (`ttl` of real time after its fetch). Their unused units are
+   * given back in the next script call.
+   */
+  sweep(nowMs: number, perfNow = -1): void {
+    const queue = this.#queue;
+    while (this.#head < queue.length) {
+      const lease = queue[this.#head]!;
+      if (!lease.done && lease.endsMs > nowMs && lease.deadline > perfNow) break;
+      this.#end(lease);
+      this.#head++;
+    }
+    if (this.#head === queue.length) {
+      this.#queue = [];
+      this.#head = 0;
+    } else if (this.#head > 1024) {
+      this.#queue = queue.slice(this.#head);
+      this.#head = 0;
+    }
+  }
+
+  /** Sends every open batch now (e.g. before a `DEL` that must come after them). */
+  flush(): void {
+    const open = this.#open;
+    if (open.size === 0) return;
+    this.#open = new Map();
+    for (const [mode, bySlot] of open) for (const batch of bySlot.values()) this.#send(mode, batch);
+  }
+
+  /** Resolves once every script call sent so far (and the give-backs they lead to) answered. */
+  async settled(): Promise<void> {
+    this.flush();
+    while (this.#inflight.size > 0) {
+      await Promise.allSettled([...this.#inflight]);
+      this.flush();
+    }
+  }
+
+  /**
+   * Gives back every unit this process holds (and those of fetches still in flight, when
+   * they land), then resolves once Redis has them; later requests are decided in Redis
+   * one by one.
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    for (const lease of this.#queue.slice(this.#head)) this.#end(lease);
+    this.#queue = [];
+    this.#head = 0;
+    await this.settled();
+  }
+
+  /** An admitted request decided from `lease` (already charged `cost`). */
+  #local(lease: Lease, cost: number, nowMs: number): Decision {
+    const elapsed = nowMs - lease.fetchedMs;
+    return withChargeTime(
+      {
+        allowed: true,
+        limit: lease.algorithm.limit,
+        // What Redis said after the fetch, plus what this process still holds.
+        remaining: lease.remaining + lease.held,
+        retryAfterMs: 0,
+        resetAfterMs: elapsed > 0 ? Math.max(0, lease.resetAfterMs - elapsed) : lease.resetAfterMs,
+        cost,
+      },
+      lease.at,
+    );
+  }
+
+  /** The part of a fetch for `key`, giving back first what its previous lease holds. */
+  #part(
+    key: string,
+    redisKey: string,
+    twin: LuaTwin,
+    algorithm: Algorithm,
+    cost: number,
+    lease: Lease | undefined,
+  ): FetchPart {
+    const part: FetchPart = { key, redisKey, twin, algorithm, cost, give: 0, at: 0, reset: 0 };
+    if (lease !== undefined && !lease.done) {
+      if (lease.algorithm === algorithm && lease.held > 0) {
+        part.give = lease.held;
+        part.at = lease.at;
+        part.reset = lease.reset;
+        lease.held = 0;
+        lease.done = true;
+      } else {
+        this.#end(lease);
+      }
+      if (this.#leases.get(key) === lease) this.#leases.delete(key);
+    }
+    return part;
+  }
+
+  /** Fetches for `parts` (one request) and decides it. */
+  #fetch(parts: FetchPart[], now: ScriptNow, nowMs: number): Promise<Decision[]> {
+    const down = this.#down();
+    if (down !== undefined) {
+      this.#giveBackAgain(parts, now);
+      return Promise.reject(down);
+    }
+    return this.#queueJob(FetchMode.Fetch, parts, now).then((answer) =>
+      this.#answer(parts, answer, now, nowMs),
+    );
+  }
+
+  #answer(parts: FetchPart[], answer: Answer, now: ScriptNow, nowMs: number): Decision[] {
+    const { values, clock, charged } = answer;
+    const at = now === '' ? clock : now;
+    return parts.map((part, i) => {
+      const offset = i * FETCH_STRIDE;
+      const { twin, algorithm, cost } = part;
+      if (!charged) return twin.decode(values, offset, algorithm, cost);
+      const took = values[offset + FETCH_STRIDE - 1]!;
+      const d = twin.decode(values, offset, algorithm, took);
+      const lease: Lease = {
+        key: part.key,
+        redisKey: part.redisKey,
+        twin,
+        algorithm,
+        held: took - cost,
+        used: cost,
+        remaining: d.remaining,
+        resetAfterMs: d.resetAfterMs,
+        fetchedMs: nowMs,
+        endsMs: nowMs + this.#life(algorithm, d, at),
+        deadline: performance.now() + this.ttlMs,
+        at,
+        reset: values[offset + 3]!,
+        done: false,
+      };
+      if (lease.held > 0) this.#install(lease);
+      return withChargeTime(
+        {
+          allowed: true,
+          limit: d.limit,
+          remaining: d.remaining + lease.held,
+          retryAfterMs: 0,
+          resetAfterMs: d.resetAfterMs,
+          cost,
+        },
+        at,
+      );
+    });
+  }
+
+  /**
+   * How long a lease fetched at `at` (the decision's time) may be used: `ttl`, and for the
+   * window algorithms no longer than the window it was charged in.
+   */
+  #life(algorithm: Algorithm, d: Decision, at: number): number {
+    const base = algorithm.inner ?? algorithm;
+    if (base.kind === 'fixed-window') return Math.min(this.ttlMs, d.resetAfterMs);
+    if (base.kind === 'sliding-window') {
+      const windowMs = base.params[1]!;
+      return Math.min(this.ttlMs, windowMs - (((at % windowMs) + windowMs) % windowMs));
+    }
+    return this.ttlMs;
+  }
+
+  #install(lease: Lease): void {
+    if (this.#closed) {
+      this.#end(lease);
+      return;
+    }
+    const old = this.#leases.get(lease.key);
+    if (old !== undefined) this.#end(old);
+    this.#leases.set(lease.key, lease);
+    this.#queue.push(lease);
+    if (this.#timer === undefined) this.#arm(this.ttlMs);
+  }
+
+  /** Ends `lease`: gives back what it holds (in the next script call). */
+  #end(lease: Lease): void {
+    if (this.#leases.get(lease.key) === lease) this.#leases.delete(lease.key);
+    if (lease.done) return;
+    lease.done = true;
+    const give = lease.held;
+    lease.held = 0;
+    if (give === 0) return;
+    const part: FetchPart = {
+      key: lease.key,
+      redisKey: lease.redisKey,
+      twin: lease.twin,
+      algorithm: lease.algorithm,
+      cost: 0,
+      give,
+      at: lease.at,
+      reset: lease.reset,
+    };
+    this.#queueJob(FetchMode.GiveBack, [part], this.#now()).catch(() => undefined);
+  }
+
+  /** Gives back again what a fetch that never ran was to give back first. */
+  #giveBackAgain(parts: readonly FetchPart[], now: ScriptNow): void {
+    for (const part of parts) {
+      if (part.give === 0) continue;
+      this.#queueJob(
+        FetchMode.GiveBack,
+        [{ ...part, cost: 0 }],
+        now === '' ? '' : this.#lastNow,
+      ).catch(() => undefined);
+    }
+  }
+
+  /** The time of a give-back: Redis TIME, unless the store runs on the caller's clock. */
+  #now(): ScriptNow {
+    return this.#serverTime ? '' : this.#lastNow;
+  }
+
+  #arm(delayMs: number): void {
+    this.#timer = setTimeout(this.#onTimer, Math.max(1, Math.ceil(delayMs)));
+    this.#timer.unref();
+  }
+
+  readonly #onTimer = (): void => {
+    this.#timer = undefined;
+    const perfNow = performance.now();
+    this.sweep(this.#lastNow, perfNow);
+    const head = this.#queue[this.#head];
+    if (head !== undefined) this.#arm(head.deadline - perfNow);
+  };
+
+  /**
+   * Queues one request (its parts in one slot) for the next script call of `mode`; a fetch
+   * job carries its deadline to the script; each job settles within `timeoutMs`.
+   */
+  #queueJob(mode: number, parts: readonly FetchPart[], now: ScriptNow): Promise<Answer> {
+    const slot = this.#cluster ? keySlot(parts[0]!.redisKey) : 0;
+    let bySlot = this.#open.get(mode);
+    if (bySlot === undefined) {
+      bySlot = new Map();
+      if (this.#open.size === 0) setImmediate(this.#flushAll);
+      this.#open.set(mode, bySlot);
+    }
+    let batch = bySlot.get(slot);
+    if (batch === undefined) {
+      batch = { mode, slot, jobs: [], keys: 0 };
+      bySlot.set(slot, batch);
+    }
+    let job!: Job;
+    const promise = new Promise<Answer>((resolve, reject) => {
+      job = { deadline: 0, settled: false, reject, resolve, parts, now, slot };
+    });
+    this.#deadlines.track(job);
+    batch.jobs.push(job);
+    batch.keys += parts.length;
+    if (batch.keys >= MAX_BATCH_KEYS) {
+      bySlot.delete(slot);
+      this.#send(mode, batch);
+    }
+    return promise;
+  }
+
+  readonly #flushAll = (): void => {
+    this.flush();
+  };
+
+  #send(mode: number, batch: Batch): void {
+    const { jobs, slot } = batch;
+    const server = this.#cluster ? masterOf(this.#client, slot) : '';
+    const keys: (string | number)[] = [];
+    const deadline =
+      mode === FetchMode.Fetch && server !== undefined
+        ? this.#clocks.deadlineOn(server, jobs[0]!.deadline)
+        : '';
+    const argv: (string | number)[] = [deadline, mode, this.units, SHARE, jobs.length];
+    for (const { parts, now } of jobs) {
+      argv.push(parts.length, now);
+      for (const part of parts) {
+        keys.push(part.redisKey);
+        argv.push(this.#index.get(part.twin)!, part.cost, part.give, part.at, part.reset);
+        const params = part.algorithm.params;
+        for (let j = 0; j < params.length; j++) argv.push(params[j]!);
+      }
+    }
+    const n = keys.length;
+    for (const value of argv) keys.push(value);
+    let sent: Promise<unknown>;
+    try {
+      sent = this.#script.runMany(this.#client, n, keys);
+    } catch (error) {
+      sent = Promise.reject(error);
+    }
+    const done = sent.then(
+      (value) => this.#settle(jobs, n, server, value as (number | string)[]),
+      (error: unknown) => {
+        const reason = error instanceof Error ? error : new Error(String(error));
+        for (const job of jobs) {
+          if (job.settled) continue;
+          job.settled = true;
+          job.reject(reason);
+        }
+      },
+    );
+    this.#inflight.add(done);
+    done.then(() => this.#inflight.delete(done));
+  }
+
+  #settle(jobs: Job[], n: number, server: string | undefined, reply: (number | string)[]): void {
+    if (reply[0] === EXPIRED) {
+      // Nothing ran: what a job was to give back first is still to give back.
+      if (server !== undefined) this.#clocks.sample(server, reply[1]);
+      for (const job of jobs) {
+        this.#giveBackAgain(job.parts, job.now);
+        if (job.settled) continue;
+        job.settled = true;
+        job.reject(new StoreTimeoutError(this.#deadlines.timeoutMs));
+      }
+      return;
+    }
+    const clock = reply[n * FETCH_STRIDE + jobs.length] as number;
+    if (server !== undefined) this.#clocks.sample(server, clock);
+    let at = 0;
+    for (let r = 0; r < jobs.length; r++) {
+      const job = jobs[r]!;
+      const end = at + job.parts.length * FETCH_STRIDE;
+      const status = reply[n * FETCH_STRIDE + r];
+      if (job.settled) {
+        // Its caller timed out and was answered by the failure policy: nothing it took
+        // stays charged.
+        if (status === 1) this.#giveBackLate(job, reply, at, clock);
+      } else {
+        job.settled = true;
+        if (status === -1) job.reject(new Error(String(reply[at])));
+        else
+          job.resolve({ charged: status === 1, values: reply.slice(at, end) as number[], clock });
+      }
+      at = end;
+    }
+  }
+
+  /** Gives back every unit a fetch took whose caller had given up on it. */
+  #giveBackLate(job: Job, reply: (number | string)[], offset: number, clock: number): void {
+    const parts = job.parts.map((part, i) => ({
+      ...part,
+      cost: 0,
+      give: reply[offset + i * FETCH_STRIDE + FETCH_STRIDE - 1] as number,
+      at: job.now === '' ? clock : job.now,
+      reset: reply[offset + i * FETCH_STRIDE + 3] as number,
+    }));
+    this.#queueJob(FetchMode.GiveBack, parts, job.now === '' ? '' : this.#lastNow).catch(
+      () => undefined,
+    );
+  }
+}
