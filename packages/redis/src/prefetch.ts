@@ -180,6 +180,12 @@ export class Prefetch {
   /** The latest `nowMs` a caller gave: the time the timer's sweep uses. */
   #lastNow = 0;
   #closed = false;
+  /**
+   * Whether a timer ends leases after `ttl` of real time (default). Tests that drive time
+   * with a fake clock turn it off and call {@link Prefetch.sweep}.
+   * @internal
+   */
+  realTime = true;
   /** Whether scripts run on Redis TIME (the store's `clock: 'server'`). */
   readonly #serverTime: boolean;
   /** The store's check for a client that knows its connection is lost. */
@@ -524,7 +530,7 @@ export class Prefetch {
     if (old !== undefined) this.#end(old);
     this.#leases.set(lease.key, lease);
     this.#queue.push(lease);
-    if (this.#timer === undefined) this.#arm(this.ttlMs);
+    if (this.#timer === undefined && this.realTime) this.#arm(this.ttlMs);
   }
 
   /** Ends `lease`: gives back what it holds (in the next script call). */
