@@ -170,8 +170,11 @@ export class Prefetch {
   /** Leases in the order they were made (their ends are nearly in order): the sweep's queue. */
   #queue: Lease[] = [];
   #head = 0;
-  /** The single-key fetch in flight per store key: its other requests wait for it. */
-  readonly #fetching = new Map<string, Promise<unknown>>();
+  /**
+   * The single-key fetch in flight per store key (resolving to whether it charged): its
+   * other requests wait for it.
+   */
+  readonly #fetching = new Map<string, Promise<boolean>>();
   /** Open batches by mode then slot. */
   #open = new Map<number, Map<number, Batch>>();
   /** Script calls sent and not yet answered (`settled()` waits for them). */
@@ -258,16 +261,48 @@ export class Prefetch {
     }
     const fetching = this.#fetching.get(key);
     if (fetching !== undefined) {
-      return fetching.then(() => this.consume(key, redisKey, twin, algorithm, cost, now, nowMs));
+      // perf: after a fetch that was denied, the waiting requests go to Redis together (one
+      // script call), not one fetch after another.
+      return fetching.then((charged) =>
+        charged
+          ? this.consume(key, redisKey, twin, algorithm, cost, now, nowMs)
+          : this.#fetchOne(key, redisKey, twin, algorithm, cost, now, nowMs),
+      );
+    }
+    const promise = this.#fetchOne(key, redisKey, twin, algorithm, cost, now, nowMs);
+    const charged = promise.then((d) => d.allowed);
+    this.#fetching.set(key, charged);
+    const clear = () => {
+      if (this.#fetching.get(key) === charged) this.#fetching.delete(key);
+    };
+    charged.then(clear, clear);
+    return promise;
+  }
+
+  /** Decides one request from the key's lease if it covers it, else by a fetch. */
+  #fetchOne(
+    key: string,
+    redisKey: string,
+    twin: LuaTwin,
+    algorithm: Algorithm,
+    cost: number,
+    now: ScriptNow,
+    nowMs: number,
+  ): Promise<Decision> {
+    const lease = this.#leases.get(key);
+    if (
+      lease !== undefined &&
+      lease.held >= cost &&
+      lease.algorithm === algorithm &&
+      lease.endsMs > nowMs &&
+      !lease.done
+    ) {
+      lease.held -= cost;
+      lease.used += cost;
+      return Promise.resolve(this.#local(lease, cost, nowMs));
     }
     const part = this.#part(key, redisKey, twin, algorithm, cost, lease);
-    const promise = this.#fetch([part], now, nowMs).then((decisions) => decisions[0]!);
-    this.#fetching.set(key, promise);
-    const clear = () => {
-      if (this.#fetching.get(key) === promise) this.#fetching.delete(key);
-    };
-    promise.then(clear, clear);
-    return promise;
+    return this.#fetch([part], now, nowMs).then((decisions) => decisions[0]!);
   }
 
   /**

@@ -116,8 +116,7 @@ describe.each(ALGORITHMS)('prefetch on %s, N stores on a fake clock', (_name, ma
             clock,
             ...failOnStoreError,
           });
-          const held = () =>
-            stores.reduce((sum, s) => sum + s.prefetcher!.held(`sl:${key}`), 0);
+          const held = () => stores.reduce((sum, s) => sum + s.prefetcher!.held(`sl:${key}`), 0);
           let admitted = 0;
           for (const round of rounds) {
             const decisions = await Promise.all(
