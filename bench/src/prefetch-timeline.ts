@@ -20,11 +20,11 @@ import { redisServerVersion, withRedis } from './common.js';
 
 const PROCESSES = 4;
 /** Requests/s each process offers. */
-const OFFERED = 1000;
-const SECONDS = 3;
-/** The key's quota: 1000 per s, 500 back to back from idle. */
-const RATE = 1000;
-const BURST = 500;
+const OFFERED = 600;
+const SECONDS = 4;
+/** The key's quota: 2000 per s, 1000 back to back from idle (offered: 2400 per s). */
+const RATE = 2000;
+const BURST = 1000;
 const PREFETCH = { units: 50, ttl: '100ms' };
 const algorithm = () => gcra({ rate: RATE, period: '1s', burst: BURST });
 
@@ -38,20 +38,36 @@ interface Run {
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-/** The worker: on { port, key, prefetch, startAt }, offers the load and reports admissions. */
+/**
+ * The worker: on { port, key, prefetch } connects and answers 'ready'; on { startAt } offers
+ * the load from then and answers its admissions.
+ */
 async function worker(): Promise<void> {
+  let limiter: RateLimiter | undefined;
+  let store: RedisStore | undefined;
+  let client: Redis | undefined;
+  let key = '';
   process.on(
     'message',
-    async (m: { port: number; key: string; prefetch: boolean; startAt: number }) => {
-      const client = new Redis({ host: '127.0.0.1', port: m.port });
-      const store = new RedisStore({ client, prefetch: m.prefetch ? PREFETCH : undefined });
-      const limiter = new RateLimiter({ algorithm: algorithm(), store, onStoreError: 'deny' });
-      await limiter.peek('warm');
-      await new Promise((r) => setTimeout(r, Math.max(0, m.startAt - Date.now())));
+    async (m: { port?: number; key?: string; prefetch?: boolean; startAt?: number }) => {
+      if (m.startAt === undefined) {
+        client = new Redis({ host: '127.0.0.1', port: m.port! });
+        store = new RedisStore({
+          client,
+          timeoutMs: 5000,
+          prefetch: m.prefetch ? PREFETCH : undefined,
+        });
+        limiter = new RateLimiter({ algorithm: algorithm(), store, onStoreError: 'deny' });
+        key = m.key!;
+        await limiter.peek('warm');
+        process.send!('ready');
+        return;
+      }
+      const start = m.startAt;
+      await new Promise((r) => setTimeout(r, Math.max(0, start - Date.now())));
       const admitted: number[] = [];
       const pending: Promise<void>[] = [];
       let sent = 0;
-      const start = m.startAt;
       await new Promise<void>((done) => {
         const timer = setInterval(() => {
           const elapsed = Date.now() - start;
@@ -64,7 +80,7 @@ async function worker(): Promise<void> {
           const due = Math.floor((elapsed * OFFERED) / 1000);
           for (; sent < due; sent++) {
             pending.push(
-              limiter.consume(m.key).then((d) => {
+              limiter!.consume(key).then((d) => {
                 if (d.allowed) admitted.push(Date.now() - start);
               }),
             );
@@ -72,8 +88,8 @@ async function worker(): Promise<void> {
         }, 1);
       });
       await Promise.all(pending);
-      await store.close();
-      client.disconnect();
+      await store!.close();
+      client!.disconnect();
       process.send!({ admitted, offered: sent });
     },
   );
@@ -91,16 +107,16 @@ async function run(port: number, prefetch: boolean, info: Redis): Promise<Run> {
     Number(/cmdstat_eval:calls=(\d+)/.exec(await info.info('commandstats'))?.[1] ?? 0);
   const calls0 = await calls();
   const key = `timeline:${prefetch ? 'prefetch' : 'plain'}`;
-  const startAt = Date.now() + 3000; // every worker loaded and connected by then
+  const answer = <T>(child: ChildProcess, message: object) =>
+    new Promise<T>((resolve, reject) => {
+      child.once('message', (r) => resolve(r as T));
+      child.once('exit', (code) => reject(new Error(`worker exited ${code}`)));
+      child.send(message);
+    });
+  await Promise.all(children.map((child) => answer(child, { port, key, prefetch })));
+  const startAt = Date.now() + 200; // every worker connected: start together
   const reports = await Promise.all(
-    children.map(
-      (child) =>
-        new Promise<{ admitted: number[]; offered: number }>((resolve, reject) => {
-          child.once('message', (r) => resolve(r as { admitted: number[]; offered: number }));
-          child.once('exit', (code) => reject(new Error(`worker exited ${code}`)));
-          child.send({ port, key, prefetch, startAt });
-        }),
-    ),
+    children.map((child) => answer<{ admitted: number[]; offered: number }>(child, { startAt })),
   );
   for (const child of children) child.kill();
   return {

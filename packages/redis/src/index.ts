@@ -3,9 +3,9 @@ export { FIXED_WINDOW_BATCH_LUA, FIXED_WINDOW_LUA } from './fixed-window.lua.js'
 export { GCRA_BATCH_LUA, GCRA_LUA } from './gcra.lua.js';
 export type { RedisClient } from './lua-script.js';
 export { LuaScript } from './lua-script.js';
+export type { PrefetchOptions } from './prefetch.js';
 export { keySlot, MAX_TAG_LENGTH, redisKey } from './redis-key.js';
 export type { RedisStoreOptions } from './redis-store.js';
 export { LUA_SOURCES, RedisStore } from './redis-store.js';
-export type { PrefetchOptions } from './prefetch.js';
 export { SLIDING_LOG_BATCH_LUA, SLIDING_LOG_LUA } from './sliding-log.lua.js';
 export { SLIDING_WINDOW_BATCH_LUA, SLIDING_WINDOW_LUA } from './sliding-window.lua.js';

@@ -141,6 +141,15 @@ interface Batch {
 /** The most keys sent in one script call. */
 const MAX_BATCH_KEYS = 128;
 
+/** A store's decision of one request in Redis, without prefetch. */
+export type Decide = (
+  key: string,
+  twin: LuaTwin,
+  algorithm: Algorithm,
+  cost: number,
+  nowMs: number,
+) => Promise<Decision>;
+
 /** The time to pass to a script: '' for Redis TIME. */
 type ScriptNow = number | '';
 
@@ -170,11 +179,8 @@ export class Prefetch {
   /** Leases in the order they were made (their ends are nearly in order): the sweep's queue. */
   #queue: Lease[] = [];
   #head = 0;
-  /**
-   * The single-key fetch in flight per store key (resolving to whether it charged): its
-   * other requests wait for it.
-   */
-  readonly #fetching = new Map<string, Promise<boolean>>();
+  /** The single-key fetch in flight per store key: its other requests wait for it. */
+  readonly #fetching = new Map<string, Promise<Decision>>();
   /** Open batches by mode then slot. */
   #open = new Map<number, Map<number, Batch>>();
   /** Script calls sent and not yet answered (`settled()` waits for them). */
@@ -193,10 +199,16 @@ export class Prefetch {
   readonly #serverTime: boolean;
   /** The store's check for a client that knows its connection is lost. */
   readonly #down: () => Error | undefined;
+  /** The Redis key of a store key (built only for a fetch: a local decision needs none). */
+  readonly #keyFor: (key: string) => string;
+  /** The store's own decision in Redis (no prefetch), for one request's cost. */
+  readonly #decide: Decide;
 
   /**
    * @param serverTime - whether the store decides on Redis TIME (else on its callers' now).
    * @param down - an error when the client knows its connection is lost (no call is sent).
+   * @param keyFor - the Redis key of a store key.
+   * @param decide - the store's decision in Redis without prefetch.
    */
   constructor(
     config: PrefetchConfig,
@@ -207,9 +219,13 @@ export class Prefetch {
     twins: readonly LuaTwin[],
     serverTime: boolean,
     down: () => Error | undefined,
+    keyFor: (key: string) => string,
+    decide: Decide,
   ) {
+    this.#decide = decide;
     this.#serverTime = serverTime;
     this.#down = down;
+    this.#keyFor = keyFor;
     this.units = config.units;
     this.ttlMs = config.ttlMs;
     this.#client = client;
@@ -237,7 +253,6 @@ export class Prefetch {
    */
   consume(
     key: string,
-    redisKey: string,
     twin: LuaTwin,
     algorithm: Algorithm,
     cost: number,
@@ -245,8 +260,6 @@ export class Prefetch {
     nowMs: number,
   ): Decision | Promise<Decision> {
     this.#lastNow = nowMs;
-    const head = this.#queue[this.#head];
-    if (head !== undefined && head.endsMs <= nowMs) this.sweep(nowMs);
     const lease = this.#leases.get(key);
     if (
       lease !== undefined &&
@@ -261,28 +274,47 @@ export class Prefetch {
     }
     const fetching = this.#fetching.get(key);
     if (fetching !== undefined) {
-      // perf: after a fetch that was denied, the waiting requests go to Redis together (one
-      // script call), not one fetch after another.
-      return fetching.then((charged) =>
-        charged
-          ? this.consume(key, redisKey, twin, algorithm, cost, now, nowMs)
-          : this.#fetchOne(key, redisKey, twin, algorithm, cost, now, nowMs),
-      );
+      // Once it lands, the waiting requests take from its units; those it cannot cover are
+      // decided in Redis together, each for its own cost: never one fetch after another
+      // (near the limit each fetch covers one request), and never many fetches at once (which
+      // would take far more than this process needs, and deny the others meanwhile).
+      return fetching.then(() => this.#afterFetch(key, twin, algorithm, cost, nowMs));
     }
-    const promise = this.#fetchOne(key, redisKey, twin, algorithm, cost, now, nowMs);
-    const charged = promise.then((d) => d.allowed);
-    this.#fetching.set(key, charged);
+    const promise = this.#fetchOne(key, twin, algorithm, cost, now, nowMs);
+    this.#fetching.set(key, promise);
     const clear = () => {
-      if (this.#fetching.get(key) === charged) this.#fetching.delete(key);
+      if (this.#fetching.get(key) === promise) this.#fetching.delete(key);
     };
-    charged.then(clear, clear);
+    promise.then(clear, clear);
     return promise;
+  }
+
+  /** A waiting request: from the key's lease if it covers it, else a decision in Redis. */
+  #afterFetch(
+    key: string,
+    twin: LuaTwin,
+    algorithm: Algorithm,
+    cost: number,
+    nowMs: number,
+  ): Decision | Promise<Decision> {
+    const lease = this.#leases.get(key);
+    if (
+      lease !== undefined &&
+      lease.held >= cost &&
+      lease.algorithm === algorithm &&
+      lease.endsMs > nowMs &&
+      !lease.done
+    ) {
+      lease.held -= cost;
+      lease.used += cost;
+      return this.#local(lease, cost, nowMs);
+    }
+    return this.#decide(key, twin, algorithm, cost, nowMs);
   }
 
   /** Decides one request from the key's lease if it covers it, else by a fetch. */
   #fetchOne(
     key: string,
-    redisKey: string,
     twin: LuaTwin,
     algorithm: Algorithm,
     cost: number,
@@ -301,7 +333,10 @@ export class Prefetch {
       lease.used += cost;
       return Promise.resolve(this.#local(lease, cost, nowMs));
     }
-    const part = this.#part(key, redisKey, twin, algorithm, cost, lease);
+    // The key's own lease, ended, is given back by the fetch itself (one script call); then
+    // the other leases past their end go back (the timer would take them within ttl).
+    const part = this.#part(key, this.#keyFor(key), twin, algorithm, cost, lease);
+    this.#sweepEnded(nowMs);
     return this.#fetch([part], now, nowMs).then((decisions) => decisions[0]!);
   }
 
@@ -322,8 +357,6 @@ export class Prefetch {
       if (parts.some((p) => keySlot(p.key) !== slot)) return undefined;
     }
     this.#lastNow = nowMs;
-    const head = this.#queue[this.#head];
-    if (head !== undefined && head.endsMs <= nowMs) this.sweep(nowMs);
     const leases = keys.map((key) => this.#leases.get(key));
     const covered = leases.every(
       (lease, i) =>
@@ -341,11 +374,11 @@ export class Prefetch {
         return this.#local(lease!, cost, nowMs);
       });
     }
-    return this.#fetch(
-      parts.map((p, i) => this.#part(keys[i]!, p.key, p.twin, p.algorithm, p.cost, leases[i])),
-      now,
-      nowMs,
+    const fetch = parts.map((p, i) =>
+      this.#part(keys[i]!, p.key, p.twin, p.algorithm, p.cost, leases[i]),
     );
+    this.#sweepEnded(nowMs);
+    return this.#fetch(fetch, now, nowMs);
   }
 
   /**
@@ -414,6 +447,12 @@ export class Prefetch {
       this.#queue = queue.slice(this.#head);
       this.#head = 0;
     }
+  }
+
+  /** {@link Prefetch.sweep} when the oldest lease has ended by `nowMs`. */
+  #sweepEnded(nowMs: number): void {
+    const head = this.#queue[this.#head];
+    if (head !== undefined && (head.done || head.endsMs <= nowMs)) this.sweep(nowMs);
   }
 
   /** Sends every open batch now (e.g. before a `DEL` that must come after them). */

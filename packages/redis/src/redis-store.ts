@@ -242,6 +242,8 @@ export class RedisStore implements Store {
         twins,
         clock === 'server',
         () => this.#down(),
+        (key) => this.keyFor(key),
+        (key, twin, algorithm, cost, nowMs) => this.#decide(twin, key, algorithm, cost, nowMs),
       );
     if (cluster) this.failureDomain = (key) => masterOf(client, keySlot(this.keyFor(key))) ?? '';
   }
@@ -274,7 +276,7 @@ export class RedisStore implements Store {
     if (prefetch?.handles(algorithm)) {
       if (cost > 0) {
         const now = this.clock === 'client' ? nowMs : '';
-        return prefetch.consume(key, this.keyFor(key), twin, algorithm, cost, now, nowMs);
+        return prefetch.consume(key, twin, algorithm, cost, now, nowMs);
       }
       return this.#decide(twin, key, algorithm, 0, nowMs).then((peek) =>
         prefetch.withHeld(key, algorithm, peek),
