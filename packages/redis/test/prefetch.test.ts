@@ -165,6 +165,26 @@ describe('prefetch', () => {
     await s.close();
   });
 
+  test('concurrent requests of one process: one fetch, the rest from it or decided together', async () => {
+    const s = store(50);
+    const limiter = new RateLimiter({ algorithm, store: s, clock: () => EPOCH });
+    const truth = new RateLimiter({
+      algorithm,
+      store: new RedisStore({ client, clock: 'client' }),
+      clock: () => EPOCH,
+    });
+    await limiter.consume('warm-2');
+    const before = await scriptCalls(client);
+    const decisions = await Promise.all(
+      Array.from({ length: 200 }, () => limiter.consume('burst')),
+    );
+    expect(decisions.every((d) => d.allowed)).toBe(true);
+    // The fetch (50 units: 50 requests), then the other 150 in one batched call.
+    expect((await scriptCalls(client)) - before).toBe(2);
+    expect(1000 - (await truth.peek('burst')).remaining).toBe(200);
+    await s.close();
+  });
+
   test('a decision reports what Redis holds plus what this process holds', async () => {
     const s = store(50);
     const limiter = new RateLimiter({ algorithm, store: s, clock: () => EPOCH });
