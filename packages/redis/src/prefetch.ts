@@ -1,5 +1,6 @@
 import {
   type Algorithm,
+  chargeTimeOf,
   type Decision,
   type Duration,
   parseDuration,
@@ -141,6 +142,21 @@ interface Batch {
 /** The most keys sent in one script call. */
 const MAX_BATCH_KEYS = 128;
 
+/** One request of a key, as {@link Prefetch.consume} took it. */
+interface Request {
+  twin: LuaTwin;
+  algorithm: Algorithm;
+  cost: number;
+  now: ScriptNow;
+  nowMs: number;
+}
+
+/** A request waiting for its key's fetch in flight. */
+interface Waiter extends Request {
+  resolve: (decision: Decision | Promise<Decision>) => void;
+  reject: (error: unknown) => void;
+}
+
 /** A store's decision of one request in Redis, without prefetch. */
 export type Decide = (
   key: string,
@@ -179,8 +195,12 @@ export class Prefetch {
   /** Leases in the order they were made (their ends are nearly in order): the sweep's queue. */
   #queue: Lease[] = [];
   #head = 0;
-  /** The single-key fetch in flight per store key: its other requests wait for it. */
-  readonly #fetching = new Map<string, Promise<Decision>>();
+  /**
+   * The keys with a single-key fetch in flight, and the requests waiting for it: when it
+   * lands they take from its units, and those it cannot cover are fetched for together
+   * (never one fetch after another, never many at once).
+   */
+  readonly #waiting = new Map<string, Waiter[]>();
   /** Open batches by mode then slot. */
   #open = new Map<number, Map<number, Batch>>();
   /** Script calls sent and not yet answered (`settled()` waits for them). */
@@ -272,72 +292,104 @@ export class Prefetch {
       lease.used += cost;
       return this.#local(lease, cost, nowMs);
     }
-    const fetching = this.#fetching.get(key);
-    if (fetching !== undefined) {
-      // Once it lands, the waiting requests take from its units; those it cannot cover are
-      // decided in Redis together, each for its own cost: never one fetch after another
-      // (near the limit each fetch covers one request), and never many fetches at once (which
-      // would take far more than this process needs, and deny the others meanwhile).
-      return fetching.then(() => this.#afterFetch(key, twin, algorithm, cost, nowMs));
+    const waiting = this.#waiting.get(key);
+    if (waiting !== undefined) {
+      // A fetch of this key is in flight: wait for it (see #landed).
+      return new Promise<Decision>((resolve, reject) => {
+        waiting.push({ twin, algorithm, cost, now, nowMs, resolve, reject });
+      });
     }
-    const promise = this.#fetchOne(key, twin, algorithm, cost, now, nowMs);
-    this.#fetching.set(key, promise);
-    const clear = () => {
-      if (this.#fetching.get(key) === promise) this.#fetching.delete(key);
-    };
-    promise.then(clear, clear);
-    return promise;
+    return this.#lead(key, { twin, algorithm, cost, now, nowMs }, []);
   }
 
-  /** A waiting request: from the key's lease if it covers it, else a decision in Redis. */
-  #afterFetch(
-    key: string,
-    twin: LuaTwin,
-    algorithm: Algorithm,
-    cost: number,
-    nowMs: number,
-  ): Decision | Promise<Decision> {
-    const lease = this.#leases.get(key);
-    if (
+  /** Whether `lease` is live for `algorithm` and covers `cost`. */
+  #covers(lease: Lease | undefined, algorithm: Algorithm, cost: number, nowMs: number): boolean {
+    return (
       lease !== undefined &&
       lease.held >= cost &&
       lease.algorithm === algorithm &&
       lease.endsMs > nowMs &&
       !lease.done
-    ) {
-      lease.held -= cost;
-      lease.used += cost;
-      return this.#local(lease, cost, nowMs);
-    }
-    return this.#decide(key, twin, algorithm, cost, nowMs);
+    );
   }
 
-  /** Decides one request from the key's lease if it covers it, else by a fetch. */
-  #fetchOne(
-    key: string,
-    twin: LuaTwin,
-    algorithm: Algorithm,
-    cost: number,
-    now: ScriptNow,
-    nowMs: number,
-  ): Promise<Decision> {
+  /**
+   * Fetches for `leader` and `group` together (their costs summed: one request to Redis),
+   * while later requests of the key wait; decides each of them from the answer.
+   */
+  #lead(key: string, leader: Request, group: Waiter[]): Promise<Decision> {
+    this.#waiting.set(key, []);
+    let total = leader.cost;
+    for (const w of group) total += w.cost;
     const lease = this.#leases.get(key);
-    if (
-      lease !== undefined &&
-      lease.held >= cost &&
-      lease.algorithm === algorithm &&
-      lease.endsMs > nowMs &&
-      !lease.done
-    ) {
-      lease.held -= cost;
-      lease.used += cost;
-      return Promise.resolve(this.#local(lease, cost, nowMs));
-    }
     // The key's own lease, ended, is given back by the fetch itself (one script call); then
     // the other leases past their end go back (the timer would take them within ttl).
-    const part = this.#part(key, this.#keyFor(key), twin, algorithm, cost, lease);
-    this.#sweepEnded(nowMs);
-    return this.#fetch([part], now, nowMs).then((decisions) => decisions[0]!);
+    const part = this.#part(key, this.#keyFor(key), leader.twin, leader.algorithm, total, lease);
+    this.#sweepEnded(leader.nowMs);
+    const fetched = this.#fetch([part], leader.now, leader.nowMs).then(
+      (decisions) => decisions[0]!,
+    );
+    const landed = fetched.then(
+      (d) => this.#landed(key, leader, group, d, undefined),
+      (error: unknown) => this.#landed(key, leader, group, undefined, error),
+    );
+    return landed;
+  }
+
+  /**
+   * A fetch for `leader` and `group` answered `d` (or failed with `error`): each of them
+   * gets the admission (charged together) or, when the sum did not fit, a decision in Redis
+   * for its own cost (the leader alone: Redis's denial as it is). Then the requests that
+   * waited meanwhile take from the new lease, in order; those it cannot cover are fetched
+   * for together, by the first of them. Resolves to the leader's decision.
+   */
+  #landed(
+    key: string,
+    leader: Request,
+    group: Waiter[],
+    d: Decision | undefined,
+    error: unknown,
+  ): Decision | Promise<Decision> {
+    const waiting = this.#waiting.get(key) ?? [];
+    this.#waiting.delete(key);
+    if (d === undefined) {
+      for (const w of group) w.reject(error);
+      for (const w of waiting) w.reject(error);
+      throw error;
+    }
+    let mine: Decision | Promise<Decision> = d;
+    if (d.allowed) {
+      const at = chargeTimeOf(d);
+      const own = (cost: number) => {
+        const decision = { ...d, cost };
+        return at === undefined ? decision : withChargeTime(decision, at);
+      };
+      mine = own(leader.cost);
+      for (const w of group) w.resolve(own(w.cost));
+    } else if (group.length > 0) {
+      // The sum did not fit: each one alone, in Redis (near the limit, some may).
+      mine = this.#decide(key, leader.twin, leader.algorithm, leader.cost, leader.nowMs);
+      for (const w of group) w.resolve(this.#decide(key, w.twin, w.algorithm, w.cost, w.nowMs));
+    }
+    const rest: Waiter[] = [];
+    for (const w of waiting) {
+      const lease = this.#leases.get(key);
+      if (this.#covers(lease, w.algorithm, w.cost, w.nowMs)) {
+        lease!.held -= w.cost;
+        lease!.used += w.cost;
+        w.resolve(this.#local(lease!, w.cost, w.nowMs));
+      } else if (!d.allowed || w.algorithm !== leader.algorithm || !this.handles(w.algorithm)) {
+        // Denied just now, or another limit on this key: decided in Redis, together.
+        w.resolve(this.#decide(key, w.twin, w.algorithm, w.cost, w.nowMs));
+      } else {
+        rest.push(w);
+      }
+    }
+    if (rest.length > 0) {
+      const [first, ...others] = rest;
+      first!.resolve(this.#lead(key, first!, others));
+    }
+    return mine;
   }
 
   /**

@@ -179,7 +179,7 @@ describe('prefetch', () => {
       Array.from({ length: 200 }, () => limiter.consume('burst')),
     );
     expect(decisions.every((d) => d.allowed)).toBe(true);
-    // The fetch (50 units: 50 requests), then the other 150 in one batched call.
+    // The fetch (50 units: 50 requests), then one fetch for the other 150 together.
     expect((await scriptCalls(client)) - before).toBe(2);
     expect(1000 - (await truth.peek('burst')).remaining).toBe(200);
     await s.close();
