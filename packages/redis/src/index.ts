@@ -3,7 +3,7 @@ export { FIXED_WINDOW_BATCH_LUA, FIXED_WINDOW_LUA } from './fixed-window.lua.js'
 export { GCRA_BATCH_LUA, GCRA_LUA } from './gcra.lua.js';
 export type { RedisClient } from './lua-script.js';
 export { LuaScript } from './lua-script.js';
-export type { PrefetchOptions } from './prefetch.js';
+export type { PrefetchOptions } from './prefetch-options.js';
 export { keySlot, MAX_TAG_LENGTH, redisKey } from './redis-key.js';
 export type { RedisStoreOptions } from './redis-store.js';
 export { LUA_SOURCES, RedisStore } from './redis-store.js';

@@ -1,88 +1,12 @@
-import {
-  type Algorithm,
-  chargeTimeOf,
-  type Decision,
-  type Duration,
-  parseDuration,
-  SluiceConfigError,
-  withChargeTime,
-} from '@sluice/core';
-import { checkOptionNames, optionNames } from '@sluice/core/http';
-import { masterOf } from './coalescer.js';
-import { type DeadlineQueue, type Pending, StoreTimeoutError } from './deadline-queue.js';
-import { EXPIRED, type LuaTwin } from './lua-common.js';
-import type { LuaScript, RedisClient } from './lua-script.js';
-import { FETCH_STRIDE, FetchMode, fetchScript } from './prefetch.lua.js';
+import { type Algorithm, chargeTimeOf, type Decision, withChargeTime } from '@sluice/core';
+import type { DeadlineQueue } from './deadline-queue.js';
+import type { LuaTwin } from './lua-common.js';
+import type { RedisClient } from './lua-script.js';
+import { FETCH_STRIDE, FetchMode } from './prefetch.lua.js';
+import { type Answer, FetchCalls, type FetchPart, type ScriptNow } from './prefetch-calls.js';
+import type { PrefetchConfig } from './prefetch-options.js';
 import { keySlot } from './redis-key.js';
 import type { ServerClocks } from './server-clock.js';
-
-/** Option `prefetch` of `RedisStore`. */
-export interface PrefetchOptions {
-  /**
-   * The most units of one key's quota a process takes in one script call: an integer >= 1.
-   * Fewer are taken as the key nears its limit (a quarter of what is left, at most), and
-   * only what a request asks for once fewer than 4 are left.
-   */
-  units: number;
-  /**
-   * How long a process keeps units it fetched before it gives back the ones it did not use:
-   * ms, or a string (`'100ms'`, `'1s'`), at least 1 ms. Units held are unavailable to other
-   * processes for at most this long.
-   */
-  ttl: Duration;
-}
-
-const PREFETCH_OPTIONS = optionNames<PrefetchOptions>({ units: true, ttl: true });
-
-/** A fetch takes at most this fraction of what a key has left (1 / SHARE). */
-export const SHARE = 4;
-
-/** {@link PrefetchOptions} once checked. */
-export interface PrefetchConfig {
-  units: number;
-  ttlMs: number;
-}
-
-/**
- * Checks option `prefetch` of `RedisStore`: `undefined` (off) or `{ units, ttl }`.
- *
- * @throws {@link SluiceConfigError} naming `prefetch`, `prefetch.units` (an integer >= 1),
- *   `prefetch.ttl` (a duration of at least 1 ms) or an unknown option name.
- */
-export function parsePrefetch(value: unknown): PrefetchConfig | undefined {
-  if (value === undefined) return undefined;
-  if (value === null || typeof value !== 'object') {
-    throw new SluiceConfigError(
-      'prefetch',
-      value,
-      "an object { units, ttl }, e.g. { units: 50, ttl: '100ms' }",
-    );
-  }
-  checkOptionNames(value, PREFETCH_OPTIONS, 'RedisStore({ prefetch })');
-  const { units, ttl } = value as Partial<PrefetchOptions>;
-  if (typeof units !== 'number' || !Number.isSafeInteger(units) || units < 1) {
-    throw new SluiceConfigError('prefetch.units', units, 'an integer >= 1');
-  }
-  const ttlMs = parseDuration('prefetch.ttl', ttl);
-  if (ttlMs < 1) throw new SluiceConfigError('prefetch.ttl', ttl, 'a duration of at least 1 ms');
-  return { units, ttlMs };
-}
-
-/** One key of a fetch or give-back. */
-export interface FetchPart {
-  /** The store's key (as `RedisStore.consume` takes it). */
-  key: string;
-  /** Its Redis key. */
-  redisKey: string;
-  twin: LuaTwin;
-  algorithm: Algorithm;
-  /** Units the request asks for (0 in a give-back). */
-  cost: number;
-  /** Units to give back first, charged at `at` whose reply's 4th value was `reset`. */
-  give: number;
-  at: number;
-  reset: number;
-}
 
 /**
  * Units of one key a process holds: taken from Redis by one fetch (charged there at
@@ -116,32 +40,6 @@ interface Lease {
   done: boolean;
 }
 
-/** A call's answer for one request: whether it charged, its keys' values, Redis TIME. */
-interface Answer {
-  charged: boolean;
-  values: number[];
-  clock: number;
-}
-
-/** One request of a script call. */
-interface Job extends Pending {
-  parts: readonly FetchPart[];
-  now: number | '';
-  slot: number;
-  resolve: (answer: Answer) => void;
-}
-
-/** Jobs of one mode and slot to send in one script call. */
-interface Batch {
-  mode: number;
-  slot: number;
-  jobs: Job[];
-  keys: number;
-}
-
-/** The most keys sent in one script call. */
-const MAX_BATCH_KEYS = 128;
-
 /** One request of a key, as {@link Prefetch.consume} took it. */
 interface Request {
   twin: LuaTwin;
@@ -166,9 +64,6 @@ export type Decide = (
   nowMs: number,
 ) => Promise<Decision>;
 
-/** The time to pass to a script: '' for Redis TIME. */
-type ScriptNow = number | '';
-
 /**
  * The prefetch of a `RedisStore` (option `prefetch`): per key, a lease of units fetched
  * from Redis in one script call (charged there at once), from which the key's next requests
@@ -184,12 +79,9 @@ type ScriptNow = number | '';
 export class Prefetch {
   readonly units: number;
   readonly ttlMs: number;
-  readonly #client: RedisClient;
   readonly #cluster: boolean;
-  readonly #deadlines: DeadlineQueue;
-  readonly #clocks: ServerClocks;
-  readonly #script: LuaScript;
-  readonly #index: Map<LuaTwin, number>;
+  /** Its script calls. */
+  readonly #calls: FetchCalls;
   /** Live leases by store key. */
   readonly #leases = new Map<string, Lease>();
   /** Leases in the order they were made (their ends are nearly in order): the sweep's queue. */
@@ -201,10 +93,6 @@ export class Prefetch {
    * (never one fetch after another, never many at once).
    */
   readonly #waiting = new Map<string, Waiter[]>();
-  /** Open batches by mode then slot. */
-  #open = new Map<number, Map<number, Batch>>();
-  /** Script calls sent and not yet answered (`settled()` waits for them). */
-  readonly #inflight = new Set<Promise<unknown>>();
   #timer: NodeJS.Timeout | undefined;
   /** The latest `nowMs` a caller gave: the time the timer's sweep uses. */
   #lastNow = 0;
@@ -248,12 +136,8 @@ export class Prefetch {
     this.#keyFor = keyFor;
     this.units = config.units;
     this.ttlMs = config.ttlMs;
-    this.#client = client;
     this.#cluster = cluster;
-    this.#deadlines = deadlines;
-    this.#clocks = clocks;
-    this.#script = fetchScript(twins);
-    this.#index = new Map(twins.map((twin, i) => [twin, i + 1]));
+    this.#calls = new FetchCalls(config.units, client, cluster, deadlines, clocks, twins);
   }
 
   /** Whether requests under `algorithm` are prefetched (not a concurrency limit, not closed). */
@@ -501,27 +385,20 @@ export class Prefetch {
     }
   }
 
+  /** Sends every open script call now (e.g. before a `DEL` that must come after them). */
+  flush(): void {
+    this.#calls.flush();
+  }
+
+  /** Resolves once every script call sent so far (and the give-backs they lead to) answered. */
+  settled(): Promise<void> {
+    return this.#calls.settled();
+  }
+
   /** {@link Prefetch.sweep} when the oldest lease has ended by `nowMs`. */
   #sweepEnded(nowMs: number): void {
     const head = this.#queue[this.#head];
     if (head !== undefined && (head.done || head.endsMs <= nowMs)) this.sweep(nowMs);
-  }
-
-  /** Sends every open batch now (e.g. before a `DEL` that must come after them). */
-  flush(): void {
-    const open = this.#open;
-    if (open.size === 0) return;
-    this.#open = new Map();
-    for (const [mode, bySlot] of open) for (const batch of bySlot.values()) this.#send(mode, batch);
-  }
-
-  /** Resolves once every script call sent so far (and the give-backs they lead to) answered. */
-  async settled(): Promise<void> {
-    this.flush();
-    while (this.#inflight.size > 0) {
-      await Promise.allSettled([...this.#inflight]);
-      this.flush();
-    }
   }
 
   /**
@@ -585,12 +462,12 @@ export class Prefetch {
   #fetch(parts: FetchPart[], now: ScriptNow, nowMs: number): Promise<Decision[]> {
     const down = this.#down();
     if (down !== undefined) {
-      this.#giveBackAgain(parts, now);
+      this.#calls.giveBackAgain(parts, now);
       return Promise.reject(down);
     }
-    return this.#queueJob(FetchMode.Fetch, parts, now).then((answer) =>
-      this.#answer(parts, answer, now, nowMs),
-    );
+    return this.#calls
+      .queue(FetchMode.Fetch, parts, now)
+      .then((answer) => this.#answer(parts, answer, now, nowMs));
   }
 
   #answer(parts: FetchPart[], answer: Answer, now: ScriptNow, nowMs: number): Decision[] {
@@ -677,19 +554,7 @@ export class Prefetch {
       at: lease.at,
       reset: lease.reset,
     };
-    this.#queueJob(FetchMode.GiveBack, [part], this.#now()).catch(() => undefined);
-  }
-
-  /** Gives back again what a fetch that never ran was to give back first. */
-  #giveBackAgain(parts: readonly FetchPart[], now: ScriptNow): void {
-    for (const part of parts) {
-      if (part.give === 0) continue;
-      this.#queueJob(
-        FetchMode.GiveBack,
-        [{ ...part, cost: 0 }],
-        now === '' ? '' : this.#lastNow,
-      ).catch(() => undefined);
-    }
+    this.#calls.giveBack([part], this.#now());
   }
 
   /** The time of a give-back: Redis TIME, unless the store runs on the caller's clock. */
@@ -709,127 +574,4 @@ export class Prefetch {
     const head = this.#queue[this.#head];
     if (head !== undefined) this.#arm(head.deadline - perfNow);
   };
-
-  /**
-   * Queues one request (its parts in one slot) for the next script call of `mode`; a fetch
-   * job carries its deadline to the script; each job settles within `timeoutMs`.
-   */
-  #queueJob(mode: number, parts: readonly FetchPart[], now: ScriptNow): Promise<Answer> {
-    const slot = this.#cluster ? keySlot(parts[0]!.redisKey) : 0;
-    let bySlot = this.#open.get(mode);
-    if (bySlot === undefined) {
-      bySlot = new Map();
-      if (this.#open.size === 0) setImmediate(this.#flushAll);
-      this.#open.set(mode, bySlot);
-    }
-    let batch = bySlot.get(slot);
-    if (batch === undefined) {
-      batch = { mode, slot, jobs: [], keys: 0 };
-      bySlot.set(slot, batch);
-    }
-    let job!: Job;
-    const promise = new Promise<Answer>((resolve, reject) => {
-      job = { deadline: 0, settled: false, reject, resolve, parts, now, slot };
-    });
-    this.#deadlines.track(job);
-    batch.jobs.push(job);
-    batch.keys += parts.length;
-    if (batch.keys >= MAX_BATCH_KEYS) {
-      bySlot.delete(slot);
-      this.#send(mode, batch);
-    }
-    return promise;
-  }
-
-  readonly #flushAll = (): void => {
-    this.flush();
-  };
-
-  #send(mode: number, batch: Batch): void {
-    const { jobs, slot } = batch;
-    const server = this.#cluster ? masterOf(this.#client, slot) : '';
-    const keys: (string | number)[] = [];
-    const deadline =
-      mode === FetchMode.Fetch && server !== undefined
-        ? this.#clocks.deadlineOn(server, jobs[0]!.deadline)
-        : '';
-    const argv: (string | number)[] = [deadline, mode, this.units, SHARE, jobs.length];
-    for (const { parts, now } of jobs) {
-      argv.push(parts.length, now);
-      for (const part of parts) {
-        keys.push(part.redisKey);
-        argv.push(this.#index.get(part.twin)!, part.cost, part.give, part.at, part.reset);
-        const params = part.algorithm.params;
-        for (let j = 0; j < params.length; j++) argv.push(params[j]!);
-      }
-    }
-    const n = keys.length;
-    for (const value of argv) keys.push(value);
-    let sent: Promise<unknown>;
-    try {
-      sent = this.#script.runMany(this.#client, n, keys);
-    } catch (error) {
-      sent = Promise.reject(error);
-    }
-    const done = sent.then(
-      (value) => this.#settle(jobs, n, server, value as (number | string)[]),
-      (error: unknown) => {
-        const reason = error instanceof Error ? error : new Error(String(error));
-        for (const job of jobs) {
-          if (job.settled) continue;
-          job.settled = true;
-          job.reject(reason);
-        }
-      },
-    );
-    this.#inflight.add(done);
-    done.then(() => this.#inflight.delete(done));
-  }
-
-  #settle(jobs: Job[], n: number, server: string | undefined, reply: (number | string)[]): void {
-    if (reply[0] === EXPIRED) {
-      // Nothing ran: what a job was to give back first is still to give back.
-      if (server !== undefined) this.#clocks.sample(server, reply[1]);
-      for (const job of jobs) {
-        this.#giveBackAgain(job.parts, job.now);
-        if (job.settled) continue;
-        job.settled = true;
-        job.reject(new StoreTimeoutError(this.#deadlines.timeoutMs));
-      }
-      return;
-    }
-    const clock = reply[n * FETCH_STRIDE + jobs.length] as number;
-    if (server !== undefined) this.#clocks.sample(server, clock);
-    let at = 0;
-    for (let r = 0; r < jobs.length; r++) {
-      const job = jobs[r]!;
-      const end = at + job.parts.length * FETCH_STRIDE;
-      const status = reply[n * FETCH_STRIDE + r];
-      if (job.settled) {
-        // Its caller timed out and was answered by the failure policy: nothing it took
-        // stays charged.
-        if (status === 1) this.#giveBackLate(job, reply, at, clock);
-      } else {
-        job.settled = true;
-        if (status === -1) job.reject(new Error(String(reply[at])));
-        else
-          job.resolve({ charged: status === 1, values: reply.slice(at, end) as number[], clock });
-      }
-      at = end;
-    }
-  }
-
-  /** Gives back every unit a fetch took whose caller had given up on it. */
-  #giveBackLate(job: Job, reply: (number | string)[], offset: number, clock: number): void {
-    const parts = job.parts.map((part, i) => ({
-      ...part,
-      cost: 0,
-      give: reply[offset + i * FETCH_STRIDE + FETCH_STRIDE - 1] as number,
-      at: job.now === '' ? clock : job.now,
-      reset: reply[offset + i * FETCH_STRIDE + 3] as number,
-    }));
-    this.#queueJob(FetchMode.GiveBack, parts, job.now === '' ? '' : this.#lastNow).catch(
-      () => undefined,
-    );
-  }
 }
