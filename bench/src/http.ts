@@ -25,7 +25,8 @@
  *
  * Flags: `--rounds`, `--duration` (s), `--warmup` (s), `--connections`; `--only` takes case
  * ids (fastify-memory, fastify-deny, express-memory, koa-memory, fastify-redis, koa-redis,
- * nest-express-memory, nest-express-deny, nest-express-redis and the same for nest-fastify) or framework
+ * nest-express-memory, nest-express-deny, nest-express-redis and the same for nest-fastify,
+ * fastify-redis-prefetch, koa-redis-prefetch) or framework
  * names (every case of that framework), comma-separated; `--json <file>` writes every figure,
  * round and the configuration (read by `pnpm bench`'s report).
  */
@@ -91,6 +92,8 @@ interface Server {
   busy: number[];
   /** Redis script calls per request (Redis variants only). */
   redisCalls: number[];
+  /** The redis-server's CPU (user + system) per request, µs (Redis variants only). */
+  redisCpuUs: number[];
 }
 
 interface Group {
@@ -169,6 +172,18 @@ const GROUPS: Group[] = [
     ],
     floor: undefined,
     aim: { ratio: 0.7, us: 6 },
+  },
+  {
+    id: 'fastify-redis-prefetch',
+    title: 'Fastify, Redis + prefetch, allow',
+    framework: 'fastify',
+    base: 'none',
+    limited: [
+      ['sluice-prefetch-redis', 'sluice (prefetch)'],
+      ['sluice-redis', 'sluice (no prefetch)'],
+    ],
+    floor: 0.85,
+    aim: { ratio: 0.92 },
   },
   {
     id: 'koa-redis',
@@ -255,6 +270,18 @@ const GROUPS: Group[] = [
     floor: undefined,
     aim: { ratio: 0.8 },
   },
+  {
+    id: 'koa-redis-prefetch',
+    title: 'Koa, Redis + prefetch, allow',
+    framework: 'koa',
+    base: 'none',
+    limited: [
+      ['sluice-prefetch-redis', 'sluice (prefetch)'],
+      ['sluice-redis', 'sluice (no prefetch)'],
+    ],
+    floor: 0.85,
+    aim: { ratio: 0.95 },
+  },
 ];
 
 /** The variants that talk to the bench's redis-server (its port is passed to the server). */
@@ -306,6 +333,7 @@ function start(
         cpuUs: [],
         busy: [],
         redisCalls: [],
+        redisCpuUs: [],
       });
     });
   });
@@ -383,14 +411,24 @@ async function scriptCalls(redis: RedisProcess): Promise<number> {
   return calls;
 }
 
+/** The redis-server's CPU (user + system) so far, µs, from INFO cpu. */
+async function redisCpu(redis: RedisProcess): Promise<number> {
+  const info = await redis.cli('INFO', 'cpu');
+  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)![1]);
+  return (field('used_cpu_user') + field('used_cpu_sys')) * 1e6;
+}
+
 async function measure(s: Server, redis: RedisProcess | undefined): Promise<void> {
   const viaRedis = redis !== undefined && needsRedis(s.variant) ? redis : undefined;
   const calls0 = viaRedis && (await scriptCalls(viaRedis));
+  const cpu0 = viaRedis && (await redisCpu(viaRedis));
   await ask(s.child, 'start');
   const shot = await load(s.port, DURATION);
   const us = await ask(s.child, 'stop');
-  if (viaRedis !== undefined)
+  if (viaRedis !== undefined) {
     s.redisCalls.push(((await scriptCalls(viaRedis)) - calls0!) / shot.requests);
+    s.redisCpuUs.push(((await redisCpu(viaRedis)) - cpu0!) / shot.requests);
+  }
   if (shot.errors > 0) throw new Error(`${s.framework} ${s.variant}: ${shot.errors} errors`);
   const denies = s.variant.endsWith('-deny');
   if (!denies && shot.non2xx > 0)
@@ -427,6 +465,12 @@ export interface HttpRow {
   /** Redis script calls per request (INFO commandstats EVAL/EVALSHA/FCALL delta / responses): median and per round; null without Redis. */
   redisCalls: number | null;
   redisCallsRounds: number[] | null;
+  /**
+   * The redis-server's CPU per request (INFO cpu delta / responses, µs: includes the INFO
+   * calls themselves and anything else the server did meanwhile): median; null without
+   * Redis. 1e6 / it = decisions/s one Redis core could serve.
+   */
+  redisCpuUs: number | null;
   /** Status and rate-limit header names of the first response. */
   probe: string;
 }
@@ -502,6 +546,7 @@ function judge(g: Group, base: Server, limited: Server[]): HttpCase {
       busyRounds: s.busy,
       redisCalls: s.redisCalls.length > 0 ? median(s.redisCalls) : null,
       redisCallsRounds: s.redisCalls.length > 0 ? s.redisCalls : null,
+      redisCpuUs: s.redisCpuUs.length > 0 ? median(s.redisCpuUs) : null,
       probe: s.probe,
     };
   };
@@ -645,12 +690,24 @@ async function main(groups: Group[], redis: RedisProcess | undefined): Promise<v
   console.log(`sluice: ${SLUICE_CONFIG}; peers: ${PEERS_CONFIG}.`);
   if (redis !== undefined) {
     // Shows that each Redis limiter did go to Redis, and how often (sluice coalesces).
-    const perRequest = cases
-      .flatMap((c) => c.rows)
-      .filter((r) => r.redisCalls !== null)
-      .map((r) => `${r.limiter} ${r.redisCalls!.toFixed(3)}`);
+    const perRequest = cases.flatMap((c) =>
+      c.rows
+        .filter((r) => r.redisCalls !== null)
+        .map((r) => `${c.framework} ${r.limiter} ${r.redisCalls!.toFixed(3)}`),
+    );
     console.log(
       `Redis: ${REDIS_CLIENT}; script calls per request (INFO commandstats EVAL/EVALSHA/FCALL delta / responses): ${perRequest.join(', ')}`,
+    );
+    const perCore = cases.flatMap((c) =>
+      c.rows
+        .filter((r) => r.redisCpuUs !== null)
+        .map(
+          (r) =>
+            `${c.framework} ${r.limiter} ${r.redisCpuUs!.toFixed(2)} µs (${Math.round(1e6 / r.redisCpuUs!).toLocaleString('en-US')}/s)`,
+        ),
+    );
+    console.log(
+      `redis-server CPU per request (INFO cpu delta / responses), and the decisions/s one Redis core serves at that cost: ${perCore.join(', ')}`,
     );
   }
   console.log('first response of each server (status, rate-limit headers):');

@@ -10,6 +10,10 @@
  *    the batch script itself on both intervals, then loops that do one thing per key (the
  *    loop and reply alone, `pcall` of a function, `PEXPIRETIME`, `SET … PXAT`, `PEXPIREAT`).
  *
+ * 3. With `--prefetch` (only): 1 and 16 hot keys, with and without RedisStore option
+ *    `prefetch`: the server's CPU per decision, the decisions/s one Redis core serves at that
+ *    cost, and script calls per decision.
+ *
  * Traffic goes to 127.0.0.1 only. bench/profile.md reads these figures.
  */
 import { parseArgs } from 'node:util';
@@ -23,7 +27,12 @@ import { GCRA_CONFIG, gcraAlgo, measureRate, plainTable, scriptArgs, withRedis }
 
 const { values: args } = parseArgs({
   args: scriptArgs(),
-  options: { ms: { type: 'string', default: '2000' }, rounds: { type: 'string', default: '3' } },
+  options: {
+    ms: { type: 'string', default: '2000' },
+    rounds: { type: 'string', default: '3' },
+    /** Only the prefetch table: hot keys with and without RedisStore option `prefetch`. */
+    prefetch: { type: 'boolean', default: false },
+  },
 });
 const MS = Number(args.ms);
 const ROUNDS = Number(args.rounds);
@@ -40,15 +49,22 @@ async function scriptCalls(info: Redis): Promise<number> {
   return Number(/cmdstat_evalsha:calls=(\d+)/.exec(text)?.[1] ?? 0);
 }
 
-/** Node and server CPU µs per decision, and decisions per script call (median of rounds). */
-async function perDecision(port: number, info: Redis, algorithm: Algorithm, auto: boolean) {
+/**
+ * Node and server CPU µs per decision, and decisions per script call (median of rounds),
+ * over `keyCount` keys (10 000 by default), with RedisStore option `prefetch` when given.
+ */
+async function perDecision(
+  port: number,
+  info: Redis,
+  algorithm: Algorithm,
+  auto: boolean,
+  keyCount = 10_000,
+  prefetch?: { units: number; ttl: string },
+) {
   const client = new Redis({ port, host: '127.0.0.1', enableAutoPipelining: auto });
-  const limiter = new RateLimiter({
-    algorithm,
-    store: new RedisStore({ client }),
-    onStoreError: 'deny',
-  });
-  const keys = Array.from({ length: 10_000 }, (_, i) => `user:${i}`);
+  const store = new RedisStore({ client, prefetch });
+  const limiter = new RateLimiter({ algorithm, store, onStoreError: 'deny' });
+  const keys = Array.from({ length: keyCount }, (_, i) => `user:${i}`);
   const consume = async (key: string) => {
     if (!(await limiter.consume(key)).allowed) throw new Error('denied: the bench limit is wrong');
   };
@@ -71,6 +87,7 @@ async function perDecision(port: number, info: Redis, algorithm: Algorithm, auto
       rate.push(perS);
     }
   } finally {
+    await store.close();
     client.disconnect();
   }
   const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
@@ -112,9 +129,43 @@ const LOOPS: [string, string][] = [
   ],
 ];
 
+/** Hot keys with and without `prefetch`: Redis CPU per decision and decisions/s per Redis core. */
+async function prefetchTable(port: number, info: Redis): Promise<void> {
+  const t = plainTable([
+    'keys',
+    'prefetch',
+    'decisions/s',
+    'Node µs/decision',
+    'Redis µs/decision',
+    'decisions/s per Redis core',
+    'script calls per decision',
+  ]);
+  for (const keyCount of [1, 16]) {
+    for (const prefetch of [undefined, { units: 100, ttl: '100ms' }]) {
+      const d = await perDecision(port, info, gcraAlgo(), false, keyCount, prefetch);
+      t.push([
+        String(keyCount),
+        prefetch === undefined ? 'off' : `{ units: ${prefetch.units}, ttl: '${prefetch.ttl}' }`,
+        `${(d.rate / 1e3).toFixed(0)} k/s`,
+        d.node.toFixed(2),
+        d.server.toFixed(3),
+        `${(1e6 / d.server / 1e6).toFixed(2)} M/s`,
+        (1 / d.perCall).toFixed(4),
+      ]);
+    }
+  }
+  console.log(
+    `hot keys, 256 in flight, ${GCRA_CONFIG}, median of ${ROUNDS} rounds of ~${MS} ms:\n${t.toString()}`,
+  );
+}
+
 await withRedis(async (server) => {
   const info = new Redis({ port: server.port, host: '127.0.0.1' });
   try {
+    if (args.prefetch) {
+      await prefetchTable(server.port, info);
+      return;
+    }
     const subMs = gcra({ rate: 1e6, period: '1s', burst: 1e9 });
     const t = plainTable([
       'interval',

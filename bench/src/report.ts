@@ -1010,7 +1010,7 @@ export function renderResults(input: ReportInput): string {
       ),
     );
     p(
-      'Every server, every round ("Redis calls/req": script calls (EVAL, EVALSHA, FCALL) the redis-server took during the measurement / responses; sluice coalesces concurrent decisions into batched script calls):',
+      'Every server, every round ("Redis calls/req": script calls (EVAL, EVALSHA, FCALL) the redis-server took during the measurement / responses; sluice coalesces concurrent decisions into batched script calls, and with prefetch decides most requests from units fetched ahead; "Redis CPU µs/req": the redis-server\'s CPU (INFO cpu) over the measurement / responses, and the decisions/s one Redis core serves at that cost):',
       table(
         [
           'case',
@@ -1020,6 +1020,7 @@ export function renderResults(input: ReportInput): string {
           'rounds, CPU µs/req',
           'server busy',
           'Redis calls/req',
+          'Redis CPU µs/req (decisions/s per Redis core)',
           'first response',
         ],
         http.cases.flatMap((x) =>
@@ -1031,6 +1032,9 @@ export function renderResults(input: ReportInput): string {
             r.cpuUsRounds.map((v) => v.toFixed(1)).join(' '),
             pct(r.busy),
             r.redisCalls === null ? '-' : r.redisCalls.toFixed(3),
+            r.redisCpuUs == null
+              ? '-'
+              : `${r.redisCpuUs.toFixed(2)} (${Math.round(1e6 / r.redisCpuUs).toLocaleString('en-US')})`,
             r.probe,
           ]),
         ),

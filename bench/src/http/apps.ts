@@ -7,7 +7,8 @@
  * koa-ratelimit), `sluice-deny`, `peer-deny`, `rlf-deny` (Fastify: every request after the
  * first is denied), `sluice-redis`, `peer-redis`, `rlf-redis` (Fastify and Koa, on the
  * redis-server at 127.0.0.1:<redis port>: sluice with a RedisStore / @fastify/rate-limit or
- * koa-ratelimit with its Redis store / rate-limiter-flexible's RateLimiterRedis); and the
+ * koa-ratelimit with its Redis store / rate-limiter-flexible's RateLimiterRedis),
+ * `sluice-prefetch-redis` (sluice's RedisStore with `prefetch: PREFETCH`); and the
  * baselines, reported and never judged: `noop` / `headers` (a middleware or hook that
  * does nothing / only sets the three X-RateLimit-* headers: what the framework charges for
  * any middleware and for the headers) and `sluice-bare` (sluice with `headers: false`: the
@@ -36,6 +37,9 @@ interface ExpressApp extends App {
   get(path: string, fn: (req: unknown, res: { send(body: string): void }) => void): void;
 }
 
+/** The prefetch of the `sluice-prefetch-redis` variant (RedisStore option `prefetch`). */
+export const PREFETCH = { units: 100, ttl: '100ms' };
+
 export const FRAMEWORKS = ['express', 'fastify', 'koa'] as const;
 export type Framework = (typeof FRAMEWORKS)[number];
 export type Variant =
@@ -46,6 +50,7 @@ export type Variant =
   | 'peer-deny'
   | 'rlf-deny'
   | 'sluice-redis'
+  | 'sluice-prefetch-redis'
   | 'peer-redis'
   | 'rlf-redis'
   | 'noop'
@@ -180,10 +185,11 @@ async function fastify(variant: Variant, redisPort?: number): Promise<Built> {
   ) {
     const { rateLimit } = await import('@sluice/fastify');
     await app.register(rateLimit, await sluiceOptions(variant));
-  } else if (variant === 'sluice-redis') {
+  } else if (variant === 'sluice-redis' || variant === 'sluice-prefetch-redis') {
     const { rateLimit } = await import('@sluice/fastify');
     const { RedisStore } = await import('@sluice/redis');
-    const store = new RedisStore({ client: await redisClient(redisPort) });
+    const prefetch = variant === 'sluice-prefetch-redis' ? PREFETCH : undefined;
+    const store = new RedisStore({ client: await redisClient(redisPort), prefetch });
     // onStoreError 'deny': a Redis failure shows up as a 429, which aborts the run (the
     // default, 'insurance', would answer from memory and measure the wrong thing).
     await app.register(rateLimit, { limit: ALLOW, store, onStoreError: 'deny' });
@@ -267,10 +273,11 @@ async function koa(variant: Variant, redisPort?: number): Promise<Built> {
   if (variant === 'sluice' || variant === 'sluice-bare' || variant === 'sluice-metrics') {
     const { rateLimit } = await import('@sluice/koa');
     app.use(rateLimit(await sluiceOptions(variant)));
-  } else if (variant === 'sluice-redis') {
+  } else if (variant === 'sluice-redis' || variant === 'sluice-prefetch-redis') {
     const { rateLimit } = await import('@sluice/koa');
     const { RedisStore } = await import('@sluice/redis');
-    const store = new RedisStore({ client: await redisClient(redisPort) });
+    const prefetch = variant === 'sluice-prefetch-redis' ? PREFETCH : undefined;
+    const store = new RedisStore({ client: await redisClient(redisPort), prefetch });
     // onStoreError 'deny', as on Fastify: a Redis failure shows up as a 429, which aborts the run.
     app.use(rateLimit({ limit: ALLOW, store, onStoreError: 'deny' }));
   } else if (variant === 'peer' || variant === 'peer-redis') {

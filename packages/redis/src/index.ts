@@ -7,5 +7,6 @@
  */
 export { StoreTimeoutError } from './deadline-queue.js';
 export type { RedisClient } from './lua-script.js';
+export type { PrefetchOptions } from './prefetch-options.js';
 export type { RedisStoreOptions } from './redis-store.js';
 export { LUA_SOURCES, RedisStore } from './redis-store.js';

@@ -15,6 +15,8 @@ import { GCRA } from './gcra.lua.js';
 import type { LuaTwin } from './lua-common.js';
 import type { RedisClient } from './lua-script.js';
 import { penaltyTwin } from './penalty.lua.js';
+import { Prefetch } from './prefetch.js';
+import { type PrefetchOptions, parsePrefetch } from './prefetch-options.js';
 import { keySlot, redisKey } from './redis-key.js';
 import { ServerClocks } from './server-clock.js';
 import { SLIDING_LOG } from './sliding-log.lua.js';
@@ -26,6 +28,7 @@ const REDIS_STORE_OPTIONS = optionNames<RedisStoreOptions>({
   hashTag: true,
   clock: true,
   timeoutMs: true,
+  prefetch: true,
 });
 
 /** Options of {@link RedisStore}. */
@@ -55,6 +58,25 @@ export interface RedisStoreOptions {
    * limiter's `onStoreError` policy handles. Default 500.
    */
   timeoutMs?: number;
+  /**
+   * Off by default. `{ units, ttl }`: a process takes up to `units` of a key's quota in one
+   * script call (charged in Redis at once), decides the key's next requests from them in
+   * process, with no round trip, and gives back exactly what it did not use when `ttl`
+   * (ms, or a string such as `'100ms'`) ends, or on {@link RedisStore.close}. N processes
+   * together never admit more than the quota. Fewer units are fetched as a key nears its
+   * limit (at most a quarter of what is left), so a key with little left is decided in
+   * Redis request by request. For hot keys (many decisions per key per `ttl`); the price:
+   * units one process holds are unavailable to another for at most `ttl`, and a crashed
+   * process loses at most `units` per key until the bucket refills. Concurrency limits
+   * are never prefetched. Envoy's rate limit quota service and Kong's `sync_rate` do this in
+   * gateways.
+   *
+   * @example
+   * ```ts
+   * new RedisStore({ client, prefetch: { units: 50, ttl: '100ms' } })
+   * ```
+   */
+  prefetch?: PrefetchOptions;
 }
 
 /** Each algorithm's Lua twin, by `Algorithm.kind`. */
@@ -151,6 +173,12 @@ export class RedisStore implements Store {
   readonly #deadlines: DeadlineQueue;
   readonly #coalescer: Coalescer;
   readonly #allOrNothing: AllOrNothing;
+  /**
+   * The prefetch (option `prefetch`), undefined when off. Exposed for tests and tools:
+   * `held(key)` is what this process holds of a key.
+   * @internal
+   */
+  readonly prefetcher: Prefetch | undefined;
   /** The last algorithm `consume` was called with, and its twin. */
   #lastAlgorithm: Algorithm | undefined;
   #lastTwin: LuaTwin | undefined;
@@ -160,7 +188,7 @@ export class RedisStore implements Store {
       throw new SluiceConfigError(
         'options',
         options,
-        'an object { client, prefix?, hashTag?, clock?, timeoutMs? }',
+        'an object { client, prefix?, hashTag?, clock?, timeoutMs?, prefetch? }',
       );
     }
     if (isRedisClientLike(options)) {
@@ -200,10 +228,23 @@ export class RedisStore implements Store {
     this.#deadlines = new DeadlineQueue(timeoutMs);
     const clocks = new ServerClocks();
     this.#coalescer = new Coalescer(client, cluster, this.#deadlines, () => this.#down(), clocks);
-    this.#allOrNothing = new AllOrNothing(client, cluster, this.#deadlines, clocks, [
-      ...Object.values(TWINS),
-      ...PENALTY_OF_KIND.values(),
-    ]);
+    const twins = [...Object.values(TWINS), ...PENALTY_OF_KIND.values()];
+    this.#allOrNothing = new AllOrNothing(client, cluster, this.#deadlines, clocks, twins);
+    const prefetch = parsePrefetch(options.prefetch);
+    this.prefetcher =
+      prefetch &&
+      new Prefetch(
+        prefetch,
+        client,
+        cluster,
+        this.#deadlines,
+        clocks,
+        twins,
+        clock === 'server',
+        () => this.#down(),
+        (key) => this.keyFor(key),
+        (key, twin, algorithm, cost, nowMs) => this.#decide(twin, key, algorithm, cost, nowMs),
+      );
     if (cluster) this.failureDomain = (key) => masterOf(client, keySlot(this.keyFor(key))) ?? '';
   }
 
@@ -223,9 +264,15 @@ export class RedisStore implements Store {
 
   /**
    * @returns a promise that rejects with a `TypeError` for an algorithm whose `kind` has no
-   *   Lua twin (only the built-in kinds run on Redis).
+   *   Lua twin (only the built-in kinds run on Redis); with option `prefetch`, a decision
+   *   taken from the units this process holds comes back as it is (no promise).
    */
-  consume(key: string, algorithm: Algorithm, cost: number, nowMs: number): Promise<Decision> {
+  consume(
+    key: string,
+    algorithm: Algorithm,
+    cost: number,
+    nowMs: number,
+  ): Decision | Promise<Decision> {
     // perf: a limiter calls with one Algorithm object: its twin is found once.
     let twin = this.#lastTwin;
     if (algorithm !== this.#lastAlgorithm) {
@@ -234,6 +281,27 @@ export class RedisStore implements Store {
       this.#lastTwin = twin;
     }
     if (twin === undefined) return Promise.reject(noTwin(algorithm.kind));
+    const prefetch = this.prefetcher;
+    if (prefetch?.handles(algorithm)) {
+      if (cost > 0) {
+        const now = this.clock === 'client' ? nowMs : '';
+        return prefetch.consume(key, twin, algorithm, cost, now, nowMs);
+      }
+      return this.#decide(twin, key, algorithm, 0, nowMs).then((peek) =>
+        prefetch.withHeld(key, algorithm, peek),
+      );
+    }
+    return this.#decide(twin, key, algorithm, cost, nowMs);
+  }
+
+  /** One decision in Redis through the coalescer. */
+  #decide(
+    twin: LuaTwin,
+    key: string,
+    algorithm: Algorithm,
+    cost: number,
+    nowMs: number,
+  ): Promise<Decision> {
     const down = this.#down();
     if (down) return Promise.reject(down);
     return this.#coalescer.add(
@@ -267,6 +335,12 @@ export class RedisStore implements Store {
       if (twin === undefined) return Promise.reject(noTwin(r.algorithm.kind));
       parts.push({ key: this.keyFor(fullKey(r)), twin, algorithm: r.algorithm, cost: r.cost });
     }
+    const prefetch = this.prefetcher;
+    if (prefetch !== undefined && requests.every((r) => prefetch.handles(r.algorithm))) {
+      const now = this.clock === 'client' ? nowMs : '';
+      const decided = prefetch.consumeAll(requests.map(fullKey), parts, now, nowMs);
+      if (decided !== undefined) return Promise.resolve(decided);
+    }
     const down = this.#down();
     if (down) return Promise.reject(down);
     return this.#allOrNothing.run(parts, this.clock === 'client' ? nowMs : '');
@@ -290,6 +364,9 @@ export class RedisStore implements Store {
   ): Promise<Decision> {
     const twin = twinOf(algorithm);
     if (twin === undefined) return Promise.reject(noTwin(algorithm.kind));
+    // Units admitted from this process's prefetch go back to it, with no round trip.
+    const local = this.prefetcher?.refund(key, algorithm, cost, nowMs, atMs);
+    if (local !== undefined) return Promise.resolve(local);
     const down = this.#down();
     if (down) return Promise.reject(down);
     // No flush: a refund follows its charge's answer, so that charge has run already.
@@ -303,7 +380,24 @@ export class RedisStore implements Store {
     // Decisions asked for before this reset reach Redis before its DEL.
     this.#coalescer.flush();
     this.#allOrNothing.flush();
+    this.prefetcher?.forget(key);
+    this.prefetcher?.flush();
     await this.#deadlines.wrap(this.client.del(this.keyFor(key)));
+  }
+
+  /**
+   * Gives back every unit this process holds from option `prefetch` (and those of fetches
+   * still in flight, once they land) and resolves when Redis has them; later requests are
+   * decided in Redis one by one. Call it on shutdown, before closing the client. Does not
+   * close the client. Resolves at once without `prefetch`.
+   *
+   * @example
+   * ```ts
+   * process.on('SIGTERM', async () => { await store.close(); await client.quit(); });
+   * ```
+   */
+  async close(): Promise<void> {
+    await this.prefetcher?.close();
   }
 
   /**

@@ -162,7 +162,7 @@ it('a key that fails in the single-key script fails its own call with a StoreKey
   const store = new RedisStore({ client, clock: 'client', timeoutMs: 5000 });
   const algorithm = gcra({ rate: 10, period: '1s' });
   await client.hset(store.keyFor(`${prefix}:bad`), 'f', 'v');
-  const error = await store.consume(`${prefix}:bad`, algorithm, 1, EPOCH).then(
+  const error = await Promise.resolve(store.consume(`${prefix}:bad`, algorithm, 1, EPOCH)).then(
     () => undefined,
     (e: unknown) => e as Error,
   );

@@ -70,7 +70,7 @@ async function nodesSeenBy(port: number): Promise<NodeLine[]> {
 function tapped(redis: RedisStore, fromRedis: WeakSet<Decision>): Store {
   return {
     consume: (key: string, algorithm: Algorithm, cost: number, nowMs: number) =>
-      redis.consume(key, algorithm, cost, nowMs).then((d) => {
+      Promise.resolve(redis.consume(key, algorithm, cost, nowMs)).then((d) => {
         fromRedis.add(d);
         return d;
       }),

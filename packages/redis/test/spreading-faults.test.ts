@@ -52,7 +52,7 @@ function spyLogger() {
 function tapped(redis: RedisStore, fromRedis: WeakSet<Decision>): Store {
   return {
     consume: (key: string, algorithm: Algorithm, cost: number, nowMs: number) =>
-      redis.consume(key, algorithm, cost, nowMs).then((d) => {
+      Promise.resolve(redis.consume(key, algorithm, cost, nowMs)).then((d) => {
         fromRedis.add(d);
         return d;
       }),

@@ -6,8 +6,11 @@ import type * as TypeScript from 'typescript';
 // perf: loaded when a test asks (about 0.3 s), not by every test that imports the test kit.
 const loadTs = (): typeof TypeScript => require('typescript') as typeof TypeScript;
 
-/** The repository root (this file is packages/test-kit/src/export-names.ts). */
-const root = join(__dirname, '..', '..', '..');
+/**
+ * The repository root (this file is packages/test-kit/src/export-names.ts); a function, since
+ * the bench loads the test kit as ES modules, where `__dirname` exists only inside jest.
+ */
+const repoRoot = (): string => join(__dirname, '..', '..', '..');
 
 const nameOf = (line: string): string => line.slice(line.indexOf(' ') + 1);
 
@@ -19,7 +22,7 @@ const nameOf = (line: string): string => line.slice(line.indexOf(' ') + 1);
 export function exportNames(entryFile: string): string[] {
   const ts = loadTs();
   const parsed = ts.getParsedCommandLineOfConfigFile(
-    join(root, 'tsconfig.json'),
+    join(repoRoot(), 'tsconfig.json'),
     {},
     { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
   );
@@ -50,7 +53,7 @@ export function describeExportNames(
 ): void {
   describe('export names per entry point', () => {
     for (const [name, { entry, list }] of Object.entries(entries)) {
-      it(`${name} exports exactly the names of ${relative(root, list)}`, () => {
+      it(`${name} exports exactly the names of ${relative(repoRoot(), list)}`, () => {
         const actual = exportNames(entry);
         if (process.env.SLUICE_UPDATE_EXPORTS === '1' || !existsSync(list)) {
           if (process.env.CI === 'true') throw new Error(`${list} is missing`);
@@ -70,7 +73,7 @@ export function entryOf(
   listName: string,
 ): { entry: string; list: string } {
   return {
-    entry: join(root, 'packages', pkg, 'src', file),
-    list: join(root, 'packages', pkg, 'test', 'exports', `${listName}.txt`),
+    entry: join(repoRoot(), 'packages', pkg, 'src', file),
+    list: join(repoRoot(), 'packages', pkg, 'test', 'exports', `${listName}.txt`),
   };
 }
