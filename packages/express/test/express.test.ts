@@ -12,6 +12,7 @@ import { markSkipThrottle } from '@sluice/core/http';
 import {
   type AdapterHarness,
   type AppSpec,
+  describeAppDataRules,
   describeHttpBehaviours,
   describeOpsBehaviours,
   describeOutcomeRules,
@@ -139,6 +140,7 @@ const expressHarness: AdapterHarness = {
 describeHttpBehaviours(expressHarness);
 describeOpsBehaviours(expressHarness);
 describePipelineRules(expressHarness);
+describeAppDataRules(expressHarness);
 describeOutcomeRules(expressHarness);
 
 describe('@sluice/express', () => {

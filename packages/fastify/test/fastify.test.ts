@@ -7,6 +7,7 @@ import {
   type Store,
 } from '@sluice/core';
 import {
+  describeAppDataRules,
   describeHttpBehaviours,
   describeOpsBehaviours,
   describeOutcomeRules,
@@ -22,6 +23,7 @@ import { bearerAuth, call, fastifyHarness } from './fastify-harness.js';
 describeHttpBehaviours(fastifyHarness);
 describeOpsBehaviours(fastifyHarness);
 describePipelineRules(fastifyHarness);
+describeAppDataRules(fastifyHarness);
 describeOutcomeRules(fastifyHarness);
 
 /** A fresh store and fake clock for one app. */

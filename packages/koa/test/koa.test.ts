@@ -6,6 +6,7 @@ import { markSkipThrottle } from '@sluice/core/http';
 import {
   type AdapterHarness,
   type AppSpec,
+  describeAppDataRules,
   describeHttpBehaviours,
   describeOpsBehaviours,
   describeOutcomeRules,
@@ -131,6 +132,7 @@ const koaHarness: AdapterHarness = {
 describeHttpBehaviours(koaHarness);
 describeOpsBehaviours(koaHarness);
 describePipelineRules(koaHarness);
+describeAppDataRules(koaHarness);
 describeOutcomeRules(koaHarness);
 
 const ok = (ctx: Context) => {

@@ -1,6 +1,7 @@
 // What the packages' tests and the bench share (DESIGN §1); each concern in its own file.
 export * from './epoch.js';
 export * from './gate.js';
+export * from './http-appdata-rules.js';
 export * from './http-behaviours.js';
 export * from './http-harness.js';
 export * from './http-ops-behaviours.js';

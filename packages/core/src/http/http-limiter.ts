@@ -1,5 +1,6 @@
 import type { Algorithm } from '../algorithms/algorithm.js';
 import type { Decision } from '../algorithms/decision.js';
+import { isPromiseLike } from '../limits/throttle-registry.js';
 import { chargedFor, type Ledger, ledgerOf, remember } from './charges.js';
 import { consumeAll, consumeAt, type Entry } from './consume-all.js';
 import { defaultStoreOf } from './default-store.js';
@@ -10,6 +11,7 @@ import { pendingOf } from './outcome.js';
 import { parseHttpOptions } from './parse-options.js';
 import { LimitPlan, type Prepared } from './plan.js';
 import type { RequestView } from './request-view.js';
+import { keySubject } from './resolvers.js';
 import { ShadowVerdict } from './shadow-verdict.js';
 import { DenialAnswer, type HttpVerdict, mostRestrictive, Verdict } from './verdict.js';
 
@@ -55,30 +57,76 @@ export class HttpLimiter<Req = unknown> {
   /**
    * The user id of a framework request: the `user` option's answer, else
    * `defaultUser`'s (the adapter's convention), kept only when it is a non-empty string or
-   * a finite number.
+   * a finite number. A promise when the `user` option returned one.
    */
-  userOf(req: Req, defaultUser: (req: Req) => unknown): string | number | undefined {
+  userOf(
+    req: Req,
+    defaultUser: (req: Req) => unknown,
+  ): string | number | undefined | Promise<string | number | undefined> {
     const user = this.config.user;
-    return userIdOf(user === undefined ? defaultUser(req) : user(req));
+    if (user === undefined) return userIdOf(defaultUser(req));
+    const id = user(req);
+    return isPromiseLike(id) ? Promise.resolve(id).then(userIdOf) : userIdOf(id);
   }
 
   /**
    * Decides one request. Returns `undefined` when the request is skipped (no limit, no
-   * headers); otherwise the verdict, synchronously when the store is synchronous
-   * (`MemoryStore`), else as a promise. Never rejects for a store failure (see
-   * `onStoreError`); throws (or rejects) only what a user callback throws.
+   * headers); otherwise the verdict, synchronously when the store and every resolver
+   * (`skip`, `key`, a named limiter) are synchronous (`MemoryStore`), else as a promise
+   * (resolving to `undefined` when skipped). Never rejects for a store failure (see
+   * `onStoreError`); throws (or rejects) only what a user callback throws, or a `TypeError`
+   * naming the resolver that gave a value of the wrong kind.
    *
    * @param app - the application instance whose default store is used when there is no
    *   `store` option (see default-store.ts); `undefined`: the process's own.
    */
-  check(view: RequestView, app?: object): HttpVerdict | Promise<HttpVerdict> | undefined {
-    const c = this.config;
-    if (c.skip?.(view)) return undefined;
+  check(
+    view: RequestView,
+    app?: object,
+  ): HttpVerdict | Promise<HttpVerdict | undefined> | undefined {
+    const skip = this.config.skip;
+    if (skip !== undefined) {
+      const skipped = skip(view);
+      if (isPromiseLike(skipped)) {
+        return Promise.resolve(skipped).then((s) => (s ? undefined : this.#limits(view, app)));
+      }
+      if (skipped) return undefined;
+    }
+    return this.#limits(view, app);
+  }
+
+  /** {@link HttpLimiter.check} once `skip` said no: the request's limits. */
+  #limits(view: RequestView, app: object | undefined) {
     const plan = this.#fixedPlan ?? this.#defaultPlan(app);
     const prepared = plan.limitsFor(view);
-    if (prepared.length === 1) return this.#checkOne(view, plan, prepared);
+    if (prepared instanceof Promise) return prepared.then((p) => this.#keyed(view, plan, p));
+    return this.#keyed(view, plan, prepared);
+  }
+
+  /** The subject of the `key` option, when given (it replaces route and user/IP), then the decision. */
+  #keyed(
+    view: RequestView,
+    plan: LimitPlan,
+    prepared: Prepared[],
+  ): HttpVerdict | Promise<HttpVerdict> | undefined {
     if (prepared.length === 0) return undefined;
-    const custom = this.#customSubject(view);
+    const key = this.config.key;
+    if (key === undefined) return this.#decide(view, plan, prepared, undefined);
+    const k = key(view);
+    if (isPromiseLike(k)) {
+      return Promise.resolve(k).then((v) => this.#decide(view, plan, prepared, keySubject(v)));
+    }
+    return this.#decide(view, plan, prepared, keySubject(k));
+  }
+
+  #decide(
+    view: RequestView,
+    plan: LimitPlan,
+    prepared: Prepared[],
+    custom: string | undefined,
+  ): HttpVerdict | Promise<HttpVerdict> {
+    if (prepared.length === 1) return this.#checkOne(view, plan, prepared, custom);
+    const c = this.config;
     const entries: Entry[] = new Array(prepared.length);
     for (let i = 0; i < prepared.length; i++)
       entries[i] = this.#entry(view, plan, prepared[i]!, custom);
@@ -108,9 +156,10 @@ export class HttpLimiter<Req = unknown> {
     view: RequestView,
     plan: LimitPlan,
     prepared: Prepared[],
+    custom: string | undefined,
   ): HttpVerdict | Promise<HttpVerdict> {
     const p = prepared[0]!;
-    const entry = this.#entry(view, plan, p, this.#customSubject(view));
+    const entry = this.#entry(view, plan, p, custom);
     const ledger = ledgerOf(view.ledger ?? view.raw);
     const now = this.config.clock();
     const { prefix } = entry.scope;
@@ -152,12 +201,6 @@ export class HttpLimiter<Req = unknown> {
   #plan(store: LimitPlan['store'], origin: LimitPlan['origin']): LimitPlan {
     const timed = this.metrics?.timed(store) ?? store;
     return new LimitPlan(timed, origin, this.config as HttpConfig<unknown>, this.#algorithms);
-  }
-
-  /** The subject of the `key` option, when given: it replaces route and user/IP. */
-  #customSubject(view: RequestView): string | undefined {
-    const key = this.config.key;
-    return key === undefined ? undefined : keySegment(String(key(view)));
   }
 
   /**

@@ -61,13 +61,20 @@ export interface HttpLimitOptions<Req = unknown, Res = unknown> {
    */
   throttles?: ThrottleRegistry;
   /**
-   * The user id a request's key is built from, given the **framework's** request. Only a
-   * non-empty string or a finite number counts; anything else keys the request by IP.
+   * The user id a request's key is built from, given the **framework's** request; may
+   * return a promise (a session looked up). Only a non-empty string or a finite number
+   * counts; anything else keys the request by IP. A rejection is a 500 through the
+   * framework's error handling.
    * @default Express / Fastify `req.user?.id`, Koa `ctx.state.user?.id`
    */
   user?: (req: Req) => unknown;
-  /** Replaces the whole key derivation (route and subject): `<prefix>:<limit name>:<key(req)>`. */
-  key?: (req: RequestView) => string;
+  /**
+   * Replaces the whole key derivation (route and subject): `<prefix>:<limit name>:<key(req)>`.
+   * May return a promise. A value that is not a string or a finite number (an object, a
+   * promise of a promise, `undefined`) fails the request with a `TypeError` naming `key`
+   * (500), never a key shared by every client.
+   */
+  key?: (req: RequestView) => string | number | PromiseLike<string | number>;
   /**
    * IPv6 clients are grouped by this prefix length (1..128).
    * @default 64
@@ -78,8 +85,11 @@ export interface HttpLimitOptions<Req = unknown, Res = unknown> {
    * @default 'legacy' (`X-RateLimit-*`)
    */
   headers?: HeadersOption;
-  /** Requests for which it returns `true` are not limited and get no headers. */
-  skip?: (req: RequestView) => boolean;
+  /**
+   * Requests for which it returns `true` (or a promise of `true`) are not limited and get no
+   * headers. A rejection is a 500 through the framework's error handling, never a skip.
+   */
+  skip?: (req: RequestView) => boolean | PromiseLike<boolean>;
   /**
    * Called once for each denied request, before the 429 is sent; under `mode: 'shadow'`,
    * for each request the limit denied and shadow mode let through, with `info.shadow`
@@ -181,10 +191,10 @@ export interface HttpConfig<Req> {
   clock: () => number;
   prefix: string;
   user: ((req: Req) => unknown) | undefined;
-  key: ((req: RequestView) => string) | undefined;
+  key: HttpLimitOptions['key'];
   ipv6Subnet: number;
   headerStyles: readonly HeaderStyle[];
-  skip: ((req: RequestView) => boolean) | undefined;
+  skip: HttpLimitOptions['skip'];
   onLimited: HttpLimitOptions['onLimited'];
   message: HttpLimitOptions['message'];
   statusCode: number;

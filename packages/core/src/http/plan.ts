@@ -78,13 +78,16 @@ export class LimitPlan {
     this.#algorithms = algorithms;
     const limits = config.limits;
     this.static = limits.isStatic
-      ? this.#prepare(limits.limitsFor(undefined as never), true)
+      ? this.#prepare(limits.limitsFor(undefined as never) as readonly Limit[], true)
       : undefined;
   }
 
-  /** The prepared limits of `view`'s request. */
-  limitsFor(view: RequestView): Prepared[] {
-    return this.static ?? this.#prepare(this.#config.limits.limitsFor(view), false);
+  /** The prepared limits of `view`'s request; a promise when a resolver is async. */
+  limitsFor(view: RequestView): Prepared[] | Promise<Prepared[]> {
+    if (this.static !== undefined) return this.static;
+    const limits = this.#config.limits.limitsFor(view);
+    if (limits instanceof Promise) return limits.then((l) => this.#prepare(l, false));
+    return this.#prepare(limits, false);
   }
 
   /** The scopes of `<prefix>:<limit name>:<route>:`, made once per route and limit. */
