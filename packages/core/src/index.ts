@@ -7,12 +7,22 @@
  */
 export type {
   Algorithm,
+  AlgorithmFamily,
   AlgorithmKind,
   RefundResult,
   State,
   StepResult,
 } from './algorithms/algorithm.js';
 export { expiryOf } from './algorithms/algorithm.js';
+export type {
+  CalendarDayOptions,
+  CalendarMonthOptions,
+  CalendarPeriod,
+  CalendarUnit,
+  CalendarWeekOptions,
+} from './algorithms/calendar.js';
+export { calendarEdges, calendarWindow } from './algorithms/calendar.js';
+export { CalendarWindowAlgorithm, calendarQuota } from './algorithms/calendar-window.js';
 export type { ConcurrencyOptions } from './algorithms/concurrency.js';
 export { ConcurrencyAlgorithm, concurrency, DEFAULT_LEASE_MS } from './algorithms/concurrency.js';
 export type { CellReply, Decision } from './algorithms/decision.js';

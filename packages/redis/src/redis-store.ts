@@ -9,6 +9,7 @@ import {
 } from '@sluice/core';
 import { checkOptionNames, optionNames } from '@sluice/core/http';
 import { AllOrNothing, type Part } from './all-or-nothing.js';
+import { CALENDAR_WINDOW } from './calendar-window.lua.js';
 import { Coalescer, masterOf } from './coalescer.js';
 import { DeadlineQueue } from './deadline-queue.js';
 import { FIXED_WINDOW } from './fixed-window.lua.js';
@@ -64,6 +65,7 @@ const TWINS: Readonly<Record<Algorithm['kind'], LuaTwin>> = {
   'fixed-window': FIXED_WINDOW,
   'sliding-window': SLIDING_WINDOW,
   'sliding-log': SLIDING_LOG,
+  'calendar-window': CALENDAR_WINDOW,
 };
 
 /**
@@ -218,6 +220,8 @@ export class RedisStore implements Store {
    *   Lua twin (only the built-in kinds run on Redis).
    */
   consume(key: string, algorithm: Algorithm, cost: number, nowMs: number): Promise<Decision> {
+    // A calendar quota's Lua parameters are the edges around the caller's time.
+    if (algorithm.at !== undefined) algorithm = algorithm.at(nowMs);
     // perf: a limiter calls with one Algorithm object: its twin is found once.
     let twin = this.#lastTwin;
     if (algorithm !== this.#lastAlgorithm) {
@@ -255,9 +259,10 @@ export class RedisStore implements Store {
     if (requests.length === 0) return Promise.resolve([]);
     const parts: Part[] = [];
     for (const r of requests) {
-      const twin = twinOf(r.algorithm);
-      if (twin === undefined) return Promise.reject(noTwin(r.algorithm.kind));
-      parts.push({ key: this.keyFor(fullKey(r)), twin, algorithm: r.algorithm, cost: r.cost });
+      const algorithm = r.algorithm.at?.(nowMs) ?? r.algorithm;
+      const twin = twinOf(algorithm);
+      if (twin === undefined) return Promise.reject(noTwin(algorithm.kind));
+      parts.push({ key: this.keyFor(fullKey(r)), twin, algorithm, cost: r.cost });
     }
     const down = this.#down();
     if (down) return Promise.reject(down);
@@ -280,6 +285,7 @@ export class RedisStore implements Store {
     nowMs: number,
     atMs: number,
   ): Promise<Decision> {
+    if (algorithm.at !== undefined) algorithm = algorithm.at(nowMs);
     const twin = twinOf(algorithm);
     if (twin === undefined) return Promise.reject(noTwin(algorithm.kind));
     const down = this.#down();

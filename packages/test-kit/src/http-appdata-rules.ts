@@ -172,4 +172,30 @@ export function describeAppDataRules(harness: AdapterHarness): void {
       });
     });
   });
+
+  describe(`limits from the application's data: calendar quotas (${harness.name})`, () => {
+    it('a calendar day counts to the next local midnight: denied at 23:59:59, Retry-After 1', async () => {
+      // 23:59:59 in New York (UTC-5) on 2025-01-31.
+      const time = { now: Date.UTC(2025, 1, 1, 4, 59, 59) };
+      const spec: AppSpec = {
+        routes: [
+          {
+            method: 'GET',
+            path: '/r',
+            limit: Limit.perCalendarDay(2, { timeZone: 'America/New_York' }),
+            options: { store: new MemoryStore(), clock: () => time.now },
+          },
+        ],
+      };
+      await withApp(spec, async (client) => {
+        expect(await statuses(client, 2, '/r')).toEqual([200, 200]);
+        const denied = await client.request('GET', '/r');
+        expect(denied.status).toBe(429);
+        expect(denied.headers['retry-after']).toBe('1');
+        expect(denied.headers['x-ratelimit-reset']).toBe(String(Date.UTC(2025, 1, 1, 5) / 1000));
+        time.now += 1000; // local midnight: a new day
+        expect(await statuses(client, 2, '/r')).toEqual([200, 200]);
+      });
+    });
+  });
 }

@@ -1,4 +1,5 @@
 import type { Algorithm } from '../algorithms/algorithm.js';
+import { calendarText } from '../algorithms/calendar.js';
 import { SluiceConfigError } from '../common/errors.js';
 import { type Limit, limitAlgorithm } from '../limits/limit.js';
 import { type Store, scopeOf } from '../stores/store.js';
@@ -191,7 +192,11 @@ export class LimitPlan {
     }
     const name =
       limit.name ??
-      (limit.concurrent ? 'concurrent' : `${limit.maxAttempts}-per-${limit.periodMs}ms`);
+      (limit.concurrent
+        ? 'concurrent'
+        : limit.calendar !== undefined
+          ? `${limit.maxAttempts}-per-${calendarText(limit.calendar)}`
+          : `${limit.maxAttempts}-per-${limit.periodMs}ms`);
     return {
       scope: this.#scope(`${this.#config.prefix}:${keySegment(name)}:`, lasting),
       byScope: undefined,
@@ -212,5 +217,6 @@ export class LimitPlan {
 function kindKeyOf(limit: Limit): string {
   const p = limit.penalty;
   if (p !== undefined) return `/block:${p.blockMs},${p.backoff},${p.maxBlockMs}`;
+  if (limit.calendar !== undefined) return `/calendar:${calendarText(limit.calendar)}`;
   return limit.concurrent ? '/concurrent' : '';
 }

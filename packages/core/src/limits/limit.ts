@@ -1,4 +1,15 @@
 import { type Algorithm, isAlgorithm } from '../algorithms/algorithm.js';
+import {
+  type CalendarDayOptions,
+  type CalendarMonthOptions,
+  type CalendarPeriod,
+  type CalendarUnit,
+  type CalendarWeekOptions,
+  calendarText,
+  NOMINAL_MS,
+  parseCalendar,
+} from '../algorithms/calendar.js';
+import { calendarQuota } from '../algorithms/calendar-window.js';
 import { concurrency, DEFAULT_LEASE_MS } from '../algorithms/concurrency.js';
 import { gcra } from '../algorithms/gcra.js';
 import { type Penalty, type PenaltyOptions, parsePenalty, penalty } from '../algorithms/penalty.js';
@@ -21,6 +32,7 @@ interface LimitFields {
   unlimited: boolean;
   penalty: Penalty | undefined;
   concurrent: boolean;
+  calendar: CalendarPeriod | undefined;
 }
 
 /**
@@ -73,6 +85,13 @@ export class Limit {
    * expiring after `periodMs` (the lease time), instead of requests per period.
    */
   readonly concurrent: boolean;
+  /**
+   * The calendar period of a calendar quota ({@link Limit.perCalendarDay},
+   * {@link Limit.perCalendarWeek}, {@link Limit.perCalendarMonth}), or `undefined`. Its
+   * `periodMs` is then the period's nominal length (1, 7 or 31 days): the real windows run
+   * from edge to edge of the local calendar.
+   */
+  readonly calendar: CalendarPeriod | undefined;
 
   private constructor(fields: LimitFields) {
     this.maxAttempts = fields.maxAttempts;
@@ -83,6 +102,7 @@ export class Limit {
     this.unlimited = fields.unlimited;
     this.penalty = fields.penalty;
     this.concurrent = fields.concurrent;
+    this.calendar = fields.calendar;
     Object.freeze(this);
   }
 
@@ -159,8 +179,71 @@ export class Limit {
       unlimited: true,
       penalty: undefined,
       concurrent: false,
+      calendar: undefined,
     });
     return noneLimit;
+  }
+
+  /**
+   * `maxAttempts` requests per calendar day in `timeZone`: a fixed window from local
+   * midnight to the next local midnight (23 or 25 hours on a DST change; a day whose
+   * midnight does not exist starts at its first instant). Denied requests wait for the next
+   * edge: `Retry-After` and `X-RateLimit-Reset` count to it, so a request denied at 23:59:59
+   * local gets `Retry-After: 1`. The same edges on the memory store and on Redis. No peer
+   * has calendar quotas (Kong and Envoy count fixed spans from the first request).
+   *
+   * @param maxAttempts - an integer >= 1.
+   * @param options - `timeZone`: an IANA zone, default `'UTC'`.
+   * @throws {@link SluiceConfigError} naming `maxAttempts`, `timeZone` or an unknown option.
+   * @example Limit.perCalendarDay(1000, { timeZone: 'Europe/Paris' })
+   */
+  static perCalendarDay(maxAttempts: number, options?: CalendarDayOptions): Limit {
+    return Limit.#calendar(maxAttempts, 'day', options);
+  }
+
+  /**
+   * `maxAttempts` requests per calendar week in `timeZone`, from local midnight of
+   * `weekStart` (ISO numbering, Monday = 1, the default) to the next one. Edges, headers and
+   * `Retry-After` as {@link Limit.perCalendarDay}.
+   *
+   * @param options - `timeZone` (default `'UTC'`), `weekStart` 1–7 (default 1, Monday).
+   * @throws {@link SluiceConfigError} naming `maxAttempts`, `timeZone`, `weekStart` or an
+   *   unknown option.
+   * @example Limit.perCalendarWeek(5000, { timeZone: 'America/New_York', weekStart: 7 })
+   */
+  static perCalendarWeek(maxAttempts: number, options?: CalendarWeekOptions): Limit {
+    return Limit.#calendar(maxAttempts, 'week', options);
+  }
+
+  /**
+   * `maxAttempts` requests per calendar month in `timeZone`, from local midnight of
+   * `anchorDay` to the same day of the next month, the anchor clamped to a month's last day
+   * as billing anchors are (anchor 31: Jan 31 → Feb 28 or 29 → Mar 31). Edges, headers and
+   * `Retry-After` as {@link Limit.perCalendarDay}.
+   *
+   * @param options - `timeZone` (default `'UTC'`), `anchorDay` 1–31 (default 1).
+   * @throws {@link SluiceConfigError} naming `maxAttempts`, `timeZone`, `anchorDay` or an
+   *   unknown option.
+   * @example Limit.perCalendarMonth(100_000, { timeZone: 'Asia/Kathmandu', anchorDay: 15 })
+   */
+  static perCalendarMonth(maxAttempts: number, options?: CalendarMonthOptions): Limit {
+    return Limit.#calendar(maxAttempts, 'month', options);
+  }
+
+  static #calendar(maxAttempts: number, unit: CalendarUnit, options: unknown): Limit {
+    const quota = integerAtLeast('maxAttempts', maxAttempts, 1);
+    const calendar = parseCalendar(unit, options);
+    return new Limit({
+      maxAttempts: quota,
+      periodMs: NOMINAL_MS[unit],
+      subject: undefined,
+      requestCost: 1,
+      name: undefined,
+      unlimited: false,
+      penalty: undefined,
+      concurrent: false,
+      calendar,
+    });
   }
 
   /**
@@ -193,6 +276,7 @@ export class Limit {
       unlimited: false,
       penalty: undefined,
       concurrent: true,
+      calendar: undefined,
     });
   }
 
@@ -261,11 +345,11 @@ export class Limit {
    * @example Limit.perMinute(5).by(req.ip).blockFor('15m', { backoff: 2, maxBlock: '24h' })
    */
   blockFor(duration: Duration, options: PenaltyOptions = {}): Limit {
-    if (this.concurrent || this.unlimited) {
+    if (this.concurrent || this.unlimited || this.calendar !== undefined) {
       throw new SluiceConfigError(
         'blockFor',
         duration,
-        'a rate limit (not a concurrency limit or Limit.none())',
+        'a rate limit (not a concurrency limit, a calendar quota or Limit.none())',
       );
     }
     return this.#with({ penalty: parsePenalty(duration, options) });
@@ -277,7 +361,9 @@ export class Limit {
     const parts = [
       this.concurrent
         ? `${this.maxAttempts} in flight, leases of ${this.periodMs} ms`
-        : `${this.maxAttempts} per ${this.periodMs} ms`,
+        : this.calendar !== undefined
+          ? `${this.maxAttempts} per calendar ${calendarText(this.calendar)}`
+          : `${this.maxAttempts} per ${this.periodMs} ms`,
     ];
     if (this.penalty !== undefined) parts.push(`blocking ${this.penalty.blockMs} ms`);
     if (this.name !== undefined) parts.push(`named ${JSON.stringify(this.name)}`);
@@ -296,6 +382,7 @@ export class Limit {
       unlimited: this.unlimited,
       penalty: this.penalty,
       concurrent: this.concurrent,
+      calendar: this.calendar,
       ...change,
     });
   }
@@ -322,6 +409,7 @@ export class Limit {
       unlimited: false,
       penalty: undefined,
       concurrent: false,
+      calendar: undefined,
     });
   }
 }
@@ -381,6 +469,8 @@ export function limitAlgorithm(
   }
   if (limit.unlimited) return undefined;
   if (limit.concurrent) return concurrency({ limit: limit.maxAttempts, leaseMs: limit.periodMs });
+  // A calendar quota is a window of the calendar whatever the `algorithm` option says.
+  if (limit.calendar !== undefined) return calendarQuota(limit.maxAttempts, limit.calendar);
   const algorithm = factory({ limit: limit.maxAttempts, periodMs: limit.periodMs });
   if (!isAlgorithm(algorithm)) {
     throw new SluiceConfigError(
