@@ -68,7 +68,12 @@ export { QUOTA_EXCEEDED_TITLE, QUOTA_EXCEEDED_TYPE } from './http/problem.js';
 export type { RequestView } from './http/request-view.js';
 export type { LimitedInfo, LimitMode } from './http/shadow.js';
 export type { HttpVerdict } from './http/verdict.js';
-export type { LimitAlgorithmFactory, LimitQuota } from './limits/limit.js';
+export type {
+  CostAfter,
+  CostAfterOptions,
+  LimitAlgorithmFactory,
+  LimitQuota,
+} from './limits/limit.js';
 export { defaultLimitAlgorithm, Limit, limitAlgorithm } from './limits/limit.js';
 export type {
   AcquireOptions,

@@ -40,18 +40,26 @@ local function calendar_window(key, now, cost, limit, e0, e1, e2, e3)
   end
   local retry = -1
   if cost <= limit then retry = windowEnd - now end
-  return 0, limit - count, retry, windowEnd - now
+  return 0, math.max(0, limit - count), retry, windowEnd - now
 end
 `;
 
 /**
  * Gives back `cost` units charged at `at`: only from the window that held `at` (found among
  * the edges as for a decision) while it is still current; its count drops by `cost`
- * (exact), the key is deleted at 0. Nothing when that window is over.
+ * (exact), the key is deleted at 0. Nothing when that window is over. A negative `cost`
+ * charges `-cost` units past the limit into the current window (a debt, `Limit.costAfter`).
  */
 const CALENDAR_WINDOW_REFUND = `local function calendar_window_refund(key, now, cost, at, reset, limit, e0, e1, e2, e3)
   local stored = redis.call('GET', key)
-  if stored then
+  if cost < 0 then
+    local e, c = calendar_end(now, e0, e1, e2, e3), 0
+    if stored then
+      local se, sc = state_numbers(stored, 2)
+      if se > now then e, c = se, sc end
+    end
+    redis.call('SET', key, exact(e) .. ',' .. (c - cost), 'PX', px(e - now))
+  elseif stored then
     local e, c = state_numbers(stored, 2)
     if e > now and calendar_end(at, e0, e1, e2, e3) == e then
       c = c - cost

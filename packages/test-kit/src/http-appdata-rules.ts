@@ -1,6 +1,7 @@
 import { Limit, MemoryStore, ThrottleRegistry } from '@sluice/core';
 import { EPOCH } from './epoch.js';
 import { type AdapterHarness, type AppSpec, withApp as run, statuses } from './http-harness.js';
+import { afterFinish } from './http-outcome-rules.js';
 
 /**
  * Rows of the shared behaviour table for limits taken from the application's data: async
@@ -195,6 +196,86 @@ export function describeAppDataRules(harness: AdapterHarness): void {
         expect(denied.headers['x-ratelimit-reset']).toBe(String(Date.UTC(2025, 1, 1, 5) / 1000));
         time.now += 1000; // local midnight: a new day
         expect(await statuses(client, 2, '/r')).toEqual([200, 200]);
+      });
+    });
+  });
+
+  describe(`limits from the application's data: cost from the response (${harness.name})`, () => {
+    /** The `x-units` header of a framework request: what the "response" used. */
+    const unitsOf = (req: unknown) =>
+      Number((req as { headers: Record<string, string | undefined> }).headers['x-units']);
+    const used = (n: number | string) => ({ 'x-units': String(n) });
+
+    it('reserves on arrival, gives back what the response did not use, charges what it used past the quota', async () => {
+      const time = { now: EPOCH };
+      const logged: string[] = [];
+      const limit = Limit.perMinute(10)
+        .named('tokens')
+        .costAfter(unitsOf, { reserve: 4, unit: 'tokens' });
+      const spec: AppSpec = {
+        routes: [
+          {
+            method: 'GET',
+            path: '/chat',
+            limit,
+            options: {
+              store: new MemoryStore(),
+              clock: () => time.now,
+              algorithm: 'fixed-window',
+              headers: ['legacy', 'draft-8'],
+              logger: { warn: (m: string) => logged.push(m) },
+            },
+          },
+        ],
+      };
+      await withApp(spec, async (client) => {
+        const first = await client.request('GET', '/chat', used(1));
+        // The reserve (4) was charged on arrival.
+        expect(first.headers['x-ratelimit-remaining']).toBe('6');
+        expect(first.headers['ratelimit-policy']).toBe('"tokens";q=10;qu="tokens";w=60');
+        await afterFinish();
+        // Settled to 1 unit: 3 given back, so 9 remain before this one's reserve.
+        const second = await client.request('GET', '/chat', used(20));
+        expect(second.headers['x-ratelimit-remaining']).toBe('5');
+        await afterFinish();
+        // 1 + 20 units used: in debt past the quota, denied until the window ends.
+        const denied = await client.request('GET', '/chat', used(1));
+        expect(denied.status).toBe(429);
+        expect(denied.headers['retry-after']).toBe('60');
+        // A units function that gives garbage keeps the reserve and logs, never a crash.
+        time.now += 60_000;
+        const bad = await client.request('GET', '/chat', used('NaN'));
+        expect(bad.status).toBe(200);
+        await afterFinish();
+        const after = await client.request('GET', '/chat', used(0));
+        expect(after.headers['x-ratelimit-remaining']).toBe('2');
+        expect(logged.some((m) => m.includes('costAfter') && m.includes('NaN'))).toBe(true);
+        expect(client.handlerRuns('GET', '/chat')).toBe(4);
+      });
+    });
+
+    it('a key in debt on GCRA waits exactly for its debt to drain', async () => {
+      const time = { now: EPOCH };
+      const spec: AppSpec = {
+        routes: [
+          {
+            method: 'GET',
+            path: '/chat',
+            // 60 units per minute: one unit drains per second.
+            limit: Limit.perMinute(60).costAfter(unitsOf),
+            options: { store: new MemoryStore(), clock: () => time.now },
+          },
+        ],
+      };
+      await withApp(spec, async (client) => {
+        expect((await client.request('GET', '/chat', used(90))).status).toBe(200);
+        await afterFinish();
+        const denied = await client.request('GET', '/chat', used(1));
+        expect(denied.status).toBe(429);
+        // 90 units charged: 30 past the burst of 60, plus this request's 1-unit reserve.
+        expect(denied.headers['retry-after']).toBe('31');
+        time.now += 31_000;
+        expect((await client.request('GET', '/chat', used(1))).status).toBe(200);
       });
     });
   });

@@ -84,6 +84,13 @@ export interface Algorithm {
    */
   readonly concurrent?: boolean;
   /**
+   * Optional: `true` when `refund` takes a negative cost as a charge past the limit (a debt
+   * the key works off before its next admission), as `Limit.costAfter` settles a response
+   * that used more than its reserve. GCRA (and its leaky and token bucket forms), the fixed
+   * window and the calendar window have it, with their Lua twins.
+   */
+  readonly debt?: boolean;
+  /**
    * Optional: the inner algorithm of a `PenaltyAlgorithm` (`Limit.blockFor`): the Redis
    * store runs the penalty twin of `inner`'s Lua twin for it.
    */

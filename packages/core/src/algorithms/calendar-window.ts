@@ -14,6 +14,8 @@ import { decide } from './decision.js';
  */
 export class CalendarWindowAlgorithm implements Algorithm {
   readonly kind = 'calendar-window' as const;
+  /** Its `refund` takes a negative cost: a charge past the limit (see `Algorithm.debt`). */
+  readonly debt = true;
   readonly limit: number;
   readonly period: CalendarPeriod;
   readonly description: string;
@@ -93,21 +95,29 @@ export class CalendarWindowAlgorithm implements Algorithm {
     const retry = cost > limit ? -1 : end - nowMs;
     return {
       state: undefined,
-      decision: decide(false, limit, limit - count, retry, end - nowMs, cost),
+      decision: decide(false, limit, Math.max(0, limit - count), retry, end - nowMs, cost),
       ttlMs: 0,
     };
   }
 
   /**
    * Gives back `cost` units charged at `atMs`: only from the window that held `atMs` while
-   * it is still current; its count drops by `cost` (the key is deleted at 0). The TS twin
-   * of `calendar_window_refund` (@sluice/redis).
+   * it is still current; its count drops by `cost` (the key is deleted at 0). A negative
+   * `cost` charges `-cost` units past the limit into the current window (a debt,
+   * `Limit.costAfter`). The TS twin of `calendar_window_refund` (@sluice/redis).
    */
   refund(state: State | undefined, nowMs: number, cost: number, atMs: number): RefundResult {
     let next: State | null | undefined;
     let ttlMs = 0;
     const s = state as number[] | undefined;
-    if (s !== undefined && s[0]! > nowMs && this.windowEnd(atMs) === s[0]) {
+    if (cost < 0) {
+      // A charge past the limit (a debt, `Limit.costAfter`): into the current window, opening
+      // one as a decision does.
+      const live = s !== undefined && s[0]! > nowMs;
+      const end = live ? s[0]! : this.windowEnd(nowMs);
+      next = [end, (live ? s[1]! : 0) - cost];
+      ttlMs = end - nowMs;
+    } else if (s !== undefined && s[0]! > nowMs && this.windowEnd(atMs) === s[0]) {
       const count = s[1]! - cost;
       if (count <= 0) next = null;
       else {

@@ -133,7 +133,8 @@ export class HttpLimiter<Req = unknown> {
     const ledger = ledgerOf(view.ledger ?? view.raw);
     const now = c.clock();
     const charged: Entry[] | undefined =
-      c.outcome !== undefined || prepared.some((p) => p.algorithm.concurrent === true)
+      c.outcome !== undefined ||
+      prepared.some((p) => p.algorithm.concurrent === true || p.costAfter !== undefined)
         ? []
         : undefined;
     const decided = this.#consume(plan, entries, now, ledger, charged);
@@ -166,19 +167,22 @@ export class HttpLimiter<Req = unknown> {
     const previous = chargedFor(ledger, plan.origin, prefix, entry.subject);
     if (previous !== undefined) return this.#make(view, prepared, 0, previous, undefined, now);
     const decision = consumeAt(plan.store, entry, p.cost, now);
-    const settles = this.config.outcome !== undefined || p.algorithm.concurrent === true;
+    const settles =
+      this.config.outcome !== undefined ||
+      p.algorithm.concurrent === true ||
+      p.costAfter !== undefined;
     if (decision instanceof Promise) {
       return decision.then((d) => {
         remember(ledger, plan.origin, prefix, entry.subject, d);
         const v = this.#make(view, prepared, 0, d, undefined, now);
-        if (settles && d.allowed && entry.cost > 0)
+        if (settles && d.allowed && (entry.cost > 0 || p.costAfter !== undefined))
           v.pending = [pendingOf(plan.store, entry, d, now, p.name)];
         return v;
       });
     }
     remember(ledger, plan.origin, prefix, entry.subject, decision);
     const v = this.#make(view, prepared, 0, decision, undefined, now);
-    if (settles && decision.allowed && entry.cost > 0) {
+    if (settles && decision.allowed && (entry.cost > 0 || p.costAfter !== undefined)) {
       v.pending = [pendingOf(plan.store, entry, decision, now, p.name)];
     }
     return v;
@@ -208,23 +212,26 @@ export class HttpLimiter<Req = unknown> {
    * `Limit.by`'s whole key, or `<route>:user:<id>` / `<route>:ip:<subject>`.
    */
   #entry(view: RequestView, plan: LimitPlan, p: Prepared, custom: string | undefined): Entry {
+    const { algorithm, cost, costAfter } = p;
     if (custom !== undefined)
-      return { scope: p.scope, subject: custom, algorithm: p.algorithm, cost: p.cost };
+      return { scope: p.scope, subject: custom, algorithm, cost, costAfter };
     if (p.byScope !== undefined)
-      return { scope: p.byScope, subject: '', algorithm: p.algorithm, cost: p.cost };
+      return { scope: p.byScope, subject: '', algorithm, cost, costAfter };
     const scopes = plan.routeScopes(p, view.route);
     return view.userId !== undefined
       ? {
           scope: scopes.user,
           subject: keySegment(String(view.userId)),
-          algorithm: p.algorithm,
-          cost: p.cost,
+          algorithm,
+          cost,
+          costAfter,
         }
       : {
           scope: scopes.ip,
           subject: ipSubject(view.ip, this.config.ipv6Subnet),
-          algorithm: p.algorithm,
-          cost: p.cost,
+          algorithm,
+          cost,
+          costAfter,
         };
   }
 
@@ -254,7 +261,9 @@ export class HttpLimiter<Req = unknown> {
           const d = results[j++]!;
           decisions[i] = d;
           remember(ledger, plan.origin, entries[i]!.scope.prefix, entries[i]!.subject, d);
-          if (charged !== undefined && d.allowed && entries[i]!.cost > 0) charged.push(entries[i]!);
+          const e = entries[i]!;
+          if (charged !== undefined && d.allowed && (e.cost > 0 || e.costAfter !== undefined))
+            charged.push(e);
         }
       }
       return decisions as Decision[];

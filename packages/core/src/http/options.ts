@@ -113,7 +113,8 @@ export interface HttpLimitOptions<Req = unknown, Res = unknown> {
    */
   onStoreError?: StoreErrorPolicy;
   /**
-   * Where store-failure notices go.
+   * Where store-failure notices go, and the errors of a `Limit.costAfter` units function
+   * (a throw, a rejection, a value that is not a finite number >= 0).
    * @default console
    */
   logger?: StoreFailureLogger;
@@ -206,4 +207,6 @@ export interface HttpConfig<Req> {
   metrics: HttpMetrics | undefined;
   /** `body: 'problem'`. */
   problem: boolean;
+  /** Where store failures and `Limit.costAfter` units that cannot be settled are logged. */
+  logger: StoreFailureLogger;
 }

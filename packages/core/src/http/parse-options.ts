@@ -185,6 +185,7 @@ export function parseHttpOptions<Req>(options: HttpLimitOptions<Req, never>): Ht
     shadow: parseMode(options.mode),
     metrics: createHttpMetrics(options.metrics, options.logger ?? console),
     problem: parseBodyStyle(options.body),
+    logger: options.logger ?? console,
   };
 }
 

@@ -106,12 +106,12 @@ export class HttpPipeline<Req, Res> {
   #write(req: Req, res: Res, ledger: object, v: HttpVerdict): HttpVerdict {
     const pending = (v as Verdict).pending;
     if (pending !== undefined && this.#binding.onFinished !== undefined) {
-      const { outcome, clock } = this.limiter.config;
+      const { outcome, clock, logger } = this.limiter.config;
       const metrics = this.limiter.metrics;
       if (metrics !== undefined) for (const p of pending) if (p.lease) metrics.lease(p.name, +1);
       this.#binding.onFinished(req, res, (status) => {
         if (metrics !== undefined) for (const p of pending) if (p.lease) metrics.lease(p.name, -1);
-        void settle(pending, outcome, req, res, status, clock);
+        void settle(pending, outcome, req, res, status, clock, logger);
       });
     }
     const standing = report(ledgerOf(ledger), v);

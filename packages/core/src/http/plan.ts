@@ -1,7 +1,7 @@
 import type { Algorithm } from '../algorithms/algorithm.js';
 import { calendarText } from '../algorithms/calendar.js';
 import { SluiceConfigError } from '../common/errors.js';
-import { type Limit, limitAlgorithm } from '../limits/limit.js';
+import { type CostAfter, type Limit, limitAlgorithm } from '../limits/limit.js';
 import { type Store, scopeOf } from '../stores/store.js';
 import { ceilSeconds, type LimitPolicy } from './headers.js';
 import { keySegment } from './keys.js';
@@ -41,6 +41,8 @@ export interface Prepared extends LimitPolicy {
   periodMs: number;
   /** Its penalty or concurrency, as text (`kindKeyOf`): '' for a plain rate limit. */
   kindKey: string;
+  /** How its cost is settled from the response (`Limit.costAfter`), or `undefined`. */
+  costAfter: CostAfter | undefined;
 }
 
 /** Routes whose scopes a limit keeps (routes are patterns, so few; this bounds odd adapters). */
@@ -155,7 +157,8 @@ export class LimitPlan {
           p.maxAttempts === limit.maxAttempts &&
           p.periodMs === limit.periodMs &&
           p.cost === limit.requestCost &&
-          p.kindKey === kindKeyOf(limit)
+          p.kindKey === kindKeyOf(limit) &&
+          p.costAfter === limit.responseCost
         )
           return p;
       }
@@ -190,6 +193,13 @@ export class LimitPlan {
       }
       algorithms.set(quota, algorithm);
     }
+    if (limit.responseCost !== undefined && algorithm.debt !== true) {
+      throw new SluiceConfigError(
+        'costAfter',
+        algorithm.description,
+        'an algorithm that can charge past its limit: gcra (the default), fixed-window or a calendar quota',
+      );
+    }
     const name =
       limit.name ??
       (limit.concurrent
@@ -208,7 +218,9 @@ export class LimitPlan {
       name,
       windowSeconds: ceilSeconds(limit.periodMs),
       concurrent: limit.concurrent,
+      unit: limit.responseCost?.unit,
       kindKey,
+      costAfter: limit.responseCost,
     };
   }
 }

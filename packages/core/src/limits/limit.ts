@@ -15,6 +15,7 @@ import { gcra } from '../algorithms/gcra.js';
 import { type Penalty, type PenaltyOptions, parsePenalty, penalty } from '../algorithms/penalty.js';
 import { type Duration, parseWholeMs, wholeMs } from '../common/duration.js';
 import { SluiceConfigError } from '../common/errors.js';
+import { checkOptionNames } from '../common/known-options.js';
 import { brandClass } from '../common/process-global.js';
 import { integerAtLeast } from '../common/validate.js';
 
@@ -33,6 +34,39 @@ interface LimitFields {
   penalty: Penalty | undefined;
   concurrent: boolean;
   calendar: CalendarPeriod | undefined;
+  responseCost: CostAfter | undefined;
+}
+
+/**
+ * How a request's cost is settled from its response (`Limit.costAfter`): `reserve` units
+ * charged on arrival, then the difference to `units(req, res)` when the response finishes.
+ */
+export interface CostAfter {
+  /**
+   * The units the request used, given the **framework's** request and response (Express
+   * `req, res`; Fastify `request, reply`; Koa `ctx, ctx`); may be async.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: called with each framework's own request and response
+  units: (req: any, res: any) => number | PromiseLike<number>;
+  /** Units charged on arrival: an integer >= 0. */
+  reserve: number;
+  /** The unit's name for draft-8+ headers (`qu`), or `undefined` (requests). */
+  unit: string | undefined;
+}
+
+/** Options of `Limit.costAfter`. */
+export interface CostAfterOptions {
+  /**
+   * Units charged when the request arrives: it is admitted only if they fit.
+   * @default 1
+   */
+  reserve?: number;
+  /**
+   * The unit's name in draft-8+ headers' `RateLimit-Policy` (`qu="tokens"`): a token of
+   * letters, digits and `-`.
+   * @default none: draft-8's default unit, requests
+   */
+  unit?: string;
 }
 
 /**
@@ -92,6 +126,8 @@ export class Limit {
    * from edge to edge of the local calendar.
    */
   readonly calendar: CalendarPeriod | undefined;
+  /** How the cost is settled from the response (set with {@link Limit.costAfter}), or `undefined`. */
+  readonly responseCost: CostAfter | undefined;
 
   private constructor(fields: LimitFields) {
     this.maxAttempts = fields.maxAttempts;
@@ -103,6 +139,7 @@ export class Limit {
     this.penalty = fields.penalty;
     this.concurrent = fields.concurrent;
     this.calendar = fields.calendar;
+    this.responseCost = fields.responseCost;
     Object.freeze(this);
   }
 
@@ -180,6 +217,7 @@ export class Limit {
       penalty: undefined,
       concurrent: false,
       calendar: undefined,
+      responseCost: undefined,
     });
     return noneLimit;
   }
@@ -243,6 +281,7 @@ export class Limit {
       penalty: undefined,
       concurrent: false,
       calendar,
+      responseCost: undefined,
     });
   }
 
@@ -277,6 +316,7 @@ export class Limit {
       penalty: undefined,
       concurrent: true,
       calendar: undefined,
+      responseCost: undefined,
     });
   }
 
@@ -355,6 +395,55 @@ export class Limit {
     return this.#with({ penalty: parsePenalty(duration, options) });
   }
 
+  /**
+   * The same limit with each request's cost taken from its response: `reserve` units are
+   * charged when the request arrives (it is admitted only if they fit), and when the
+   * response finishes the difference to `units(req, res)` is settled, atomically on Redis:
+   * given back exactly when smaller, charged when larger, past the quota if need be (a
+   * debt: the key answers 429 with `Retry-After` = the time the debt takes to drain, or to
+   * the window's end on a window algorithm). For APIs billed by what a response used: LLM
+   * tokens, bytes, rows (Envoy's `hits_addend`, Kong's AI rate limiting). A `units` that
+   * throws, rejects or gives something other than a finite number >= 0 is logged (the
+   * `logger` option) and the reserve stays charged; a fraction is rounded up. Runs on GCRA
+   * (the default, with leaky and token buckets), the fixed window and calendar quotas.
+   *
+   * @param units - `(req, res) => number | Promise<number>`, given the **framework's**
+   *   request and response (Express `req, res`; Fastify `request, reply`; Koa `ctx, ctx`).
+   * @param options - `reserve`: an integer >= 0, default 1; `unit`: the `qu` of draft-8+
+   *   headers (`'tokens'`).
+   * @returns a new `Limit`; its {@link Limit.requestCost} is `reserve`.
+   * @throws {@link SluiceConfigError} naming `costAfter`, `reserve` or `unit`.
+   * @example Limit.perMinute(10_000).named('tokens').costAfter((req, res) => res.locals.tokens, { reserve: 500 })
+   */
+  costAfter<Req = unknown, Res = unknown>(
+    units: (req: Req, res: Res) => number | PromiseLike<number>,
+    options: CostAfterOptions = {},
+  ): Limit {
+    if (this.concurrent || this.unlimited) {
+      throw new SluiceConfigError(
+        'costAfter',
+        units,
+        'a rate limit (not a concurrency limit or Limit.none())',
+      );
+    }
+    if (typeof units !== 'function') {
+      throw new SluiceConfigError('costAfter', units, 'a function (req, res) => units');
+    }
+    if (options === null || typeof options !== 'object') {
+      throw new SluiceConfigError('options', options, 'an object { reserve?, unit? }');
+    }
+    checkOptionNames(options, ['reserve', 'unit'], 'Limit#costAfter()');
+    const reserve = integerAtLeast('reserve', options.reserve ?? 1, 0);
+    const unit = options.unit;
+    if (unit !== undefined && (typeof unit !== 'string' || !/^[A-Za-z][\w-]*$/.test(unit))) {
+      throw new SluiceConfigError('unit', unit, "a token such as 'tokens'");
+    }
+    return this.#with({
+      requestCost: reserve,
+      responseCost: { units: units as CostAfter['units'], reserve, unit },
+    });
+  }
+
   /** For logs: e.g. `Limit(60 per 60000 ms, by "42", cost 1)` or `Limit(none)`. */
   toString(): string {
     if (this.unlimited) return 'Limit(none)';
@@ -368,7 +457,11 @@ export class Limit {
     if (this.penalty !== undefined) parts.push(`blocking ${this.penalty.blockMs} ms`);
     if (this.name !== undefined) parts.push(`named ${JSON.stringify(this.name)}`);
     if (this.subject !== undefined) parts.push(`by ${JSON.stringify(this.subject)}`);
-    parts.push(`cost ${this.requestCost}`);
+    parts.push(
+      this.responseCost === undefined
+        ? `cost ${this.requestCost}`
+        : `cost after the response, reserve ${this.requestCost}`,
+    );
     return `Limit(${parts.join(', ')})`;
   }
 
@@ -383,6 +476,7 @@ export class Limit {
       penalty: this.penalty,
       concurrent: this.concurrent,
       calendar: this.calendar,
+      responseCost: this.responseCost,
       ...change,
     });
   }
@@ -410,6 +504,7 @@ export class Limit {
       penalty: undefined,
       concurrent: false,
       calendar: undefined,
+      responseCost: undefined,
     });
   }
 }
