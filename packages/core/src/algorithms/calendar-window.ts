@@ -13,11 +13,15 @@ import { decide } from './decision.js';
  * `[limit, e0, e1, e2, e3]`, four edges around the caller's time (see `calendarEdges`).
  */
 export class CalendarWindowAlgorithm implements Algorithm {
+  /** The family: the Redis store runs the `calendar_window` Lua twin for it. */
   readonly kind = 'calendar-window' as const;
   /** Its `refund` takes a negative cost: a charge past the limit (see `Algorithm.debt`). */
   readonly debt = true;
+  /** Units admitted per window; reported as `Decision.limit`. */
   readonly limit: number;
+  /** The calendar period and time zone whose edges bound the windows. */
   readonly period: CalendarPeriod;
+  /** For logs, e.g. `calendarWindow(100 per month@1/Europe/Paris)`. */
   readonly description: string;
   /**
    * `[limit, e0, e1, e2, e3]`: the four edges this instance was made for by

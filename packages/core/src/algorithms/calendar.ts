@@ -18,6 +18,7 @@ export type CalendarUnit = 'day' | 'week' | 'month';
 
 /** A calendar period, parsed: every field present and valid. */
 export interface CalendarPeriod {
+  /** Which period: a day, a week or a month of the local calendar. */
   unit: CalendarUnit;
   /** An IANA time zone (`'Europe/Paris'`); `'UTC'` by default. */
   timeZone: string;
