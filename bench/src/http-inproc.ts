@@ -23,7 +23,8 @@
  *
  * Flags: `--only` framework names (express, fastify, koa; comma-separated), `--variants`
  * (default none,sluice,peer,noop,headers,sluice-bare; `none` first; also `sluice-metrics`:
- * sluice with `metrics` on, recording into the OpenTelemetry SDK), `--batch`, `--rounds`,
+ * sluice with `metrics` on, recording into the OpenTelemetry SDK; Fastify: `sluice-async`, the
+ * limit from an async function, and `sluice-plan`, a plan from lru-cache's `fetch`), `--batch`, `--rounds`,
  * `--http-us express=60,fastify=13,koa=14.6`, `--json <file>`.
  */
 import { writeFileSync } from 'node:fs';
@@ -64,6 +65,8 @@ const LABELS: Partial<Record<Variant, string>> = {
   headers: 'baseline: the 3 headers only',
   'sluice-bare': 'baseline: sluice, headers: false',
   'sluice-metrics': 'sluice, metrics: true (OpenTelemetry SDK)',
+  'sluice-async': 'sluice, limit from an async function',
+  'sluice-plan': 'sluice, plan from lru-cache fetch (async)',
 };
 const PEERS: Record<Framework, string> = {
   express: 'express-rate-limit',

@@ -56,7 +56,9 @@ export type Variant =
   | 'noop'
   | 'headers'
   | 'sluice-bare'
-  | 'sluice-metrics';
+  | 'sluice-metrics'
+  | 'sluice-async'
+  | 'sluice-plan';
 
 /**
  * `sluice-metrics`: sluice with `metrics` on, recording into an OpenTelemetry SDK
@@ -85,8 +87,34 @@ const ALLOW = 'throttle:60000000,1000';
 /** Denies all but the first request: 1 per 60 minutes. */
 const DENY = 'throttle:1,60';
 
+/**
+ * Fastify only. `sluice-async`: the limit from an async function (an async named limiter's
+ * cost: a promise and its awaits per request). `sluice-plan`: the tenant's plan through
+ * lru-cache's `fetch` (a cache hit every request after the first), as the "Plans and
+ * quotas" guide does.
+ */
+async function resolverLimit(variant: 'sluice-async' | 'sluice-plan') {
+  const { Limit } = await import('@sluice/core');
+  const limit = Limit.perMinutes(1000, 60_000_000);
+  if (variant === 'sluice-async') return async () => limit;
+  const { LRUCache } = await import('lru-cache');
+  const plans = new LRUCache<string, { perMinute: number }>({
+    max: 10_000,
+    ttl: 60_000,
+    allowStale: true,
+    fetchMethod: async () => ({ perMinute: 60_000_000 }),
+  });
+  return async (req: { ip: string }) => {
+    const plan = await plans.fetch(req.ip);
+    return Limit.perMinutes(1000, plan!.perMinute);
+  };
+}
+
 /** The options of the sluice variants (`sluice`, `sluice-deny`, `sluice-bare`, `sluice-metrics`). */
 async function sluiceOptions(variant: Variant) {
+  if (variant === 'sluice-async' || variant === 'sluice-plan') {
+    return { limit: await resolverLimit(variant), headers: 'legacy' as const };
+  }
   return {
     limit: variant === 'sluice-deny' ? DENY : ALLOW,
     headers: variant === 'sluice-bare' ? (false as const) : ('legacy' as const),
@@ -181,7 +209,9 @@ async function fastify(variant: Variant, redisPort?: number): Promise<Built> {
     variant === 'sluice' ||
     variant === 'sluice-deny' ||
     variant === 'sluice-bare' ||
-    variant === 'sluice-metrics'
+    variant === 'sluice-metrics' ||
+    variant === 'sluice-async' ||
+    variant === 'sluice-plan'
   ) {
     const { rateLimit } = await import('@sluice/fastify');
     await app.register(rateLimit, await sluiceOptions(variant));

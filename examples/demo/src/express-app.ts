@@ -7,6 +7,7 @@ import { throttle } from '@sluice/express';
 import express from 'express';
 import * as handlers from './handlers.js';
 import './limits.js'; // defines the named limiters ('throttle:login', …)
+import './plans.js'; // defines 'throttle:plan'
 
 export function createExpressApp(store: Store, metrics: MetricsOption = true): express.Express {
   const app = express();
@@ -45,6 +46,10 @@ export function createExpressApp(store: Store, metrics: MetricsOption = true): e
   // At most 2 exports in flight per user: a lease per request, released when it ends.
   api.get('/export', throttle('throttle:export', { store, metrics }), async (req, res) => {
     res.json(await handlers.exportData(req.headers));
+  });
+  // The tenant's plan, looked up asynchronously (cached): its per-minute and monthly quotas.
+  api.get('/plan', throttle('throttle:plan', { store, metrics }), (req, res) => {
+    res.json(handlers.plan(req.headers));
   });
   app.use('/api', api);
 

@@ -8,6 +8,7 @@ import { rateLimit } from '@sluice/fastify';
 import Fastify, { type FastifyInstance } from 'fastify';
 import * as handlers from './handlers.js';
 import './limits.js'; // defines the named limiters ('throttle:login', …)
+import './plans.js'; // defines 'throttle:plan'
 
 export async function createFastifyApp(
   store: Store,
@@ -40,6 +41,9 @@ export async function createFastifyApp(
         handlers.me(req.headers),
       );
       api.get('/items', { config: { rateLimit: 'throttle:api' } }, async () => handlers.items());
+      api.get('/plan', { config: { rateLimit: 'throttle:plan' } }, async (req) =>
+        handlers.plan(req.headers),
+      );
       api.get('/report', { config: { rateLimit: 'throttle:report' } }, async (req) =>
         handlers.report(req.headers),
       );

@@ -12,6 +12,7 @@ export const home = () => ({
     'GET /api/me',
     'GET /api/items',
     'GET /api/report',
+    'GET /api/plan',
     'GET /api/export',
   ],
 });
@@ -21,6 +22,11 @@ export const login = () => ({ ok: true, token: 'demo' });
 export const me = (headers: Headers) => ({ user: bearerUser(headers) ?? null });
 
 export const items = () => ({ items: ['sluice', 'gate', 'weir'] });
+
+export const plan = (headers: Headers) => ({
+  tenant: bearerUser(headers) ?? null,
+  plan: 'limits from the tenant plan (cached async lookup): per minute, and per calendar month',
+});
 
 export const report = (headers: Headers) => ({
   user: bearerUser(headers) ?? null,

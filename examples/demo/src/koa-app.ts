@@ -8,6 +8,7 @@ import { throttle } from '@sluice/koa';
 import Koa from 'koa';
 import * as handlers from './handlers.js';
 import './limits.js'; // defines the named limiters ('throttle:login', …)
+import './plans.js'; // defines 'throttle:plan'
 
 export function createKoaApp(store: Store, metrics: MetricsOption = true): Koa {
   const app = new Koa();
@@ -41,6 +42,9 @@ export function createKoaApp(store: Store, metrics: MetricsOption = true): Koa {
   });
   api.get('/items', throttle('throttle:api', { store, metrics }), (ctx) => {
     ctx.body = handlers.items();
+  });
+  api.get('/plan', throttle('throttle:plan', { store, metrics }), (ctx) => {
+    ctx.body = handlers.plan(ctx.headers);
   });
   api.get('/report', throttle('throttle:report', { store, metrics }), (ctx) => {
     ctx.body = handlers.report(ctx.headers);

@@ -8,6 +8,11 @@
  *
  * @packageDocumentation
  */
+export type {
+  CalendarDayOptions,
+  CalendarMonthOptions,
+  CalendarWeekOptions,
+} from './algorithms/calendar.js';
 export type { ConcurrencyOptions } from './algorithms/concurrency.js';
 export { concurrency } from './algorithms/concurrency.js';
 export type { CellReply, Decision } from './algorithms/decision.js';
@@ -47,7 +52,12 @@ export type { ValidateOptions } from './http/proxy-warnings.js';
 export type { RequestView } from './http/request-view.js';
 export type { LimitedInfo, LimitMode } from './http/shadow.js';
 export type { HttpVerdict } from './http/verdict.js';
-export type { LimitAlgorithmFactory, LimitQuota } from './limits/limit.js';
+export type {
+  CostAfter,
+  CostAfterOptions,
+  LimitAlgorithmFactory,
+  LimitQuota,
+} from './limits/limit.js';
 export { Limit } from './limits/limit.js';
 export type {
   AcquireOptions,

@@ -9,12 +9,16 @@
  */
 export type {
   Algorithm,
+  AlgorithmFamily,
   AlgorithmKind,
   RefundResult,
   State,
   StepResult,
 } from './algorithms/algorithm.js';
 export { expiryOf } from './algorithms/algorithm.js';
+export type { CalendarPeriod, CalendarUnit } from './algorithms/calendar.js';
+export { calendarEdges, calendarWindow } from './algorithms/calendar.js';
+export { CalendarWindowAlgorithm, calendarQuota } from './algorithms/calendar-window.js';
 export { ConcurrencyAlgorithm, DEFAULT_LEASE_MS } from './algorithms/concurrency.js';
 export type { CellReply, Decision } from './algorithms/decision.js';
 export { FixedWindowAlgorithm } from './algorithms/fixed-window.js';

@@ -37,7 +37,7 @@ function middleware(options: ExpressRateLimitOptions, scope: LimiterScope): Requ
   };
 
   return function sluiceRateLimit(req: Request, res: Response, next: NextFunction): void {
-    let verdict: HttpVerdict | Promise<HttpVerdict> | undefined;
+    let verdict: HttpVerdict | Promise<HttpVerdict | undefined> | undefined;
     try {
       verdict = pipeline.handle(req, res);
     } catch (err) {

@@ -12,6 +12,7 @@ import { markSkipThrottle } from '@sluice/core/http';
 import {
   type AdapterHarness,
   type AppSpec,
+  describeAppDataRules,
   describeConfigRules,
   describeHttpBehaviours,
   describeOpsBehaviours,
@@ -142,6 +143,7 @@ describeHttpBehaviours(expressHarness);
 describeConfigRules(expressHarness);
 describeOpsBehaviours(expressHarness);
 describePipelineRules(expressHarness);
+describeAppDataRules(expressHarness);
 describeOutcomeRules(expressHarness);
 
 describe('@sluice/express', () => {

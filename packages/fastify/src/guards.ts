@@ -81,7 +81,9 @@ export function runGuards(
     if (verdict === undefined) continue;
     if (verdict instanceof Promise) {
       return verdict.then((v) =>
-        v.allowed ? runGuards(guards, request, reply, i + 1) : deny(g, v, request, reply),
+        v === undefined || v.allowed
+          ? runGuards(guards, request, reply, i + 1)
+          : deny(g, v, request, reply),
       );
     }
     if (!verdict.allowed) return deny(g, verdict, request, reply);

@@ -7,6 +7,7 @@ import {
   type Store,
 } from '@sluice/core';
 import {
+  describeAppDataRules,
   describeConfigRules,
   describeHttpBehaviours,
   describeOpsBehaviours,
@@ -24,6 +25,7 @@ describeHttpBehaviours(fastifyHarness);
 describeConfigRules(fastifyHarness);
 describeOpsBehaviours(fastifyHarness);
 describePipelineRules(fastifyHarness);
+describeAppDataRules(fastifyHarness);
 describeOutcomeRules(fastifyHarness);
 
 /** A fresh store and fake clock for one app. */

@@ -6,6 +6,7 @@ import { markSkipThrottle } from '@sluice/core/http';
 import {
   type AdapterHarness,
   type AppSpec,
+  describeAppDataRules,
   describeConfigRules,
   describeHttpBehaviours,
   describeOpsBehaviours,
@@ -135,6 +136,7 @@ describeHttpBehaviours(koaHarness);
 describeConfigRules(koaHarness);
 describeOpsBehaviours(koaHarness);
 describePipelineRules(koaHarness);
+describeAppDataRules(koaHarness);
 describeOutcomeRules(koaHarness);
 
 const ok = (ctx: Context) => {

@@ -27,7 +27,7 @@ const FIXED_WINDOW_FN = `local function fixed_window(key, now, cost, limit, wind
   end
   local retry = -1
   if cost <= limit then retry = windowEnd - now end
-  return 0, limit - count, retry, windowEnd - now
+  return 0, math.max(0, limit - count), retry, windowEnd - now
 end
 `;
 
@@ -36,11 +36,19 @@ end
  * (`windowEnd - windowMs <= at < windowEnd`, the one window a charge at `at` can have gone
  * to) while it is still current; its count drops by `cost` (exact), the key is deleted at 0.
  * Nothing when that window is over. The window keeps its start even when the refunded
- * charge opened it and a later one joined it. (`reset` is not needed.)
+ * charge opened it and a later one joined it. (`reset` is not needed.) A negative `cost`
+ * charges `-cost` units past the limit into the current window (a debt, `Limit.costAfter`).
  */
 const FIXED_WINDOW_REFUND = `local function fixed_window_refund(key, now, cost, at, reset, limit, windowMs)
   local stored = redis.call('GET', key)
-  if stored then
+  if cost < 0 then
+    local e, c = now + windowMs, 0
+    if stored then
+      local se, sc = state_numbers(stored, 2)
+      if se > now then e, c = se, sc end
+    end
+    redis.call('SET', key, exact(e) .. ',' .. (c - cost), 'PX', px(e - now))
+  elseif stored then
     local e, c = state_numbers(stored, 2)
     if e > now and e - windowMs <= at and at < e then
       c = c - cost

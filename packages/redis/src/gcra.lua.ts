@@ -119,11 +119,12 @@ as a decision reads and writes it (`gcra_ahead`, `gcra_set`). GCRA charges add
  * later request (and never more than `cost` intervals). No floor at the TAT before the
  * charge: concurrent give-backs of one key would hit each other's floors and give back
  * too little. A key reset since the charge gives back from whatever charged it since.
- * (`at` and `reset`, the charge's time and resetTicks, are not needed.)
+ * (`at` and `reset`, the charge's time and resetTicks, are not needed.) A negative `cost`
+ * charges `-cost` units past the limit, from now on an idle key (a debt, `Limit.costAfter`).
  */
 const GCRA_REFUND = `local function gcra_refund(key, now, cost, at, reset, interval, perMs, burst)
   local ahead, held = gcra_ahead(key, now, perMs)
-  if ahead > 0 then
+  if ahead > 0 or cost < 0 then
     local left = ahead - cost * interval
     if left <= 0 then
       redis.call('DEL', key)

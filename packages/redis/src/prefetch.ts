@@ -143,7 +143,8 @@ export class Prefetch {
 
   /** Whether requests under `algorithm` are prefetched (not a concurrency limit, not closed). */
   handles(algorithm: Algorithm): boolean {
-    return !this.#closed && algorithm.concurrent !== true;
+    // A calendar quota's window moves with every edge: decided in Redis, request by request.
+    return !this.#closed && algorithm.concurrent !== true && algorithm.kind !== 'calendar-window';
   }
 
   /** Units of `key` this process holds now (0 without a live lease). */

@@ -8,6 +8,7 @@ import {
   type StoreRequest,
 } from '@sluice/core/store';
 import { AllOrNothing, type Part } from './all-or-nothing.js';
+import { CALENDAR_WINDOW } from './calendar-window.lua.js';
 import { Coalescer, masterOf } from './coalescer.js';
 import { DeadlineQueue } from './deadline-queue.js';
 import { FIXED_WINDOW } from './fixed-window.lua.js';
@@ -85,6 +86,7 @@ const TWINS: Readonly<Record<Algorithm['kind'], LuaTwin>> = {
   'fixed-window': FIXED_WINDOW,
   'sliding-window': SLIDING_WINDOW,
   'sliding-log': SLIDING_LOG,
+  'calendar-window': CALENDAR_WINDOW,
 };
 
 /**
@@ -273,6 +275,8 @@ export class RedisStore implements Store {
     cost: number,
     nowMs: number,
   ): Decision | Promise<Decision> {
+    // A calendar quota's Lua parameters are the edges around the caller's time.
+    if (algorithm.at !== undefined) algorithm = algorithm.at(nowMs);
     // perf: a limiter calls with one Algorithm object: its twin is found once.
     let twin = this.#lastTwin;
     if (algorithm !== this.#lastAlgorithm) {
@@ -331,9 +335,10 @@ export class RedisStore implements Store {
     if (requests.length === 0) return Promise.resolve([]);
     const parts: Part[] = [];
     for (const r of requests) {
-      const twin = twinOf(r.algorithm);
-      if (twin === undefined) return Promise.reject(noTwin(r.algorithm.kind));
-      parts.push({ key: this.keyFor(fullKey(r)), twin, algorithm: r.algorithm, cost: r.cost });
+      const algorithm = r.algorithm.at?.(nowMs) ?? r.algorithm;
+      const twin = twinOf(algorithm);
+      if (twin === undefined) return Promise.reject(noTwin(algorithm.kind));
+      parts.push({ key: this.keyFor(fullKey(r)), twin, algorithm, cost: r.cost });
     }
     const prefetch = this.prefetcher;
     if (prefetch !== undefined && requests.every((r) => prefetch.handles(r.algorithm))) {
@@ -362,6 +367,7 @@ export class RedisStore implements Store {
     nowMs: number,
     atMs: number,
   ): Promise<Decision> {
+    if (algorithm.at !== undefined) algorithm = algorithm.at(nowMs);
     const twin = twinOf(algorithm);
     if (twin === undefined) return Promise.reject(noTwin(algorithm.kind));
     // Units admitted from this process's prefetch go back to it, with no round trip.

@@ -46,8 +46,18 @@ export interface RefundResult {
   ttlMs: number;
 }
 
-/** The algorithm families; each has one Lua twin in @sluice/redis. */
+/**
+ * The algorithms that enforce a quota per period, as the HTTP `algorithm` option names them;
+ * each has one Lua twin in @sluice/redis.
+ */
 export type AlgorithmKind = 'gcra' | 'fixed-window' | 'sliding-window' | 'sliding-log';
+
+/**
+ * Every algorithm family (`Algorithm.kind`): the {@link AlgorithmKind}s and the calendar
+ * window of calendar quotas (`Limit.perCalendarDay`…), which no `algorithm` option picks.
+ * Each has one Lua twin in @sluice/redis.
+ */
+export type AlgorithmFamily = AlgorithmKind | 'calendar-window';
 
 /**
  * A rate-limiting algorithm: a pure state transition (state, cost, now) => (state, decision). Built by the factories
@@ -56,7 +66,7 @@ export type AlgorithmKind = 'gcra' | 'fixed-window' | 'sliding-window' | 'slidin
  */
 export interface Algorithm {
   /** Which family this is; the Redis store picks its Lua twin by this. */
-  readonly kind: AlgorithmKind;
+  readonly kind: AlgorithmFamily;
   /** The quota reported as `Decision.limit` (burst capacity or window limit). */
   readonly limit: number;
   /**
@@ -74,10 +84,24 @@ export interface Algorithm {
    */
   readonly concurrent?: boolean;
   /**
+   * Optional: `true` when `refund` takes a negative cost as a charge past the limit (a debt
+   * the key works off before its next admission), as `Limit.costAfter` settles a response
+   * that used more than its reserve. GCRA (and its leaky and token bucket forms), the fixed
+   * window and the calendar window have it, with their Lua twins.
+   */
+  readonly debt?: boolean;
+  /**
    * Optional: the inner algorithm of a `PenaltyAlgorithm` (`Limit.blockFor`): the Redis
    * store runs the penalty twin of `inner`'s Lua twin for it.
    */
   readonly inner?: Algorithm;
+  /**
+   * Optional: this algorithm with its Lua parameters for time `nowMs`, for an algorithm whose
+   * parameters depend on the time (a calendar quota's edges): a store that runs the Lua twin
+   * calls it with its caller's time and sends the result's `params`. Default: the algorithm
+   * itself.
+   */
+  at?(nowMs: number): Algorithm;
   /**
    * Decides one request. Pure: it never mutates `state`.
    *

@@ -14,6 +14,8 @@ import { parseWindowOptions, type WindowOptions } from './window-options.js';
  */
 export class FixedWindowAlgorithm extends WindowAlgorithm {
   readonly kind = 'fixed-window' as const;
+  /** Its `refund` takes a negative cost: a charge past the limit (see `Algorithm.debt`). */
+  readonly debt = true;
 
   constructor(limit: number, windowMs: number) {
     super('fixedWindow', limit, windowMs);
@@ -47,7 +49,7 @@ export class FixedWindowAlgorithm extends WindowAlgorithm {
     const retry = cost > limit ? -1 : end - nowMs;
     return {
       state: undefined,
-      decision: decide(false, limit, limit - count, retry, end - nowMs, cost),
+      decision: decide(false, limit, Math.max(0, limit - count), retry, end - nowMs, cost),
       ttlMs: 0,
     };
   }
@@ -61,13 +63,21 @@ export class FixedWindowAlgorithm extends WindowAlgorithm {
    * Gives back `cost` units charged at `atMs`: only from the window that held `atMs`
    * (`end - windowMs <= atMs < end`) while it is still current; its count drops by `cost`
    * (at least to 0, then the key is deleted). A charge whose window is over gave its units
-   * back already. The TS twin of `fixed_window_refund` (@sluice/redis).
+   * back already. A negative `cost` charges `-cost` units past the limit into the current
+   * window (a debt, `Limit.costAfter`). The TS twin of `fixed_window_refund` (@sluice/redis).
    */
   refund(state: State | undefined, nowMs: number, cost: number, atMs: number): RefundResult {
     let next: State | null | undefined;
     let ttlMs = 0;
     const s = state as number[] | undefined;
-    if (s !== undefined && s[0]! > nowMs && s[0]! - this.windowMs <= atMs && atMs < s[0]!) {
+    if (cost < 0) {
+      // A charge past the limit (a debt, `Limit.costAfter`): into the current window, opening
+      // one as a decision does.
+      const live = s !== undefined && s[0]! > nowMs;
+      const end = live ? s[0]! : nowMs + this.windowMs;
+      next = [end, (live ? s[1]! : 0) - cost];
+      ttlMs = end - nowMs;
+    } else if (s !== undefined && s[0]! > nowMs && s[0]! - this.windowMs <= atMs && atMs < s[0]!) {
       const count = s[1]! - cost;
       if (count <= 0) next = null;
       else {

@@ -1,5 +1,6 @@
 import type { Algorithm } from '../algorithms/algorithm.js';
 import type { Decision } from '../algorithms/decision.js';
+import type { CostAfter } from '../limits/limit.js';
 import { consumeEach, type Store, type StoreRequest } from '../stores/store.js';
 import type { Scope } from './plan.js';
 
@@ -9,6 +10,8 @@ export interface Entry {
   subject: string;
   algorithm: Algorithm;
   cost: number;
+  /** How the cost is settled from the response (`Limit.costAfter`), or `undefined`. */
+  costAfter?: CostAfter | undefined;
 }
 
 /** Decides `entry` with `cost` (0: a peek) in `store`, through its scope's store when it has one. */

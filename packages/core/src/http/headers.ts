@@ -36,6 +36,8 @@ export interface LimitPolicy {
    * `qu="concurrent-requests"` and no window.
    */
   concurrent?: boolean;
+  /** The quota's unit for draft-8 (`qu`, e.g. `tokens` of `Limit.costAfter`); none: requests. */
+  unit?: string | undefined;
 }
 
 /** One limit's decision with what the headers need to describe its policy. */
@@ -168,7 +170,9 @@ export function writeRateLimitHeaders<T>(
           policy +=
             p.concurrent === true
               ? `${sep}"${p.name}";q=${pd.limit};qu="concurrent-requests"`
-              : `${sep}"${p.name}";q=${pd.limit};w=${p.windowSeconds}`;
+              : p.unit !== undefined
+                ? `${sep}"${p.name}";q=${pd.limit};qu="${p.unit}";w=${p.windowSeconds}`
+                : `${sep}"${p.name}";q=${pd.limit};w=${p.windowSeconds}`;
           state += `${sep}"${p.name}";r=${pd.remaining};t=${ceilSeconds(pd.resetAfterMs)}`;
         }
         set(target, names.policy, policy);

@@ -1,6 +1,7 @@
 import type { Algorithm } from '../algorithms/algorithm.js';
 import type { Decision } from '../algorithms/decision.js';
 import { SluiceConfigError } from '../common/errors.js';
+import { isPromiseLike } from '../limits/throttle-registry.js';
 import { chargedFor, type Ledger, ledgerOf, remember } from './charges.js';
 import { consumeAll, consumeAt, type Entry } from './consume-all.js';
 import { defaultStoreOf } from './default-store.js';
@@ -11,12 +12,20 @@ import { pendingOf } from './outcome.js';
 import { parseHttpOptions } from './parse-options.js';
 import { LimitPlan, type Prepared } from './plan.js';
 import type { RequestView } from './request-view.js';
+import { keySubject } from './resolvers.js';
 import { ShadowVerdict } from './shadow-verdict.js';
 import { DenialAnswer, type HttpVerdict, mostRestrictive, Verdict } from './verdict.js';
 
 const USER_RESULT =
   'the user option to return a user id (a string or a number), or undefined / null for no user';
 const USER_HINT = 'return the id itself, e.g. user: (req) => req.user?.id, not the user object';
+
+/** The `user` option's answer as a user id; a value of another kind is a mistake (thrown). */
+function checkedUser(id: unknown): string | number | undefined {
+  if (typeof id === 'string' || typeof id === 'number') return userIdOf(id);
+  if (id === undefined || id === null) return undefined;
+  throw new SluiceConfigError('user', id, USER_RESULT, { hint: USER_HINT });
+}
 
 /**
  * The decision logic of one HTTP limiter, shared by the Express, Fastify and Koa adapters:
@@ -60,46 +69,89 @@ export class HttpLimiter<Req = unknown> {
   /**
    * The user id of a framework request: the `user` option's answer, else
    * `defaultUser`'s (the adapter's convention), kept only when it is a non-empty string or
-   * a finite number.
+   * a finite number. A promise when the `user` option returned one.
    *
    * @throws {@link SluiceConfigError} naming `user` when the `user` option returns neither a
    *   string, a number, `undefined` nor `null` (the user object instead of its id, a
    *   boolean…): keying such a request by IP would hide the mistake. The adapters pass it to
    *   the framework's error handling (a 500), as any error of a user callback.
    */
-  userOf(req: Req, defaultUser: (req: Req) => unknown): string | number | undefined {
+  userOf(
+    req: Req,
+    defaultUser: (req: Req) => unknown,
+  ): string | number | undefined | Promise<string | number | undefined> {
     const user = this.config.user;
     if (user === undefined) return userIdOf(defaultUser(req));
     const id = user(req);
-    if (typeof id === 'string' || typeof id === 'number') return userIdOf(id);
-    if (id === undefined || id === null) return undefined;
-    throw new SluiceConfigError('user', id, USER_RESULT, { hint: USER_HINT });
+    return isPromiseLike(id) ? Promise.resolve(id).then(checkedUser) : checkedUser(id);
   }
 
   /**
    * Decides one request. Returns `undefined` when the request is skipped (no limit, no
-   * headers); otherwise the verdict, synchronously when the store is synchronous
-   * (`MemoryStore`), else as a promise. Never rejects for a store failure (see
-   * `onStoreError`); throws (or rejects) only what a user callback throws.
+   * headers); otherwise the verdict, synchronously when the store and every resolver
+   * (`skip`, `key`, a named limiter) are synchronous (`MemoryStore`), else as a promise
+   * (resolving to `undefined` when skipped). Never rejects for a store failure (see
+   * `onStoreError`); throws (or rejects) only what a user callback throws, or a `TypeError`
+   * naming the resolver that gave a value of the wrong kind.
    *
    * @param app - the application instance whose default store is used when there is no
    *   `store` option (see default-store.ts); `undefined`: the process's own.
    */
-  check(view: RequestView, app?: object): HttpVerdict | Promise<HttpVerdict> | undefined {
-    const c = this.config;
-    if (c.skip?.(view)) return undefined;
+  check(
+    view: RequestView,
+    app?: object,
+  ): HttpVerdict | Promise<HttpVerdict | undefined> | undefined {
+    const skip = this.config.skip;
+    if (skip !== undefined) {
+      const skipped = skip(view);
+      if (isPromiseLike(skipped)) {
+        return Promise.resolve(skipped).then((s) => (s ? undefined : this.#limits(view, app)));
+      }
+      if (skipped) return undefined;
+    }
+    return this.#limits(view, app);
+  }
+
+  /** {@link HttpLimiter.check} once `skip` said no: the request's limits. */
+  #limits(view: RequestView, app: object | undefined) {
     const plan = this.#fixedPlan ?? this.#defaultPlan(app);
     const prepared = plan.limitsFor(view);
-    if (prepared.length === 1) return this.#checkOne(view, plan, prepared);
+    if (prepared instanceof Promise) return prepared.then((p) => this.#keyed(view, plan, p));
+    return this.#keyed(view, plan, prepared);
+  }
+
+  /** The subject of the `key` option, when given (it replaces route and user/IP), then the decision. */
+  #keyed(
+    view: RequestView,
+    plan: LimitPlan,
+    prepared: Prepared[],
+  ): HttpVerdict | Promise<HttpVerdict> | undefined {
     if (prepared.length === 0) return undefined;
-    const custom = this.#customSubject(view);
+    const key = this.config.key;
+    if (key === undefined) return this.#decide(view, plan, prepared, undefined);
+    const k = key(view);
+    if (isPromiseLike(k)) {
+      return Promise.resolve(k).then((v) => this.#decide(view, plan, prepared, keySubject(v)));
+    }
+    return this.#decide(view, plan, prepared, keySubject(k));
+  }
+
+  #decide(
+    view: RequestView,
+    plan: LimitPlan,
+    prepared: Prepared[],
+    custom: string | undefined,
+  ): HttpVerdict | Promise<HttpVerdict> {
+    if (prepared.length === 1) return this.#checkOne(view, plan, prepared, custom);
+    const c = this.config;
     const entries: Entry[] = new Array(prepared.length);
     for (let i = 0; i < prepared.length; i++)
       entries[i] = this.#entry(view, plan, prepared[i]!, custom);
     const ledger = ledgerOf(view.ledger ?? view.raw);
     const now = c.clock();
     const charged: Entry[] | undefined =
-      c.outcome !== undefined || prepared.some((p) => p.algorithm.concurrent === true)
+      c.outcome !== undefined ||
+      prepared.some((p) => p.algorithm.concurrent === true || p.costAfter !== undefined)
         ? []
         : undefined;
     const decided = this.#consume(plan, entries, now, ledger, charged);
@@ -122,28 +174,32 @@ export class HttpLimiter<Req = unknown> {
     view: RequestView,
     plan: LimitPlan,
     prepared: Prepared[],
+    custom: string | undefined,
   ): HttpVerdict | Promise<HttpVerdict> {
     const p = prepared[0]!;
-    const entry = this.#entry(view, plan, p, this.#customSubject(view));
+    const entry = this.#entry(view, plan, p, custom);
     const ledger = ledgerOf(view.ledger ?? view.raw);
     const now = this.config.clock();
     const { prefix } = entry.scope;
     const previous = chargedFor(ledger, plan.origin, prefix, entry.subject);
     if (previous !== undefined) return this.#make(view, prepared, 0, previous, undefined, now);
     const decision = consumeAt(plan.store, entry, p.cost, now);
-    const settles = this.config.outcome !== undefined || p.algorithm.concurrent === true;
+    const settles =
+      this.config.outcome !== undefined ||
+      p.algorithm.concurrent === true ||
+      p.costAfter !== undefined;
     if (decision instanceof Promise) {
       return decision.then((d) => {
         remember(ledger, plan.origin, prefix, entry.subject, d);
         const v = this.#make(view, prepared, 0, d, undefined, now);
-        if (settles && d.allowed && entry.cost > 0)
+        if (settles && d.allowed && (entry.cost > 0 || p.costAfter !== undefined))
           v.pending = [pendingOf(plan.store, entry, d, now, p.name)];
         return v;
       });
     }
     remember(ledger, plan.origin, prefix, entry.subject, decision);
     const v = this.#make(view, prepared, 0, decision, undefined, now);
-    if (settles && decision.allowed && entry.cost > 0) {
+    if (settles && decision.allowed && (entry.cost > 0 || p.costAfter !== undefined)) {
       v.pending = [pendingOf(plan.store, entry, decision, now, p.name)];
     }
     return v;
@@ -168,34 +224,31 @@ export class HttpLimiter<Req = unknown> {
     return new LimitPlan(timed, origin, this.config as HttpConfig<unknown>, this.#algorithms);
   }
 
-  /** The subject of the `key` option, when given: it replaces route and user/IP. */
-  #customSubject(view: RequestView): string | undefined {
-    const key = this.config.key;
-    return key === undefined ? undefined : keySegment(String(key(view)));
-  }
-
   /**
    * The key of `view` under `p`: `<prefix>:<limit name>:` + the `key` option's subject, or
    * `Limit.by`'s whole key, or `<route>:user:<id>` / `<route>:ip:<subject>`.
    */
   #entry(view: RequestView, plan: LimitPlan, p: Prepared, custom: string | undefined): Entry {
+    const { algorithm, cost, costAfter } = p;
     if (custom !== undefined)
-      return { scope: p.scope, subject: custom, algorithm: p.algorithm, cost: p.cost };
+      return { scope: p.scope, subject: custom, algorithm, cost, costAfter };
     if (p.byScope !== undefined)
-      return { scope: p.byScope, subject: '', algorithm: p.algorithm, cost: p.cost };
+      return { scope: p.byScope, subject: '', algorithm, cost, costAfter };
     const scopes = plan.routeScopes(p, view.route);
     return view.userId !== undefined
       ? {
           scope: scopes.user,
           subject: keySegment(String(view.userId)),
-          algorithm: p.algorithm,
-          cost: p.cost,
+          algorithm,
+          cost,
+          costAfter,
         }
       : {
           scope: scopes.ip,
           subject: ipSubject(view.ip, this.config.ipv6Subnet),
-          algorithm: p.algorithm,
-          cost: p.cost,
+          algorithm,
+          cost,
+          costAfter,
         };
   }
 
@@ -225,7 +278,9 @@ export class HttpLimiter<Req = unknown> {
           const d = results[j++]!;
           decisions[i] = d;
           remember(ledger, plan.origin, entries[i]!.scope.prefix, entries[i]!.subject, d);
-          if (charged !== undefined && d.allowed && entries[i]!.cost > 0) charged.push(entries[i]!);
+          const e = entries[i]!;
+          if (charged !== undefined && d.allowed && (e.cost > 0 || e.costAfter !== undefined))
+            charged.push(e);
         }
       }
       return decisions as Decision[];

@@ -62,7 +62,9 @@ export interface HttpLimitOptions<Req = unknown, Res = unknown> {
    */
   throttles?: ThrottleRegistry;
   /**
-   * The user id a request's key is built from, given the **framework's** request. A
+   * The user id a request's key is built from, given the **framework's** request; may
+   * return a promise (a session looked up), and a rejection is a 500 through the framework's
+   * error handling. A
    * non-empty string or a finite number is the id; `undefined`, `null`, `''` or a number
    * that is not finite means no user (the request is keyed by IP). Any other kind of value
    * (the user object instead of its id, an array, a boolean…) is a mistake, not "no user":
@@ -73,8 +75,13 @@ export interface HttpLimitOptions<Req = unknown, Res = unknown> {
    * @example user: (req) => req.session?.userId
    */
   user?: (req: Req) => unknown;
-  /** Replaces the whole key derivation (route and subject): `<prefix>:<limit name>:<key(req)>`. */
-  key?: (req: RequestView) => string;
+  /**
+   * Replaces the whole key derivation (route and subject): `<prefix>:<limit name>:<key(req)>`.
+   * May return a promise. A value that is not a string or a finite number (an object, a
+   * promise of a promise, `undefined`) fails the request with a `TypeError` naming `key`
+   * (500), never a key shared by every client.
+   */
+  key?: (req: RequestView) => string | number | PromiseLike<string | number>;
   /**
    * IPv6 clients are grouped by this prefix length (1..128).
    * @default 64
@@ -85,8 +92,11 @@ export interface HttpLimitOptions<Req = unknown, Res = unknown> {
    * @default 'legacy' (`X-RateLimit-*`)
    */
   headers?: HeadersOption;
-  /** Requests for which it returns `true` are not limited and get no headers. */
-  skip?: (req: RequestView) => boolean;
+  /**
+   * Requests for which it returns `true` (or a promise of `true`) are not limited and get no
+   * headers. A rejection is a 500 through the framework's error handling, never a skip.
+   */
+  skip?: (req: RequestView) => boolean | PromiseLike<boolean>;
   /**
    * Called once for each denied request, before the 429 is sent; under `mode: 'shadow'`,
    * for each request the limit denied and shadow mode let through, with `info.shadow`
@@ -110,7 +120,8 @@ export interface HttpLimitOptions<Req = unknown, Res = unknown> {
    */
   onStoreError?: StoreErrorPolicy;
   /**
-   * Where store-failure notices go.
+   * Where store-failure notices go, and the errors of a `Limit.costAfter` units function
+   * (a throw, a rejection, a value that is not a finite number >= 0).
    * @default console
    */
   logger?: StoreFailureLogger;
@@ -201,10 +212,10 @@ export interface HttpConfig<Req> {
   clock: () => number;
   prefix: string;
   user: ((req: Req) => unknown) | undefined;
-  key: ((req: RequestView) => string) | undefined;
+  key: HttpLimitOptions['key'];
   ipv6Subnet: number;
   headerStyles: readonly HeaderStyle[];
-  skip: ((req: RequestView) => boolean) | undefined;
+  skip: HttpLimitOptions['skip'];
   onLimited: HttpLimitOptions['onLimited'];
   message: HttpLimitOptions['message'];
   statusCode: number;
@@ -218,4 +229,6 @@ export interface HttpConfig<Req> {
   problem: boolean;
   /** The `validate` checks and where they warn. */
   validate: ValidateConfig;
+  /** Where store failures and `Limit.costAfter` units that cannot be settled are logged. */
+  logger: StoreFailureLogger;
 }

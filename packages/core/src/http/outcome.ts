@@ -1,5 +1,7 @@
 import type { Decision } from '../algorithms/decision.js';
-import { SluiceConfigError } from '../common/errors.js';
+import { describe, SluiceConfigError } from '../common/errors.js';
+import type { CostAfter } from '../limits/limit.js';
+import type { StoreFailureLogger } from '../store-failure/store-failure.js';
 import { chargeTimeOf, type Store } from '../stores/store.js';
 import type { Entry } from './consume-all.js';
 
@@ -121,10 +123,12 @@ export function pendingOf(
 }
 
 /**
- * Gives back what `pending` holds once its request ended with `status` (`undefined`: the
- * connection closed first, a failure): every lease, and the charges `rule` skips for that
- * outcome. Never throws or rejects: a user callback or a store that fails leaves the charge
- * in place (a lease then expires by itself).
+ * Settles what `pending` holds once its request ended with `status` (`undefined`: the
+ * connection closed first, a failure): gives back every lease and the charges `rule` skips
+ * for that outcome, and settles each `Limit.costAfter` charge to the units its response
+ * used (the difference to the reserve given back, or charged past the limit). Never throws
+ * or rejects: a user callback or a store that fails leaves the charge in place (a lease
+ * then expires by itself); a units function that fails is logged to `logger`.
  */
 export async function settle<Req, Res>(
   pending: readonly Pending[],
@@ -133,6 +137,7 @@ export async function settle<Req, Res>(
   res: Res,
   status: number | undefined,
   clock: () => number,
+  logger: StoreFailureLogger = console,
 ): Promise<void> {
   let giveBack = false;
   if (rule !== undefined) {
@@ -147,20 +152,60 @@ export async function settle<Req, Res>(
     }
     giveBack = success ? rule.skipSuccessful : rule.skipFailed;
   }
+  // What each charge gives back (a negative amount: charged past the limit); 0: nothing.
+  const amounts: number[] = [];
+  for (const p of pending) {
+    const { cost, costAfter } = p.entry;
+    if (giveBack || p.lease) amounts.push(cost);
+    else if (costAfter === undefined) amounts.push(0);
+    else {
+      const units = await unitsOf(costAfter, req, res, logger);
+      amounts.push(units === undefined ? 0 : cost - units);
+    }
+  }
   const now = clock();
   const calls: Promise<unknown>[] = [];
-  for (const p of pending) {
-    if (!giveBack && !p.lease) continue;
+  for (let i = 0; i < pending.length; i++) {
+    const p = pending[i]!;
+    const amount = amounts[i]!;
+    if (amount === 0) continue;
     try {
-      const { scope, subject, algorithm, cost } = p.entry;
+      const { scope, subject, algorithm } = p.entry;
       const store = scope.store ?? p.store;
       const key = scope.store !== undefined ? subject : scope.prefix + subject;
       if (typeof store.refund === 'function') {
-        calls.push(Promise.resolve(store.refund(key, algorithm, cost, now, p.at)));
+        calls.push(Promise.resolve(store.refund(key, algorithm, amount, now, p.at)));
       }
     } catch {
       // a store that cannot give back: the charge stays (a lease expires by itself)
     }
   }
   await Promise.allSettled(calls);
+}
+
+/**
+ * The units a response used by `costAfter.units`, rounded up to a whole unit; `undefined`
+ * (logged) when it throws, rejects or gives anything but a finite number >= 0: the reserve
+ * then stays charged, never a crash and never a negative charge.
+ */
+async function unitsOf(
+  costAfter: CostAfter,
+  req: unknown,
+  res: unknown,
+  logger: StoreFailureLogger,
+): Promise<number | undefined> {
+  let units: unknown;
+  try {
+    units = await costAfter.units(req, res);
+  } catch (error) {
+    logger.warn('sluice: a costAfter units function failed; the reserve stays charged', error);
+    return undefined;
+  }
+  if (typeof units !== 'number' || !Number.isFinite(units) || units < 0) {
+    logger.warn(
+      `sluice: a costAfter units function returned ${describe(units)}, not a finite number >= 0; the reserve stays charged`,
+    );
+    return undefined;
+  }
+  return Math.ceil(units);
 }

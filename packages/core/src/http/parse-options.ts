@@ -233,6 +233,7 @@ export function parseHttpOptions<Req>(options: HttpLimitOptions<Req, never>): Ht
     metrics: createHttpMetrics(options.metrics, options.logger ?? console),
     problem: parseBodyStyle(options.body),
     validate: parseValidate(options.validate, options.logger ?? console),
+    logger: options.logger ?? console,
   };
 }
 

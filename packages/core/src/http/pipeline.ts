@@ -64,10 +64,11 @@ export class HttpPipeline<Req, Res> {
    * Runs the limiter for one request. Returns `undefined` when it does not limit the
    * request (skipped, exempt, no limit); otherwise the verdict that stands for the request,
    * whose headers are written and decision exposed: allowed, go on; denied, answer it with
-   * its status and body and do not run the handler. Synchronous with a synchronous store.
-   * Throws (or rejects) only what a user callback throws.
+   * its status and body and do not run the handler. Synchronous with a synchronous store
+   * and synchronous callbacks; a promise (of `undefined` when skipped) otherwise.
+   * Throws (or rejects) only what a user callback throws or a resolver's wrong value.
    */
-  handle(req: Req, res: Res): HttpVerdict | Promise<HttpVerdict> | undefined {
+  handle(req: Req, res: Res): HttpVerdict | Promise<HttpVerdict | undefined> | undefined {
     const b = this.#binding;
     if (this.#global && anySkipMarks() && b.handlers?.(req)?.some(isThrottleSkipped)) {
       return undefined;
@@ -76,13 +77,25 @@ export class HttpPipeline<Req, Res> {
     if (proxy !== undefined && proxy.remaining > 0) {
       proxy.check(b.trustProxy!(req), () => this.#headersOf(req), b.app(req));
     }
+    const user = this.limiter.userOf(req, this.#userOf);
+    if (user instanceof Promise) return user.then((u) => this.#check(req, res, u));
+    return this.#check(req, res, user);
+  }
+
+  /** {@link HttpPipeline.handle} once the user id is known. */
+  #check(
+    req: Req,
+    res: Res,
+    user: string | number | undefined,
+  ): HttpVerdict | Promise<HttpVerdict | undefined> | undefined {
+    const b = this.#binding;
     const method = b.method(req);
     const ledger = b.ledger(req, res);
     const view = new LazyRequestView(
       method,
       this.#global ? '*' : routeKey(method, b.route(req)),
       b.ip(req),
-      this.limiter.userOf(req, this.#userOf),
+      user,
       req,
       this.#headersOf,
       ledger,
@@ -90,7 +103,9 @@ export class HttpPipeline<Req, Res> {
     // The application matters only for its default store (no `store` option).
     const verdict = this.limiter.check(view, this.#byApp ? b.app(req) : undefined);
     if (verdict === undefined) return undefined;
-    if (verdict instanceof Promise) return verdict.then((v) => this.#write(req, res, ledger, v));
+    if (verdict instanceof Promise) {
+      return verdict.then((v) => (v === undefined ? v : this.#write(req, res, ledger, v)));
+    }
     return this.#write(req, res, ledger, verdict);
   }
 
@@ -102,12 +117,12 @@ export class HttpPipeline<Req, Res> {
   #write(req: Req, res: Res, ledger: object, v: HttpVerdict): HttpVerdict {
     const pending = (v as Verdict).pending;
     if (pending !== undefined && this.#binding.onFinished !== undefined) {
-      const { outcome, clock } = this.limiter.config;
+      const { outcome, clock, logger } = this.limiter.config;
       const metrics = this.limiter.metrics;
       if (metrics !== undefined) for (const p of pending) if (p.lease) metrics.lease(p.name, +1);
       this.#binding.onFinished(req, res, (status) => {
         if (metrics !== undefined) for (const p of pending) if (p.lease) metrics.lease(p.name, -1);
-        void settle(pending, outcome, req, res, status, clock);
+        void settle(pending, outcome, req, res, status, clock, logger);
       });
     }
     const standing = report(ledgerOf(ledger), v);

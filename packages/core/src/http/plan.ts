@@ -1,6 +1,7 @@
 import type { Algorithm } from '../algorithms/algorithm.js';
+import { calendarText } from '../algorithms/calendar.js';
 import { SluiceConfigError } from '../common/errors.js';
-import { type Limit, limitAlgorithm } from '../limits/limit.js';
+import { type CostAfter, type Limit, limitAlgorithm } from '../limits/limit.js';
 import { type Store, scopeOf } from '../stores/store.js';
 import { ceilSeconds, type LimitPolicy } from './headers.js';
 import { keySegment } from './keys.js';
@@ -40,6 +41,8 @@ export interface Prepared extends LimitPolicy {
   periodMs: number;
   /** Its penalty or concurrency, as text (`kindKeyOf`): '' for a plain rate limit. */
   kindKey: string;
+  /** How its cost is settled from the response (`Limit.costAfter`), or `undefined`. */
+  costAfter: CostAfter | undefined;
 }
 
 /** Routes whose scopes a limit keeps (routes are patterns, so few; this bounds odd adapters). */
@@ -78,13 +81,16 @@ export class LimitPlan {
     this.#algorithms = algorithms;
     const limits = config.limits;
     this.static = limits.isStatic
-      ? this.#prepare(limits.limitsFor(undefined as never), true)
+      ? this.#prepare(limits.limitsFor(undefined as never) as readonly Limit[], true)
       : undefined;
   }
 
-  /** The prepared limits of `view`'s request. */
-  limitsFor(view: RequestView): Prepared[] {
-    return this.static ?? this.#prepare(this.#config.limits.limitsFor(view), false);
+  /** The prepared limits of `view`'s request; a promise when a resolver is async. */
+  limitsFor(view: RequestView): Prepared[] | Promise<Prepared[]> {
+    if (this.static !== undefined) return this.static;
+    const limits = this.#config.limits.limitsFor(view);
+    if (limits instanceof Promise) return limits.then((l) => this.#prepare(l, false));
+    return this.#prepare(limits, false);
   }
 
   /** The scopes of `<prefix>:<limit name>:<route>:`, made once per route and limit. */
@@ -151,7 +157,8 @@ export class LimitPlan {
           p.maxAttempts === limit.maxAttempts &&
           p.periodMs === limit.periodMs &&
           p.cost === limit.requestCost &&
-          p.kindKey === kindKeyOf(limit)
+          p.kindKey === kindKeyOf(limit) &&
+          p.costAfter === limit.responseCost
         )
           return p;
       }
@@ -186,9 +193,20 @@ export class LimitPlan {
       }
       algorithms.set(quota, algorithm);
     }
+    if (limit.responseCost !== undefined && algorithm.debt !== true) {
+      throw new SluiceConfigError(
+        'costAfter',
+        algorithm.description,
+        'an algorithm that can charge past its limit: gcra (the default), fixed-window or a calendar quota',
+      );
+    }
     const name =
       limit.name ??
-      (limit.concurrent ? 'concurrent' : `${limit.maxAttempts}-per-${limit.periodMs}ms`);
+      (limit.concurrent
+        ? 'concurrent'
+        : limit.calendar !== undefined
+          ? `${limit.maxAttempts}-per-${calendarText(limit.calendar)}`
+          : `${limit.maxAttempts}-per-${limit.periodMs}ms`);
     return {
       scope: this.#scope(`${this.#config.prefix}:${keySegment(name)}:`, lasting),
       byScope: undefined,
@@ -200,7 +218,9 @@ export class LimitPlan {
       name,
       windowSeconds: ceilSeconds(limit.periodMs),
       concurrent: limit.concurrent,
+      unit: limit.responseCost?.unit,
       kindKey,
+      costAfter: limit.responseCost,
     };
   }
 }
@@ -209,5 +229,6 @@ export class LimitPlan {
 function kindKeyOf(limit: Limit): string {
   const p = limit.penalty;
   if (p !== undefined) return `/block:${p.blockMs},${p.backoff},${p.maxBlockMs}`;
+  if (limit.calendar !== undefined) return `/calendar:${calendarText(limit.calendar)}`;
   return limit.concurrent ? '/concurrent' : '';
 }

@@ -1,9 +1,21 @@
 import { type Algorithm, isAlgorithm } from '../algorithms/algorithm.js';
+import {
+  type CalendarDayOptions,
+  type CalendarMonthOptions,
+  type CalendarPeriod,
+  type CalendarUnit,
+  type CalendarWeekOptions,
+  calendarText,
+  NOMINAL_MS,
+  parseCalendar,
+} from '../algorithms/calendar.js';
+import { calendarQuota } from '../algorithms/calendar-window.js';
 import { concurrency, DEFAULT_LEASE_MS } from '../algorithms/concurrency.js';
 import { gcra } from '../algorithms/gcra.js';
 import { type Penalty, type PenaltyOptions, parsePenalty, penalty } from '../algorithms/penalty.js';
 import { type Duration, parseWholeMs, wholeMs } from '../common/duration.js';
 import { SluiceConfigError } from '../common/errors.js';
+import { checkOptionNames } from '../common/known-options.js';
 import { brandClass } from '../common/process-global.js';
 import { integerAtLeast } from '../common/validate.js';
 
@@ -33,6 +45,40 @@ interface LimitFields {
   unlimited: boolean;
   penalty: Penalty | undefined;
   concurrent: boolean;
+  calendar: CalendarPeriod | undefined;
+  responseCost: CostAfter | undefined;
+}
+
+/**
+ * How a request's cost is settled from its response (`Limit.costAfter`): `reserve` units
+ * charged on arrival, then the difference to `units(req, res)` when the response finishes.
+ */
+export interface CostAfter {
+  /**
+   * The units the request used, given the **framework's** request and response (Express
+   * `req, res`; Fastify `request, reply`; Koa `ctx, ctx`); may be async.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: called with each framework's own request and response
+  units: (req: any, res: any) => number | PromiseLike<number>;
+  /** Units charged on arrival: an integer >= 0. */
+  reserve: number;
+  /** The unit's name for draft-8+ headers (`qu`), or `undefined` (requests). */
+  unit: string | undefined;
+}
+
+/** Options of `Limit.costAfter`. */
+export interface CostAfterOptions {
+  /**
+   * Units charged when the request arrives: it is admitted only if they fit.
+   * @default 1
+   */
+  reserve?: number;
+  /**
+   * The unit's name in draft-8+ headers' `RateLimit-Policy` (`qu="tokens"`): a token of
+   * letters, digits and `-`.
+   * @default none: draft-8's default unit, requests
+   */
+  unit?: string;
 }
 
 /**
@@ -85,6 +131,15 @@ export class Limit {
    * expiring after `periodMs` (the lease time), instead of requests per period.
    */
   readonly concurrent: boolean;
+  /**
+   * The calendar period of a calendar quota ({@link Limit.perCalendarDay},
+   * {@link Limit.perCalendarWeek}, {@link Limit.perCalendarMonth}), or `undefined`. Its
+   * `periodMs` is then the period's nominal length (1, 7 or 31 days): the real windows run
+   * from edge to edge of the local calendar.
+   */
+  readonly calendar: CalendarPeriod | undefined;
+  /** How the cost is settled from the response (set with {@link Limit.costAfter}), or `undefined`. */
+  readonly responseCost: CostAfter | undefined;
 
   private constructor(fields: LimitFields) {
     this.maxAttempts = fields.maxAttempts;
@@ -95,6 +150,8 @@ export class Limit {
     this.unlimited = fields.unlimited;
     this.penalty = fields.penalty;
     this.concurrent = fields.concurrent;
+    this.calendar = fields.calendar;
+    this.responseCost = fields.responseCost;
     Object.freeze(this);
   }
 
@@ -171,8 +228,73 @@ export class Limit {
       unlimited: true,
       penalty: undefined,
       concurrent: false,
+      calendar: undefined,
+      responseCost: undefined,
     });
     return noneLimit;
+  }
+
+  /**
+   * `maxAttempts` requests per calendar day in `timeZone`: a fixed window from local
+   * midnight to the next local midnight (23 or 25 hours on a DST change; a day whose
+   * midnight does not exist starts at its first instant). Denied requests wait for the next
+   * edge: `Retry-After` and `X-RateLimit-Reset` count to it, so a request denied at 23:59:59
+   * local gets `Retry-After: 1`. The same edges on the memory store and on Redis. No peer
+   * has calendar quotas (Kong and Envoy count fixed spans from the first request).
+   *
+   * @param maxAttempts - an integer >= 1.
+   * @param options - `timeZone`: an IANA zone, default `'UTC'`.
+   * @throws {@link SluiceConfigError} naming `maxAttempts`, `timeZone` or an unknown option.
+   * @example Limit.perCalendarDay(1000, { timeZone: 'Europe/Paris' })
+   */
+  static perCalendarDay(maxAttempts: number, options?: CalendarDayOptions): Limit {
+    return Limit.#calendar(maxAttempts, 'day', options);
+  }
+
+  /**
+   * `maxAttempts` requests per calendar week in `timeZone`, from local midnight of
+   * `weekStart` (ISO numbering, Monday = 1, the default) to the next one. Edges, headers and
+   * `Retry-After` as {@link Limit.perCalendarDay}.
+   *
+   * @param options - `timeZone` (default `'UTC'`), `weekStart` 1–7 (default 1, Monday).
+   * @throws {@link SluiceConfigError} naming `maxAttempts`, `timeZone`, `weekStart` or an
+   *   unknown option.
+   * @example Limit.perCalendarWeek(5000, { timeZone: 'America/New_York', weekStart: 7 })
+   */
+  static perCalendarWeek(maxAttempts: number, options?: CalendarWeekOptions): Limit {
+    return Limit.#calendar(maxAttempts, 'week', options);
+  }
+
+  /**
+   * `maxAttempts` requests per calendar month in `timeZone`, from local midnight of
+   * `anchorDay` to the same day of the next month, the anchor clamped to a month's last day
+   * as billing anchors are (anchor 31: Jan 31 → Feb 28 or 29 → Mar 31). Edges, headers and
+   * `Retry-After` as {@link Limit.perCalendarDay}.
+   *
+   * @param options - `timeZone` (default `'UTC'`), `anchorDay` 1–31 (default 1).
+   * @throws {@link SluiceConfigError} naming `maxAttempts`, `timeZone`, `anchorDay` or an
+   *   unknown option.
+   * @example Limit.perCalendarMonth(100_000, { timeZone: 'Asia/Kathmandu', anchorDay: 15 })
+   */
+  static perCalendarMonth(maxAttempts: number, options?: CalendarMonthOptions): Limit {
+    return Limit.#calendar(maxAttempts, 'month', options);
+  }
+
+  static #calendar(maxAttempts: number, unit: CalendarUnit, options: unknown): Limit {
+    const quota = integerAtLeast('maxAttempts', maxAttempts, 1);
+    const calendar = parseCalendar(unit, options);
+    return new Limit({
+      maxAttempts: quota,
+      periodMs: NOMINAL_MS[unit],
+      subject: undefined,
+      requestCost: 1,
+      name: undefined,
+      unlimited: false,
+      penalty: undefined,
+      concurrent: false,
+      calendar,
+      responseCost: undefined,
+    });
   }
 
   /**
@@ -205,6 +327,8 @@ export class Limit {
       unlimited: false,
       penalty: undefined,
       concurrent: true,
+      calendar: undefined,
+      responseCost: undefined,
     });
   }
 
@@ -277,14 +401,63 @@ export class Limit {
    * @example Limit.perMinute(5).by(req.ip).blockFor('15m', { backoff: 2, maxBlock: '24h' })
    */
   blockFor(duration: Duration, options: PenaltyOptions = {}): Limit {
-    if (this.concurrent || this.unlimited) {
+    if (this.concurrent || this.unlimited || this.calendar !== undefined) {
       throw new SluiceConfigError(
         'blockFor',
         duration,
-        'a rate limit (not a concurrency limit or Limit.none())',
+        'a rate limit (not a concurrency limit, a calendar quota or Limit.none())',
       );
     }
     return this.#with({ penalty: parsePenalty(duration, options) });
+  }
+
+  /**
+   * The same limit with each request's cost taken from its response: `reserve` units are
+   * charged when the request arrives (it is admitted only if they fit), and when the
+   * response finishes the difference to `units(req, res)` is settled, atomically on Redis:
+   * given back exactly when smaller, charged when larger, past the quota if need be (a
+   * debt: the key answers 429 with `Retry-After` = the time the debt takes to drain, or to
+   * the window's end on a window algorithm). For APIs billed by what a response used: LLM
+   * tokens, bytes, rows (Envoy's `hits_addend`, Kong's AI rate limiting). A `units` that
+   * throws, rejects or gives something other than a finite number >= 0 is logged (the
+   * `logger` option) and the reserve stays charged; a fraction is rounded up. Runs on GCRA
+   * (the default, with leaky and token buckets), the fixed window and calendar quotas.
+   *
+   * @param units - `(req, res) => number | Promise<number>`, given the **framework's**
+   *   request and response (Express `req, res`; Fastify `request, reply`; Koa `ctx, ctx`).
+   * @param options - `reserve`: an integer >= 0, default 1; `unit`: the `qu` of draft-8+
+   *   headers (`'tokens'`).
+   * @returns a new `Limit`; its {@link Limit.requestCost} is `reserve`.
+   * @throws {@link SluiceConfigError} naming `costAfter`, `reserve` or `unit`.
+   * @example Limit.perMinute(10_000).named('tokens').costAfter((req, res) => res.locals.tokens, { reserve: 500 })
+   */
+  costAfter<Req = unknown, Res = unknown>(
+    units: (req: Req, res: Res) => number | PromiseLike<number>,
+    options: CostAfterOptions = {},
+  ): Limit {
+    if (this.concurrent || this.unlimited) {
+      throw new SluiceConfigError(
+        'costAfter',
+        units,
+        'a rate limit (not a concurrency limit or Limit.none())',
+      );
+    }
+    if (typeof units !== 'function') {
+      throw new SluiceConfigError('costAfter', units, 'a function (req, res) => units');
+    }
+    if (options === null || typeof options !== 'object') {
+      throw new SluiceConfigError('options', options, 'an object { reserve?, unit? }');
+    }
+    checkOptionNames(options, ['reserve', 'unit'], 'Limit#costAfter()');
+    const reserve = integerAtLeast('reserve', options.reserve ?? 1, 0);
+    const unit = options.unit;
+    if (unit !== undefined && (typeof unit !== 'string' || !/^[A-Za-z][\w-]*$/.test(unit))) {
+      throw new SluiceConfigError('unit', unit, "a token such as 'tokens'");
+    }
+    return this.#with({
+      requestCost: reserve,
+      responseCost: { units: units as CostAfter['units'], reserve, unit },
+    });
   }
 
   /** For logs: e.g. `Limit(60 per 60000 ms, by "42", cost 1)` or `Limit(none)`. */
@@ -293,12 +466,18 @@ export class Limit {
     const parts = [
       this.concurrent
         ? `${this.maxAttempts} in flight, leases of ${this.periodMs} ms`
-        : `${this.maxAttempts} per ${this.periodMs} ms`,
+        : this.calendar !== undefined
+          ? `${this.maxAttempts} per calendar ${calendarText(this.calendar)}`
+          : `${this.maxAttempts} per ${this.periodMs} ms`,
     ];
     if (this.penalty !== undefined) parts.push(`blocking ${this.penalty.blockMs} ms`);
     if (this.name !== undefined) parts.push(`named ${JSON.stringify(this.name)}`);
     if (this.subject !== undefined) parts.push(`by ${JSON.stringify(this.subject)}`);
-    parts.push(`cost ${this.requestCost}`);
+    parts.push(
+      this.responseCost === undefined
+        ? `cost ${this.requestCost}`
+        : `cost after the response, reserve ${this.requestCost}`,
+    );
     return `Limit(${parts.join(', ')})`;
   }
 
@@ -312,6 +491,8 @@ export class Limit {
       unlimited: this.unlimited,
       penalty: this.penalty,
       concurrent: this.concurrent,
+      calendar: this.calendar,
+      responseCost: this.responseCost,
       ...change,
     });
   }
@@ -338,6 +519,8 @@ export class Limit {
       unlimited: false,
       penalty: undefined,
       concurrent: false,
+      calendar: undefined,
+      responseCost: undefined,
     });
   }
 }
@@ -397,6 +580,8 @@ export function limitAlgorithm(
   }
   if (limit.unlimited) return undefined;
   if (limit.concurrent) return concurrency({ limit: limit.maxAttempts, leaseMs: limit.periodMs });
+  // A calendar quota is a window of the calendar whatever the `algorithm` option says.
+  if (limit.calendar !== undefined) return calendarQuota(limit.maxAttempts, limit.calendar);
   const algorithm = factory({ limit: limit.maxAttempts, periodMs: limit.periodMs });
   if (!isAlgorithm(algorithm)) {
     throw new SluiceConfigError(

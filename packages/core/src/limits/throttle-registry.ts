@@ -6,11 +6,28 @@ import { parseThrottle, THROTTLE_NAME } from './throttle-string.js';
 
 /**
  * A named limiter's body: given the request, the limit(s) that apply to it (Laravel
- * `RateLimiter::for($name, fn (Request $request) => Limit::perMinute(60)->by(...))`).
- * Called on every request the limiter covers, so it should be cheap and must not throw.
- * An empty array means "no limit for this request" (as does {@link Limit.none}).
+ * `RateLimiter::for($name, fn (Request $request) => Limit::perMinute(60)->by(...))`), or a
+ * promise of them (a plan read from a database: put a cache with a TTL in front of it,
+ * e.g. lru-cache's `fetch`). Called on every request the limiter covers. An empty array
+ * means "no limit for this request" (as does {@link Limit.none}). A synchronous resolver
+ * keeps a synchronous store's decision synchronous; one that throws or rejects fails the
+ * request through the framework's error handling (500 by default), never an unlimited one.
+ *
+ * @example
+ * throttles.define('api', async (req) => Limit.perMinute((await plans.fetch(req.userId)).rpm));
  */
-export type LimitResolver = (req: RequestView) => Limit | readonly Limit[];
+export type LimitResolver = (
+  req: RequestView,
+) => Limit | readonly Limit[] | PromiseLike<Limit | readonly Limit[]>;
+
+/** Whether `value` is a promise (or any thenable): what an async resolver returns. */
+export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
 
 /**
  * Named limiters, as in Laravel's `RateLimiter::for` / `RateLimiter::limiter`
@@ -34,7 +51,7 @@ export class ThrottleRegistry {
    *
    * @param name - matches {@link THROTTLE_NAME} (a letter, then letters, digits, `_`, `.`,
    *   `-`), so that `'throttle:<name>'` can name it.
-   * @param resolver - `(req: RequestView) => Limit | Limit[]`.
+   * @param resolver - `(req: RequestView) => Limit | Limit[]`, or a promise of them.
    * @returns this registry, for chaining.
    * @throws {@link SluiceConfigError} naming `name` or `resolver` when invalid.
    */
@@ -47,7 +64,11 @@ export class ThrottleRegistry {
       );
     }
     if (typeof resolver !== 'function') {
-      throw new SluiceConfigError('resolver', resolver, 'a function (req) => Limit | Limit[]');
+      throw new SluiceConfigError(
+        'resolver',
+        resolver,
+        'a function (req) => Limit | Limit[] (or a promise of them)',
+      );
     }
     this.#resolvers.set(name, resolver);
     return this;
@@ -91,14 +112,19 @@ export class ThrottleRegistry {
 
   /**
    * Runs the named limiter `name` for `req` and returns its limits as an array (a single
-   * `Limit` becomes `[limit]`), unchanged otherwise.
+   * `Limit` becomes `[limit]`), unchanged otherwise; a promise of them when the resolver is
+   * async.
    *
    * @throws {@link SluiceConfigError} when `name` is not defined; `TypeError` when the
-   *   resolver returns something other than a `Limit` or an array of `Limit`s (a
-   *   programming error that can only show on the request path).
+   *   resolver returns (or resolves to) something other than a `Limit` or an array of
+   *   `Limit`s (a programming error that can only show on the request path).
    */
-  resolve(name: string, req: RequestView): Limit[] {
-    return [...normalizeResolved(name, this.get(name)(req))];
+  resolve(name: string, req: RequestView): Limit[] | Promise<Limit[]> {
+    const result = this.get(name)(req);
+    if (isPromiseLike(result)) {
+      return Promise.resolve(result).then((r) => [...normalizeResolved(name, r)]);
+    }
+    return [...normalizeResolved(name, result)];
   }
 }
 
@@ -120,14 +146,27 @@ export const throttles: ThrottleRegistry = processGlobal('throttles', () => new 
 
 /**
  * A route's limit as configured: a throttle string (see `parseThrottle`), a
- * {@link Limit}, or an array of them (the request must pass every one).
+ * {@link Limit}, a function of the request returning the limit(s) or a promise of them (an
+ * unnamed {@link LimitResolver}, express-rate-limit's `limit: async (req) => …`), or an
+ * array of them (the request must pass every one).
  */
-export type LimitInput = string | Limit | ReadonlyArray<string | Limit>;
+export type LimitInput =
+  | string
+  | Limit
+  | LimitResolver
+  | ReadonlyArray<string | Limit | LimitResolver>;
 
-/** One parsed element of a {@link LimitInput}: a fixed limit, or a named limiter's resolver. */
+/**
+ * One parsed element of a {@link LimitInput}: a fixed limit, or a resolver (a named
+ * limiter's, or a function given as the limit: `name` undefined).
+ */
 export type ResolvedLimitEntry =
   | { readonly kind: 'limit'; readonly limit: Limit }
-  | { readonly kind: 'named'; readonly name: string; readonly resolver: LimitResolver };
+  | {
+      readonly kind: 'named';
+      readonly name: string | undefined;
+      readonly resolver: LimitResolver;
+    };
 
 /**
  * A {@link LimitInput} parsed and checked once, at configuration time. Nothing in it is
@@ -151,16 +190,18 @@ export interface ResolvedLimits {
    * position in the limiter's result, so the subjects of two `.by()` limits of one limiter
    * (an IP and an email) never share a key. When
    * {@link ResolvedLimits.isStatic}, returns the same frozen array on every call (no allocation).
-   * Unlimited limits ({@link Limit.none}) are included; the caller skips them.
+   * Unlimited limits ({@link Limit.none}) are included; the caller skips them. A promise
+   * when a resolver returned one (synchronous resolvers keep it synchronous).
    *
-   * @throws `TypeError` when a named limiter returns something other than `Limit | Limit[]`.
+   * @throws `TypeError` (or rejects with it) when a resolver gives something other than
+   *   `Limit | Limit[]`; whatever a resolver throws or rejects with.
    */
-  limitsFor(req: RequestView): readonly Limit[];
+  limitsFor(req: RequestView): readonly Limit[] | Promise<readonly Limit[]>;
 }
 
 const INPUT_FORMS =
   "a throttle string (e.g. 'throttle:60,1', 'throttle:api', '60/min'), a Limit, " +
-  'or a non-empty array of them';
+  'a function (req) => Limit | Limit[] (or a promise of them), or a non-empty array of them';
 
 /**
  * Parses and validates a route's {@link LimitInput} once, when the middleware is created:
@@ -192,6 +233,9 @@ export function resolveLimitInput(
 
 function resolveItem(item: unknown, registry: ThrottleRegistry): ResolvedLimitEntry {
   if (item instanceof Limit) return Object.freeze({ kind: 'limit', limit: item });
+  if (typeof item === 'function') {
+    return Object.freeze({ kind: 'named', name: undefined, resolver: item as LimitResolver });
+  }
   if (typeof item !== 'string') throw new SluiceConfigError('limit', item, INPUT_FORMS);
   const spec = parseThrottle(item);
   if (spec.kind === 'named') {
@@ -209,26 +253,44 @@ function makeResolved(entries: readonly ResolvedLimitEntry[]): ResolvedLimits {
     );
     return Object.freeze({ entries, isStatic, limitsFor: () => limits });
   }
-  const limitsFor = (req: RequestView): readonly Limit[] => {
+  const count = entries.length;
+  const limitsFor = (req: RequestView): readonly Limit[] | Promise<readonly Limit[]> => {
+    // perf: results in one array, awaited only when a resolver returned a promise.
+    const results: unknown[] = new Array(count);
+    let pending = false;
+    for (let i = 0; i < count; i++) {
+      const entry = entries[i]!;
+      if (entry.kind === 'limit') results[i] = entry.limit;
+      else {
+        const r = entry.resolver(req);
+        if (isPromiseLike(r)) pending = true;
+        results[i] = r;
+      }
+    }
+    return pending ? Promise.all(results).then(collect) : collect(results);
+  };
+  const collect = (results: unknown[]): readonly Limit[] => {
     const limits: Limit[] = [];
-    for (const entry of entries) {
+    for (let i = 0; i < count; i++) {
+      const entry = entries[i]!;
       if (entry.kind === 'limit') {
         limits.push(entry.limit);
         continue;
       }
-      const resolved = normalizeResolved(entry.name, entry.resolver(req));
+      const resolved = normalizeResolved(entry.name, results[i]);
+      const name = entry.name;
       const several = resolved.length > 1;
-      for (let i = 0; i < resolved.length; i++) {
-        let limit = resolved[i]!;
+      for (let j = 0; j < resolved.length; j++) {
+        let limit = resolved[j]!;
         // A subject from the request (an IP, an email) is tagged with its limit's position in
         // the result: two `.by()` limits of one limiter never share a key, and a subject can
         // never read as the `<route>:ip:…` part of a key without `.by()`.
-        if (limit.subject !== undefined) limit = limit.by(`${i}:${limit.subject}`);
-        if (limit.name !== undefined) limits.push(limit);
-        else if (!several) limits.push(limit.named(entry.name));
+        if (limit.subject !== undefined) limit = limit.by(`${j}:${limit.subject}`);
+        if (limit.name !== undefined || name === undefined) limits.push(limit);
+        else if (!several) limits.push(limit.named(name));
         else {
           const quota = `${limit.maxAttempts}-per-${limit.periodMs}ms`;
-          limits.push(limit.named(`${entry.name}.${quota}`));
+          limits.push(limit.named(`${name}.${quota}`));
         }
       }
     }
@@ -238,11 +300,12 @@ function makeResolved(entries: readonly ResolvedLimitEntry[]): ResolvedLimits {
 }
 
 /** A resolver's result as an array of Limits: the resolver's own array, not a copy. */
-function normalizeResolved(name: string, result: unknown): readonly Limit[] {
+function normalizeResolved(name: string | undefined, result: unknown): readonly Limit[] {
   if (result instanceof Limit) return [result];
   if (Array.isArray(result) && result.every((item) => item instanceof Limit)) return result;
+  const who = name === undefined ? 'the limit function' : `named limiter ${JSON.stringify(name)}`;
   throw new TypeError(
-    `sluice: named limiter ${JSON.stringify(name)} must return a Limit or an array of Limits, ` +
+    `sluice: ${who} must return a Limit or an array of Limits (or a promise of one), ` +
       `got ${describeValue(result)}`,
   );
 }

@@ -168,9 +168,11 @@ export class MemoryStore implements Store {
     const result = algorithm.refund(state, nowMs, cost, atMs);
     const next = result.state;
     if (slot !== undefined && next === null) this.#slots.remove(slot);
-    else if (slot !== undefined && next !== undefined && next !== null) {
-      this.#write(slot, next);
-      this.#slots.touch(slot);
+    else if (next !== undefined && next !== null) {
+      // A negative cost (a charge past the limit) can give a key that had no state one.
+      const held = slot ?? this.#insert(space, key, nowMs);
+      this.#write(held, next);
+      this.#slots.touch(held);
     }
     return result.decision;
   }

@@ -82,7 +82,7 @@ local function gcra(key, now, cost, interval, perMs, burst)
 end
 local function gcra_refund(key, now, cost, at, reset, interval, perMs, burst)
   local ahead, held = gcra_ahead(key, now, perMs)
-  if ahead > 0 then
+  if ahead > 0 or cost < 0 then
     local left = ahead - cost * interval
     if left <= 0 then
       redis.call('DEL', key)
@@ -112,11 +112,18 @@ local function fixed_window(key, now, cost, limit, windowMs)
   end
   local retry = -1
   if cost <= limit then retry = windowEnd - now end
-  return 0, limit - count, retry, windowEnd - now
+  return 0, math.max(0, limit - count), retry, windowEnd - now
 end
 local function fixed_window_refund(key, now, cost, at, reset, limit, windowMs)
   local stored = redis.call('GET', key)
-  if stored then
+  if cost < 0 then
+    local e, c = now + windowMs, 0
+    if stored then
+      local se, sc = state_numbers(stored, 2)
+      if se > now then e, c = se, sc end
+    end
+    redis.call('SET', key, exact(e) .. ',' .. (c - cost), 'PX', px(e - now))
+  elseif stored then
     local e, c = state_numbers(stored, 2)
     if e > now and e - windowMs <= at and at < e then
       c = c - cost
@@ -306,7 +313,7 @@ local function gcra(key, now, cost, interval, perMs, burst)
 end
 local function gcra_refund(key, now, cost, at, reset, interval, perMs, burst)
   local ahead, held = gcra_ahead(key, now, perMs)
-  if ahead > 0 then
+  if ahead > 0 or cost < 0 then
     local left = ahead - cost * interval
     if left <= 0 then
       redis.call('DEL', key)
@@ -372,11 +379,18 @@ local function fixed_window(key, now, cost, limit, windowMs)
   end
   local retry = -1
   if cost <= limit then retry = windowEnd - now end
-  return 0, limit - count, retry, windowEnd - now
+  return 0, math.max(0, limit - count), retry, windowEnd - now
 end
 local function fixed_window_refund(key, now, cost, at, reset, limit, windowMs)
   local stored = redis.call('GET', key)
-  if stored then
+  if cost < 0 then
+    local e, c = now + windowMs, 0
+    if stored then
+      local se, sc = state_numbers(stored, 2)
+      if se > now then e, c = se, sc end
+    end
+    redis.call('SET', key, exact(e) .. ',' .. (c - cost), 'PX', px(e - now))
+  elseif stored then
     local e, c = state_numbers(stored, 2)
     if e > now and e - windowMs <= at and at < e then
       c = c - cost

@@ -40,7 +40,7 @@ local function fixed_window(key, now, cost, limit, windowMs)
   end
   local retry = -1
   if cost <= limit then retry = windowEnd - now end
-  return 0, limit - count, retry, windowEnd - now
+  return 0, math.max(0, limit - count), retry, windowEnd - now
 end
 
 local p1, p2 = tonumber(ARGV[1]), tonumber(ARGV[2])

@@ -40,11 +40,18 @@ local function fixed_window(key, now, cost, limit, windowMs)
   end
   local retry = -1
   if cost <= limit then retry = windowEnd - now end
-  return 0, limit - count, retry, windowEnd - now
+  return 0, math.max(0, limit - count), retry, windowEnd - now
 end
 local function fixed_window_refund(key, now, cost, at, reset, limit, windowMs)
   local stored = redis.call('GET', key)
-  if stored then
+  if cost < 0 then
+    local e, c = now + windowMs, 0
+    if stored then
+      local se, sc = state_numbers(stored, 2)
+      if se > now then e, c = se, sc end
+    end
+    redis.call('SET', key, exact(e) .. ',' .. (c - cost), 'PX', px(e - now))
+  elseif stored then
     local e, c = state_numbers(stored, 2)
     if e > now and e - windowMs <= at and at < e then
       c = c - cost

@@ -82,7 +82,7 @@ local function gcra(key, now, cost, interval, perMs, burst)
 end
 local function gcra_refund(key, now, cost, at, reset, interval, perMs, burst)
   local ahead, held = gcra_ahead(key, now, perMs)
-  if ahead > 0 then
+  if ahead > 0 or cost < 0 then
     local left = ahead - cost * interval
     if left <= 0 then
       redis.call('DEL', key)
