@@ -1,3 +1,5 @@
+export { SUPPORTED_CLIENTS } from './clients/client.js';
+export { MIN_REDIS_VERSION, RedisVersionError } from './clients/version.js';
 export { DeadlineQueue, StoreTimeoutError } from './deadline-queue.js';
 export { FIXED_WINDOW_BATCH_LUA, FIXED_WINDOW_LUA } from './fixed-window.lua.js';
 export { GCRA_BATCH_LUA, GCRA_LUA } from './gcra.lua.js';
