@@ -3,7 +3,8 @@ import { DOWN_ERRORS, type ScriptClient } from './client.js';
 /** The parts of a node-redis 5/6 client, cluster or sentinel the store uses. */
 interface NodeRedis {
   readonly isOpen: boolean;
-  readonly isReady: boolean;
+  /** Undefined on a node-redis 5 cluster. */
+  readonly isReady?: boolean;
   sendCommand(...args: unknown[]): Promise<unknown>;
   /** Cluster only: each slot's master (`address` is `host:port`). */
   readonly slots?: ({ master?: { address?: string } } | undefined)[];
@@ -14,16 +15,15 @@ interface NodeRedis {
 
 /**
  * Whether `value` has the shape of a node-redis 5/6 client (the `redis` package's
- * `createClient()`, `createCluster()` or `createSentinel()`): `sendCommand`, `evalSha`
- * and the `isOpen` / `isReady` getters.
+ * `createClient()`, `createCluster()` or `createSentinel()`): `sendCommand`, `evalSha` and
+ * the `isOpen` getter (a node-redis 5 cluster has no `isReady`).
  */
 export function isNodeRedisShaped(value: object): boolean {
   const v = value as Record<string, unknown>;
   return (
     typeof v.sendCommand === 'function' &&
     typeof v.evalSha === 'function' &&
-    'isOpen' in value &&
-    'isReady' in value
+    'isOpen' in value
   );
 }
 
@@ -79,7 +79,7 @@ export function nodeRedisClient(client: object): ScriptClient {
     masterOf: cluster ? (slot) => c.slots?.[slot]?.master?.address : () => '',
     down() {
       if (!c.isOpen) return DOWN_ERRORS.close;
-      if (c.isReady) {
+      if (c.isReady !== false) {
         wasReady = true;
         return undefined;
       }
