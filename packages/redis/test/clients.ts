@@ -47,6 +47,9 @@ export async function connect(kind: ClientKind, endpoints: Endpoints): Promise<T
               name: endpoints.name,
               sentinels: endpoints.sentinelPorts.map((port) => ({ host, port })),
             });
+    // A lost connection is an error event (the failover, the stall): logged by the client
+    // unless someone listens.
+    client.on('error', () => undefined);
     await client.ping();
     return {
       client: client as unknown as RedisClient,

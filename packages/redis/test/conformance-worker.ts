@@ -3,6 +3,7 @@
 //   parent -> { type: 'setup', kind, endpoints }            worker -> { type: 'ready' }
 //   parent -> { type: 'prepare', key, specs, calls }        worker -> { type: 'prepared' }
 //   parent -> { type: 'go' }                                worker -> { type: 'done', ... }
+//   parent -> { type: 'ping' }                               worker -> { type: 'pong' }
 //   parent -> { type: 'exit' }
 // On 'go' the worker fires `calls` consumes at once on the key of every spec (one key per
 // algorithm, all at the same time) and reports how many each admitted, and every decision
@@ -16,6 +17,7 @@ type Message =
   | { type: 'setup'; kind: ClientKind; endpoints: Endpoints }
   | { type: 'prepare'; key: string; specs: AlgorithmSpec[]; calls: number }
   | { type: 'go' }
+  | { type: 'ping' }
   | { type: 'exit' };
 
 export interface ConformanceReport {
@@ -37,6 +39,10 @@ function send(message: object): void {
 
 async function handle(message: Message): Promise<void> {
   switch (message.type) {
+    case 'ping': {
+      send({ type: 'pong' });
+      return;
+    }
     case 'setup': {
       await connected?.close();
       connected = await connect(message.kind, message.endpoints);

@@ -135,7 +135,10 @@ export function conformanceSuite(topology: Topology): void {
     // The worker processes transpile the sources while the servers start.
     workers = Array.from({ length: PROCESSES }, startWorker);
     servers = await startServers(topology);
-  }, 90_000);
+    const up = workers.map((w) => w.next('pong'));
+    for (const w of workers) w.child.send({ type: 'ping' });
+    await Promise.all(up);
+  }, 180_000);
 
   afterAll(async () => {
     for (const w of workers) {
