@@ -110,7 +110,7 @@ const SLUICE_RESIDENT = sluice('sluice RedisStore, GCRA', residentAlgo(), RESIDE
 
 interface Subject {
   label: string;
-  client: { disconnect(): void };
+  client: { disconnect(): void; ping(): Promise<unknown> };
   consume: Consume;
   rates: number[];
   /** sluice on another client than ioredis: the ioredis row of the same mode it must keep up with. */
@@ -150,7 +150,7 @@ async function nodeRedisSubject(port: number, ioredis: Subject): Promise<Subject
   await client.connect();
   return {
     label: `${SLUICE.label}, node-redis 6`,
-    client: { disconnect: () => client.destroy() },
+    client: { disconnect: () => client.destroy(), ping: () => client.ping() },
     consume: SLUICE.consumer(client as unknown as Redis),
     rates: [],
     sameModeAs: ioredis,

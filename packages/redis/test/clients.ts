@@ -37,7 +37,10 @@ const host = '127.0.0.1';
 /** A connected client of `kind` on the servers of `endpoints`. */
 export async function connect(kind: ClientKind, endpoints: Endpoints): Promise<TestClient> {
   if (kind === 'ioredis' || kind === 'iovalkey') {
-    const [R, C] = kind === 'ioredis' ? [Redis, Cluster] : [IoValkey, IoValkeyCluster];
+    // The two packages' classes have the same shape, not the same types.
+    const [R, C] = (kind === 'ioredis'
+      ? [Redis, Cluster]
+      : [IoValkey, IoValkeyCluster]) as unknown as [typeof Redis, typeof Cluster];
     const client =
       endpoints.topology === 'standalone'
         ? new R({ host, port: endpoints.port })
@@ -57,9 +60,12 @@ export async function connect(kind: ClientKind, endpoints: Endpoints): Promise<T
     };
   }
   const v6 = kind === 'node-redis 6';
-  const [make, makeCluster, makeSentinel] = v6
-    ? [createClient, createCluster, createSentinel]
-    : [createClient5, createCluster5, createSentinel5];
+  // The two majors' factories take the same options here, with types of their own.
+  const [make, makeCluster, makeSentinel] = (
+    v6
+      ? [createClient, createCluster, createSentinel]
+      : [createClient5, createCluster5, createSentinel5]
+  ) as [typeof createClient, typeof createCluster, typeof createSentinel];
   const client =
     endpoints.topology === 'standalone'
       ? make({ socket: { host, port: endpoints.port } })
