@@ -22,7 +22,7 @@ import {
   redisVersionOf,
 } from './clients/version.js';
 import { Coalescer, masterOf } from './coalescer.js';
-import { DeadlineQueue, StoreTimeoutError } from './deadline-queue.js';
+import { DeadlineQueue } from './deadline-queue.js';
 import { FIXED_WINDOW } from './fixed-window.lua.js';
 import { GCRA } from './gcra.lua.js';
 import type { LuaTwin } from './lua-common.js';
@@ -319,7 +319,8 @@ export class RedisStore implements Store {
    * Checks the server's version now (the store does on its first call anyway): resolves
    * when it is supported (or the server does not say), rejects with
    * {@link RedisVersionError} when it is older than Redis 6.0, or with the error of the
-   * `INFO` call when the server cannot be reached within `timeoutMs`. Call it at startup to
+   * `INFO` call when the server cannot be reached within `timeoutMs` (then the next call
+   * checks again). Call it at startup to
    * fail there rather than in the first requests' `onStoreError`.
    */
   ready(): Promise<void> {
@@ -330,9 +331,10 @@ export class RedisStore implements Store {
    * Runs `call` once the server's version is known to be supported. The first call sends
    * `INFO server`; calls made before its answer wait for it (at most `timeoutMs`). A server
    * below {@link MIN_REDIS_VERSION} fails every call with {@link RedisVersionError} (below
-   * 6.0 every give-back would fail, and through the breaker fail every request); an `INFO`
-   * that fails otherwise (refused by an ACL, a stand-in client) lets the call run and is
-   * tried again by the next one, and one that times out fails the call as a timeout.
+   * 6.0 every give-back would fail, and through the breaker fail every request). An `INFO`
+   * the server refuses (an ACL without it) leaves the server unchecked; one that times out
+   * or finds no connection fails the call (as the call itself would), and the next call
+   * checks again.
    */
   #afterCheck<T>(call: () => T | Promise<T>): Promise<T> {
     let check = this.#version;
@@ -353,8 +355,15 @@ export class RedisStore implements Store {
           this.#version = true;
         },
         (error: unknown) => {
+          // An error reply (`NOPERM`, `ERR unknown command`): the server answers but will
+          // not say its version; run on it unchecked. Anything else (a timeout, a lost
+          // connection) fails this call, and the next call checks again.
+          if (error instanceof Error && /^[A-Z]{2,} /.test(error.message)) {
+            this.#version = true;
+            return;
+          }
           this.#version = undefined;
-          if (error instanceof StoreTimeoutError) throw error;
+          throw error;
         },
       );
       this.#version = check;
