@@ -21,9 +21,7 @@ interface NodeRedis {
 export function isNodeRedisShaped(value: object): boolean {
   const v = value as Record<string, unknown>;
   return (
-    typeof v.sendCommand === 'function' &&
-    typeof v.evalSha === 'function' &&
-    'isOpen' in value
+    typeof v.sendCommand === 'function' && typeof v.evalSha === 'function' && 'isOpen' in value
   );
 }
 
