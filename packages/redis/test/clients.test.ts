@@ -2,7 +2,7 @@
 // SluiceConfigError naming the supported kinds and describing the value by kind only; the
 // server's version is checked on the first call (below 6.0 every call fails with
 // RedisVersionError naming the version found and the one needed).
-import { gcra, SluiceConfigError } from '@sluice/core';
+import { gcra, RateLimiter, SluiceConfigError } from '@sluice/core';
 import {
   EPOCH,
   expectNoSecret,
@@ -11,6 +11,8 @@ import {
   startRedis,
   thrownBy,
 } from '@sluice/test-kit';
+import { createClient, createCluster } from 'redis';
+import { createClient as createClient5 } from 'redis5';
 import { RedisStore, RedisVersionError } from '../src/index.js';
 import { CLIENT_KINDS, connect, type TestClient } from './clients.js';
 
@@ -119,5 +121,30 @@ describe('a value that is no supported client', () => {
     expect(message).toContain('createCluster');
     expect(message).toContain(`got ${kind}`);
     expectNoSecret(error);
+  });
+});
+
+describe('a node-redis client where the options or a store belong', () => {
+  const url = `redis://:${SECRET}@127.0.0.1:1`;
+  it.each([
+    ['node-redis 6 createClient', () => createClient({ url }), 'a node-redis client'],
+    ['node-redis 5 createClient', () => createClient5({ url }), 'a node-redis client'],
+    [
+      'node-redis 6 createCluster',
+      () => createCluster({ rootNodes: [{ url }] }),
+      'a node-redis Cluster client',
+    ],
+  ])('%s: named by kind, with what to write instead', (_, make, kind) => {
+    const client = make();
+    const asOptions = thrownBy(() => new RedisStore(client as never));
+    expect(asOptions?.message).toContain('new RedisStore({ client })');
+    expect(asOptions?.message).toContain(kind);
+    expectNoSecret(asOptions);
+    const asStore = thrownBy(() => new RateLimiter({ algorithm, store: client as never }));
+    expect(asStore).toBeInstanceOf(SluiceConfigError);
+    expect(asStore?.message).toContain('RedisStore');
+    expectNoSecret(asStore);
+    // Taken as the store's client (not connected: nothing is sent).
+    expect(new RedisStore({ client: client as never }).hashTag).toBe(kind.includes('Cluster'));
   });
 });
