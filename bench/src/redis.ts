@@ -7,6 +7,9 @@
  * ioredis connection per subject, with and without ioredis `enableAutoPipelining`, with
  * `--inflight` consumes outstanding at all times (one async worker per slot, each awaiting its
  * next decision as soon as the previous one settles), spread round robin over `--keys` keys.
+ * sluice also runs on iovalkey (plain and auto-pipelined) and node-redis 6 (which pipelines
+ * every command of one tick by itself: no option), each row checked at >= 0.9x of sluice on
+ * ioredis in the same mode.
  * Subjects are measured interleaved (A B A' B' …) and the median of the rounds reported.
  * Ceiling, once per round: `redis-benchmark -P 16` running `EVALSHA` of sluice's GCRA script on
  * random keys (the most single-decision script calls the server itself can take), and of a
@@ -22,6 +25,8 @@ import { gcra } from '@sluice/core';
 import { LUA_SOURCES } from '@sluice/redis';
 import type { RedisProcess } from '@sluice/test-kit';
 import { Redis } from 'ioredis';
+import { Redis as Valkey } from 'iovalkey';
+import { createClient } from 'redis';
 import {
   GCRA_CONFIG,
   gcraAlgo,
@@ -105,9 +110,11 @@ const SLUICE_RESIDENT = sluice('sluice RedisStore, GCRA', residentAlgo(), RESIDE
 
 interface Subject {
   label: string;
-  client: Redis;
+  client: { disconnect(): void; ping(): Promise<unknown> };
   consume: Consume;
   rates: number[];
+  /** sluice on another client than ioredis: the ioredis row of the same mode it must keep up with. */
+  sameModeAs?: Subject;
 }
 
 /** `limiter` on a client of its own (a rejection, e.g. RLF over its limit, aborts the run). */
@@ -120,6 +127,38 @@ function subject(port: number, limiter: RedisLimiter, autoPipelining: boolean): 
     rates: [],
   };
 }
+
+/** sluice on iovalkey (ioredis's fork: the same options). */
+function valkeySubject(port: number, autoPipelining: boolean, ioredis: Subject): Subject {
+  const client = new Valkey({ port, host: '127.0.0.1', enableAutoPipelining: autoPipelining });
+  return {
+    label: `${SLUICE.label}, iovalkey${autoPipelining ? ', auto-pipelining' : ''}`,
+    client,
+    consume: SLUICE.consumer(client as unknown as Redis),
+    rates: [],
+    sameModeAs: ioredis,
+  };
+}
+
+/**
+ * sluice on node-redis 6 (`createClient`): it has no auto-pipelining option, since it writes
+ * every command of one tick in one socket write by itself.
+ */
+async function nodeRedisSubject(port: number, ioredis: Subject): Promise<Subject> {
+  const client = createClient({ socket: { host: '127.0.0.1', port } });
+  client.on('error', () => undefined);
+  await client.connect();
+  return {
+    label: `${SLUICE.label}, node-redis 6`,
+    client: { disconnect: () => client.destroy(), ping: () => client.ping() },
+    consume: SLUICE.consumer(client as unknown as Redis),
+    rates: [],
+    sameModeAs: ioredis,
+  };
+}
+
+/** Every other client's rate at least this share of ioredis's in the same mode. */
+const MIN_OF_IOREDIS = 0.9;
 
 /** Decisions/s with `inflight` calls outstanding for `ms` (default `--inflight`). */
 const measure = (consume: Consume, keys: string[], ms: number, inflight = INFLIGHT) =>
@@ -318,6 +357,11 @@ async function main(server: RedisProcess): Promise<boolean> {
     subject(server.port, RLF, true),
   ];
   const [sPlain, , sAuto, rAuto] = subjects as [Subject, Subject, Subject, Subject];
+  subjects.push(
+    valkeySubject(server.port, false, sPlain),
+    valkeySubject(server.port, true, sAuto),
+    await nodeRedisSubject(server.port, sPlain),
+  );
   const ceilings: number[] = [];
   const noopCeilings: number[] = [];
   try {
@@ -353,7 +397,12 @@ async function main(server: RedisProcess): Promise<boolean> {
     const ratio = rate / rlfAuto;
     const ofPlain = s === sAuto ? rate / plain : null;
     let verdict = '(info)';
-    if (isSluice) {
+    if (s.sameModeAs !== undefined) {
+      const ofIoredis = rate / median(s.sameModeAs.rates);
+      const pass = ofIoredis >= MIN_OF_IOREDIS;
+      if (!pass) failed = true;
+      verdict = `${pass ? 'PASS' : 'FAIL'} ${ofIoredis.toFixed(2)}x sluice on ioredis ${s.sameModeAs === sAuto ? 'auto-pipelined' : 'plain'} (>= ${MIN_OF_IOREDIS}x)`;
+    } else if (isSluice) {
       const checks: [string, boolean][] = [
         [`>= ${FLOOR_VS_RLF}x RLF auto-pipelined`, ratio >= FLOOR_VS_RLF],
         [`>= ${MIN_OF_CEILING * 100}% of the ceiling`, rate / top >= MIN_OF_CEILING],
@@ -369,7 +418,7 @@ async function main(server: RedisProcess): Promise<boolean> {
     report.throughput.push({
       label: s.label,
       sluice: isSluice,
-      autoPipelining: s === sAuto || s === rAuto,
+      autoPipelining: s.label.endsWith('auto-pipelining'),
       rate,
       rounds: s.rates,
       vsRlfAuto: ratio,

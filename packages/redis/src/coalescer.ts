@@ -1,5 +1,6 @@
 import type { Decision } from '@sluice/core';
 import { type Algorithm, keyErrorReason, StoreKeyError, withChargeTime } from '@sluice/core/store';
+import { scriptClient } from './clients/client.js';
 import { type DeadlineQueue, type Pending, StoreTimeoutError } from './deadline-queue.js';
 import { EXPIRED, type LuaTwin } from './lua-common.js';
 import type { LuaScript, RedisClient } from './lua-script.js';
@@ -110,11 +111,11 @@ class Batch implements Pending {
 }
 
 /**
- * The master serving `slot` in an ioredis Cluster's slot table (`host:port`), or undefined
+ * The master serving `slot` in a Cluster client's slot table (`host:port`), or undefined
  * before the table is loaded.
  */
 export function masterOf(client: RedisClient, slot: number): string | undefined {
-  return (client as { slots?: (string[] | undefined)[] }).slots?.[slot]?.[0];
+  return scriptClient(client)?.masterOf(slot);
 }
 
 /**

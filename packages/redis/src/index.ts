@@ -5,6 +5,8 @@
  *
  * @packageDocumentation
  */
+export { SUPPORTED_CLIENTS } from './clients/client.js';
+export { MIN_REDIS_VERSION, RedisVersionError } from './clients/version.js';
 export { StoreTimeoutError } from './deadline-queue.js';
 export type { RedisClient } from './lua-script.js';
 export type { PrefetchOptions } from './prefetch-options.js';

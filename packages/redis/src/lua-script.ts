@@ -1,24 +1,14 @@
 import { createHash } from 'node:crypto';
-import { type Cluster, Command, type Redis } from 'ioredis';
+import { type RedisClient, type ScriptClient, scriptClient } from './clients/client.js';
 
-/** What the store needs of an ioredis client: `Redis` and `Cluster` both have it. */
-export type RedisClient = Pick<Redis | Cluster, 'evalsha' | 'eval' | 'del'>;
-
-/** The parts of an ioredis client the direct send uses (both `Redis` and `Cluster` have them). */
-interface CommandSender {
-  sendCommand?: (command: Command) => Promise<unknown>;
-  options?: { keyPrefix?: string };
-}
+export type { RedisClient } from './clients/client.js';
 
 /**
  * A Lua script run by `EVALSHA` (one round trip), falling back to `EVAL` (which also loads
  * it) when Redis answers `NOSCRIPT`, e.g. after `SCRIPT FLUSH`, a restart or a failover.
  *
- * `EVALSHA` goes to the client as an ioredis `Command` through `sendCommand` (as ioredis's
- * own `client.evalsha` does without auto-pipelining), so a client made with
- * `enableAutoPipelining` sends it at once too: the store batches its decisions itself, and
- * ioredis's auto-pipeline would hold each batch back until the previous pipeline of the
- * node had answered (one batch in flight at a time). The client's `keyPrefix` applies.
+ * Runs on every client the store takes, through its {@link ScriptClient} (see
+ * clients/client.ts): ioredis's direct send (no auto-pipelining), node-redis's `sendCommand`.
  */
 export class LuaScript {
   /** The script's Lua source. */
@@ -47,23 +37,14 @@ export class LuaScript {
     argv: (string | number)[],
     raw = false,
   ): Promise<unknown> {
-    // ioredis flattens an array argument: one array for keys and arguments, no spread.
-    const flat = argv as string[];
-    return this.#evalsha(client, numKeys, flat, raw).catch((error: unknown) => {
+    // perf: one WeakMap lookup per script call (a batch of decisions), not per decision.
+    const driver = scriptClient(client);
+    if (driver === undefined) return Promise.reject(new TypeError('sluice: not a Redis client'));
+    return driver.evalsha(this.sha1, numKeys, argv, raw).catch((error: unknown) => {
       if (error instanceof Error && error.message.startsWith('NOSCRIPT')) {
-        return client.eval(this.source, numKeys, flat);
+        return driver.eval(this.source, numKeys, argv);
       }
       throw error;
     });
-  }
-
-  #evalsha(client: RedisClient, numKeys: number, flat: string[], raw: boolean): Promise<unknown> {
-    const sender = client as CommandSender;
-    if (typeof sender.sendCommand !== 'function') return client.evalsha(this.sha1, numKeys, flat);
-    const command = new Command('evalsha', [this.sha1, numKeys, flat], {
-      keyPrefix: sender.options?.keyPrefix,
-      replyEncoding: raw ? null : 'utf8',
-    });
-    return sender.sendCommand(command);
   }
 }

@@ -9,12 +9,23 @@ import {
 } from '@sluice/core/store';
 import { AllOrNothing, type Part } from './all-or-nothing.js';
 import { CALENDAR_WINDOW } from './calendar-window.lua.js';
+import {
+  type RedisClient,
+  type ScriptClient,
+  SUPPORTED_CLIENTS,
+  scriptClient,
+} from './clients/client.js';
+import {
+  isSupportedVersion,
+  type MIN_REDIS_VERSION,
+  RedisVersionError,
+  redisVersionOf,
+} from './clients/version.js';
 import { Coalescer, masterOf } from './coalescer.js';
 import { DeadlineQueue } from './deadline-queue.js';
 import { FIXED_WINDOW } from './fixed-window.lua.js';
 import { GCRA } from './gcra.lua.js';
 import type { LuaTwin } from './lua-common.js';
-import type { RedisClient } from './lua-script.js';
 import { penaltyTwin } from './penalty.lua.js';
 import { Prefetch } from './prefetch.js';
 import { type PrefetchOptions, parsePrefetch } from './prefetch-options.js';
@@ -34,7 +45,12 @@ const REDIS_STORE_OPTIONS = optionNames<RedisStoreOptions>({
 
 /** Options of {@link RedisStore}. */
 export interface RedisStoreOptions {
-  /** An ioredis client: `new Redis(...)` or `new Cluster(...)`. The store never closes it. */
+  /**
+   * The Redis client, told apart by shape: ioredis or iovalkey (`new Redis(...)`,
+   * `new Cluster(...)`, `new Redis({ sentinels, name })`), or node-redis 5/6
+   * (`createClient()`, `createCluster()`, `createSentinel()` of the `redis` package; call
+   * its `connect()` yourself). The store never closes it.
+   */
   client: RedisClient;
   /** Prepended to every Redis key, before the hash tag; no `{` or `}`. Default `''`. */
   prefix?: string;
@@ -123,17 +139,8 @@ function noTwin(kind: unknown): TypeError {
 }
 
 /**
- * The error of every call made while the client is in a down status: one per status, made
- * once, since a down client can fail thousands of calls a second.
- */
-const DOWN_ERRORS = {
-  reconnecting: new Error('sluice: the Redis client is reconnecting'),
-  close: new Error('sluice: the Redis client is close'),
-  end: new Error('sluice: the Redis client is end'),
-};
-
-/**
- * A {@link Store} on Redis or Redis Cluster (ioredis 5 or 6): every decision is one `EVALSHA` of
+ * A {@link Store} on Redis, Valkey, Redis Cluster or Sentinel, through ioredis 5/6, iovalkey
+ * or node-redis 5/6 (one code for all: see the option `client`): every decision is one `EVALSHA` of
  * the algorithm's Lua twin (reloaded with `EVAL` on `NOSCRIPT`), atomic, so any number of
  * processes sharing a key admit exactly the limit. Every key has an expiry, so idle keys
  * leave Redis. Keys are `<prefix><key>` on a standalone `Redis` and `<prefix>{<key>}` (a
@@ -156,7 +163,7 @@ const DOWN_ERRORS = {
  *   (`new RedisStore(client)`), naming `options` and saying `new RedisStore({ client })`.
  */
 export class RedisStore implements Store {
-  /** The ioredis client (option `client`). */
+  /** The Redis client (option `client`). */
   readonly client: RedisClient;
   /** Prepended to every Redis key (option `prefix`). */
   readonly prefix: string;
@@ -181,6 +188,9 @@ export class RedisStore implements Store {
    * @internal
    */
   readonly prefetcher: Prefetch | undefined;
+  readonly #driver: ScriptClient;
+  /** The server's version check: undefined before the first call, true once passed. */
+  #version: Promise<void> | true | undefined;
   /** The last algorithm `consume` was called with, and its twin. */
   #lastAlgorithm: Algorithm | undefined;
   #lastTwin: LuaTwin | undefined;
@@ -200,10 +210,9 @@ export class RedisStore implements Store {
     }
     checkOptionNames(options, REDIS_STORE_OPTIONS, 'new RedisStore()');
     const { client, prefix = '', clock = 'server', timeoutMs = 500 } = options;
-    if (client === null || typeof client !== 'object' || typeof client.evalsha !== 'function') {
-      throw new SluiceConfigError('client', client, 'an ioredis Redis or Cluster client');
-    }
-    const cluster = (client as { isCluster?: unknown }).isCluster === true;
+    const driver = scriptClient(client);
+    if (driver === undefined) throw new SluiceConfigError('client', client, SUPPORTED_CLIENTS);
+    const cluster = driver.cluster;
     const { hashTag = cluster } = options;
     if (typeof hashTag !== 'boolean' || (cluster && !hashTag)) {
       throw new SluiceConfigError(
@@ -223,6 +232,7 @@ export class RedisStore implements Store {
       throw new SluiceConfigError('timeoutMs', timeoutMs, 'a finite number of ms > 0');
     }
     this.client = client;
+    this.#driver = driver;
     this.prefix = prefix;
     this.hashTag = hashTag;
     this.clock = clock;
@@ -285,6 +295,9 @@ export class RedisStore implements Store {
       this.#lastTwin = twin;
     }
     if (twin === undefined) return Promise.reject(noTwin(algorithm.kind));
+    if (this.#version !== true) {
+      return this.#afterCheck(() => this.consume(key, algorithm, cost, nowMs));
+    }
     const prefetch = this.prefetcher;
     if (prefetch?.handles(algorithm)) {
       if (cost > 0) {
@@ -346,6 +359,7 @@ export class RedisStore implements Store {
       const decided = prefetch.consumeAll(requests.map(fullKey), parts, now, nowMs);
       if (decided !== undefined) return Promise.resolve(decided);
     }
+    if (this.#version !== true) return this.#afterCheck(() => this.consumeAll(requests, nowMs));
     const down = this.#down();
     if (down) return Promise.reject(down);
     return this.#allOrNothing.run(parts, this.clock === 'client' ? nowMs : '');
@@ -373,6 +387,9 @@ export class RedisStore implements Store {
     // Units admitted from this process's prefetch go back to it, with no round trip.
     const local = this.prefetcher?.refund(key, algorithm, cost, nowMs, atMs);
     if (local !== undefined) return Promise.resolve(local);
+    if (this.#version !== true) {
+      return this.#afterCheck(() => this.refund(key, algorithm, cost, nowMs, atMs));
+    }
     const down = this.#down();
     if (down) return Promise.reject(down);
     // No flush: a refund follows its charge's answer, so that charge has run already.
@@ -381,6 +398,7 @@ export class RedisStore implements Store {
   }
 
   async reset(key: string): Promise<void> {
+    if (this.#version !== true) await this.#afterCheck(() => Promise.resolve());
     const down = this.#down();
     if (down) throw down;
     // Decisions asked for before this reset reach Redis before its DEL.
@@ -388,7 +406,63 @@ export class RedisStore implements Store {
     this.#allOrNothing.flush();
     this.prefetcher?.forget(key);
     this.prefetcher?.flush();
-    await this.#deadlines.wrap(this.client.del(this.keyFor(key)));
+    await this.#deadlines.wrap(this.#driver.del(this.keyFor(key)));
+  }
+
+  /**
+   * Checks the server's version now (the store does on its first call anyway): resolves
+   * when it is supported (or the server does not say), rejects with
+   * {@link RedisVersionError} when it is older than Redis 6.0, or with the error of the
+   * `INFO` call when the server cannot be reached within `timeoutMs` (then the next call
+   * checks again). Call it at startup to
+   * fail there rather than in the first requests' `onStoreError`.
+   */
+  ready(): Promise<void> {
+    return this.#version === true ? Promise.resolve() : this.#afterCheck(() => undefined);
+  }
+
+  /**
+   * Runs `call` once the server's version is known to be supported. The first call sends
+   * `INFO server`; calls made before its answer wait for it (at most `timeoutMs`). A server
+   * below {@link MIN_REDIS_VERSION} fails every call with {@link RedisVersionError} (below
+   * 6.0 every give-back would fail, and through the breaker fail every request). An `INFO`
+   * the server refuses (an ACL without it) leaves the server unchecked; one that times out
+   * or finds no connection fails the call (as the call itself would), and the next call
+   * checks again.
+   */
+  #afterCheck<T>(call: () => T | Promise<T>): Promise<T> {
+    let check = this.#version;
+    if (check === true) return Promise.resolve().then(call);
+    if (check === undefined) {
+      let info: Promise<string>;
+      try {
+        info = this.#driver.info();
+      } catch (error) {
+        info = Promise.reject(error);
+      }
+      check = this.#deadlines.wrap(info).then(
+        (text) => {
+          const version = redisVersionOf(String(text));
+          if (version !== undefined && !isSupportedVersion(version)) {
+            throw new RedisVersionError(version);
+          }
+          this.#version = true;
+        },
+        (error: unknown) => {
+          // An error reply (`NOPERM`, `ERR unknown command`): the server answers but will
+          // not say its version; run on it unchecked. Anything else (a timeout, a lost
+          // connection) fails this call, and the next call checks again.
+          if (error instanceof Error && /^[A-Z]{2,} /.test(error.message)) {
+            this.#version = true;
+            return;
+          }
+          this.#version = undefined;
+          throw error;
+        },
+      );
+      this.#version = check;
+    }
+    return check.then(call);
   }
 
   /**
@@ -408,14 +482,10 @@ export class RedisStore implements Store {
 
   /**
    * An error when the client knows its connection is lost. Such a call fails at once rather
-   * than wait in ioredis's offline queue: that queue would run it after the reconnect, long
-   * after its caller got a fallback decision (a denial that consumes, a ghost DEL).
+   * than wait in the client's offline queue: that queue would run it after the reconnect,
+   * long after its caller got a fallback decision (a denial that consumes, a ghost DEL).
    */
   #down(): Error | undefined {
-    const status = (this.client as { status?: unknown }).status;
-    if (status === 'reconnecting' || status === 'close' || status === 'end') {
-      return DOWN_ERRORS[status];
-    }
-    return undefined;
+    return this.#driver.down();
   }
 }

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -197,4 +197,136 @@ export async function scriptCalls(client: {
     calls += Number(m[1]) - Number(m[2]);
   }
   return calls;
+}
+
+/**
+ * A Sentinel topology: a master, one replica and 3 `redis-sentinel` processes watching the
+ * master under {@link RedisSentinel.name}. Each process was started by the fixture and is
+ * stopped by pid.
+ */
+export interface RedisSentinel {
+  /** The monitored master's name (`sentinel monitor <name> ...`). */
+  name: string;
+  /** The master at start. */
+  master: RedisProcess;
+  /** The replica at start (the master after {@link RedisSentinel.failover}). */
+  replica: RedisProcess;
+  /** The 3 sentinels' ports. */
+  sentinelPorts: number[];
+  /** The current master's port, as the sentinels report it. */
+  masterPort(): Promise<number>;
+  /** Waits until the replica has every write the master acknowledged. */
+  sync(): Promise<void>;
+  /**
+   * Kills the master (SIGKILL by pid) and waits until the sentinels have promoted the
+   * replica and every sentinel reports it as the master.
+   */
+  failover(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** How long a sentinel waits before it declares a silent master down, in ms. */
+const SENTINEL_DOWN_AFTER_MS = 1000;
+
+/**
+ * Starts a master, a replica of it and 3 `redis-sentinel` (quorum 2) on free ports, and
+ * waits until every sentinel sees the replica and the other sentinels.
+ */
+export async function startSentinel(name = 'sluice-master'): Promise<RedisSentinel> {
+  const master = await startRedis();
+  const replica = await startRedis(['--replicaof', '127.0.0.1', String(master.port)]);
+  const sentinels: { port: number; child: ChildProcess; dir: string }[] = [];
+  const stopAll = async () => {
+    await Promise.all(
+      sentinels.map(async ({ child, dir }) => {
+        if (child.exitCode === null && child.signalCode === null) {
+          const exited = new Promise((r) => child.once('exit', r));
+          child.kill('SIGKILL');
+          await exited;
+        }
+        rmSync(dir, { recursive: true, force: true });
+      }),
+    );
+    await Promise.all([master.stop(), replica.stop()]);
+  };
+  try {
+    for (let i = 0; i < 3; i++) {
+      const port = await freePort();
+      const dir = mkdtempSync(join(tmpdir(), `sluice-sentinel-${port}-`));
+      const config = join(dir, 'sentinel.conf');
+      writeFileSync(
+        config,
+        [
+          `port ${port}`,
+          'bind 127.0.0.1',
+          `dir ${dir}`,
+          `sentinel monitor ${name} 127.0.0.1 ${master.port} 2`,
+          `sentinel down-after-milliseconds ${name} ${SENTINEL_DOWN_AFTER_MS}`,
+          `sentinel failover-timeout ${name} 10000`,
+          `sentinel parallel-syncs ${name} 1`,
+          '',
+        ].join('\n'),
+      );
+      const child = spawn('redis-sentinel', [config], { stdio: 'ignore' });
+      sentinels.push({ port, child, dir });
+      await waitReady(port, child);
+    }
+    await until(30_000, 'the sentinels did not discover each other and the replica', async () => {
+      for (const { port } of sentinels) {
+        // redis-cli prints the reply's fields as alternating lines: name, value, ...
+        const lines = (await cli(port, 'SENTINEL', 'MASTER', name)).trim().split('\n');
+        const field = (key: string) => Number(lines[lines.indexOf(key) + 1]);
+        if (!(field('num-slaves') >= 1 && field('num-other-sentinels') >= 2)) return false;
+      }
+      return true;
+    });
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+  const masterPort = async () => {
+    const reply = await cli(sentinels[0]!.port, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name);
+    return Number(reply.trim().split('\n')[1]);
+  };
+  return {
+    name,
+    master,
+    replica,
+    sentinelPorts: sentinels.map((s) => s.port),
+    masterPort,
+    sync: () =>
+      until(10_000, 'the replica did not catch up', async () => {
+        const offset = (info: string) => Number(/master_repl_offset:(\d+)/.exec(info)?.[1] ?? -1);
+        const [m, r] = await Promise.all([
+          master.cli('INFO', 'replication'),
+          replica.cli('INFO', 'replication'),
+        ]);
+        return offset(m) >= 0 && offset(m) === offset(r);
+      }),
+    failover: async () => {
+      await master.kill();
+      await until(30_000, 'the sentinels did not promote the replica', async () => {
+        for (const { port } of sentinels) {
+          const reply = await cli(port, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name);
+          if (Number(reply.trim().split('\n')[1]) !== replica.port) return false;
+        }
+        return (await replica.cli('ROLE')).startsWith('master');
+      });
+    },
+    stop: stopAll,
+  };
+}
+
+/** Polls `check` every 100 ms until it is true; throws `message` after `ms`. */
+async function until(ms: number, message: string, check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      if (await check()) return;
+    } catch {
+      // not yet
+    }
+    if (Date.now() > deadline) throw new Error(message);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }

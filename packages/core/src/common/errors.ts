@@ -92,18 +92,32 @@ const MAX_KEYS = 6;
 const MAX_SHOWN = 40;
 
 /**
- * Whether `value` has the shape of an ioredis client (`Redis` or `Cluster`): an object with
- * `evalsha`, `defineCommand` and a `status` string. Recognised by shape, so the core needs
- * no ioredis import.
+ * Whether `value` has the shape of a Redis client: ioredis or iovalkey (`Redis` or
+ * `Cluster`: `evalsha`, `defineCommand` and a `status` string), or node-redis
+ * (`createClient`, `createCluster`, `createSentinel`: `evalSha`, `sendCommand` and the
+ * `isOpen` getter). Recognised by shape, so the core needs no Redis client import.
  */
 export function isRedisClientLike(value: unknown): boolean {
-  if (value === null || typeof value !== 'object') return false;
+  return redisClientKind(value) !== undefined;
+}
+
+/** The kind of a Redis client (see {@link isRedisClientLike}), or undefined. */
+function redisClientKind(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
   const v = value as Record<string, unknown>;
-  return (
+  if (
     typeof v.evalsha === 'function' &&
     typeof v.defineCommand === 'function' &&
     typeof v.status === 'string'
-  );
+  ) {
+    return v.isCluster === true ? 'an ioredis Cluster client' : 'an ioredis Redis client';
+  }
+  if (typeof v.evalSha === 'function' && typeof v.sendCommand === 'function' && 'isOpen' in v) {
+    if ('slots' in v && 'masters' in v) return 'a node-redis Cluster client';
+    if (typeof v.getMasterNode === 'function') return 'a node-redis Sentinel client';
+    return 'a node-redis client';
+  }
+  return undefined;
 }
 
 /**
@@ -111,7 +125,7 @@ export function isRedisClientLike(value: unknown): boolean {
  * `a number (0)`, `true`, `undefined`, `null`, `a string ("throttle:6x,1")` (short strings
  * with no `@` or `://`, which could carry credentials; else `a string of N characters`),
  * `a function`, `the class RedisStore`, `an array of 3 items`, `an ioredis Redis client`,
- * `an ioredis Cluster client`, `a Map`, `an object with keys a, b` (key names only, at most
+ * `an ioredis Cluster client`, `a node-redis client` (`Cluster`, `Sentinel`), `a Map`, `an object with keys a, b` (key names only, at most
  * six, each as {@link optionName} shows it).
  *
  * @example
@@ -144,10 +158,8 @@ export function describe(value: unknown): string {
     }
   }
   if (value === null) return 'null';
-  if (isRedisClientLike(value)) {
-    const cluster = (value as { isCluster?: unknown }).isCluster === true;
-    return cluster ? 'an ioredis Cluster client' : 'an ioredis Redis client';
-  }
+  const client = redisClientKind(value);
+  if (client !== undefined) return client;
   if (Array.isArray(value)) {
     return value.length === 1 ? 'an array of 1 item' : `an array of ${value.length} items`;
   }

@@ -1,0 +1,76 @@
+import { ioredisClient, isIoredisShaped } from './ioredis.js';
+import { isNodeRedisShaped, nodeRedisClient } from './node-redis.js';
+
+/**
+ * A Redis client as `RedisStore` takes it (option `client`), by shape: ioredis 5/6 (`Redis`,
+ * `Cluster`, a `Redis` with `sentinels`), iovalkey (the same shape), or node-redis 5/6 (the
+ * `redis` package: `createClient()`, `createCluster()`, `createSentinel()`). Structural, so
+ * @sluice/redis's types import none of the client packages (each is an optional peer).
+ */
+export type RedisClient =
+  | { evalsha(...args: never[]): unknown; defineCommand(...args: never[]): unknown }
+  | { evalSha(...args: never[]): unknown; sendCommand(...args: never[]): unknown };
+
+/** The supported clients, for error messages. */
+export const SUPPORTED_CLIENTS =
+  'an ioredis or iovalkey client (Redis, Cluster, or Redis with `sentinels`) or a node-redis client (createClient, createCluster or createSentinel from the `redis` package, connected)';
+
+/**
+ * What the store needs of a Redis client, the same for every client it takes, so the
+ * scripts, batching, deadlines, breaker, over-limit cache and all-or-nothing path are one
+ * code for all: a script call with the `NOSCRIPT` fallback, slot routing (the master of a
+ * slot, for per-node deadlines and breakers), `DEL`, `INFO server`, and whether the client
+ * knows its connection is lost. Replies are the client's own: integers as numbers, bulk
+ * strings as strings (or Buffers with `raw`), arrays as arrays, on RESP2 and RESP3 alike.
+ */
+export interface ScriptClient {
+  /** The client's kind, e.g. `'a node-redis Cluster client'` (for messages). */
+  readonly kind: string;
+  /** Whether keys are spread over Cluster slots (every key of one call in one slot). */
+  readonly cluster: boolean;
+  /**
+   * `EVALSHA sha numKeys ...argv` (argv: the keys, then the arguments), routed by the
+   * first key on a Cluster. Rejects with the server's error (message `NOSCRIPT ...` when
+   * the script is not loaded). With `raw`, bulk strings may stay Buffers.
+   */
+  evalsha(sha: string, numKeys: number, argv: (string | number)[], raw: boolean): Promise<unknown>;
+  /** `EVAL source numKeys ...argv` (loads the script), routed as {@link evalsha}. */
+  eval(source: string, numKeys: number, argv: (string | number)[]): Promise<unknown>;
+  /** `DEL key`. */
+  del(key: string): Promise<unknown>;
+  /** `INFO server` of one node (any), as text. */
+  info(): Promise<string>;
+  /** The master serving `slot` (`host:port`) on a Cluster, undefined before it is known. */
+  masterOf(slot: number): string | undefined;
+  /**
+   * An error when the client knows its connection is lost (reconnecting, closed): a call
+   * then fails at once rather than wait in the client's offline queue, which would run it
+   * after the reconnect, long after its caller got a fallback decision.
+   */
+  down(): Error | undefined;
+}
+
+const adapters = new WeakMap<object, ScriptClient>();
+
+/**
+ * The {@link ScriptClient} of a client `RedisStore` takes, made once per client; undefined
+ * for any other value.
+ */
+export function scriptClient(client: unknown): ScriptClient | undefined {
+  if (client === null || typeof client !== 'object') return undefined;
+  let adapter = adapters.get(client);
+  if (adapter === undefined) {
+    if (isIoredisShaped(client)) adapter = ioredisClient(client);
+    else if (isNodeRedisShaped(client)) adapter = nodeRedisClient(client);
+    else return undefined;
+    adapters.set(client, adapter);
+  }
+  return adapter;
+}
+
+/** The error of every call made while a client is down: one per state, made once. */
+export const DOWN_ERRORS = {
+  reconnecting: new Error('sluice: the Redis client is reconnecting'),
+  close: new Error('sluice: the Redis client is close'),
+  end: new Error('sluice: the Redis client is end'),
+};

@@ -1,0 +1,89 @@
+import { DOWN_ERRORS, type ScriptClient } from './client.js';
+
+/** The parts of a node-redis 5/6 client, cluster or sentinel the store uses. */
+interface NodeRedis {
+  readonly isOpen: boolean;
+  /** Undefined on a node-redis 5 cluster. */
+  readonly isReady?: boolean;
+  sendCommand(...args: unknown[]): Promise<unknown>;
+  /** Cluster only: each slot's master (`address` is `host:port`). */
+  readonly slots?: ({ master?: { address?: string } } | undefined)[];
+  readonly masters?: unknown;
+  /** Sentinel only. */
+  getMasterNode?: unknown;
+}
+
+/**
+ * Whether `value` has the shape of a node-redis 5/6 client (the `redis` package's
+ * `createClient()`, `createCluster()` or `createSentinel()`): `sendCommand`, `evalSha` and
+ * the `isOpen` getter (a node-redis 5 cluster has no `isReady`).
+ */
+export function isNodeRedisShaped(value: object): boolean {
+  const v = value as Record<string, unknown>;
+  return (
+    typeof v.sendCommand === 'function' && typeof v.evalSha === 'function' && 'isOpen' in value
+  );
+}
+
+/** node-redis takes strings (or Buffers) only: numbers are written as text. */
+function strings(head: string[], argv: (string | number)[]): string[] {
+  const args = head;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    args.push(typeof a === 'string' ? a : String(a));
+  }
+  return args;
+}
+
+/**
+ * The {@link ScriptClient} of a node-redis client, cluster or sentinel. Scripts go through
+ * `sendCommand` (node-redis writes every command of one tick in one socket write, so the
+ * store's batches are not held back); a cluster routes a call by its first key (node-redis
+ * follows `MOVED` / `ASK`), a sentinel sends to the current master. Replies are the same
+ * on RESP2 and RESP3 for our scripts (integers, bulk strings, arrays).
+ */
+export function nodeRedisClient(client: object): ScriptClient {
+  const c = client as NodeRedis;
+  const cluster = 'slots' in client && 'masters' in client;
+  const sentinel = !cluster && typeof c.getMasterNode === 'function';
+  // sendCommand's arguments differ: (args) on a client, (firstKey, isReadonly, args) on a
+  // cluster, (isReadonly, args) on a sentinel.
+  const send: (firstKey: string | undefined, args: string[]) => Promise<unknown> = cluster
+    ? (firstKey, args) => c.sendCommand(firstKey, false, args)
+    : sentinel
+      ? (_, args) => c.sendCommand(false, args)
+      : (_, args) => c.sendCommand(args);
+  /** Whether the client has been ready once: not ready after that is a lost connection. */
+  let wasReady = false;
+  return {
+    kind: cluster
+      ? 'a node-redis Cluster client'
+      : sentinel
+        ? 'a node-redis Sentinel client'
+        : 'a node-redis client',
+    cluster,
+    evalsha: (sha, numKeys, argv) =>
+      send(
+        numKeys > 0 ? String(argv[0]) : undefined,
+        strings(['EVALSHA', sha, String(numKeys)], argv),
+      ),
+    eval: (source, numKeys, argv) =>
+      send(
+        numKeys > 0 ? String(argv[0]) : undefined,
+        strings(['EVAL', source, String(numKeys)], argv),
+      ),
+    del: (key) => send(key, ['DEL', key]),
+    info: () => send(undefined, ['INFO', 'server']).then(String),
+    masterOf: cluster ? (slot) => c.slots?.[slot]?.master?.address : () => '',
+    down() {
+      if (!c.isOpen) return DOWN_ERRORS.close;
+      if (c.isReady !== false) {
+        wasReady = true;
+        return undefined;
+      }
+      // Open but not ready: connecting for the first time (calls wait for it), or
+      // reconnecting after a lost connection (calls fail at once).
+      return wasReady ? DOWN_ERRORS.reconnecting : undefined;
+    },
+  };
+}
