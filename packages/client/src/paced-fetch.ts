@@ -167,6 +167,7 @@ function attemptArgs(input: unknown, last: boolean): unknown {
   return input;
 }
 
+// biome-ignore lint/complexity/useMaxParams: one call per request sent: fetch's own arguments and the pacer's state, positional
 async function send(
   fetch: AnyFetch,
   config: PacedFetchConfig,

@@ -238,6 +238,7 @@ export class AllOrNothing {
     return [...bySlot.values()];
   }
 
+  // biome-ignore lint/complexity/useMaxParams: perf: per multi-limit request across slots; positional, no options object per call
   async #across(
     parts: readonly Part[],
     groups: Group[],

@@ -75,11 +75,11 @@ end
 `;
 
 /** The calendar-window twin: its scripts and their decoder. */
-export const CALENDAR_WINDOW = luaTwin(
-  'calendar_window',
-  5,
-  4,
-  CALENDAR_WINDOW_FN,
-  decodeMsReply,
-  CALENDAR_WINDOW_REFUND,
-);
+export const CALENDAR_WINDOW = luaTwin({
+  name: 'calendar_window',
+  params: ['limit', 'e0', 'e1', 'e2', 'e3'],
+  returns: ['allowed', 'remaining', 'retryMs', 'resetMs'],
+  fn: CALENDAR_WINDOW_FN,
+  decode: decodeMsReply,
+  refund: CALENDAR_WINDOW_REFUND,
+});

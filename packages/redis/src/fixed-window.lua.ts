@@ -64,14 +64,14 @@ end
 `;
 
 /** The fixed-window twin: its scripts and their decoder. */
-export const FIXED_WINDOW = luaTwin(
-  'fixed_window',
-  2,
-  4,
-  FIXED_WINDOW_FN,
-  decodeMsReply,
-  FIXED_WINDOW_REFUND,
-);
+export const FIXED_WINDOW = luaTwin({
+  name: 'fixed_window',
+  params: ['limit', 'windowMs'],
+  returns: ['allowed', 'remaining', 'retryMs', 'resetMs'],
+  fn: FIXED_WINDOW_FN,
+  decode: decodeMsReply,
+  refund: FIXED_WINDOW_REFUND,
+});
 /** Fixed window on one key (see `LuaTwin.single`). */
 export const FIXED_WINDOW_LUA = FIXED_WINDOW.single.source;
 /** Fixed window on many keys in one call (see `LuaTwin.batch`). */

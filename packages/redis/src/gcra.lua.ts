@@ -175,7 +175,15 @@ const GCRA_PACKING: Packing<GcraAlgorithm> = {
 };
 
 /** The GCRA twin: its scripts and their decoders. */
-export const GCRA = luaTwin('gcra', 3, 4, GCRA_FN, decodeGcra, GCRA_REFUND, GCRA_PACKING);
+export const GCRA = luaTwin({
+  name: 'gcra',
+  params: ['interval', 'perMs', 'burst'],
+  returns: ['allowed', 'remaining', 'retryTicks', 'resetTicks'],
+  fn: GCRA_FN,
+  decode: decodeGcra,
+  refund: GCRA_REFUND,
+  packing: GCRA_PACKING,
+});
 /** GCRA on one key (see `LuaTwin.single`). */
 export const GCRA_LUA = GCRA.single.source;
 /** GCRA on many keys in one call (see `LuaTwin.batch`). */

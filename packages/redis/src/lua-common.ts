@@ -43,6 +43,10 @@ export interface LuaTwin {
   readonly refund: string;
   /** How many algorithm parameters (`Algorithm.params`) the function takes after `cost`. */
   readonly params: number;
+  /** Those parameters' names, in order (as the twin's file declares them). */
+  readonly paramNames: readonly string[];
+  /** The names of the values the function returns, in order (`width` of them). */
+  readonly returnNames: readonly string[];
   /**
    * How many numbers the function returns (the width of one decision in the all-or-nothing
    * script's reply, decoded by {@link LuaTwin.decode}).
@@ -141,21 +145,43 @@ end
 `;
 
 /**
- * Builds the single and batch scripts around `fn`, the Lua text of
- * `local function <name>(key, now, cost, <params...>) ... return <width values> end`
- * (every argument a number, converted once per script call); `decode` reads its results;
- * `refund` is its inverse (see {@link LuaTwin.refund}); `packing`, when given, is what the
- * single and batch scripts reply instead of the results.
+ * A Lua twin as its file declares it: the function's name, its parameters after
+ * `(key, now, cost)` and its results, each by name (`Algorithm.params` order for the
+ * parameters), its Lua text, the decoder of its results, its inverse and, optionally, a
+ * packed reply (see {@link Packing}).
  */
-export function luaTwin<A extends Algorithm>(
-  name: string,
-  params: number,
-  width: number,
-  fn: string,
-  decode: Decoder<A>,
-  refund: string,
-  packing?: Packing<A>,
-): LuaTwin {
+export interface LuaTwinSpec<A extends Algorithm> {
+  /** The Lua function's name: `local function <name>(key, now, cost, <params>)`. */
+  readonly name: string;
+  /** Its parameters after `cost`, by name, in `Algorithm.params` order. */
+  readonly params: readonly string[];
+  /** The values it returns, by name, in order (the width of one decision). */
+  readonly returns: readonly string[];
+  /** The Lua text that defines it (and any helper it calls, before it). */
+  readonly fn: string;
+  /** Reads its results back into a `Decision`. */
+  readonly decode: Decoder<A>;
+  /** The Lua text of its inverse, `<name>_refund` (see {@link LuaTwin.refund}). */
+  readonly refund: string;
+  /** What the single and batch scripts reply instead of the results, when given. */
+  readonly packing?: Packing<A>;
+}
+
+/**
+ * Builds the single and batch scripts around a twin's function (every argument a number,
+ * converted once per script call).
+ *
+ * @throws Error when `fn` does not define `<name>(key, now, cost, <params>)` with the
+ *   parameters the spec names: a twin whose declaration and Lua text disagree never loads.
+ */
+export function luaTwin<A extends Algorithm>(spec: LuaTwinSpec<A>): LuaTwin {
+  const { name, fn, decode, refund, packing } = spec;
+  const signature = `local function ${name}(key, now, cost, ${spec.params.join(', ')})`;
+  if (!fn.includes(signature)) {
+    throw new Error(`sluice: the Lua twin ${name} does not define ${signature}`);
+  }
+  const params = spec.params.length;
+  const width = spec.returns.length;
   const list = (n: number, make: (i: number) => string, separator = ', ') =>
     Array.from({ length: n }, (_, i) => make(i + 1)).join(separator);
   const results = list(width, (i) => `r${i}`);
@@ -205,6 +231,8 @@ return out
     fn,
     refund,
     params,
+    paramNames: spec.params,
+    returnNames: spec.returns,
     width,
     replyWidth,
     single: new LuaScript(single),

@@ -66,5 +66,12 @@ end
     return reply[at + w] === 1 ? blocked(d, reply[at + w + 1]!, cost) : d;
   };
   // The inner function (and its refund) go before the penalty's in every script.
-  return luaTwin(name, inner.params + 3, w + 2, inner.fn + inner.refund + fn, decode, refund);
+  return luaTwin({
+    name,
+    params: ['blockMs', 'backoff', 'maxBlock', ...inner.paramNames.map((_, i) => `p${i + 1}`)],
+    returns: [...inner.returnNames, 'blocked', 'blockLeftMs'],
+    fn: inner.fn + inner.refund + fn,
+    decode,
+    refund,
+  });
 }

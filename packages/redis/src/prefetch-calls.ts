@@ -76,17 +76,18 @@ export class FetchCalls {
   readonly #inflight = new Set<Promise<unknown>>();
 
   /**
-   * @param units - the most units a fetch takes of one key.
-   * @param cluster - whether `client` is a `Cluster`: calls are then grouped by slot.
+   * @param parts.units - the most units a fetch takes of one key.
+   * @param parts.cluster - whether `client` is a `Cluster`: calls are then grouped by slot.
    */
-  constructor(
-    units: number,
-    client: RedisClient,
-    cluster: boolean,
-    deadlines: DeadlineQueue,
-    clocks: ServerClocks,
-    twins: readonly LuaTwin[],
-  ) {
+  constructor(parts: {
+    units: number;
+    client: RedisClient;
+    cluster: boolean;
+    deadlines: DeadlineQueue;
+    clocks: ServerClocks;
+    twins: readonly LuaTwin[];
+  }) {
+    const { units, client, cluster, deadlines, clocks, twins } = parts;
     this.#units = units;
     this.#client = client;
     this.#cluster = cluster;

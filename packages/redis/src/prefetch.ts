@@ -65,6 +65,25 @@ export type Decide = (
   nowMs: number,
 ) => Promise<Decision>;
 
+/** What a {@link Prefetch} is built from: its store's parts. */
+export interface PrefetchParts {
+  readonly config: PrefetchConfig;
+  readonly client: RedisClient;
+  /** Whether `client` is a Cluster: calls are grouped by slot. */
+  readonly cluster: boolean;
+  readonly deadlines: DeadlineQueue;
+  readonly clocks: ServerClocks;
+  readonly twins: readonly LuaTwin[];
+  /** Whether the store decides on Redis TIME (else on its callers' now). */
+  readonly serverTime: boolean;
+  /** An error when the client knows its connection is lost (no call is sent). */
+  readonly down: () => Error | undefined;
+  /** The Redis key of a store key. */
+  readonly keyFor: (key: string) => string;
+  /** The store's decision in Redis without prefetch. */
+  readonly decide: Decide;
+}
+
 /**
  * The prefetch of a `RedisStore` (option `prefetch`): per key, a lease of units fetched
  * from Redis in one script call (charged there at once), from which the key's next requests
@@ -113,24 +132,18 @@ export class Prefetch {
   /** The store's own decision in Redis (no prefetch), for one request's cost. */
   readonly #decide: Decide;
 
-  /**
-   * @param serverTime - whether the store decides on Redis TIME (else on its callers' now).
-   * @param down - an error when the client knows its connection is lost (no call is sent).
-   * @param keyFor - the Redis key of a store key.
-   * @param decide - the store's decision in Redis without prefetch.
-   */
-  constructor(
-    config: PrefetchConfig,
-    client: RedisClient,
-    cluster: boolean,
-    deadlines: DeadlineQueue,
-    clocks: ServerClocks,
-    twins: readonly LuaTwin[],
-    serverTime: boolean,
-    down: () => Error | undefined,
-    keyFor: (key: string) => string,
-    decide: Decide,
-  ) {
+  constructor({
+    config,
+    client,
+    cluster,
+    deadlines,
+    clocks,
+    twins,
+    serverTime,
+    down,
+    keyFor,
+    decide,
+  }: PrefetchParts) {
     this.#decide = decide;
     this.#serverTime = serverTime;
     this.#down = down;
@@ -138,7 +151,14 @@ export class Prefetch {
     this.units = config.units;
     this.ttlMs = config.ttlMs;
     this.#cluster = cluster;
-    this.#calls = new FetchCalls(config.units, client, cluster, deadlines, clocks, twins);
+    this.#calls = new FetchCalls({
+      units: config.units,
+      client,
+      cluster,
+      deadlines,
+      clocks,
+      twins,
+    });
   }
 
   /** Whether requests under `algorithm` are prefetched (not a concurrency limit, not closed). */
@@ -157,6 +177,7 @@ export class Prefetch {
    * Decides one request (`cost` >= 1): from the key's lease when it covers `cost`, else by
    * a fetch (waiting first for one already in flight for the key).
    */
+  // biome-ignore lint/complexity/useMaxParams: perf: per request; the store's own consume arguments, positional
   consume(
     key: string,
     twin: LuaTwin,
@@ -436,6 +457,7 @@ export class Prefetch {
   }
 
   /** The part of a fetch for `key`, giving back first what its previous lease holds. */
+  // biome-ignore lint/complexity/useMaxParams: perf: per fetch part; positional, no options object per call
   #part(
     key: string,
     redisKey: string,

@@ -245,18 +245,19 @@ export class RedisStore implements Store {
     const prefetch = parsePrefetch(options.prefetch);
     this.prefetcher =
       prefetch &&
-      new Prefetch(
-        prefetch,
+      new Prefetch({
+        config: prefetch,
         client,
         cluster,
-        this.#deadlines,
+        deadlines: this.#deadlines,
         clocks,
         twins,
-        clock === 'server',
-        () => this.#down(),
-        (key) => this.keyFor(key),
-        (key, twin, algorithm, cost, nowMs) => this.#decide(twin, key, algorithm, cost, nowMs),
-      );
+        serverTime: clock === 'server',
+        down: () => this.#down(),
+        keyFor: (key) => this.keyFor(key),
+        decide: (key, twin, algorithm, cost, nowMs) =>
+          this.#decide(twin, key, algorithm, cost, nowMs),
+      });
     if (cluster) this.failureDomain = (key) => masterOf(client, keySlot(this.keyFor(key))) ?? '';
   }
 

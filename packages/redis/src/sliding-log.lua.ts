@@ -73,14 +73,14 @@ end
 `;
 
 /** The sliding-log twin: its scripts and their decoder. */
-export const SLIDING_LOG = luaTwin(
-  'sliding_log',
-  2,
-  4,
-  SLIDING_LOG_FN,
-  decodeMsReply,
-  SLIDING_LOG_REFUND,
-);
+export const SLIDING_LOG = luaTwin({
+  name: 'sliding_log',
+  params: ['limit', 'w'],
+  returns: ['allowed', 'remaining', 'retryMs', 'resetMs'],
+  fn: SLIDING_LOG_FN,
+  decode: decodeMsReply,
+  refund: SLIDING_LOG_REFUND,
+});
 /** Sliding log on one key (see `LuaTwin.single`). */
 export const SLIDING_LOG_LUA = SLIDING_LOG.single.source;
 /** Sliding log on many keys in one call (see `LuaTwin.batch`). */

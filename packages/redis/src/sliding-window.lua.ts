@@ -108,14 +108,14 @@ export function decodeSlidingWindow(
 }
 
 /** The sliding-window twin: its scripts and their decoder. */
-export const SLIDING_WINDOW = luaTwin(
-  'sliding_window',
-  2,
-  6,
-  SLIDING_WINDOW_FN,
-  decodeSlidingWindow,
-  SLIDING_WINDOW_REFUND,
-);
+export const SLIDING_WINDOW = luaTwin({
+  name: 'sliding_window',
+  params: ['limit', 'w'],
+  returns: ['allowed', 'remaining', 'retryBase', 'retryNum', 'retryDen', 'resetMs'],
+  fn: SLIDING_WINDOW_FN,
+  decode: decodeSlidingWindow,
+  refund: SLIDING_WINDOW_REFUND,
+});
 /** Sliding window on one key (see `LuaTwin.single`). */
 export const SLIDING_WINDOW_LUA = SLIDING_WINDOW.single.source;
 /** Sliding window on many keys in one call (see `LuaTwin.batch`). */

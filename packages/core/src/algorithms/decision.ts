@@ -61,6 +61,7 @@ function cellSeconds(ms: number): number {
 }
 
 /** Builds a {@link Decision} (internal helper shared by the algorithms). */
+// biome-ignore lint/complexity/useMaxParams: perf: every decision builds one; positional, no options object per call
 export function decide(
   allowed: boolean,
   limit: number,

@@ -125,6 +125,7 @@ export const headerNames = (lowercase: boolean): HeaderNames => (lowercase ? LOW
  * @param nowMs - the decision time in ms since the Unix epoch (for `X-RateLimit-Reset`).
  * @param names - {@link headerNames}: canonical (default) or lower case.
  */
+// biome-ignore lint/complexity/useMaxParams: perf: per response; positional, no options object per call
 export function writeRateLimitHeaders<T>(
   styles: readonly HeaderStyle[],
   reported: LimitPolicy,

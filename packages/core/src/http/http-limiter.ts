@@ -300,6 +300,7 @@ export class HttpLimiter<Req = unknown> {
     return this.#make(view, prepared, reported, decisions[reported]!, decisions, now);
   }
 
+  // biome-ignore lint/complexity/useMaxParams: perf: per request; positional, no options object per call
   #make(
     view: RequestView,
     prepared: Prepared[],

@@ -130,6 +130,7 @@ export function pendingOf(
  * or rejects: a user callback or a store that fails leaves the charge in place (a lease
  * then expires by itself); a units function that fails is logged to `logger`.
  */
+// biome-ignore lint/complexity/useMaxParams: perf: per finished response; positional, no options object per call
 export async function settle<Req, Res>(
   pending: readonly Pending[],
   rule: OutcomeRule<Req, Res> | undefined,

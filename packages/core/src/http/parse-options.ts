@@ -188,14 +188,14 @@ export function parseHttpOptions<Req>(options: HttpLimitOptions<Req, never>): Ht
       `one of ${Object.keys(ALGORITHMS).join(', ')} or a function ({ limit, periodMs }) => Algorithm`,
     );
   // HttpLimiter never calls store.reset, so a store without it is accepted.
-  const guarded = guardedStore(
-    options.store ?? VALIDATION_STORE,
-    options.onStoreError ?? 'insurance',
-    options.logger ?? console,
-    false,
-    options.breaker,
-    options.overLimitCache,
-  );
+  const guarded = guardedStore({
+    store: options.store ?? VALIDATION_STORE,
+    onStoreError: options.onStoreError ?? 'insurance',
+    logger: options.logger ?? console,
+    requireReset: false,
+    breaker: options.breaker,
+    overLimit: options.overLimitCache,
+  });
   const clock = fn('clock', options.clock) ?? Date.now;
   const prefix = options.prefix ?? 'sl';
   if (typeof prefix !== 'string') throw new SluiceConfigError('prefix', prefix, 'a string');

@@ -49,6 +49,7 @@ export interface RequestView {
 export class LazyRequestView<Raw> implements RequestView {
   readonly #headersOf: (raw: Raw) => RequestView['headers'];
 
+  // biome-ignore lint/complexity/useMaxParams: perf: one view per request; positional, no options object per call
   constructor(
     readonly method: string,
     readonly route: string,

@@ -79,6 +79,7 @@ export class Verdict implements HttpVerdict {
    * @param decisions - every limit's decision, or `undefined` for one limit (`decision`).
    * @param reported - the index in `limits` of the limit `decision` belongs to.
    */
+  // biome-ignore lint/complexity/useMaxParams: perf: one verdict per request; positional, no options object per call
   constructor(
     decision: Decision,
     decisions: Decision[] | undefined,

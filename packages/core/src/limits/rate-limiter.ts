@@ -290,7 +290,14 @@ function parseLimiterOptions(options: RateLimiterOptions): LimiterConfig {
       'an algorithm such as gcra({ rate, period })',
     );
   }
-  const guarded = guardedStore(store, onStoreError, logger, true, breaker, overLimitCache).store;
+  const guarded = guardedStore({
+    store,
+    onStoreError,
+    logger,
+    requireReset: true,
+    breaker,
+    overLimit: overLimitCache,
+  }).store;
   if (typeof prefix !== 'string') throw new SluiceConfigError('prefix', prefix, 'a string');
   if (typeof clock !== 'function')
     throw new SluiceConfigError('clock', clock, 'a function returning ms since the Unix epoch');

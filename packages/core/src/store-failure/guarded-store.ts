@@ -13,6 +13,17 @@ export interface GuardedStore {
   origin: Store;
 }
 
+/** The options {@link guardedStore} checks, as the user gave them (defaults applied). */
+export interface GuardedStoreOptions {
+  readonly store: unknown;
+  readonly onStoreError: unknown;
+  readonly logger: unknown;
+  /** Whether the store must have `reset` (a limiter that calls it). */
+  readonly requireReset: boolean;
+  readonly breaker?: unknown;
+  readonly overLimit?: unknown;
+}
+
 /**
  * Checks a limiter's `store`, `onStoreError`, `logger` and `breaker` options (defaults
  * already applied, `breaker` may be undefined) and wraps a store that can fail in a
@@ -28,17 +39,20 @@ export interface GuardedStore {
  *
  * @example
  * ```ts
- * const { store } = guardedStore(redisStore, 'deny', console, true, { cooldownMs: 2000 });
+ * const { store } = guardedStore({
+ *   store: redisStore, onStoreError: 'deny', logger: console, requireReset: true,
+ *   breaker: { cooldownMs: 2000 },
+ * });
  * ```
  */
-export function guardedStore(
-  store: unknown,
-  onStoreError: unknown,
-  logger: unknown,
-  requireReset: boolean,
-  breaker?: unknown,
-  overLimit?: unknown,
-): GuardedStore {
+export function guardedStore({
+  store,
+  onStoreError,
+  logger,
+  requireReset,
+  breaker,
+  overLimit,
+}: GuardedStoreOptions): GuardedStore {
   const s = store as Store;
   if (
     s === null ||

@@ -418,6 +418,7 @@ export class FailSafeStore implements Store {
     );
   }
 
+  // biome-ignore lint/complexity/useMaxParams: perf: per request while the store fails; positional, no options object per call
   #fallback(
     error: unknown,
     breaker: CircuitBreaker,

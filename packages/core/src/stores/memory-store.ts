@@ -148,6 +148,7 @@ export class MemoryStore implements Store {
    * {@link MemoryStore.refund} in a key space from {@link MemoryStore.space}.
    * @throws `TypeError` for an algorithm without `refund` (a custom one).
    */
+  // biome-ignore lint/complexity/useMaxParams: perf: per give-back; positional like consume, no options object per call
   refundIn(
     space: MemoryKeySpace,
     key: string,
@@ -222,6 +223,7 @@ export class MemoryStore implements Store {
    * The rest of {@link MemoryStore.consumeIn}: a new key, a peek, a denial (remembered with
    * its retry time, see the class comment), or a key left with no state.
    */
+  // biome-ignore lint/complexity/useMaxParams: perf: per decision; positional, no options object per call
   #settle(
     space: MemoryKeySpace,
     key: string,
