@@ -104,7 +104,13 @@ it('a master SIGKILLed and its replica promoted: no wrong admission on the healt
   // This process learns the servers' clocks on other keys (it has never seen the users).
   for (let i = 0; i < 30; i++) await store.consume(`failover:warm-${i}`, algorithm, 1, 0);
 
-  const before = await nodesSeenBy(cluster.nodes[0]!.port);
+  // Node 0 learns each replica's master by gossip: wait until it knows all three.
+  let before = await nodesSeenBy(cluster.nodes[0]!.port);
+  for (let tries = 0; before.filter((n) => !n.master && n.masterId !== '-').length < 3; tries++) {
+    if (tries > 100) throw new Error('node 0 never saw a replica of every master');
+    await sleep(100);
+    before = await nodesSeenBy(cluster.nodes[0]!.port);
+  }
   const portOf = (key: string) =>
     Number(client.slots[calculateSlot(redis.keyFor(key))]![0]!.split(':')[1]);
   const victimPort = portOf(users[0]!);

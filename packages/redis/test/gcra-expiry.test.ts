@@ -1,7 +1,7 @@
 // GCRA on Redis TIME keeps its TAT in the key's expiry (gcra.lua.ts, the expiry form): the
 // value is a shared integer (no value object), and decisions stay exact, tick for tick.
 import { type Decision, gcra, RateLimiter } from '@sluice/core';
-import { chargeTimeOf } from '@sluice/core/store';
+import { chargeTimeOf, StoreKeyError } from '@sluice/core/store';
 import { type RedisProcess, startRedis } from '@sluice/test-kit';
 import { Redis } from 'ioredis';
 import { RedisStore } from '../src/index.js';
@@ -141,11 +141,17 @@ it("a client clock keeps the TAT in the value (the server's expiry cannot carry 
   );
 });
 
-it('whole-ms intervals on Redis TIME still refuse a key of another type (WRONGTYPE)', async () => {
+it('whole-ms intervals on Redis TIME still refuse a key of another type (WRONGTYPE, as a StoreKeyError)', async () => {
   const algorithm = gcra({ rate: 100, period: '1m' });
   const store = new RedisStore({ client, timeoutMs: 5000 });
   const prefix = `foreign-${Math.random()}`;
   await client.hset(store.keyFor(`${prefix}:k`), 'f', 'v');
-  await expect(store.consume(`${prefix}:k`, algorithm, 1, 0)).rejects.toThrow(/WRONGTYPE/);
+  // The key's script fails (WRONGTYPE) for that key only: a StoreKeyError, naming no key.
+  const error = await Promise.resolve(store.consume(`${prefix}:k`, algorithm, 1, 0)).catch(
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(StoreKeyError);
+  expect((error as Error).message).toMatch(/another Redis type/);
+  expect((error as Error).message).not.toContain(prefix);
   expect(await client.hget(store.keyFor(`${prefix}:k`), 'f')).toBe('v');
 });
