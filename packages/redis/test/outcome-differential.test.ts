@@ -67,7 +67,10 @@ let traceId = 0;
 /** A RateLimiter on each store, on one fake clock, whose store failures fail the test. */
 function limiters(algorithm: Algorithm, clock: () => number) {
   const prefix = `odiff:${traceId++}`;
+  // Every decision from the Lua twin: no in-process over-limit cache in front of it (it
+  // answers a blocked key from the block's end, which is not the twin under test).
   const strict = {
+    overLimitCache: false as const,
     onStoreError: 'deny' as const,
     logger: {
       warn: (message: string) => {
