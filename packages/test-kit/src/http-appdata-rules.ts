@@ -254,6 +254,44 @@ export function describeAppDataRules(harness: AdapterHarness): void {
       });
     });
 
+    it('a response skipFailedRequests skips gives back its whole reserve, without asking units', async () => {
+      const time = { now: EPOCH };
+      let asked = 0;
+      const counted = (req: unknown) => {
+        asked++;
+        return unitsOf(req);
+      };
+      const spec: AppSpec = {
+        routes: [
+          {
+            method: 'POST',
+            path: '/chat',
+            limit: Limit.perMinute(10).costAfter(counted, { reserve: 4 }),
+            options: {
+              store: new MemoryStore(),
+              clock: () => time.now,
+              algorithm: 'fixed-window',
+              skipFailedRequests: true,
+            },
+          },
+        ],
+      };
+      await withApp(spec, async (client) => {
+        const failed = await client.request('POST', '/chat', { ...used(1), 'x-status': '500' });
+        expect(failed.status).toBe(500);
+        await afterFinish();
+        expect(asked).toBe(0);
+        // The failed response's reserve came back whole (settled to 1 unit it would be 5).
+        const ok = await client.request('POST', '/chat', used(1));
+        expect(ok.headers['x-ratelimit-remaining']).toBe('6');
+        await afterFinish();
+        expect(asked).toBe(1);
+        // The successful one settled to the 1 unit it used: 9 left before the next reserve.
+        const next = await client.request('POST', '/chat', used(1));
+        expect(next.headers['x-ratelimit-remaining']).toBe('5');
+      });
+    });
+
     it('a key in debt on GCRA waits exactly for its debt to drain', async () => {
       const time = { now: EPOCH };
       const spec: AppSpec = {
