@@ -2,11 +2,11 @@ import type { Algorithm } from '../algorithms/algorithm.js';
 import type { Decision } from '../algorithms/decision.js';
 import type { CostAfter } from '../limits/limit.js';
 import { consumeEach, type Store, type StoreRequest } from '../stores/store.js';
-import type { Scope } from './plan.js';
+import type { KeySpace } from './plan.js';
 
 /** A key of one request under one limit. */
 export interface Entry {
-  scope: Scope;
+  keySpace: KeySpace;
   subject: string;
   algorithm: Algorithm;
   cost: number;
@@ -14,17 +14,17 @@ export interface Entry {
   costAfter?: CostAfter | undefined;
 }
 
-/** Decides `entry` with `cost` (0: a peek) in `store`, through its scope's store when it has one. */
+/** Decides `entry` with `cost` (0: a peek) in `store`, through its key space's store when it has one. */
 export function consumeAt(
   store: Store,
   entry: Entry,
   cost: number,
   now: number,
 ): Decision | Promise<Decision> {
-  const { scope, subject } = entry;
-  return scope.store !== undefined
-    ? scope.store.consume(subject, entry.algorithm, cost, now)
-    : store.consume(scope.prefix + subject, entry.algorithm, cost, now);
+  const { keySpace, subject } = entry;
+  return keySpace.store !== undefined
+    ? keySpace.store.consume(subject, entry.algorithm, cost, now)
+    : store.consume(keySpace.prefix + subject, entry.algorithm, cost, now);
 }
 
 /**
@@ -41,12 +41,12 @@ export function consumeAll(
 ): Decision[] | Promise<Decision[]> {
   if (typeof store.consumeAll === 'function') {
     const requests = entries.map(
-      ({ scope, subject, algorithm, cost }): StoreRequest =>
-        // A lasting scope is `store.scope(prefix)`: the request names it (on a MemoryStore a
+      ({ keySpace, subject, algorithm, cost }): StoreRequest =>
+        // A lasting key space is `store.scope(prefix)`: the request names it (on a MemoryStore a
         // key space of its own); otherwise the limiter uses the full key.
-        scope.store !== undefined
-          ? { key: subject, prefix: scope.prefix, algorithm, cost }
-          : { key: scope.prefix + subject, algorithm, cost },
+        keySpace.store !== undefined
+          ? { key: subject, prefix: keySpace.prefix, algorithm, cost }
+          : { key: keySpace.prefix + subject, algorithm, cost },
     );
     return store.consumeAll(requests, now);
   }

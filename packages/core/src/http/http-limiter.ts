@@ -180,7 +180,7 @@ export class HttpLimiter<Req = unknown> {
     const entry = this.#entry(view, plan, p, custom);
     const ledger = ledgerOf(view.ledger ?? view.raw);
     const now = this.config.clock();
-    const { prefix } = entry.scope;
+    const { prefix } = entry.keySpace;
     const previous = chargedFor(ledger, plan.origin, prefix, entry.subject);
     if (previous !== undefined) return this.#make(view, prepared, 0, previous, undefined, now);
     const decision = consumeAt(plan.store, entry, p.cost, now);
@@ -231,20 +231,20 @@ export class HttpLimiter<Req = unknown> {
   #entry(view: RequestView, plan: LimitPlan, p: Prepared, custom: string | undefined): Entry {
     const { algorithm, cost, costAfter } = p;
     if (custom !== undefined)
-      return { scope: p.scope, subject: custom, algorithm, cost, costAfter };
-    if (p.byScope !== undefined)
-      return { scope: p.byScope, subject: '', algorithm, cost, costAfter };
-    const scopes = plan.routeScopes(p, view.route);
+      return { keySpace: p.keySpace, subject: custom, algorithm, cost, costAfter };
+    if (p.byKeySpace !== undefined)
+      return { keySpace: p.byKeySpace, subject: '', algorithm, cost, costAfter };
+    const keySpaces = plan.routeKeySpaces(p, view.route);
     return view.userId !== undefined
       ? {
-          scope: scopes.user,
+          keySpace: keySpaces.user,
           subject: keySegment(String(view.userId)),
           algorithm,
           cost,
           costAfter,
         }
       : {
-          scope: scopes.ip,
+          keySpace: keySpaces.ip,
           subject: ipSubject(view.ip, this.config.ipv6Subnet),
           algorithm,
           cost,
@@ -267,7 +267,7 @@ export class HttpLimiter<Req = unknown> {
     const decisions: (Decision | undefined)[] = new Array(entries.length);
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i]!;
-      const previous = chargedFor(ledger, plan.origin, e.scope.prefix, e.subject);
+      const previous = chargedFor(ledger, plan.origin, e.keySpace.prefix, e.subject);
       if (previous !== undefined) decisions[i] = previous;
       else todo.push(e);
     }
@@ -277,7 +277,7 @@ export class HttpLimiter<Req = unknown> {
         if (decisions[i] === undefined) {
           const d = results[j++]!;
           decisions[i] = d;
-          remember(ledger, plan.origin, entries[i]!.scope.prefix, entries[i]!.subject, d);
+          remember(ledger, plan.origin, entries[i]!.keySpace.prefix, entries[i]!.subject, d);
           const e = entries[i]!;
           if (charged !== undefined && d.allowed && (e.cost > 0 || e.costAfter !== undefined))
             charged.push(e);

@@ -282,7 +282,7 @@ export class HttpMetrics {
 
   /**
    * `store` with every decision timed into `sluice.store.duration` (from the call until the
-   * decision is there: a promise's settling for an asynchronous store). Its scopes
+   * decision is there: a promise's settling for an asynchronous store). Its key spaces
    * (`Store.scope`) are timed too; any other method (`reset`…) is the store's own, bound.
    */
   timed(store: Store): Store {

@@ -95,7 +95,7 @@ export function parseOutcome<Req, Res>(options: {
 export interface Pending {
   /** The store the charge was made in. */
   store: Store;
-  /** The key (scope and subject), algorithm and cost charged. */
+  /** The key (key space and subject), algorithm and cost charged. */
   entry: Entry;
   /** When it was decided (the store's time when it keeps its own). */
   at: number;
@@ -171,9 +171,9 @@ export async function settle<Req, Res>(
     const amount = amounts[i]!;
     if (amount === 0) continue;
     try {
-      const { scope, subject, algorithm } = p.entry;
-      const store = scope.store ?? p.store;
-      const key = scope.store !== undefined ? subject : scope.prefix + subject;
+      const { keySpace, subject, algorithm } = p.entry;
+      const store = keySpace.store ?? p.store;
+      const key = keySpace.store !== undefined ? subject : keySpace.prefix + subject;
       if (typeof store.refund === 'function') {
         calls.push(Promise.resolve(store.refund(key, algorithm, amount, now, p.at)));
       }

@@ -9,31 +9,31 @@ import type { HttpConfig } from './options.js';
 import type { RequestView } from './request-view.js';
 
 /**
- * Where a limit's keys for one route and kind of subject live: a key's text is
+ * A key space: where a limit's keys for one route and kind of subject live; a key's text is
  * `prefix + subject`. For the limits that last as long as the limiter, `store` is the
- * store's scope of `prefix` (`Store.scope`: on a MemoryStore a key space of its own, searched
- * by the short subject, whose hash V8 caches on the string); `undefined`: the full key is
- * built per decision.
+ * store's own view of `prefix` (`scopeOf`, `Store.scope`: on a MemoryStore a key space of
+ * its own, searched by the short subject, whose hash V8 caches on the string); `undefined`:
+ * the full key is built per decision.
  */
-export interface Scope {
+export interface KeySpace {
   prefix: string;
   store: Store | undefined;
 }
 
 /** `<prefix>:<limit name>:<route>:ip:` and `…:user:`. */
-export interface RouteScopes {
-  ip: Scope;
-  user: Scope;
+export interface RouteKeySpaces {
+  ip: KeySpace;
+  user: KeySpace;
 }
 
 /** One limit of a limiter, ready for requests; its `name` and `windowSeconds` go in headers. */
 export interface Prepared extends LimitPolicy {
-  /** `<prefix>:<limit name>:`, the scope of the `key` option's subjects. */
-  scope: Scope;
+  /** `<prefix>:<limit name>:`, the key space of the `key` option's subjects. */
+  keySpace: KeySpace;
   /** The whole key when the limit has its own subject (`Limit.by`, replacing route and user/IP). */
-  byScope: Scope | undefined;
-  /** The scopes of `<prefix>:<limit name>:<route>:` by route string (see `routeScopes`). */
-  routes: Map<string, RouteScopes>;
+  byKeySpace: KeySpace | undefined;
+  /** The key spaces of `<prefix>:<limit name>:<route>:` by route string (see `routeKeySpaces`). */
+  routes: Map<string, RouteKeySpaces>;
   algorithm: Algorithm;
   cost: number;
   /** The quota it was made for (`Limit.maxAttempts` per `Limit.periodMs`). */
@@ -45,14 +45,14 @@ export interface Prepared extends LimitPolicy {
   costAfter: CostAfter | undefined;
 }
 
-/** Routes whose scopes a limit keeps (routes are patterns, so few; this bounds odd adapters). */
+/** Routes whose key spaces a limit keeps (routes are patterns, so few; this bounds odd adapters). */
 const MAX_CACHED_ROUTES = 1000;
 
-/** Per-request limits a plan keeps prepared, with their routes' scopes, counted together. */
+/** Per-request limits a plan keeps prepared, with their routes' key spaces, counted together. */
 const MAX_CACHED_LIMITS = 1000;
 
 /**
- * A limiter's limits prepared for one store: names, algorithms, policies and key scopes,
+ * A limiter's limits prepared for one store: names, algorithms, policies and key spaces,
  * computed once. A limiter has one plan per store it decides in (its `store` option, or
  * each application's default store).
  */
@@ -93,50 +93,53 @@ export class LimitPlan {
     return this.#prepare(limits, false);
   }
 
-  /** The scopes of `<prefix>:<limit name>:<route>:`, made once per route and limit. */
-  routeScopes(p: Prepared, route: string): RouteScopes {
-    let scopes = p.routes.get(route);
-    if (scopes === undefined) {
-      const prefix = `${p.scope.prefix}${keySegment(route)}:`;
-      // Scopes of a static limit last as long as the plan (bounded by MAX_CACHED_ROUTES);
+  /** The key spaces of `<prefix>:<limit name>:<route>:`, made once per route and limit. */
+  routeKeySpaces(p: Prepared, route: string): RouteKeySpaces {
+    let keySpaces = p.routes.get(route);
+    if (keySpaces === undefined) {
+      const prefix = `${p.keySpace.prefix}${keySegment(route)}:`;
+      // Key spaces of a static limit last as long as the plan (bounded by MAX_CACHED_ROUTES);
       // a per-request limit's count against the plan's MAX_CACHED_LIMITS.
       const perRequest = this.static === undefined;
       const keep = perRequest
         ? this.#perRequestCount < MAX_CACHED_LIMITS
         : p.routes.size < MAX_CACHED_ROUTES;
-      const lasting = keep && p.scope.store !== undefined;
-      scopes = {
-        ip: this.#scope(`${prefix}ip:`, lasting),
-        user: this.#scope(`${prefix}user:`, lasting),
+      const lasting = keep && p.keySpace.store !== undefined;
+      keySpaces = {
+        ip: this.#keySpace(`${prefix}ip:`, lasting),
+        user: this.#keySpace(`${prefix}user:`, lasting),
       };
       if (keep) {
-        p.routes.set(route, scopes);
+        p.routes.set(route, keySpaces);
         if (perRequest) this.#perRequestCount++;
       }
     }
-    return scopes;
+    return keySpaces;
   }
 
-  /** A scope of `prefix`; with the store's scope of it when `lasting`. */
-  #scope(prefix: string, lasting: boolean): Scope {
+  /** The key space of `prefix`; with the store's own view of it when `lasting`. */
+  #keySpace(prefix: string, lasting: boolean): KeySpace {
     return { prefix, store: lasting ? scopeOf(this.store, prefix) : undefined };
   }
 
   /**
-   * Limits of a static configuration last as long as the plan: prepared once, their scopes
-   * get store scopes. Per-request limits (a named limiter's function) are prepared once per
-   * name, quota and cost (`#perRequestLimit`), their scopes without store scopes.
+   * Limits of a static configuration last as long as the plan: prepared once, their key spaces
+   * get store views. Per-request limits (a named limiter's function) are prepared once per
+   * name, quota and cost (`#perRequestLimit`), their key spaces without store views.
    */
   #prepare(limits: readonly Limit[], lasting: boolean): Prepared[] {
     const out: Prepared[] = [];
     for (const limit of limits) {
       if (limit.unlimited) continue;
       const p = lasting ? this.#prepareLimit(limit, true) : this.#perRequestLimit(limit);
-      // A `Limit.by` subject is the request's own: only its scope is made here.
+      // A `Limit.by` subject is the request's own: only its key space is made here.
       out.push(
         limit.subject === undefined
           ? p
-          : { ...p, byScope: this.#scope(p.scope.prefix + keySegment(limit.subject), false) },
+          : {
+              ...p,
+              byKeySpace: this.#keySpace(p.keySpace.prefix + keySegment(limit.subject), false),
+            },
       );
     }
     return out;
@@ -145,7 +148,7 @@ export class LimitPlan {
   /**
    * The Prepared of a per-request limit: made on the first request with its name, quota
    * and cost, the only fields its keys and decisions depend on besides `Limit.by`; then
-   * reused, with its route scopes.
+   * reused, with its route key spaces.
    */
   #perRequestLimit(limit: Limit): Prepared {
     const cache = this.#perRequest;
@@ -175,7 +178,7 @@ export class LimitPlan {
     return p;
   }
 
-  /** `limit`, ready for requests (without its `Limit.by` scope); store scopes when `lasting`. */
+  /** `limit`, ready for requests (without its `Limit.by` key space); store views when `lasting`. */
   #prepareLimit(limit: Limit, lasting: boolean): Prepared {
     const kindKey = kindKeyOf(limit);
     const quota = `${limit.maxAttempts}/${limit.periodMs}${kindKey}`;
@@ -208,8 +211,8 @@ export class LimitPlan {
           ? `${limit.maxAttempts}-per-${calendarText(limit.calendar)}`
           : `${limit.maxAttempts}-per-${limit.periodMs}ms`);
     return {
-      scope: this.#scope(`${this.#config.prefix}:${keySegment(name)}:`, lasting),
-      byScope: undefined,
+      keySpace: this.#keySpace(`${this.#config.prefix}:${keySegment(name)}:`, lasting),
+      byKeySpace: undefined,
       routes: new Map(),
       algorithm,
       cost: limit.requestCost,
