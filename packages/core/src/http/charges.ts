@@ -14,17 +14,17 @@ const kCharged = Symbol('sluice.charged');
 const kReported = Symbol('sluice.reported');
 
 /** One admitted charge: a short list, looked up when the request reaches another limiter. */
-interface Charge {
+interface ChargeRecord {
   /** The user's store (limiters on different stores never share a key). */
   store: Store;
   prefix: string;
   subject: string;
   decision: Decision;
-  next: Charge | undefined;
+  next: ChargeRecord | undefined;
 }
 
 /** The request's ledger object (see `RequestView.ledger`). */
-export type Ledger = { [kCharged]?: Charge; [kReported]?: HttpVerdict };
+export type Ledger = { [kCharged]?: ChargeRecord; [kReported]?: HttpVerdict };
 
 /** The ledger object of a view: `ledger`, else `raw` when it is an object. */
 export function ledgerOf(ledger: unknown): Ledger | undefined {

@@ -3,7 +3,7 @@ import type { Decision } from '../algorithms/decision.js';
 import { SluiceConfigError } from '../common/errors.js';
 import { isPromiseLike } from '../limits/throttle-registry.js';
 import { chargedFor, type Ledger, ledgerOf, remember } from './charges.js';
-import { consumeAll, consumeAt, type Entry } from './consume-all.js';
+import { type Charge, consumeAll, consumeAt } from './consume-all.js';
 import { defaultStoreOf } from './default-store.js';
 import { ipSubject, keySegment, userIdOf } from './keys.js';
 import type { HttpMetrics } from './metrics.js';
@@ -144,22 +144,22 @@ export class HttpLimiter<Req = unknown> {
   ): HttpVerdict | Promise<HttpVerdict> {
     if (prepared.length === 1) return this.#checkOne(view, plan, prepared, custom);
     const c = this.config;
-    const entries: Entry[] = new Array(prepared.length);
+    const charges: Charge[] = new Array(prepared.length);
     for (let i = 0; i < prepared.length; i++)
-      entries[i] = this.#entry(view, plan, prepared[i]!, custom);
+      charges[i] = this.#chargeOf(view, plan, prepared[i]!, custom);
     const ledger = ledgerOf(view.ledger ?? view.raw);
     const now = c.clock();
-    const charged: Entry[] | undefined =
+    const charged: Charge[] | undefined =
       c.outcome !== undefined ||
       prepared.some((p) => p.algorithm.concurrent === true || p.costAfter !== undefined)
         ? []
         : undefined;
-    const decided = this.#consume(plan, entries, now, ledger, charged);
+    const decided = this.#consume(plan, charges, now, ledger, charged);
     const finish = (ds: Decision[]) => {
       const v = this.#verdict(view, prepared, ds, now);
       if (charged !== undefined && v.allowed && charged.length > 0) {
         v.pending = charged.map((e) => {
-          const i = entries.indexOf(e);
+          const i = charges.indexOf(e);
           return pendingOf(plan.store, e, ds[i]!, now, prepared[i]!.name);
         });
       }
@@ -177,30 +177,30 @@ export class HttpLimiter<Req = unknown> {
     custom: string | undefined,
   ): HttpVerdict | Promise<HttpVerdict> {
     const p = prepared[0]!;
-    const entry = this.#entry(view, plan, p, custom);
+    const charge = this.#chargeOf(view, plan, p, custom);
     const ledger = ledgerOf(view.ledger ?? view.raw);
     const now = this.config.clock();
-    const { prefix } = entry.keySpace;
-    const previous = chargedFor(ledger, plan.origin, prefix, entry.subject);
+    const { prefix } = charge.keySpace;
+    const previous = chargedFor(ledger, plan.origin, prefix, charge.subject);
     if (previous !== undefined) return this.#make(view, prepared, 0, previous, undefined, now);
-    const decision = consumeAt(plan.store, entry, p.cost, now);
+    const decision = consumeAt(plan.store, charge, p.cost, now);
     const settles =
       this.config.outcome !== undefined ||
       p.algorithm.concurrent === true ||
       p.costAfter !== undefined;
     if (decision instanceof Promise) {
       return decision.then((d) => {
-        remember(ledger, plan.origin, prefix, entry.subject, d);
+        remember(ledger, plan.origin, prefix, charge.subject, d);
         const v = this.#make(view, prepared, 0, d, undefined, now);
-        if (settles && d.allowed && (entry.cost > 0 || p.costAfter !== undefined))
-          v.pending = [pendingOf(plan.store, entry, d, now, p.name)];
+        if (settles && d.allowed && (charge.cost > 0 || p.costAfter !== undefined))
+          v.pending = [pendingOf(plan.store, charge, d, now, p.name)];
         return v;
       });
     }
-    remember(ledger, plan.origin, prefix, entry.subject, decision);
+    remember(ledger, plan.origin, prefix, charge.subject, decision);
     const v = this.#make(view, prepared, 0, decision, undefined, now);
-    if (settles && decision.allowed && (entry.cost > 0 || p.costAfter !== undefined)) {
-      v.pending = [pendingOf(plan.store, entry, decision, now, p.name)];
+    if (settles && decision.allowed && (charge.cost > 0 || p.costAfter !== undefined)) {
+      v.pending = [pendingOf(plan.store, charge, decision, now, p.name)];
     }
     return v;
   }
@@ -228,7 +228,7 @@ export class HttpLimiter<Req = unknown> {
    * The key of `view` under `p`: `<prefix>:<limit name>:` + the `key` option's subject, or
    * `Limit.by`'s whole key, or `<route>:user:<id>` / `<route>:ip:<subject>`.
    */
-  #entry(view: RequestView, plan: LimitPlan, p: Prepared, custom: string | undefined): Entry {
+  #chargeOf(view: RequestView, plan: LimitPlan, p: Prepared, custom: string | undefined): Charge {
     const { algorithm, cost, costAfter } = p;
     if (custom !== undefined)
       return { keySpace: p.keySpace, subject: custom, algorithm, cost, costAfter };
@@ -253,32 +253,32 @@ export class HttpLimiter<Req = unknown> {
   }
 
   /**
-   * Consumes every entry or none. Keys this request was already charged for (e.g. a global
+   * Consumes every charge or none. Keys this request was already charged for (e.g. a global
    * and a per-route limiter with the same limit) are reported, not charged again.
    */
   #consume(
     plan: LimitPlan,
-    entries: Entry[],
+    charges: Charge[],
     now: number,
     ledger: Ledger | undefined,
-    charged?: Entry[],
+    charged?: Charge[],
   ): Decision[] | Promise<Decision[]> {
-    const todo: Entry[] = [];
-    const decisions: (Decision | undefined)[] = new Array(entries.length);
-    for (let i = 0; i < entries.length; i++) {
-      const e = entries[i]!;
+    const todo: Charge[] = [];
+    const decisions: (Decision | undefined)[] = new Array(charges.length);
+    for (let i = 0; i < charges.length; i++) {
+      const e = charges[i]!;
       const previous = chargedFor(ledger, plan.origin, e.keySpace.prefix, e.subject);
       if (previous !== undefined) decisions[i] = previous;
       else todo.push(e);
     }
     const record = (results: Decision[]): Decision[] => {
       let j = 0;
-      for (let i = 0; i < entries.length; i++) {
+      for (let i = 0; i < charges.length; i++) {
         if (decisions[i] === undefined) {
           const d = results[j++]!;
           decisions[i] = d;
-          remember(ledger, plan.origin, entries[i]!.keySpace.prefix, entries[i]!.subject, d);
-          const e = entries[i]!;
+          remember(ledger, plan.origin, charges[i]!.keySpace.prefix, charges[i]!.subject, d);
+          const e = charges[i]!;
           if (charged !== undefined && d.allowed && (e.cost > 0 || e.costAfter !== undefined))
             charged.push(e);
         }

@@ -3,7 +3,7 @@ import { describe, SluiceConfigError } from '../common/errors.js';
 import type { CostAfter } from '../limits/limit.js';
 import type { StoreFailureLogger } from '../store-failure/store-failure.js';
 import { chargeTimeOf, type Store } from '../stores/store.js';
-import type { Entry } from './consume-all.js';
+import type { Charge } from './consume-all.js';
 
 /**
  * The Node-level part of an adapter's `HttpBinding.onFinished`: calls `done` once, with the
@@ -96,7 +96,7 @@ export interface Pending {
   /** The store the charge was made in. */
   store: Store;
   /** The key (key space and subject), algorithm and cost charged. */
-  entry: Entry;
+  charge: Charge;
   /** When it was decided (the store's time when it keeps its own). */
   at: number;
   /** A concurrency lease: always given back when the request ends. */
@@ -105,19 +105,19 @@ export interface Pending {
   name: string;
 }
 
-/** A pending charge of `entry`, admitted by `decision` at the limiter's `now`. */
+/** `charge` held, admitted by `decision` at the limiter's `now`. */
 export function pendingOf(
   store: Store,
-  entry: Entry,
+  charge: Charge,
   decision: Decision,
   now: number,
   name: string,
 ): Pending {
   return {
     store,
-    entry,
+    charge,
     at: chargeTimeOf(decision) ?? now,
-    lease: entry.algorithm.concurrent === true,
+    lease: charge.algorithm.concurrent === true,
     name,
   };
 }
@@ -156,7 +156,7 @@ export async function settle<Req, Res>(
   // What each charge gives back (a negative amount: charged past the limit); 0: nothing.
   const amounts: number[] = [];
   for (const p of pending) {
-    const { cost, costAfter } = p.entry;
+    const { cost, costAfter } = p.charge;
     if (giveBack || p.lease) amounts.push(cost);
     else if (costAfter === undefined) amounts.push(0);
     else {
@@ -171,7 +171,7 @@ export async function settle<Req, Res>(
     const amount = amounts[i]!;
     if (amount === 0) continue;
     try {
-      const { keySpace, subject, algorithm } = p.entry;
+      const { keySpace, subject, algorithm } = p.charge;
       const store = keySpace.store ?? p.store;
       const key = keySpace.store !== undefined ? subject : keySpace.prefix + subject;
       if (typeof store.refund === 'function') {
