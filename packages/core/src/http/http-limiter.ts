@@ -8,7 +8,7 @@ import { defaultStoreOf } from './default-store.js';
 import { ipSubject, keySegment, userIdOf } from './keys.js';
 import type { HttpMetrics } from './metrics.js';
 import type { HttpConfig, HttpLimitOptions } from './options.js';
-import { pendingOf } from './outcome.js';
+import { holdCharge } from './outcome.js';
 import { parseHttpOptions } from './parse-options.js';
 import { LimitPlan, type Prepared } from './plan.js';
 import type { RequestView } from './request-view.js';
@@ -149,18 +149,18 @@ export class HttpLimiter<Req = unknown> {
       charges[i] = this.#chargeOf(view, plan, prepared[i]!, custom);
     const ledger = ledgerOf(view.ledger ?? view.raw);
     const now = c.clock();
-    const charged: Charge[] | undefined =
+    const toHold: Charge[] | undefined =
       c.outcome !== undefined ||
       prepared.some((p) => p.algorithm.concurrent === true || p.costAfter !== undefined)
         ? []
         : undefined;
-    const decided = this.#consume(plan, charges, now, ledger, charged);
+    const decided = this.#consume(plan, charges, now, ledger, toHold);
     const finish = (ds: Decision[]) => {
       const v = this.#verdict(view, prepared, ds, now);
-      if (charged !== undefined && v.allowed && charged.length > 0) {
-        v.pending = charged.map((e) => {
+      if (toHold !== undefined && v.allowed && toHold.length > 0) {
+        v.held = toHold.map((e) => {
           const i = charges.indexOf(e);
-          return pendingOf(plan.store, e, ds[i]!, now, prepared[i]!.name);
+          return holdCharge(plan.store, e, ds[i]!, now, prepared[i]!.name);
         });
       }
       return v;
@@ -184,7 +184,7 @@ export class HttpLimiter<Req = unknown> {
     const previous = chargedFor(ledger, plan.origin, prefix, charge.subject);
     if (previous !== undefined) return this.#make(view, prepared, 0, previous, undefined, now);
     const decision = consumeAt(plan.store, charge, p.cost, now);
-    const settles =
+    const holds =
       this.config.outcome !== undefined ||
       p.algorithm.concurrent === true ||
       p.costAfter !== undefined;
@@ -192,15 +192,15 @@ export class HttpLimiter<Req = unknown> {
       return decision.then((d) => {
         remember(ledger, plan.origin, prefix, charge.subject, d);
         const v = this.#make(view, prepared, 0, d, undefined, now);
-        if (settles && d.allowed && (charge.cost > 0 || p.costAfter !== undefined))
-          v.pending = [pendingOf(plan.store, charge, d, now, p.name)];
+        if (holds && d.allowed && (charge.cost > 0 || p.costAfter !== undefined))
+          v.held = [holdCharge(plan.store, charge, d, now, p.name)];
         return v;
       });
     }
     remember(ledger, plan.origin, prefix, charge.subject, decision);
     const v = this.#make(view, prepared, 0, decision, undefined, now);
-    if (settles && decision.allowed && (charge.cost > 0 || p.costAfter !== undefined)) {
-      v.pending = [pendingOf(plan.store, charge, decision, now, p.name)];
+    if (holds && decision.allowed && (charge.cost > 0 || p.costAfter !== undefined)) {
+      v.held = [holdCharge(plan.store, charge, decision, now, p.name)];
     }
     return v;
   }
@@ -261,7 +261,7 @@ export class HttpLimiter<Req = unknown> {
     charges: Charge[],
     now: number,
     ledger: Ledger | undefined,
-    charged?: Charge[],
+    toHold?: Charge[],
   ): Decision[] | Promise<Decision[]> {
     const todo: Charge[] = [];
     const decisions: (Decision | undefined)[] = new Array(charges.length);
@@ -279,8 +279,8 @@ export class HttpLimiter<Req = unknown> {
           decisions[i] = d;
           remember(ledger, plan.origin, charges[i]!.keySpace.prefix, charges[i]!.subject, d);
           const e = charges[i]!;
-          if (charged !== undefined && d.allowed && (e.cost > 0 || e.costAfter !== undefined))
-            charged.push(e);
+          if (toHold !== undefined && d.allowed && (e.cost > 0 || e.costAfter !== undefined))
+            toHold.push(e);
         }
       }
       return decisions as Decision[];

@@ -91,11 +91,14 @@ export function parseOutcome<Req, Res>(options: {
   };
 }
 
-/** A charge one limiter made for a request, to give back when the request ends. */
-export interface Pending {
+/**
+ * A held charge: one a limiter made for a request on arrival, settled when the request ends
+ * (a lease given back, an outcome-aware charge given back, a `costAfter` charge adjusted).
+ */
+export interface HeldCharge {
   /** The store the charge was made in. */
   store: Store;
-  /** The key (key space and subject), algorithm and cost charged. */
+  /** What was charged: key (key space and subject), algorithm and cost. */
   charge: Charge;
   /** When it was decided (the store's time when it keeps its own). */
   at: number;
@@ -106,13 +109,13 @@ export interface Pending {
 }
 
 /** `charge` held, admitted by `decision` at the limiter's `now`. */
-export function pendingOf(
+export function holdCharge(
   store: Store,
   charge: Charge,
   decision: Decision,
   now: number,
   name: string,
-): Pending {
+): HeldCharge {
   return {
     store,
     charge,
@@ -123,7 +126,7 @@ export function pendingOf(
 }
 
 /**
- * Settles what `pending` holds once its request ended with `status` (`undefined`: the
+ * Settles the `held` charges once their request ended with `status` (`undefined`: the
  * connection closed first, a failure): gives back every lease and the charges `rule` skips
  * for that outcome, and settles each `Limit.costAfter` charge to the units its response
  * used (the difference to the reserve given back, or charged past the limit). Never throws
@@ -132,7 +135,7 @@ export function pendingOf(
  */
 // biome-ignore lint/complexity/useMaxParams: perf: per finished response; positional, no options object per call
 export async function settle<Req, Res>(
-  pending: readonly Pending[],
+  held: readonly HeldCharge[],
   rule: OutcomeRule<Req, Res> | undefined,
   req: Req,
   res: Res,
@@ -155,9 +158,9 @@ export async function settle<Req, Res>(
   }
   // What each charge gives back (a negative amount: charged past the limit); 0: nothing.
   const amounts: number[] = [];
-  for (const p of pending) {
-    const { cost, costAfter } = p.charge;
-    if (giveBack || p.lease) amounts.push(cost);
+  for (const h of held) {
+    const { cost, costAfter } = h.charge;
+    if (giveBack || h.lease) amounts.push(cost);
     else if (costAfter === undefined) amounts.push(0);
     else {
       const units = await unitsOf(costAfter, req, res, logger);
@@ -166,16 +169,16 @@ export async function settle<Req, Res>(
   }
   const now = clock();
   const calls: Promise<unknown>[] = [];
-  for (let i = 0; i < pending.length; i++) {
-    const p = pending[i]!;
+  for (let i = 0; i < held.length; i++) {
+    const h = held[i]!;
     const amount = amounts[i]!;
     if (amount === 0) continue;
     try {
-      const { keySpace, subject, algorithm } = p.charge;
-      const store = keySpace.store ?? p.store;
+      const { keySpace, subject, algorithm } = h.charge;
+      const store = keySpace.store ?? h.store;
       const key = keySpace.store !== undefined ? subject : keySpace.prefix + subject;
       if (typeof store.refund === 'function') {
-        calls.push(Promise.resolve(store.refund(key, algorithm, amount, now, p.at)));
+        calls.push(Promise.resolve(store.refund(key, algorithm, amount, now, h.at)));
       }
     } catch {
       // a store that cannot give back: the charge stays (a lease expires by itself)

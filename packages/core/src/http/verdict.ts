@@ -10,7 +10,7 @@ import {
   writeRateLimitHeaders,
 } from './headers.js';
 import type { HttpConfig } from './options.js';
-import type { Pending } from './outcome.js';
+import type { HeldCharge } from './outcome.js';
 import { PROBLEM_JSON_TYPE, quotaExceededBody } from './problem.js';
 import type { RequestView } from './request-view.js';
 import { ENFORCED, SHADOWED } from './shadow.js';
@@ -64,10 +64,11 @@ export class Verdict implements HttpVerdict {
   contentType: string | undefined = undefined;
   readonly decision: Decision;
   /**
-   * What this limiter charged for the request that it may give back when the request ends
-   * (concurrency leases; charges the outcome options may skip); `undefined`: nothing.
+   * The held charges: what this limiter charged for the request that is settled when the
+   * request ends (concurrency leases; charges the outcome options may skip; `costAfter`
+   * charges); `undefined`: nothing.
    */
-  pending: Pending[] | undefined = undefined;
+  held: HeldCharge[] | undefined = undefined;
   #decisions: Decision[] | undefined;
   #headers: [string, string][] | undefined = undefined;
   readonly #styles: readonly HeaderStyle[];
