@@ -282,7 +282,7 @@ export class HttpMetrics {
 
   /**
    * `store` with every decision timed into `sluice.store.duration` (from the call until the
-   * decision is there: a promise's settling for an asynchronous store). Its key spaces
+   * decision is there: when its promise resolves, for an asynchronous store). Its key spaces
    * (`Store.scope`) are timed too; any other method (`reset`…) is the store's own, bound.
    */
   timed(store: Store): Store {
@@ -299,13 +299,13 @@ export class HttpMetrics {
     const t = timed as unknown as Store;
     t.consume = (key, algorithm, cost, nowMs) => {
       const start = performance.now();
-      return this.#settled(start, store.consume(key, algorithm, cost, nowMs));
+      return this.#timeDecision(start, store.consume(key, algorithm, cost, nowMs));
     };
     if (typeof store.consumeAll === 'function') {
       const all = store.consumeAll;
       t.consumeAll = (requests: readonly StoreRequest[], nowMs: number) => {
         const start = performance.now();
-        return this.#settled(start, all.call(store, requests, nowMs));
+        return this.#timeDecision(start, all.call(store, requests, nowMs));
       };
     }
     if (typeof store.scope === 'function') {
@@ -315,7 +315,8 @@ export class HttpMetrics {
     return t;
   }
 
-  #settled<T>(start: number, result: T | Promise<T>): T | Promise<T> {
+  /** `result` once it is there, its time since `start` recorded as the store's duration. */
+  #timeDecision<T>(start: number, result: T | Promise<T>): T | Promise<T> {
     if (!(result instanceof Promise)) {
       this.storeDuration((performance.now() - start) / 1000);
       return result;

@@ -21,7 +21,7 @@ export function whenFinished(res: FinishingResponse, done: (status: number | und
     return;
   }
   let called = false;
-  const settle = (finished: boolean) => {
+  const end = (finished: boolean) => {
     if (called) return;
     called = true;
     res.removeListener('finish', onFinish);
@@ -31,8 +31,8 @@ export function whenFinished(res: FinishingResponse, done: (status: number | und
   // 'finish': the whole response was handed to the connection (some responses, e.g.
   // light-my-request's, emit it without setting `writableFinished`); 'close' first: the
   // connection went away before that.
-  const onFinish = () => settle(true);
-  const onClose = () => settle(false);
+  const onFinish = () => end(true);
+  const onClose = () => end(false);
   res.once('finish', onFinish);
   res.once('close', onClose);
 }

@@ -200,7 +200,7 @@ export class MemoryStore implements Store {
     // Neither `result` nor `decision` is passed on: a caller that drops or only reads the
     // decision then allocates neither (escape analysis).
     if (next === undefined || slot === undefined || !decision.allowed) {
-      this.#settle(
+      this.#writeBack(
         space,
         key,
         slot,
@@ -220,11 +220,12 @@ export class MemoryStore implements Store {
   }
 
   /**
-   * The rest of {@link MemoryStore.consumeIn}: a new key, a peek, a denial (remembered with
-   * its retry time, see the class comment), or a key left with no state.
+   * The rest of {@link MemoryStore.consumeIn}, writing the decision back to the key's slot: a
+   * new key, a peek, a denial (remembered with its retry time, see the class comment), or a
+   * key left with no state.
    */
   // biome-ignore lint/complexity/useMaxParams: perf: per decision; positional, no options object per call
-  #settle(
+  #writeBack(
     space: MemoryKeySpace,
     key: string,
     held: number | undefined,

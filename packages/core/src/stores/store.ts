@@ -204,17 +204,18 @@ export function consumeEach(
 ): Decision[] | Promise<Decision[]> {
   const finish = (peeks: Decision[]): Decision[] | Promise<Decision[]> => {
     const fits = peeks.every((p, i) => costs[i]! <= p.remaining);
-    return settle(
+    return collect(
       costs.map((cost, i) =>
         fits || cost > peeks[i]!.remaining ? decide(i, cost) : { ...peeks[i]!, cost },
       ),
     );
   };
-  const ready = settle(costs.map((_, i) => decide(i, 0)));
+  const ready = collect(costs.map((_, i) => decide(i, 0)));
   return ready instanceof Promise ? ready.then(finish) : finish(ready);
 }
 
-function settle(values: (Decision | Promise<Decision>)[]): Decision[] | Promise<Decision[]> {
+/** The decisions, as they are when none is a promise, else once all are there. */
+function collect(values: (Decision | Promise<Decision>)[]): Decision[] | Promise<Decision[]> {
   return values.some((v) => v instanceof Promise) ? Promise.all(values) : (values as Decision[]);
 }
 
