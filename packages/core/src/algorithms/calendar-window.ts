@@ -35,12 +35,12 @@ export class CalendarWindowAlgorithm implements Algorithm {
   #around: CalendarWindowAlgorithm | undefined;
   #edges: readonly number[] | undefined;
 
-  constructor(limit: number, period: CalendarPeriod, edges?: readonly number[]) {
-    this.limit = limit;
+  constructor(quota: number, period: CalendarPeriod, edges?: readonly number[]) {
+    this.limit = quota;
     this.period = period;
-    this.description = `calendarWindow(${limit} per ${calendarText(period)})`;
+    this.description = `calendarWindow(${quota} per ${calendarText(period)})`;
     this.#edges = edges;
-    this.params = edges === undefined ? [limit] : [limit, ...edges];
+    this.params = edges === undefined ? [quota] : [quota, ...edges];
   }
 
   /**
@@ -72,18 +72,18 @@ export class CalendarWindowAlgorithm implements Algorithm {
   }
 
   step(state: State | undefined, nowMs: number, cost: number): StepResult {
-    const limit = this.limit;
+    const quota = this.limit;
     let end = nowMs;
     let count = 0;
     if (state !== undefined && (state as number[])[0]! > nowMs) {
       end = (state as number[])[0]!;
       count = (state as number[])[1]!;
     }
-    if (count + cost <= limit) {
+    if (count + cost <= quota) {
       if (cost === 0) {
         return {
           state: undefined,
-          decision: decide(true, limit, limit - count, 0, end - nowMs, cost),
+          decision: decide(true, quota, quota - count, 0, end - nowMs, cost),
           ttlMs: 0,
         };
       }
@@ -92,14 +92,14 @@ export class CalendarWindowAlgorithm implements Algorithm {
       const ttlMs = end - nowMs;
       return {
         state: [end, count],
-        decision: decide(true, limit, limit - count, 0, ttlMs, cost),
+        decision: decide(true, quota, quota - count, 0, ttlMs, cost),
         ttlMs,
       };
     }
-    const retry = cost > limit ? -1 : end - nowMs;
+    const retry = cost > quota ? -1 : end - nowMs;
     return {
       state: undefined,
-      decision: decide(false, limit, Math.max(0, limit - count), retry, end - nowMs, cost),
+      decision: decide(false, quota, Math.max(0, quota - count), retry, end - nowMs, cost),
       ttlMs: 0,
     };
   }
@@ -138,6 +138,6 @@ export class CalendarWindowAlgorithm implements Algorithm {
  * A calendar quota of `limit` units per local calendar `period` (see
  * {@link CalendarWindowAlgorithm}).
  */
-export function calendarQuota(limit: number, period: CalendarPeriod): CalendarWindowAlgorithm {
-  return new CalendarWindowAlgorithm(limit, period);
+export function calendarQuota(quota: number, period: CalendarPeriod): CalendarWindowAlgorithm {
+  return new CalendarWindowAlgorithm(quota, period);
 }

@@ -35,11 +35,11 @@ export class ConcurrencyAlgorithm extends SlidingLogAlgorithm {
   /** The lease time in whole **ms**. */
   readonly leaseMs: number;
 
-  constructor(limit: number, leaseMs: number) {
-    super(limit, leaseMs);
+  constructor(quota: number, leaseMs: number) {
+    super(quota, leaseMs);
     this.leaseMs = leaseMs;
     (this as { description: string }).description =
-      `concurrency(${limit} in flight, leases of ${leaseMs} ms)`;
+      `concurrency(${quota} in flight, leases of ${leaseMs} ms)`;
   }
 }
 

@@ -250,17 +250,17 @@ function answerFrom(
     if (!decision.allowed || cost === 0) return decision;
     return undefined;
   }
-  const limit = algorithm.limit;
+  const quota = algorithm.limit;
   const elapsed = nowMs - denial.at;
   const resetAfterMs = denial.reset - elapsed;
   if (denial.blocked) {
     const retryAfterMs = denial.num - elapsed;
-    return { allowed: false, limit, remaining: 0, retryAfterMs, resetAfterMs, cost };
+    return { allowed: false, limit: quota, remaining: 0, retryAfterMs, resetAfterMs, cost };
   }
   if (cost === 0) {
-    return { allowed: true, limit, remaining: 0, retryAfterMs: 0, resetAfterMs, cost };
+    return { allowed: true, limit: quota, remaining: 0, retryAfterMs: 0, resetAfterMs, cost };
   }
-  if (cost !== 1 && cost <= limit && !outage) return undefined;
-  const retryAfterMs = cost > limit ? -1 : (denial.num - elapsed * denial.den) / denial.den;
-  return { allowed: false, limit, remaining: 0, retryAfterMs, resetAfterMs, cost };
+  if (cost !== 1 && cost <= quota && !outage) return undefined;
+  const retryAfterMs = cost > quota ? -1 : (denial.num - elapsed * denial.den) / denial.den;
+  return { allowed: false, limit: quota, remaining: 0, retryAfterMs, resetAfterMs, cost };
 }
