@@ -10,7 +10,7 @@ import type { HttpMetrics } from './metrics.js';
 import type { HttpConfig, HttpLimitOptions } from './options.js';
 import { holdCharge } from './outcome.js';
 import { parseHttpOptions } from './parse-options.js';
-import { LimitPlan, type Prepared } from './plan.js';
+import { LimitPlan, type PlannedLimit } from './plan.js';
 import type { RequestView } from './request-view.js';
 import { keySubject } from './resolvers.js';
 import { ShadowVerdict } from './shadow-verdict.js';
@@ -115,52 +115,52 @@ export class HttpLimiter<Req = unknown> {
   /** {@link HttpLimiter.check} once `skip` said no: the request's limits. */
   #limits(view: RequestView, app: object | undefined) {
     const plan = this.#fixedPlan ?? this.#defaultPlan(app);
-    const prepared = plan.limitsFor(view);
-    if (prepared instanceof Promise) return prepared.then((p) => this.#keyed(view, plan, p));
-    return this.#keyed(view, plan, prepared);
+    const planned = plan.limitsFor(view);
+    if (planned instanceof Promise) return planned.then((p) => this.#keyed(view, plan, p));
+    return this.#keyed(view, plan, planned);
   }
 
   /** The subject of the `key` option, when given (it replaces route and user/IP), then the decision. */
   #keyed(
     view: RequestView,
     plan: LimitPlan,
-    prepared: Prepared[],
+    planned: PlannedLimit[],
   ): HttpVerdict | Promise<HttpVerdict> | undefined {
-    if (prepared.length === 0) return undefined;
+    if (planned.length === 0) return undefined;
     const key = this.config.key;
-    if (key === undefined) return this.#decide(view, plan, prepared, undefined);
+    if (key === undefined) return this.#decide(view, plan, planned, undefined);
     const k = key(view);
     if (isPromiseLike(k)) {
-      return Promise.resolve(k).then((v) => this.#decide(view, plan, prepared, keySubject(v)));
+      return Promise.resolve(k).then((v) => this.#decide(view, plan, planned, keySubject(v)));
     }
-    return this.#decide(view, plan, prepared, keySubject(k));
+    return this.#decide(view, plan, planned, keySubject(k));
   }
 
   #decide(
     view: RequestView,
     plan: LimitPlan,
-    prepared: Prepared[],
+    planned: PlannedLimit[],
     custom: string | undefined,
   ): HttpVerdict | Promise<HttpVerdict> {
-    if (prepared.length === 1) return this.#checkOne(view, plan, prepared, custom);
+    if (planned.length === 1) return this.#checkOne(view, plan, planned, custom);
     const c = this.config;
-    const charges: Charge[] = new Array(prepared.length);
-    for (let i = 0; i < prepared.length; i++)
-      charges[i] = this.#chargeOf(view, plan, prepared[i]!, custom);
+    const charges: Charge[] = new Array(planned.length);
+    for (let i = 0; i < planned.length; i++)
+      charges[i] = this.#chargeOf(view, plan, planned[i]!, custom);
     const ledger = ledgerOf(view.ledger ?? view.raw);
     const now = c.clock();
     const toHold: Charge[] | undefined =
       c.outcome !== undefined ||
-      prepared.some((p) => p.algorithm.concurrent === true || p.costAfter !== undefined)
+      planned.some((p) => p.algorithm.concurrent === true || p.costAfter !== undefined)
         ? []
         : undefined;
     const decided = this.#consume(plan, charges, now, ledger, toHold);
     const finish = (ds: Decision[]) => {
-      const v = this.#verdict(view, prepared, ds, now);
+      const v = this.#verdict(view, planned, ds, now);
       if (toHold !== undefined && v.allowed && toHold.length > 0) {
         v.held = toHold.map((e) => {
           const i = charges.indexOf(e);
-          return holdCharge(plan.store, e, ds[i]!, now, prepared[i]!.name);
+          return holdCharge(plan.store, e, ds[i]!, now, planned[i]!.name);
         });
       }
       return v;
@@ -173,16 +173,16 @@ export class HttpLimiter<Req = unknown> {
   #checkOne(
     view: RequestView,
     plan: LimitPlan,
-    prepared: Prepared[],
+    planned: PlannedLimit[],
     custom: string | undefined,
   ): HttpVerdict | Promise<HttpVerdict> {
-    const p = prepared[0]!;
+    const p = planned[0]!;
     const charge = this.#chargeOf(view, plan, p, custom);
     const ledger = ledgerOf(view.ledger ?? view.raw);
     const now = this.config.clock();
     const { prefix } = charge.keySpace;
     const previous = chargedFor(ledger, plan.origin, prefix, charge.subject);
-    if (previous !== undefined) return this.#make(view, prepared, 0, previous, undefined, now);
+    if (previous !== undefined) return this.#make(view, planned, 0, previous, undefined, now);
     const decision = consumeAt(plan.store, charge, p.cost, now);
     const holds =
       this.config.outcome !== undefined ||
@@ -191,14 +191,14 @@ export class HttpLimiter<Req = unknown> {
     if (decision instanceof Promise) {
       return decision.then((d) => {
         remember(ledger, plan.origin, prefix, charge.subject, d);
-        const v = this.#make(view, prepared, 0, d, undefined, now);
+        const v = this.#make(view, planned, 0, d, undefined, now);
         if (holds && d.allowed && (charge.cost > 0 || p.costAfter !== undefined))
           v.held = [holdCharge(plan.store, charge, d, now, p.name)];
         return v;
       });
     }
     remember(ledger, plan.origin, prefix, charge.subject, decision);
-    const v = this.#make(view, prepared, 0, decision, undefined, now);
+    const v = this.#make(view, planned, 0, decision, undefined, now);
     if (holds && decision.allowed && (charge.cost > 0 || p.costAfter !== undefined)) {
       v.held = [holdCharge(plan.store, charge, decision, now, p.name)];
     }
@@ -228,7 +228,12 @@ export class HttpLimiter<Req = unknown> {
    * The key of `view` under `p`: `<prefix>:<limit name>:` + the `key` option's subject, or
    * `Limit.by`'s whole key, or `<route>:user:<id>` / `<route>:ip:<subject>`.
    */
-  #chargeOf(view: RequestView, plan: LimitPlan, p: Prepared, custom: string | undefined): Charge {
+  #chargeOf(
+    view: RequestView,
+    plan: LimitPlan,
+    p: PlannedLimit,
+    custom: string | undefined,
+  ): Charge {
     const { algorithm, cost, costAfter } = p;
     if (custom !== undefined)
       return { keySpace: p.keySpace, subject: custom, algorithm, cost, costAfter };
@@ -295,15 +300,20 @@ export class HttpLimiter<Req = unknown> {
     return all instanceof Promise ? all.then(record) : record(all);
   }
 
-  #verdict(view: RequestView, prepared: Prepared[], decisions: Decision[], now: number): Verdict {
+  #verdict(
+    view: RequestView,
+    planned: PlannedLimit[],
+    decisions: Decision[],
+    now: number,
+  ): Verdict {
     const reported = mostRestrictive(decisions);
-    return this.#make(view, prepared, reported, decisions[reported]!, decisions, now);
+    return this.#make(view, planned, reported, decisions[reported]!, decisions, now);
   }
 
   // biome-ignore lint/complexity/useMaxParams: perf: per request; positional, no options object per call
   #make(
     view: RequestView,
-    prepared: Prepared[],
+    planned: PlannedLimit[],
     reported: number,
     decision: Decision,
     decisions: Decision[] | undefined,
@@ -315,13 +325,13 @@ export class HttpLimiter<Req = unknown> {
       decision,
       decisions,
       c.headerStyles,
-      prepared,
+      planned,
       reported,
       now,
     );
     if (shadow) this.#answer.shadowed(view, v);
     else if (!decision.allowed) this.#answer.deny(view, v);
-    this.metrics?.request(prepared[reported]!.name, decision, decisions, shadow);
+    this.metrics?.request(planned[reported]!.name, decision, decisions, shadow);
     return v;
   }
 }

@@ -26,8 +26,11 @@ export interface RouteKeySpaces {
   user: KeySpace;
 }
 
-/** One limit of a limiter, ready for requests; its `name` and `windowSeconds` go in headers. */
-export interface Prepared extends LimitPolicy {
+/**
+ * A planned limit: one limit of a limiter, ready for requests (its algorithm, key spaces and
+ * cost); its `name` and `windowSeconds` go in headers.
+ */
+export interface PlannedLimit extends LimitPolicy {
   /** `<prefix>:<limit name>:`, the key space of the `key` option's subjects. */
   keySpace: KeySpace;
   /** The whole key when the limit has its own subject (`Limit.by`, replacing route and user/IP). */
@@ -61,12 +64,12 @@ export class LimitPlan {
   /** The user's store itself: what "the same key" means across limiters (charges.ts). */
   readonly origin: Store;
   /** The limits when they do not depend on the request, prepared once. */
-  readonly static: Prepared[] | undefined;
+  readonly static: PlannedLimit[] | undefined;
   readonly #config: HttpConfig<unknown>;
   /** The limiter's algorithms by quota, shared by its plans. */
   readonly #algorithms: Map<string, Algorithm>;
   /** Per-request limits already prepared, by `Limit.name`; counted in `#perRequestCount`. */
-  readonly #perRequest = new Map<string | undefined, Prepared[]>();
+  readonly #perRequest = new Map<string | undefined, PlannedLimit[]>();
   #perRequestCount = 0;
 
   constructor(
@@ -85,8 +88,8 @@ export class LimitPlan {
       : undefined;
   }
 
-  /** The prepared limits of `view`'s request; a promise when a resolver is async. */
-  limitsFor(view: RequestView): Prepared[] | Promise<Prepared[]> {
+  /** The planned limits of `view`'s request; a promise when a resolver is async. */
+  limitsFor(view: RequestView): PlannedLimit[] | Promise<PlannedLimit[]> {
     if (this.static !== undefined) return this.static;
     const limits = this.#config.limits.limitsFor(view);
     if (limits instanceof Promise) return limits.then((l) => this.#prepare(l, false));
@@ -94,7 +97,7 @@ export class LimitPlan {
   }
 
   /** The key spaces of `<prefix>:<limit name>:<route>:`, made once per route and limit. */
-  routeKeySpaces(p: Prepared, route: string): RouteKeySpaces {
+  routeKeySpaces(p: PlannedLimit, route: string): RouteKeySpaces {
     let keySpaces = p.routes.get(route);
     if (keySpaces === undefined) {
       const prefix = `${p.keySpace.prefix}${keySegment(route)}:`;
@@ -127,8 +130,8 @@ export class LimitPlan {
    * get store views. Per-request limits (a named limiter's function) are prepared once per
    * name, quota and cost (`#perRequestLimit`), their key spaces without store views.
    */
-  #prepare(limits: readonly Limit[], lasting: boolean): Prepared[] {
-    const out: Prepared[] = [];
+  #prepare(limits: readonly Limit[], lasting: boolean): PlannedLimit[] {
+    const out: PlannedLimit[] = [];
     for (const limit of limits) {
       if (limit.unlimited) continue;
       const p = lasting ? this.#prepareLimit(limit, true) : this.#perRequestLimit(limit);
@@ -146,11 +149,11 @@ export class LimitPlan {
   }
 
   /**
-   * The Prepared of a per-request limit: made on the first request with its name, quota
+   * The planned limit of a per-request limit: made on the first request with its name, quota
    * and cost, the only fields its keys and decisions depend on besides `Limit.by`; then
    * reused, with its route key spaces.
    */
-  #perRequestLimit(limit: Limit): Prepared {
+  #perRequestLimit(limit: Limit): PlannedLimit {
     const cache = this.#perRequest;
     const same = cache.get(limit.name);
     if (same !== undefined) {
@@ -179,7 +182,7 @@ export class LimitPlan {
   }
 
   /** `limit`, ready for requests (without its `Limit.by` key space); store views when `lasting`. */
-  #prepareLimit(limit: Limit, lasting: boolean): Prepared {
+  #prepareLimit(limit: Limit, lasting: boolean): PlannedLimit {
     const kindKey = kindKeyOf(limit);
     const quota = `${limit.maxAttempts}/${limit.periodMs}${kindKey}`;
     const algorithms = this.#algorithms;
