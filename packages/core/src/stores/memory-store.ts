@@ -171,9 +171,9 @@ export class MemoryStore implements Store {
     if (slot !== undefined && next === null) this.#slots.remove(slot);
     else if (next !== undefined && next !== null) {
       // A negative cost (a charge past the limit) can give a key that had no state one.
-      const held = slot ?? this.#insert(space, key, nowMs);
-      this.#write(held, next);
-      this.#slots.touch(held);
+      const target = slot ?? this.#insert(space, key, nowMs);
+      this.#write(target, next);
+      this.#slots.touch(target);
     }
     return result.decision;
   }
@@ -228,7 +228,7 @@ export class MemoryStore implements Store {
   #writeBack(
     space: MemoryKeySpace,
     key: string,
-    held: number | undefined,
+    found: number | undefined,
     state: State | undefined,
     next: State | undefined,
     allowed: boolean,
@@ -237,7 +237,7 @@ export class MemoryStore implements Store {
     nowMs: number,
   ): void {
     const slots = this.#slots;
-    let slot = held;
+    let slot = found;
     if (next !== undefined) {
       if (slot === undefined) slot = this.#insert(space, key, nowMs);
       this.#write(slot, next);
