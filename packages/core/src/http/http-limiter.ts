@@ -221,7 +221,8 @@ export class HttpLimiter<Req = unknown> {
 
   #plan(store: LimitPlan['store'], origin: LimitPlan['origin']): LimitPlan {
     const timed = this.metrics?.timed(store) ?? store;
-    return new LimitPlan(timed, origin, this.config as HttpConfig<unknown>, this.#algorithms);
+    const config = this.config as HttpConfig<unknown>;
+    return new LimitPlan({ store: timed, origin, config, algorithms: this.#algorithms });
   }
 
   /**

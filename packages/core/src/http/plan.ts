@@ -54,6 +54,17 @@ const MAX_CACHED_ROUTES = 1000;
 /** Per-request limits a plan keeps prepared, with their routes' key spaces, counted together. */
 const MAX_CACHED_LIMITS = 1000;
 
+/** What a {@link LimitPlan} is made of. */
+export interface LimitPlanOptions {
+  /** The store it decides in: the user's, timed when the `metrics` option is on. */
+  store: Store;
+  /** The user's store itself: what "the same key" means across limiters (charges.ts). */
+  origin: Store;
+  config: HttpConfig<unknown>;
+  /** The limiter's algorithms by quota, shared by its plans. */
+  algorithms: Map<string, Algorithm>;
+}
+
 /**
  * A limiter's limits prepared for one store: names, algorithms, policies and key spaces,
  * computed once. A limiter has one plan per store it decides in (its `store` option, or
@@ -72,12 +83,7 @@ export class LimitPlan {
   readonly #perRequest = new Map<string | undefined, PlannedLimit[]>();
   #perRequestCount = 0;
 
-  constructor(
-    store: Store,
-    origin: Store,
-    config: HttpConfig<unknown>,
-    algorithms: Map<string, Algorithm>,
-  ) {
+  constructor({ store, origin, config, algorithms }: LimitPlanOptions) {
     this.store = store;
     this.origin = origin;
     this.#config = config;
