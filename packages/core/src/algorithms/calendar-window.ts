@@ -10,12 +10,12 @@ import { decide } from './decision.js';
  *
  * State: `[windowEnd, count]`, as the fixed window's (windowEnd in ms since the Unix epoch is
  * the expiry). Lua twin parameters (`Algorithm.params`, of {@link CalendarWindowAlgorithm.at}):
- * `[limit, e0, e1, e2, e3]`, four edges around the caller's time (see `calendarEdges`).
+ * `[quota, e0, e1, e2, e3]`, four edges around the caller's time (see `calendarEdges`).
  */
 export class CalendarWindowAlgorithm implements Algorithm {
   /** The family: the Redis store runs the `calendar_window` Lua twin for it. */
   readonly kind = 'calendar-window' as const;
-  /** Its `refund` takes a negative cost: a charge past the limit (see `Algorithm.debt`). */
+  /** Its `refund` takes a negative cost: a charge past the quota (see `Algorithm.debt`). */
   readonly debt = true;
   /** Units admitted per window; reported as `Decision.limit`. */
   readonly limit: number;
@@ -24,8 +24,8 @@ export class CalendarWindowAlgorithm implements Algorithm {
   /** For logs, e.g. `calendarWindow(100 per month@1/Europe/Paris)`. */
   readonly description: string;
   /**
-   * `[limit, e0, e1, e2, e3]`: the four edges this instance was made for by
-   * {@link CalendarWindowAlgorithm.at}; `[limit]` on the quota itself.
+   * `[quota, e0, e1, e2, e3]`: the four edges this instance was made for by
+   * {@link CalendarWindowAlgorithm.at}; `[quota]` on the quota itself.
    */
   readonly params: readonly number[];
   /** The window of the last decision (`[start, end)`): most decisions fall in it. */
@@ -107,7 +107,7 @@ export class CalendarWindowAlgorithm implements Algorithm {
   /**
    * Gives back `cost` units charged at `atMs`: only from the window that held `atMs` while
    * it is still current; its count drops by `cost` (the key is deleted at 0). A negative
-   * `cost` charges `-cost` units past the limit into the current window (a debt,
+   * `cost` charges `-cost` units past the quota into the current window (a debt,
    * `Limit.costAfter`). The TS twin of `calendar_window_refund` (@sluice/redis).
    */
   refund(state: State | undefined, nowMs: number, cost: number, atMs: number): RefundResult {

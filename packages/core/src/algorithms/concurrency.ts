@@ -27,7 +27,7 @@ export interface ConcurrencyOptions {
  * `retryAfterMs` of a denial is when the oldest lease would expire by itself (an upper
  * bound: a release comes sooner), and HTTP answers `Retry-After: 1` for it.
  *
- * Lua twin: the sliding log's (kind `'sliding-log'`), params `[limit, leaseMs]`.
+ * Lua twin: the sliding log's (kind `'sliding-log'`), params `[quota, leaseMs]`.
  */
 export class ConcurrencyAlgorithm extends SlidingLogAlgorithm {
   /** Marks a concurrency limit: its denials are never cached, its leases given back when a request ends. */

@@ -10,11 +10,11 @@ import { parseWindowOptions, type WindowOptions } from './window-options.js';
  * express-rate-limit). A denied request does not start or extend a window.
  *
  * State: `[windowEnd, count]` (windowEnd in ms since the Unix epoch; it is the expiry).
- * Lua twin parameters (`Algorithm.params`): `[limit, windowMs]`.
+ * Lua twin parameters (`Algorithm.params`): `[quota, windowMs]`.
  */
 export class FixedWindowAlgorithm extends WindowAlgorithm {
   readonly kind = 'fixed-window' as const;
-  /** Its `refund` takes a negative cost: a charge past the limit (see `Algorithm.debt`). */
+  /** Its `refund` takes a negative cost: a charge past the quota (see `Algorithm.debt`). */
   readonly debt = true;
 
   constructor(quota: number, windowMs: number) {
@@ -63,7 +63,7 @@ export class FixedWindowAlgorithm extends WindowAlgorithm {
    * Gives back `cost` units charged at `atMs`: only from the window that held `atMs`
    * (`end - windowMs <= atMs < end`) while it is still current; its count drops by `cost`
    * (at least to 0, then the key is deleted). A charge whose window is over gave its units
-   * back already. A negative `cost` charges `-cost` units past the limit into the current
+   * back already. A negative `cost` charges `-cost` units past the quota into the current
    * window (a debt, `Limit.costAfter`). The TS twin of `fixed_window_refund` (@sluice/redis).
    */
   refund(state: State | undefined, nowMs: number, cost: number, atMs: number): RefundResult {

@@ -7,10 +7,10 @@ import { parseWindowOptions, type WindowOptions } from './window-options.js';
  * Exact sliding log: one entry per admitted unit of cost, kept while it is inside the
  * window (an entry at time t counts while now - windowMs < t). A request of `cost` is
  * admitted when the live entries plus `cost` are at most `limit`. Denied attempts are not
- * logged. State per key: O(limit).
+ * logged. State per key: O(quota).
  *
  * State: `[expiresAt, t1, t2, ..., tn]`, entries ascending; expiresAt = tn + windowMs.
- * Lua twin parameters (`Algorithm.params`): `[limit, windowMs]`.
+ * Lua twin parameters (`Algorithm.params`): `[quota, windowMs]`.
  */
 export class SlidingLogAlgorithm extends WindowAlgorithm {
   readonly kind = 'sliding-log' as const;
@@ -50,7 +50,7 @@ export class SlidingLogAlgorithm extends WindowAlgorithm {
         ttlMs: w,
       };
     }
-    // The (count + cost - limit)-th oldest live entry must leave the window first.
+    // The (count + cost - quota)-th oldest live entry must leave the window first.
     const retry = cost > quota ? -1 : log[first + count + cost - quota - 1]! + w - nowMs;
     return {
       state: undefined,

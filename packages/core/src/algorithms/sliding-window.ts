@@ -12,7 +12,7 @@ import { parseWindowOptions, type WindowOptions } from './window-options.js';
  * are exact.
  *
  * State: `[expiresAt, currentWindowStart, previousCount, currentCount]`.
- * Lua twin parameters (`Algorithm.params`): `[limit, windowMs]`.
+ * Lua twin parameters (`Algorithm.params`): `[quota, windowMs]`.
  */
 export class SlidingWindowAlgorithm extends WindowAlgorithm {
   readonly kind = 'sliding-window' as const;
@@ -68,14 +68,14 @@ export class SlidingWindowAlgorithm extends WindowAlgorithm {
     let retry: number;
     if (cost > quota) retry = -1;
     else if (prev > 0 && curr + cost <= quota) {
-      // Within this window, once prev x (w - e) + (curr + cost) x w <= limit x w.
-      // e* - elapsed = (prev x weight - (limit - curr - cost) x w) / prev, one exact division.
+      // Within this window, once prev x (w - e) + (curr + cost) x w <= quota x w.
+      // e* - elapsed = (prev x weight - (quota - curr - cost) x w) / prev, one exact division.
       retry = (prev * weight - (quota - curr - cost) * w) / prev;
     } else {
       // In the next window the current count becomes the previous one:
-      // curr x (w - e') + cost x w <= limit x w, so e' = w - (limit - cost) x w / curr.
+      // curr x (w - e') + cost x w <= quota x w, so e' = w - (quota - cost) x w / curr.
       const toNext = start + w - nowMs;
-      // One exact division of integers (toNext + (curr x w - (limit - cost) x w) / curr).
+      // One exact division of integers (toNext + (curr x w - (quota - cost) x w) / curr).
       retry =
         curr + cost <= quota ? toNext : (toNext * curr + curr * w - (quota - cost) * w) / curr;
     }

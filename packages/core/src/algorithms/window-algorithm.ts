@@ -2,7 +2,7 @@ import type { Algorithm, AlgorithmKind, State, StepResult } from './algorithm.js
 
 /**
  * What the window algorithms (`fixedWindow`, `slidingWindow`, `slidingLog`) share: a
- * `limit` of units per `windowMs`, and Lua twin parameters `[limit, windowMs]`.
+ * quota of units per `windowMs` (`limit`), and Lua twin parameters `[quota, windowMs]`.
  */
 export abstract class WindowAlgorithm implements Algorithm {
   abstract readonly kind: AlgorithmKind;

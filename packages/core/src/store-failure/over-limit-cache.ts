@@ -84,13 +84,13 @@ interface KnownDenial {
  * - GCRA, leaky bucket, token bucket, fixed window: the key's state is rebuilt from the
  *   denial (GCRA's TAT = now + `resetAfterMs`; a window's end and count), and the algorithm
  *   decides on it, so any cost is exact. A request it would admit goes to the store. A
- *   denial with `retryAfterMs` -1 (cost > limit) is remembered until 1 unit would be
+ *   denial with `retryAfterMs` -1 (cost > quota) is remembered until 1 unit would be
  *   admitted.
  * - A penalty (`Limit.blockFor`): a blocked key's denial is remembered until the block
  *   ends; every request (any cost, a peek too) is denied meanwhile, with what is left of
  *   the block, as the store would.
  * - Sliding window, sliding log: a denial of cost 1 is remembered; `remaining` is then 0
- *   and `resetAfterMs` known until the retry time, so costs 0 (a peek), 1 and > limit
+ *   and `resetAfterMs` known until the retry time, so costs 0 (a peek), 1 and > quota
  *   (-1) are exact. Other costs go to the store; during an outage
  *   (`outage = true`) they are denied with the cost-1 retry time, a lower bound.
  *
