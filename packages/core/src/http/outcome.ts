@@ -101,7 +101,7 @@ export interface HeldCharge {
   /** What was charged: key (key space and subject), algorithm and cost. */
   charge: Charge;
   /** When it was decided (the store's time when it keeps its own). */
-  at: number;
+  atMs: number;
   /** A concurrency lease: always given back when the request ends. */
   lease: boolean;
   /** The limit's name (the `sluice.limit` of the `sluice.leases` metric). */
@@ -119,7 +119,7 @@ export function holdCharge(
   return {
     store,
     charge,
-    at: chargeTimeOf(decision) ?? now,
+    atMs: chargeTimeOf(decision) ?? now,
     lease: charge.algorithm.concurrent === true,
     name,
   };
@@ -178,7 +178,7 @@ export async function settle<Req, Res>(
       const store = keySpace.store ?? h.store;
       const key = keySpace.store !== undefined ? subject : keySpace.prefix + subject;
       if (typeof store.refund === 'function') {
-        calls.push(Promise.resolve(store.refund(key, algorithm, amount, now, h.at)));
+        calls.push(Promise.resolve(store.refund(key, algorithm, amount, now, h.atMs)));
       }
     } catch {
       // a store that cannot give back: the charge stays (a lease expires by itself)
