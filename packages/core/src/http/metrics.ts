@@ -309,8 +309,8 @@ export class HttpMetrics {
       };
     }
     if (typeof store.scope === 'function') {
-      const scope = store.scope;
-      t.scope = (prefix: string) => this.timed(scope.call(store, prefix));
+      const keySpaceOf = store.scope;
+      t.scope = (prefix: string) => this.timed(keySpaceOf.call(store, prefix));
     }
     return t;
   }

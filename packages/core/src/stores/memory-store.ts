@@ -126,7 +126,7 @@ export class MemoryStore implements Store {
   }
 
   /**
-   * The keys under `prefix` as a store of their own (see `Store.scope`): decisions go
+   * The key space of `prefix` as a store of its own (see `Store.scope`): decisions go
    * straight to the prefix's key space, searched by the short key.
    */
   scope(prefix: string): Store {
