@@ -15,14 +15,14 @@ import { type Guard, guard, merge, runGuards } from './guards.js';
 import type { FastifyRateLimitOptions, RateLimitHook, RouteRateLimitOptions } from './types.js';
 
 /** One plugin registration; `parent` is the registration visible where it was registered. */
-interface State {
+interface Registration {
   base: RouteRateLimitOptions;
   global: Guard | undefined;
-  parent: State | undefined;
+  parent: Registration | undefined;
 }
 
-const kState = Symbol('sluice.fastify.state');
-type WithState = { [kState]?: State };
+const kRegistration = Symbol('sluice.fastify.registration');
+type WithRegistration = { [kRegistration]?: Registration };
 
 /** Marks the `config` of every route a registration's `onRoute` read (copied into the route's context). */
 const kSeen = Symbol('sluice.fastify.seen');
@@ -84,41 +84,45 @@ function setup(app: FastifyInstance, options: FastifyRateLimitOptions): void {
   const global = options.global ?? true;
   if (typeof global !== 'boolean') throw new SluiceConfigError('global', global, 'a boolean');
   // Validates the options either way.
-  const registration = guard(options, 'global', 'the @sluice/fastify plugin options');
+  const pluginGuard = guard(options, 'global', 'the @sluice/fastify plugin options');
   const { global: _global, ...base } = options;
-  const state: State = {
+  const registration: Registration = {
     base,
-    global: global ? registration : undefined,
-    parent: (app as WithState)[kState],
+    global: global ? pluginGuard : undefined,
+    parent: (app as WithRegistration)[kRegistration],
   };
-  (app as WithState)[kState] = state;
+  (app as WithRegistration)[kRegistration] = registration;
   const audit = auditOf(app);
   if (!app.hasRequestDecorator('rateLimit')) app.decorateRequest('rateLimit', undefined);
   if (!app.hasDecorator('rateLimit')) {
     app.decorate('rateLimit', function (this: FastifyInstance, input?: unknown) {
-      const g = guard(merge((this as WithState)[kState]!.base, input), 'route', 'app.rateLimit()');
+      const g = guard(
+        merge((this as WithRegistration)[kRegistration]!.base, input),
+        'route',
+        'app.rateLimit()',
+      );
       return hookFor([g], 'onRequest') as onRequestHookHandler;
     });
   }
   // Routes declared in this context before the plugin loaded (registered without `await`,
   // or after them) were never read by `onRoute`: their requests are refused (see lateRoutes).
-  if (app.printRoutes() !== EMPTY_ROUTES) app.addHook('onRequest', lateRoutes(state));
+  if (app.printRoutes() !== EMPTY_ROUTES) app.addHook('onRequest', lateRoutes(registration));
   app.addHook('onRoute', function (this: FastifyInstance, route) {
     route.config = { ...route.config, [kSeen]: true } as typeof route.config;
     // Only the nearest registration reads the route (it knows the options to inherit).
-    if ((this as WithState)[kState] !== state) return;
+    if ((this as WithRegistration)[kRegistration] !== registration) return;
     audit.taken.add(route);
     const config = route.config?.rateLimit;
     const guards: Guard[] = [];
     if (config !== false && !isThrottleSkipped(route.handler)) {
-      for (let s: State | undefined = state; s !== undefined; s = s.parent) {
+      for (let s: Registration | undefined = registration; s !== undefined; s = s.parent) {
         if (s.global !== undefined) guards.unshift(s.global);
       }
     }
     if (config !== undefined && config !== false)
       guards.push(
         guard(
-          merge(state.base, config),
+          merge(registration.base, config),
           'route',
           `config.rateLimit of ${String(route.method)} ${route.url}`,
         ),
@@ -156,9 +160,9 @@ function configOf(request: FastifyRequest): SeenConfig | undefined {
  * `SluiceConfigError` through Fastify's error handling (500), never served unlimited in
  * silence. Routes `onRoute` did read pass at once (their config is marked).
  */
-function lateRoutes(state: State) {
+function lateRoutes(registration: Registration) {
   const global = (() => {
-    for (let s: State | undefined = state; s !== undefined; s = s.parent)
+    for (let s: Registration | undefined = registration; s !== undefined; s = s.parent)
       if (s.global !== undefined) return true;
     return false;
   })();

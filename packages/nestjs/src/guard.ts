@@ -1,12 +1,9 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { GUARDS_METADATA } from '@nestjs/common/constants.js';
 import type { HttpVerdict } from '@sluice/core';
-import type { HttpPipeline } from '@sluice/core/http';
 import { ThrottleException } from './exception.js';
 import { SluiceRoutes } from './routes.js';
-import type { NestRequest, NestResponse } from './types.js';
-
-type Pipeline = HttpPipeline<NestRequest, NestResponse>;
+import type { NestPipeline, NestRequest, NestResponse } from './types.js';
 
 /**
  * Runs `pipelines[i..]` for one request in order, each only if the ones before allowed it;
@@ -14,7 +11,7 @@ type Pipeline = HttpPipeline<NestRequest, NestResponse>;
  * @throws {@link ThrottleException} for the first denial.
  */
 function runFrom(
-  pipelines: readonly Pipeline[],
+  pipelines: readonly NestPipeline[],
   i: number,
   req: NestRequest,
   res: NestResponse,

@@ -4,15 +4,14 @@ import { HttpPipeline } from '@sluice/core/http';
 import { nestBinding } from './binding.js';
 import { checkThrottleOptions, type SluiceConfig } from './config.js';
 import { skipsGlobal, throttlesOf } from './decorators.js';
-import type { NestRequest, NestResponse } from './types.js';
+import type { NestPipeline } from './types.js';
 
-type Pipeline = HttpPipeline<NestRequest, NestResponse>;
 const getMetadata = (Reflect as unknown as { getMetadata(k: unknown, t: object): unknown })
   .getMetadata;
 
 /** What the guard runs for one handler: the global limit unless skipped, then its `@Throttle`s. */
 export interface HandlerPlan {
-  pipelines: readonly Pipeline[];
+  pipelines: readonly NestPipeline[];
   /**
    * `@UseGuards(SluiceGuard)` is on the handler or its controller: the guard runs there (after
    * the guards listed before it), so the global guard leaves the handler to it. Worked out by
@@ -65,7 +64,7 @@ export function routeName(cls: Function, handler: Function): string {
 export class SluiceRoutes {
   /** The module's parsed options. */
   readonly config: SluiceConfig;
-  readonly #global: Pipeline | undefined;
+  readonly #global: NestPipeline | undefined;
   readonly #plans = new WeakMap<Function, WeakMap<Function, HandlerPlan>>();
 
   constructor(config: SluiceConfig) {
@@ -101,7 +100,7 @@ export class SluiceRoutes {
   }
 
   #build(cls: Function, handler: Function): HandlerPlan {
-    const pipelines: Pipeline[] = [];
+    const pipelines: NestPipeline[] = [];
     if (this.#global !== undefined && !skipsGlobal(cls, handler)) pipelines.push(this.#global);
     const entries = throttlesOf(cls, handler);
     if (entries.length === 0) return { pipelines };

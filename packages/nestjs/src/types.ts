@@ -1,5 +1,6 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { HttpLimitOptions, LimitInput } from '@sluice/core';
+import type { HttpPipeline } from '@sluice/core/http';
 
 /**
  * The request the guard limits: an Express `req` on `@nestjs/platform-express`, a Fastify
@@ -10,6 +11,9 @@ export type NestRequest = any;
 /** The response headers are written to: Express `res` or Fastify `reply`. */
 // biome-ignore lint/suspicious/noExplicitAny: an Express response or a Fastify reply
 export type NestResponse = any;
+
+/** The core's pipeline on Nest's request and response: one per limit the guard runs. */
+export type NestPipeline = HttpPipeline<NestRequest, NestResponse>;
 
 /** What `getRequestResponse` returns: the HTTP request and response behind a context. */
 export interface RequestResponse {

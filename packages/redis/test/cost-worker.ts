@@ -8,7 +8,7 @@ import { Limit, type Store } from '@sluice/core';
 import { HttpLimiter } from '@sluice/core/http';
 import { Redis } from 'ioredis';
 // The pipeline's own pieces, below the adapters' surface: this worker stands in for an adapter.
-import { type Pending, settle } from '../../core/src/http/outcome.js';
+import { type HeldCharge, settle } from '../../core/src/http/outcome.js';
 import { LazyRequestView } from '../../core/src/http/request-view.js';
 import { RedisStore } from '../src/index.js';
 
@@ -22,8 +22,8 @@ async function run(seed: number, n: number) {
       const view = new LazyRequestView('GET', '*', '10.0.0.1', undefined, req, () => ({}), {});
       const v = await limiter.check(view);
       if (v === undefined || !v.allowed) return 0;
-      const pending = (v as unknown as { pending: Pending[] }).pending;
-      await settle(pending, undefined, req, {}, 200, Date.now, {
+      const held = (v as unknown as { held: HeldCharge[] }).held;
+      await settle(held, undefined, req, {}, 200, Date.now, {
         warn: (m: string) => failures.push(m),
       });
       return req.units;

@@ -84,7 +84,7 @@ export interface Algorithm {
    */
   readonly concurrent?: boolean;
   /**
-   * Optional: `true` when `refund` takes a negative cost as a charge past the limit (a debt
+   * Optional: `true` when `refund` takes a negative cost as a charge past the quota (a debt
    * the key works off before its next admission), as `Limit.costAfter` settles a response
    * that used more than its reserve. GCRA (and its leaky and token bucket forms), the fixed
    * window and the calendar window have it, with their Lua twins.

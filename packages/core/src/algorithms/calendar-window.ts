@@ -10,12 +10,12 @@ import { decide } from './decision.js';
  *
  * State: `[windowEnd, count]`, as the fixed window's (windowEnd in ms since the Unix epoch is
  * the expiry). Lua twin parameters (`Algorithm.params`, of {@link CalendarWindowAlgorithm.at}):
- * `[limit, e0, e1, e2, e3]`, four edges around the caller's time (see `calendarEdges`).
+ * `[quota, e0, e1, e2, e3]`, four edges around the caller's time (see `calendarEdges`).
  */
 export class CalendarWindowAlgorithm implements Algorithm {
   /** The family: the Redis store runs the `calendar_window` Lua twin for it. */
   readonly kind = 'calendar-window' as const;
-  /** Its `refund` takes a negative cost: a charge past the limit (see `Algorithm.debt`). */
+  /** Its `refund` takes a negative cost: a charge past the quota (see `Algorithm.debt`). */
   readonly debt = true;
   /** Units admitted per window; reported as `Decision.limit`. */
   readonly limit: number;
@@ -24,8 +24,8 @@ export class CalendarWindowAlgorithm implements Algorithm {
   /** For logs, e.g. `calendarWindow(100 per month@1/Europe/Paris)`. */
   readonly description: string;
   /**
-   * `[limit, e0, e1, e2, e3]`: the four edges this instance was made for by
-   * {@link CalendarWindowAlgorithm.at}; `[limit]` on the quota itself.
+   * `[quota, e0, e1, e2, e3]`: the four edges this instance was made for by
+   * {@link CalendarWindowAlgorithm.at}; `[quota]` on the quota itself.
    */
   readonly params: readonly number[];
   /** The window of the last decision (`[start, end)`): most decisions fall in it. */
@@ -35,12 +35,12 @@ export class CalendarWindowAlgorithm implements Algorithm {
   #around: CalendarWindowAlgorithm | undefined;
   #edges: readonly number[] | undefined;
 
-  constructor(limit: number, period: CalendarPeriod, edges?: readonly number[]) {
-    this.limit = limit;
+  constructor(quota: number, period: CalendarPeriod, edges?: readonly number[]) {
+    this.limit = quota;
     this.period = period;
-    this.description = `calendarWindow(${limit} per ${calendarText(period)})`;
+    this.description = `calendarWindow(${quota} per ${calendarText(period)})`;
     this.#edges = edges;
-    this.params = edges === undefined ? [limit] : [limit, ...edges];
+    this.params = edges === undefined ? [quota] : [quota, ...edges];
   }
 
   /**
@@ -72,18 +72,18 @@ export class CalendarWindowAlgorithm implements Algorithm {
   }
 
   step(state: State | undefined, nowMs: number, cost: number): StepResult {
-    const limit = this.limit;
+    const quota = this.limit;
     let end = nowMs;
     let count = 0;
     if (state !== undefined && (state as number[])[0]! > nowMs) {
       end = (state as number[])[0]!;
       count = (state as number[])[1]!;
     }
-    if (count + cost <= limit) {
+    if (count + cost <= quota) {
       if (cost === 0) {
         return {
           state: undefined,
-          decision: decide(true, limit, limit - count, 0, end - nowMs, cost),
+          decision: decide(true, quota, quota - count, 0, end - nowMs, cost),
           ttlMs: 0,
         };
       }
@@ -92,14 +92,14 @@ export class CalendarWindowAlgorithm implements Algorithm {
       const ttlMs = end - nowMs;
       return {
         state: [end, count],
-        decision: decide(true, limit, limit - count, 0, ttlMs, cost),
+        decision: decide(true, quota, quota - count, 0, ttlMs, cost),
         ttlMs,
       };
     }
-    const retry = cost > limit ? -1 : end - nowMs;
+    const retry = cost > quota ? -1 : end - nowMs;
     return {
       state: undefined,
-      decision: decide(false, limit, Math.max(0, limit - count), retry, end - nowMs, cost),
+      decision: decide(false, quota, Math.max(0, quota - count), retry, end - nowMs, cost),
       ttlMs: 0,
     };
   }
@@ -107,7 +107,7 @@ export class CalendarWindowAlgorithm implements Algorithm {
   /**
    * Gives back `cost` units charged at `atMs`: only from the window that held `atMs` while
    * it is still current; its count drops by `cost` (the key is deleted at 0). A negative
-   * `cost` charges `-cost` units past the limit into the current window (a debt,
+   * `cost` charges `-cost` units past the quota into the current window (a debt,
    * `Limit.costAfter`). The TS twin of `calendar_window_refund` (@sluice/redis).
    */
   refund(state: State | undefined, nowMs: number, cost: number, atMs: number): RefundResult {
@@ -138,6 +138,6 @@ export class CalendarWindowAlgorithm implements Algorithm {
  * A calendar quota of `limit` units per local calendar `period` (see
  * {@link CalendarWindowAlgorithm}).
  */
-export function calendarQuota(limit: number, period: CalendarPeriod): CalendarWindowAlgorithm {
-  return new CalendarWindowAlgorithm(limit, period);
+export function calendarQuota(quota: number, period: CalendarPeriod): CalendarWindowAlgorithm {
+  return new CalendarWindowAlgorithm(quota, period);
 }

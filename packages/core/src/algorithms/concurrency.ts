@@ -27,7 +27,7 @@ export interface ConcurrencyOptions {
  * `retryAfterMs` of a denial is when the oldest lease would expire by itself (an upper
  * bound: a release comes sooner), and HTTP answers `Retry-After: 1` for it.
  *
- * Lua twin: the sliding log's (kind `'sliding-log'`), params `[limit, leaseMs]`.
+ * Lua twin: the sliding log's (kind `'sliding-log'`), params `[quota, leaseMs]`.
  */
 export class ConcurrencyAlgorithm extends SlidingLogAlgorithm {
   /** Marks a concurrency limit: its denials are never cached, its leases given back when a request ends. */
@@ -35,11 +35,11 @@ export class ConcurrencyAlgorithm extends SlidingLogAlgorithm {
   /** The lease time in whole **ms**. */
   readonly leaseMs: number;
 
-  constructor(limit: number, leaseMs: number) {
-    super(limit, leaseMs);
+  constructor(quota: number, leaseMs: number) {
+    super(quota, leaseMs);
     this.leaseMs = leaseMs;
     (this as { description: string }).description =
-      `concurrency(${limit} in flight, leases of ${leaseMs} ms)`;
+      `concurrency(${quota} in flight, leases of ${leaseMs} ms)`;
   }
 }
 

@@ -64,11 +64,11 @@ function cellSeconds(ms: number): number {
 // biome-ignore lint/complexity/useMaxParams: perf: every decision builds one; positional, no options object per call
 export function decide(
   allowed: boolean,
-  limit: number,
+  quota: number,
   remaining: number,
   retryAfterMs: number,
   resetAfterMs: number,
   cost: number,
 ): Decision {
-  return { allowed, limit, remaining, retryAfterMs, resetAfterMs, cost };
+  return { allowed, limit: quota, remaining, retryAfterMs, resetAfterMs, cost };
 }

@@ -10,30 +10,30 @@ import { parseWindowOptions, type WindowOptions } from './window-options.js';
  * express-rate-limit). A denied request does not start or extend a window.
  *
  * State: `[windowEnd, count]` (windowEnd in ms since the Unix epoch; it is the expiry).
- * Lua twin parameters (`Algorithm.params`): `[limit, windowMs]`.
+ * Lua twin parameters (`Algorithm.params`): `[quota, windowMs]`.
  */
 export class FixedWindowAlgorithm extends WindowAlgorithm {
   readonly kind = 'fixed-window' as const;
-  /** Its `refund` takes a negative cost: a charge past the limit (see `Algorithm.debt`). */
+  /** Its `refund` takes a negative cost: a charge past the quota (see `Algorithm.debt`). */
   readonly debt = true;
 
-  constructor(limit: number, windowMs: number) {
-    super('fixedWindow', limit, windowMs);
+  constructor(quota: number, windowMs: number) {
+    super('fixedWindow', quota, windowMs);
   }
 
   step(state: State | undefined, nowMs: number, cost: number): StepResult {
-    const limit = this.limit;
+    const quota = this.limit;
     let end = nowMs;
     let count = 0;
     if (state !== undefined && (state as number[])[0]! > nowMs) {
       end = (state as number[])[0]!;
       count = (state as number[])[1]!;
     }
-    if (count + cost <= limit) {
+    if (count + cost <= quota) {
       if (cost === 0) {
         return {
           state: undefined,
-          decision: decide(true, limit, limit - count, 0, end - nowMs, cost),
+          decision: decide(true, quota, quota - count, 0, end - nowMs, cost),
           ttlMs: 0,
         };
       }
@@ -42,14 +42,14 @@ export class FixedWindowAlgorithm extends WindowAlgorithm {
       const ttlMs = end - nowMs;
       return {
         state: [end, count],
-        decision: decide(true, limit, limit - count, 0, ttlMs, cost),
+        decision: decide(true, quota, quota - count, 0, ttlMs, cost),
         ttlMs,
       };
     }
-    const retry = cost > limit ? -1 : end - nowMs;
+    const retry = cost > quota ? -1 : end - nowMs;
     return {
       state: undefined,
-      decision: decide(false, limit, Math.max(0, limit - count), retry, end - nowMs, cost),
+      decision: decide(false, quota, Math.max(0, quota - count), retry, end - nowMs, cost),
       ttlMs: 0,
     };
   }
@@ -63,7 +63,7 @@ export class FixedWindowAlgorithm extends WindowAlgorithm {
    * Gives back `cost` units charged at `atMs`: only from the window that held `atMs`
    * (`end - windowMs <= atMs < end`) while it is still current; its count drops by `cost`
    * (at least to 0, then the key is deleted). A charge whose window is over gave its units
-   * back already. A negative `cost` charges `-cost` units past the limit into the current
+   * back already. A negative `cost` charges `-cost` units past the quota into the current
    * window (a debt, `Limit.costAfter`). The TS twin of `fixed_window_refund` (@sluice/redis).
    */
   refund(state: State | undefined, nowMs: number, cost: number, atMs: number): RefundResult {

@@ -30,7 +30,7 @@ export const MAX_TOLERANCE_MS = 5e13;
  */
 export class GcraAlgorithm implements Algorithm {
   readonly kind = 'gcra' as const;
-  /** Its `refund` takes a negative cost: a charge past the limit (see `Algorithm.debt`). */
+  /** Its `refund` takes a negative cost: a charge past the quota (see `Algorithm.debt`). */
   readonly debt = true;
   readonly limit: number;
   readonly params: readonly number[];
@@ -143,12 +143,12 @@ export class GcraAlgorithm implements Algorithm {
    * ahead of now) since the charge, whatever was charged or given back in between; never
    * above full capacity. The TS twin of `gcra_refund` (@sluice/redis gcra.lua.ts), the
    * same arithmetic. `atMs` is not needed. A negative `cost` charges `-cost` units past
-   * the limit (a debt the key drains at the emission interval).
+   * the quota (a debt the key drains at the emission interval).
    */
   refund(state: State | undefined, nowMs: number, cost: number, _atMs: number): RefundResult {
     let next: State | null | undefined;
     let ttlMs = 0;
-    // A negative cost is a charge past the limit (a debt, `Limit.costAfter`): from now on
+    // A negative cost is a charge past the quota (a debt, `Limit.costAfter`): from now on
     // an idle key, as a decision charges.
     const from = cost < 0 ? Math.max((state as number | undefined) ?? nowMs, nowMs) : state;
     if (from !== undefined) {

@@ -7,20 +7,20 @@ import { parseWindowOptions, type WindowOptions } from './window-options.js';
  * Exact sliding log: one entry per admitted unit of cost, kept while it is inside the
  * window (an entry at time t counts while now - windowMs < t). A request of `cost` is
  * admitted when the live entries plus `cost` are at most `limit`. Denied attempts are not
- * logged. State per key: O(limit).
+ * logged. State per key: O(quota).
  *
  * State: `[expiresAt, t1, t2, ..., tn]`, entries ascending; expiresAt = tn + windowMs.
- * Lua twin parameters (`Algorithm.params`): `[limit, windowMs]`.
+ * Lua twin parameters (`Algorithm.params`): `[quota, windowMs]`.
  */
 export class SlidingLogAlgorithm extends WindowAlgorithm {
   readonly kind = 'sliding-log' as const;
 
-  constructor(limit: number, windowMs: number) {
-    super('slidingLog', limit, windowMs);
+  constructor(quota: number, windowMs: number) {
+    super('slidingLog', quota, windowMs);
   }
 
   step(state: State | undefined, nowMs: number, cost: number): StepResult {
-    const limit = this.limit;
+    const quota = this.limit;
     const w = this.windowMs;
     // Index in `state` of the first live entry (entries start at index 1).
     let first = 1;
@@ -32,11 +32,11 @@ export class SlidingLogAlgorithm extends WindowAlgorithm {
     }
     const count = log.length - first;
     const last = count > 0 ? log[log.length - 1]! : 0;
-    if (count + cost <= limit) {
+    if (count + cost <= quota) {
       if (cost === 0) {
         return {
           state: undefined,
-          decision: decide(true, limit, limit - count, 0, count > 0 ? last + w - nowMs : 0, cost),
+          decision: decide(true, quota, quota - count, 0, count > 0 ? last + w - nowMs : 0, cost),
           ttlMs: 0,
         };
       }
@@ -46,15 +46,15 @@ export class SlidingLogAlgorithm extends WindowAlgorithm {
       for (let i = 0; i < cost; i++) next[1 + count + i] = nowMs;
       return {
         state: next,
-        decision: decide(true, limit, limit - count - cost, 0, w, cost),
+        decision: decide(true, quota, quota - count - cost, 0, w, cost),
         ttlMs: w,
       };
     }
-    // The (count + cost - limit)-th oldest live entry must leave the window first.
-    const retry = cost > limit ? -1 : log[first + count + cost - limit - 1]! + w - nowMs;
+    // The (count + cost - quota)-th oldest live entry must leave the window first.
+    const retry = cost > quota ? -1 : log[first + count + cost - quota - 1]! + w - nowMs;
     return {
       state: undefined,
-      decision: decide(false, limit, limit - count, retry, count > 0 ? last + w - nowMs : 0, cost),
+      decision: decide(false, quota, quota - count, retry, count > 0 ? last + w - nowMs : 0, cost),
       ttlMs: 0,
     };
   }

@@ -12,17 +12,17 @@ import { parseWindowOptions, type WindowOptions } from './window-options.js';
  * are exact.
  *
  * State: `[expiresAt, currentWindowStart, previousCount, currentCount]`.
- * Lua twin parameters (`Algorithm.params`): `[limit, windowMs]`.
+ * Lua twin parameters (`Algorithm.params`): `[quota, windowMs]`.
  */
 export class SlidingWindowAlgorithm extends WindowAlgorithm {
   readonly kind = 'sliding-window' as const;
 
-  constructor(limit: number, windowMs: number) {
-    super('slidingWindow', limit, windowMs);
+  constructor(quota: number, windowMs: number) {
+    super('slidingWindow', quota, windowMs);
   }
 
   step(state: State | undefined, nowMs: number, cost: number): StepResult {
-    const limit = this.limit;
+    const quota = this.limit;
     const w = this.windowMs;
     const start = Math.floor(nowMs / w) * w;
     const elapsed = nowMs - start;
@@ -39,15 +39,15 @@ export class SlidingWindowAlgorithm extends WindowAlgorithm {
     }
     const weight = w - elapsed; // previous window's weight, times w
     const used = prev * weight + curr * w; // the estimate, times w
-    if (used + cost * w <= limit * w) {
+    if (used + cost * w <= quota * w) {
       const after = used + cost * w;
-      const remaining = Math.floor((limit * w - after) / w);
+      const remaining = Math.floor((quota * w - after) / w);
       if (cost === 0) {
         return {
           state: undefined,
           decision: decide(
             true,
-            limit,
+            quota,
             remaining,
             0,
             resetAfter(prev, curr, start, w, nowMs),
@@ -61,30 +61,30 @@ export class SlidingWindowAlgorithm extends WindowAlgorithm {
       const ttlMs = expiresAt - nowMs;
       return {
         state: [expiresAt, start, prev, curr],
-        decision: decide(true, limit, remaining, 0, ttlMs, cost),
+        decision: decide(true, quota, remaining, 0, ttlMs, cost),
         ttlMs,
       };
     }
     let retry: number;
-    if (cost > limit) retry = -1;
-    else if (prev > 0 && curr + cost <= limit) {
-      // Within this window, once prev x (w - e) + (curr + cost) x w <= limit x w.
-      // e* - elapsed = (prev x weight - (limit - curr - cost) x w) / prev, one exact division.
-      retry = (prev * weight - (limit - curr - cost) * w) / prev;
+    if (cost > quota) retry = -1;
+    else if (prev > 0 && curr + cost <= quota) {
+      // Within this window, once prev x (w - e) + (curr + cost) x w <= quota x w.
+      // e* - elapsed = (prev x weight - (quota - curr - cost) x w) / prev, one exact division.
+      retry = (prev * weight - (quota - curr - cost) * w) / prev;
     } else {
       // In the next window the current count becomes the previous one:
-      // curr x (w - e') + cost x w <= limit x w, so e' = w - (limit - cost) x w / curr.
+      // curr x (w - e') + cost x w <= quota x w, so e' = w - (quota - cost) x w / curr.
       const toNext = start + w - nowMs;
-      // One exact division of integers (toNext + (curr x w - (limit - cost) x w) / curr).
+      // One exact division of integers (toNext + (curr x w - (quota - cost) x w) / curr).
       retry =
-        curr + cost <= limit ? toNext : (toNext * curr + curr * w - (limit - cost) * w) / curr;
+        curr + cost <= quota ? toNext : (toNext * curr + curr * w - (quota - cost) * w) / curr;
     }
-    const remaining = Math.max(0, Math.floor((limit * w - used) / w));
+    const remaining = Math.max(0, Math.floor((quota * w - used) / w));
     return {
       state: undefined,
       decision: decide(
         false,
-        limit,
+        quota,
         remaining,
         retry,
         resetAfter(prev, curr, start, w, nowMs),

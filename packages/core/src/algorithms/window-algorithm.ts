@@ -2,7 +2,7 @@ import type { Algorithm, AlgorithmKind, State, StepResult } from './algorithm.js
 
 /**
  * What the window algorithms (`fixedWindow`, `slidingWindow`, `slidingLog`) share: a
- * `limit` of units per `windowMs`, and Lua twin parameters `[limit, windowMs]`.
+ * quota of units per `windowMs` (`limit`), and Lua twin parameters `[quota, windowMs]`.
  */
 export abstract class WindowAlgorithm implements Algorithm {
   abstract readonly kind: AlgorithmKind;
@@ -14,11 +14,11 @@ export abstract class WindowAlgorithm implements Algorithm {
   readonly description: string;
 
   /** @param factory - the factory's name, for `description` (e.g. `'fixedWindow'`). */
-  constructor(factory: string, limit: number, windowMs: number) {
-    this.limit = limit;
+  constructor(factory: string, quota: number, windowMs: number) {
+    this.limit = quota;
     this.windowMs = windowMs;
-    this.params = [limit, windowMs];
-    this.description = `${factory}(${limit} per ${windowMs} ms)`;
+    this.params = [quota, windowMs];
+    this.description = `${factory}(${quota} per ${windowMs} ms)`;
   }
 
   abstract step(state: State | undefined, nowMs: number, cost: number): StepResult;

@@ -14,46 +14,46 @@ const kCharged = Symbol('sluice.charged');
 const kReported = Symbol('sluice.reported');
 
 /** One admitted charge: a short list, looked up when the request reaches another limiter. */
-interface Charge {
-  /** The user's store (limiters on different stores never share a key). */
-  store: Store;
+interface ChargeRecord {
+  /** The user's store, the plan's origin (limiters on different stores never share a key). */
+  origin: Store;
   prefix: string;
   subject: string;
   decision: Decision;
-  next: Charge | undefined;
+  next: ChargeRecord | undefined;
 }
 
 /** The request's ledger object (see `RequestView.ledger`). */
-export type Ledger = { [kCharged]?: Charge; [kReported]?: HttpVerdict };
+export type Ledger = { [kCharged]?: ChargeRecord; [kReported]?: HttpVerdict };
 
 /** The ledger object of a view: `ledger`, else `raw` when it is an object. */
 export function ledgerOf(ledger: unknown): Ledger | undefined {
   return typeof ledger === 'object' && ledger !== null ? (ledger as Ledger) : undefined;
 }
 
-/** The decision this request was already charged for `prefix + subject` in `store`, if any. */
+/** The decision this request was already charged for `prefix + subject` in `origin`, if any. */
 export function chargedFor(
   ledger: Ledger | undefined,
-  store: Store,
+  origin: Store,
   prefix: string,
   subject: string,
 ): Decision | undefined {
   for (let c = ledger?.[kCharged]; c !== undefined; c = c.next) {
-    if (c.subject === subject && c.prefix === prefix && c.store === store) return c.decision;
+    if (c.subject === subject && c.prefix === prefix && c.origin === origin) return c.decision;
   }
   return undefined;
 }
 
-/** Records an admitted charge of this request for `prefix + subject` in `store`. */
+/** Records an admitted charge of this request for `prefix + subject` in `origin`. */
 export function remember(
   ledger: Ledger | undefined,
-  store: Store,
+  origin: Store,
   prefix: string,
   subject: string,
   decision: Decision,
 ): void {
   if (ledger !== undefined && decision.allowed) {
-    ledger[kCharged] = { store, prefix, subject, decision, next: ledger[kCharged] };
+    ledger[kCharged] = { origin, prefix, subject, decision, next: ledger[kCharged] };
   }
 }
 

@@ -2,11 +2,14 @@ import type { Algorithm } from '../algorithms/algorithm.js';
 import type { Decision } from '../algorithms/decision.js';
 import type { CostAfter } from '../limits/limit.js';
 import { consumeEach, type Store, type StoreRequest } from '../stores/store.js';
-import type { Scope } from './plan.js';
+import type { KeySpace } from './plan.js';
 
-/** A key of one request under one limit. */
-export interface Entry {
-  scope: Scope;
+/**
+ * A charge: what one request takes under one limit: its key (key space and subject), the
+ * algorithm deciding it and its cost.
+ */
+export interface Charge {
+  keySpace: KeySpace;
   subject: string;
   algorithm: Algorithm;
   cost: number;
@@ -14,44 +17,44 @@ export interface Entry {
   costAfter?: CostAfter | undefined;
 }
 
-/** Decides `entry` with `cost` (0: a peek) in `store`, through its scope's store when it has one. */
+/** Decides `charge` with `cost` (0: a peek) in `store`, through its key space's store if any. */
 export function consumeAt(
   store: Store,
-  entry: Entry,
+  charge: Charge,
   cost: number,
   now: number,
 ): Decision | Promise<Decision> {
-  const { scope, subject } = entry;
-  return scope.store !== undefined
-    ? scope.store.consume(subject, entry.algorithm, cost, now)
-    : store.consume(scope.prefix + subject, entry.algorithm, cost, now);
+  const { keySpace, subject } = charge;
+  return keySpace.store !== undefined
+    ? keySpace.store.consume(subject, charge.algorithm, cost, now)
+    : store.consume(keySpace.prefix + subject, charge.algorithm, cost, now);
 }
 
 /**
- * Consumes every entry or none. With a store that has `consumeAll` (RedisStore, MemoryStore,
+ * Consumes every charge or none. With a store that has `consumeAll` (RedisStore, MemoryStore,
  * FailSafeStore around them) it decides them in one all-or-nothing call, atomic under
- * concurrency too; otherwise it peeks each entry (cost 0) and, only if each fits
+ * concurrency too; otherwise it peeks each charge (cost 0) and, only if each fits
  * (`cost <= remaining`, each algorithm's admission rule), consumes each ({@link consumeEach}):
  * atomic on a synchronous store only.
  */
 export function consumeAll(
   store: Store,
-  entries: Entry[],
+  charges: Charge[],
   now: number,
 ): Decision[] | Promise<Decision[]> {
   if (typeof store.consumeAll === 'function') {
-    const requests = entries.map(
-      ({ scope, subject, algorithm, cost }): StoreRequest =>
-        // A lasting scope is `store.scope(prefix)`: the request names it (on a MemoryStore a
+    const requests = charges.map(
+      ({ keySpace, subject, algorithm, cost }): StoreRequest =>
+        // A lasting key space is `store.scope(prefix)`: the request names it (on a MemoryStore a
         // key space of its own); otherwise the limiter uses the full key.
-        scope.store !== undefined
-          ? { key: subject, prefix: scope.prefix, algorithm, cost }
-          : { key: scope.prefix + subject, algorithm, cost },
+        keySpace.store !== undefined
+          ? { key: subject, prefix: keySpace.prefix, algorithm, cost }
+          : { key: keySpace.prefix + subject, algorithm, cost },
     );
     return store.consumeAll(requests, now);
   }
   return consumeEach(
-    entries.map((e) => e.cost),
-    (i, cost) => consumeAt(store, entries[i]!, cost, now),
+    charges.map((c) => c.cost),
+    (i, cost) => consumeAt(store, charges[i]!, cost, now),
   );
 }

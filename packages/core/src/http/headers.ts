@@ -138,27 +138,27 @@ export function writeRateLimitHeaders<T>(
   names: HeaderNames = CANONICAL,
 ): void {
   const d = decision;
-  const limit = String(d.limit);
+  const quota = String(d.limit);
   const remaining = String(d.allowed ? d.remaining : 0);
   for (let s = 0; s < styles.length; s++) {
     switch (styles[s]) {
       case 'legacy':
-        set(target, names.limit, limit);
+        set(target, names.limit, quota);
         set(target, names.remaining, remaining);
         set(target, names.reset, epochSecondsText(nowMs + d.resetAfterMs));
         break;
       case 'draft-6':
-        set(target, names.policy, `${limit};w=${reported.windowSeconds}`);
-        set(target, names.draftLimit, limit);
+        set(target, names.policy, `${quota};w=${reported.windowSeconds}`);
+        set(target, names.draftLimit, quota);
         set(target, names.draftRemaining, remaining);
         set(target, names.draftReset, String(ceilSeconds(d.resetAfterMs)));
         break;
       case 'draft-7':
-        set(target, names.policy, `${limit};w=${reported.windowSeconds}`);
+        set(target, names.policy, `${quota};w=${reported.windowSeconds}`);
         set(
           target,
           names.rateLimit,
-          `limit=${limit}, remaining=${remaining}, reset=${ceilSeconds(d.resetAfterMs)}`,
+          `limit=${quota}, remaining=${remaining}, reset=${ceilSeconds(d.resetAfterMs)}`,
         );
         break;
       case 'draft-8': {

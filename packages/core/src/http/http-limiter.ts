@@ -3,14 +3,14 @@ import type { Decision } from '../algorithms/decision.js';
 import { SluiceConfigError } from '../common/errors.js';
 import { isPromiseLike } from '../limits/throttle-registry.js';
 import { chargedFor, type Ledger, ledgerOf, remember } from './charges.js';
-import { consumeAll, consumeAt, type Entry } from './consume-all.js';
+import { type Charge, consumeAll, consumeAt } from './consume-all.js';
 import { defaultStoreOf } from './default-store.js';
 import { ipSubject, keySegment, userIdOf } from './keys.js';
 import type { HttpMetrics } from './metrics.js';
 import type { HttpConfig, HttpLimitOptions } from './options.js';
-import { pendingOf } from './outcome.js';
+import { holdCharge } from './outcome.js';
 import { parseHttpOptions } from './parse-options.js';
-import { LimitPlan, type Prepared } from './plan.js';
+import { LimitPlan, type PlannedLimit } from './plan.js';
 import type { RequestView } from './request-view.js';
 import { keySubject } from './resolvers.js';
 import { ShadowVerdict } from './shadow-verdict.js';
@@ -115,52 +115,52 @@ export class HttpLimiter<Req = unknown> {
   /** {@link HttpLimiter.check} once `skip` said no: the request's limits. */
   #limits(view: RequestView, app: object | undefined) {
     const plan = this.#fixedPlan ?? this.#defaultPlan(app);
-    const prepared = plan.limitsFor(view);
-    if (prepared instanceof Promise) return prepared.then((p) => this.#keyed(view, plan, p));
-    return this.#keyed(view, plan, prepared);
+    const planned = plan.limitsFor(view);
+    if (planned instanceof Promise) return planned.then((p) => this.#keyed(view, plan, p));
+    return this.#keyed(view, plan, planned);
   }
 
   /** The subject of the `key` option, when given (it replaces route and user/IP), then the decision. */
   #keyed(
     view: RequestView,
     plan: LimitPlan,
-    prepared: Prepared[],
+    planned: PlannedLimit[],
   ): HttpVerdict | Promise<HttpVerdict> | undefined {
-    if (prepared.length === 0) return undefined;
+    if (planned.length === 0) return undefined;
     const key = this.config.key;
-    if (key === undefined) return this.#decide(view, plan, prepared, undefined);
+    if (key === undefined) return this.#decide(view, plan, planned, undefined);
     const k = key(view);
     if (isPromiseLike(k)) {
-      return Promise.resolve(k).then((v) => this.#decide(view, plan, prepared, keySubject(v)));
+      return Promise.resolve(k).then((v) => this.#decide(view, plan, planned, keySubject(v)));
     }
-    return this.#decide(view, plan, prepared, keySubject(k));
+    return this.#decide(view, plan, planned, keySubject(k));
   }
 
   #decide(
     view: RequestView,
     plan: LimitPlan,
-    prepared: Prepared[],
+    planned: PlannedLimit[],
     custom: string | undefined,
   ): HttpVerdict | Promise<HttpVerdict> {
-    if (prepared.length === 1) return this.#checkOne(view, plan, prepared, custom);
+    if (planned.length === 1) return this.#checkOne(view, plan, planned, custom);
     const c = this.config;
-    const entries: Entry[] = new Array(prepared.length);
-    for (let i = 0; i < prepared.length; i++)
-      entries[i] = this.#entry(view, plan, prepared[i]!, custom);
+    const charges: Charge[] = new Array(planned.length);
+    for (let i = 0; i < planned.length; i++)
+      charges[i] = this.#chargeOf(view, plan, planned[i]!, custom);
     const ledger = ledgerOf(view.ledger ?? view.raw);
     const now = c.clock();
-    const charged: Entry[] | undefined =
+    const toHold: Charge[] | undefined =
       c.outcome !== undefined ||
-      prepared.some((p) => p.algorithm.concurrent === true || p.costAfter !== undefined)
+      planned.some((p) => p.algorithm.concurrent === true || p.costAfter !== undefined)
         ? []
         : undefined;
-    const decided = this.#consume(plan, entries, now, ledger, charged);
+    const decided = this.#consume(plan, charges, now, ledger, toHold);
     const finish = (ds: Decision[]) => {
-      const v = this.#verdict(view, prepared, ds, now);
-      if (charged !== undefined && v.allowed && charged.length > 0) {
-        v.pending = charged.map((e) => {
-          const i = entries.indexOf(e);
-          return pendingOf(plan.store, e, ds[i]!, now, prepared[i]!.name);
+      const v = this.#verdict(view, planned, ds, now);
+      if (toHold !== undefined && v.allowed && toHold.length > 0) {
+        v.held = toHold.map((e) => {
+          const i = charges.indexOf(e);
+          return holdCharge(plan.store, e, ds[i]!, now, planned[i]!.name);
         });
       }
       return v;
@@ -173,34 +173,34 @@ export class HttpLimiter<Req = unknown> {
   #checkOne(
     view: RequestView,
     plan: LimitPlan,
-    prepared: Prepared[],
+    planned: PlannedLimit[],
     custom: string | undefined,
   ): HttpVerdict | Promise<HttpVerdict> {
-    const p = prepared[0]!;
-    const entry = this.#entry(view, plan, p, custom);
+    const p = planned[0]!;
+    const charge = this.#chargeOf(view, plan, p, custom);
     const ledger = ledgerOf(view.ledger ?? view.raw);
     const now = this.config.clock();
-    const { prefix } = entry.scope;
-    const previous = chargedFor(ledger, plan.origin, prefix, entry.subject);
-    if (previous !== undefined) return this.#make(view, prepared, 0, previous, undefined, now);
-    const decision = consumeAt(plan.store, entry, p.cost, now);
-    const settles =
+    const { prefix } = charge.keySpace;
+    const previous = chargedFor(ledger, plan.origin, prefix, charge.subject);
+    if (previous !== undefined) return this.#make(view, planned, 0, previous, undefined, now);
+    const decision = consumeAt(plan.store, charge, p.cost, now);
+    const holds =
       this.config.outcome !== undefined ||
       p.algorithm.concurrent === true ||
       p.costAfter !== undefined;
     if (decision instanceof Promise) {
       return decision.then((d) => {
-        remember(ledger, plan.origin, prefix, entry.subject, d);
-        const v = this.#make(view, prepared, 0, d, undefined, now);
-        if (settles && d.allowed && (entry.cost > 0 || p.costAfter !== undefined))
-          v.pending = [pendingOf(plan.store, entry, d, now, p.name)];
+        remember(ledger, plan.origin, prefix, charge.subject, d);
+        const v = this.#make(view, planned, 0, d, undefined, now);
+        if (holds && d.allowed && (charge.cost > 0 || p.costAfter !== undefined))
+          v.held = [holdCharge(plan.store, charge, d, now, p.name)];
         return v;
       });
     }
-    remember(ledger, plan.origin, prefix, entry.subject, decision);
-    const v = this.#make(view, prepared, 0, decision, undefined, now);
-    if (settles && decision.allowed && (entry.cost > 0 || p.costAfter !== undefined)) {
-      v.pending = [pendingOf(plan.store, entry, decision, now, p.name)];
+    remember(ledger, plan.origin, prefix, charge.subject, decision);
+    const v = this.#make(view, planned, 0, decision, undefined, now);
+    if (holds && decision.allowed && (charge.cost > 0 || p.costAfter !== undefined)) {
+      v.held = [holdCharge(plan.store, charge, decision, now, p.name)];
     }
     return v;
   }
@@ -221,30 +221,36 @@ export class HttpLimiter<Req = unknown> {
 
   #plan(store: LimitPlan['store'], origin: LimitPlan['origin']): LimitPlan {
     const timed = this.metrics?.timed(store) ?? store;
-    return new LimitPlan(timed, origin, this.config as HttpConfig<unknown>, this.#algorithms);
+    const config = this.config as HttpConfig<unknown>;
+    return new LimitPlan({ store: timed, origin, config, algorithms: this.#algorithms });
   }
 
   /**
    * The key of `view` under `p`: `<prefix>:<limit name>:` + the `key` option's subject, or
    * `Limit.by`'s whole key, or `<route>:user:<id>` / `<route>:ip:<subject>`.
    */
-  #entry(view: RequestView, plan: LimitPlan, p: Prepared, custom: string | undefined): Entry {
+  #chargeOf(
+    view: RequestView,
+    plan: LimitPlan,
+    p: PlannedLimit,
+    custom: string | undefined,
+  ): Charge {
     const { algorithm, cost, costAfter } = p;
     if (custom !== undefined)
-      return { scope: p.scope, subject: custom, algorithm, cost, costAfter };
-    if (p.byScope !== undefined)
-      return { scope: p.byScope, subject: '', algorithm, cost, costAfter };
-    const scopes = plan.routeScopes(p, view.route);
+      return { keySpace: p.keySpace, subject: custom, algorithm, cost, costAfter };
+    if (p.byKeySpace !== undefined)
+      return { keySpace: p.byKeySpace, subject: '', algorithm, cost, costAfter };
+    const keySpaces = plan.routeKeySpaces(p, view.route);
     return view.userId !== undefined
       ? {
-          scope: scopes.user,
+          keySpace: keySpaces.user,
           subject: keySegment(String(view.userId)),
           algorithm,
           cost,
           costAfter,
         }
       : {
-          scope: scopes.ip,
+          keySpace: keySpaces.ip,
           subject: ipSubject(view.ip, this.config.ipv6Subnet),
           algorithm,
           cost,
@@ -253,34 +259,34 @@ export class HttpLimiter<Req = unknown> {
   }
 
   /**
-   * Consumes every entry or none. Keys this request was already charged for (e.g. a global
+   * Consumes every charge or none. Keys this request was already charged for (e.g. a global
    * and a per-route limiter with the same limit) are reported, not charged again.
    */
   #consume(
     plan: LimitPlan,
-    entries: Entry[],
+    charges: Charge[],
     now: number,
     ledger: Ledger | undefined,
-    charged?: Entry[],
+    toHold?: Charge[],
   ): Decision[] | Promise<Decision[]> {
-    const todo: Entry[] = [];
-    const decisions: (Decision | undefined)[] = new Array(entries.length);
-    for (let i = 0; i < entries.length; i++) {
-      const e = entries[i]!;
-      const previous = chargedFor(ledger, plan.origin, e.scope.prefix, e.subject);
+    const todo: Charge[] = [];
+    const decisions: (Decision | undefined)[] = new Array(charges.length);
+    for (let i = 0; i < charges.length; i++) {
+      const e = charges[i]!;
+      const previous = chargedFor(ledger, plan.origin, e.keySpace.prefix, e.subject);
       if (previous !== undefined) decisions[i] = previous;
       else todo.push(e);
     }
     const record = (results: Decision[]): Decision[] => {
       let j = 0;
-      for (let i = 0; i < entries.length; i++) {
+      for (let i = 0; i < charges.length; i++) {
         if (decisions[i] === undefined) {
           const d = results[j++]!;
           decisions[i] = d;
-          remember(ledger, plan.origin, entries[i]!.scope.prefix, entries[i]!.subject, d);
-          const e = entries[i]!;
-          if (charged !== undefined && d.allowed && (e.cost > 0 || e.costAfter !== undefined))
-            charged.push(e);
+          remember(ledger, plan.origin, charges[i]!.keySpace.prefix, charges[i]!.subject, d);
+          const e = charges[i]!;
+          if (toHold !== undefined && d.allowed && (e.cost > 0 || e.costAfter !== undefined))
+            toHold.push(e);
         }
       }
       return decisions as Decision[];
@@ -295,15 +301,20 @@ export class HttpLimiter<Req = unknown> {
     return all instanceof Promise ? all.then(record) : record(all);
   }
 
-  #verdict(view: RequestView, prepared: Prepared[], decisions: Decision[], now: number): Verdict {
+  #verdict(
+    view: RequestView,
+    planned: PlannedLimit[],
+    decisions: Decision[],
+    now: number,
+  ): Verdict {
     const reported = mostRestrictive(decisions);
-    return this.#make(view, prepared, reported, decisions[reported]!, decisions, now);
+    return this.#make(view, planned, reported, decisions[reported]!, decisions, now);
   }
 
   // biome-ignore lint/complexity/useMaxParams: perf: per request; positional, no options object per call
   #make(
     view: RequestView,
-    prepared: Prepared[],
+    planned: PlannedLimit[],
     reported: number,
     decision: Decision,
     decisions: Decision[] | undefined,
@@ -315,13 +326,13 @@ export class HttpLimiter<Req = unknown> {
       decision,
       decisions,
       c.headerStyles,
-      prepared,
+      planned,
       reported,
       now,
     );
     if (shadow) this.#answer.shadowed(view, v);
     else if (!decision.allowed) this.#answer.deny(view, v);
-    this.metrics?.request(prepared[reported]!.name, decision, decisions, shadow);
+    this.metrics?.request(planned[reported]!.name, decision, decisions, shadow);
     return v;
   }
 }

@@ -183,33 +183,33 @@ class MeterInstruments {
       unit: '{request}',
     });
     requests.addCallback((result) => {
-      for (const [limit, counts] of this.counts) {
+      for (const [name, counts] of this.counts) {
         for (let i = 0; i < RESULTS.length; i++) {
           if (counts[i]! > 0)
-            result.observe(counts[i]!, { 'sluice.limit': limit, 'sluice.result': RESULTS[i]! });
+            result.observe(counts[i]!, { 'sluice.limit': name, 'sluice.result': RESULTS[i]! });
         }
       }
     });
   }
 
-  countsOf(limit: string): Float64Array {
-    let counts = this.counts.get(limit);
+  countsOf(name: string): Float64Array {
+    let counts = this.counts.get(name);
     if (counts === undefined) {
-      const name = this.counts.size < MAX_LIMIT_NAMES ? limit : '(other)';
-      counts = this.counts.get(name);
+      const series = this.counts.size < MAX_LIMIT_NAMES ? name : '(other)';
+      counts = this.counts.get(series);
       if (counts === undefined) {
         counts = new Float64Array(RESULTS.length);
-        this.counts.set(name, counts);
+        this.counts.set(series, counts);
       }
     }
     return counts;
   }
 
-  leaseAttributes(limit: string): MetricAttributes {
-    let a = this.#leaseAttributes.get(limit);
+  leaseAttributes(name: string): MetricAttributes {
+    let a = this.#leaseAttributes.get(name);
     if (a === undefined) {
-      a = { 'sluice.limit': limit };
-      if (this.#leaseAttributes.size < MAX_LIMIT_NAMES) this.#leaseAttributes.set(limit, a);
+      a = { 'sluice.limit': name };
+      if (this.#leaseAttributes.size < MAX_LIMIT_NAMES) this.#leaseAttributes.set(name, a);
     }
     return a;
   }
@@ -241,20 +241,20 @@ export class HttpMetrics {
    * made by `onStoreError` because the store failed, else `shadow_limited` (denied by the
    * limit, admitted by `mode: 'shadow'`), `limited` or `allowed`.
    *
-   * @param limit - the name of the limit reported (the most restrictive one).
+   * @param name - the name of the limit reported (the most restrictive one).
    * @param decision - the reported decision; `decisions` every limit's, when several.
    */
   request(
-    limit: string,
+    name: string,
     decision: Decision,
     decisions: readonly Decision[] | undefined,
     shadow: boolean,
   ): void {
     let counts: Float64Array;
-    if (limit === this.#lastName) counts = this.#lastCounts!;
+    if (name === this.#lastName) counts = this.#lastCounts!;
     else {
-      counts = this.#instruments.countsOf(limit);
-      this.#lastName = limit;
+      counts = this.#instruments.countsOf(name);
+      this.#lastName = name;
       this.#lastCounts = counts;
     }
     let result = decision.allowed ? ALLOWED : shadow ? SHADOW_LIMITED : LIMITED;
@@ -269,20 +269,20 @@ export class HttpMetrics {
 
   /**
    * The hook for concurrency limits (`Limit.concurrent(n)`): adds `delta` to
-   * `sluice.leases` for `limit` (the limit's name): `+1` when a request takes a lease,
+   * `sluice.leases` for the limit named `name`: `+1` when a request takes a lease,
    * `-1` when it gives it back (its response finished or its connection closed) or the
    * lease expired. Called by the pipeline that takes and releases leases.
    *
    * @example limiter.metrics?.lease('exports', +1);
    */
-  lease(limit: string, delta: number): void {
+  lease(name: string, delta: number): void {
     const instruments = this.#instruments;
-    instruments.leases.add(delta, instruments.leaseAttributes(limit));
+    instruments.leases.add(delta, instruments.leaseAttributes(name));
   }
 
   /**
    * `store` with every decision timed into `sluice.store.duration` (from the call until the
-   * decision is there: a promise's settling for an asynchronous store). Its scopes
+   * decision is there: when its promise resolves, for an asynchronous store). Its key spaces
    * (`Store.scope`) are timed too; any other method (`reset`…) is the store's own, bound.
    */
   timed(store: Store): Store {
@@ -299,23 +299,24 @@ export class HttpMetrics {
     const t = timed as unknown as Store;
     t.consume = (key, algorithm, cost, nowMs) => {
       const start = performance.now();
-      return this.#settled(start, store.consume(key, algorithm, cost, nowMs));
+      return this.#timeDecision(start, store.consume(key, algorithm, cost, nowMs));
     };
     if (typeof store.consumeAll === 'function') {
       const all = store.consumeAll;
       t.consumeAll = (requests: readonly StoreRequest[], nowMs: number) => {
         const start = performance.now();
-        return this.#settled(start, all.call(store, requests, nowMs));
+        return this.#timeDecision(start, all.call(store, requests, nowMs));
       };
     }
     if (typeof store.scope === 'function') {
-      const scope = store.scope;
-      t.scope = (prefix: string) => this.timed(scope.call(store, prefix));
+      const keySpaceOf = store.scope;
+      t.scope = (prefix: string) => this.timed(keySpaceOf.call(store, prefix));
     }
     return t;
   }
 
-  #settled<T>(start: number, result: T | Promise<T>): T | Promise<T> {
+  /** `result` once it is there, its time since `start` recorded as the store's duration. */
+  #timeDecision<T>(start: number, result: T | Promise<T>): T | Promise<T> {
     if (!(result instanceof Promise)) {
       this.storeDuration((performance.now() - start) / 1000);
       return result;

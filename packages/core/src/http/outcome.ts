@@ -3,7 +3,7 @@ import { describe, SluiceConfigError } from '../common/errors.js';
 import type { CostAfter } from '../limits/limit.js';
 import type { StoreFailureLogger } from '../store-failure/store-failure.js';
 import { chargeTimeOf, type Store } from '../stores/store.js';
-import type { Entry } from './consume-all.js';
+import type { Charge } from './consume-all.js';
 
 /**
  * The Node-level part of an adapter's `HttpBinding.onFinished`: calls `done` once, with the
@@ -21,7 +21,7 @@ export function whenFinished(res: FinishingResponse, done: (status: number | und
     return;
   }
   let called = false;
-  const settle = (finished: boolean) => {
+  const end = (finished: boolean) => {
     if (called) return;
     called = true;
     res.removeListener('finish', onFinish);
@@ -31,8 +31,8 @@ export function whenFinished(res: FinishingResponse, done: (status: number | und
   // 'finish': the whole response was handed to the connection (some responses, e.g.
   // light-my-request's, emit it without setting `writableFinished`); 'close' first: the
   // connection went away before that.
-  const onFinish = () => settle(true);
-  const onClose = () => settle(false);
+  const onFinish = () => end(true);
+  const onClose = () => end(false);
   res.once('finish', onFinish);
   res.once('close', onClose);
 }
@@ -91,39 +91,42 @@ export function parseOutcome<Req, Res>(options: {
   };
 }
 
-/** A charge one limiter made for a request, to give back when the request ends. */
-export interface Pending {
+/**
+ * A held charge: one a limiter made for a request on arrival, settled when the request ends
+ * (a lease given back, an outcome-aware charge given back, a `costAfter` charge adjusted).
+ */
+export interface HeldCharge {
   /** The store the charge was made in. */
   store: Store;
-  /** The key (scope and subject), algorithm and cost charged. */
-  entry: Entry;
+  /** What was charged: key (key space and subject), algorithm and cost. */
+  charge: Charge;
   /** When it was decided (the store's time when it keeps its own). */
-  at: number;
+  atMs: number;
   /** A concurrency lease: always given back when the request ends. */
   lease: boolean;
   /** The limit's name (the `sluice.limit` of the `sluice.leases` metric). */
   name: string;
 }
 
-/** A pending charge of `entry`, admitted by `decision` at the limiter's `now`. */
-export function pendingOf(
+/** `charge` held, admitted by `decision` at the limiter's `now`. */
+export function holdCharge(
   store: Store,
-  entry: Entry,
+  charge: Charge,
   decision: Decision,
   now: number,
   name: string,
-): Pending {
+): HeldCharge {
   return {
     store,
-    entry,
-    at: chargeTimeOf(decision) ?? now,
-    lease: entry.algorithm.concurrent === true,
+    charge,
+    atMs: chargeTimeOf(decision) ?? now,
+    lease: charge.algorithm.concurrent === true,
     name,
   };
 }
 
 /**
- * Settles what `pending` holds once its request ended with `status` (`undefined`: the
+ * Settles the `held` charges once their request ended with `status` (`undefined`: the
  * connection closed first, a failure): gives back every lease and the charges `rule` skips
  * for that outcome, and settles each `Limit.costAfter` charge to the units its response
  * used (the difference to the reserve given back, or charged past the limit). Never throws
@@ -132,7 +135,7 @@ export function pendingOf(
  */
 // biome-ignore lint/complexity/useMaxParams: perf: per finished response; positional, no options object per call
 export async function settle<Req, Res>(
-  pending: readonly Pending[],
+  held: readonly HeldCharge[],
   rule: OutcomeRule<Req, Res> | undefined,
   req: Req,
   res: Res,
@@ -155,9 +158,9 @@ export async function settle<Req, Res>(
   }
   // What each charge gives back (a negative amount: charged past the limit); 0: nothing.
   const amounts: number[] = [];
-  for (const p of pending) {
-    const { cost, costAfter } = p.entry;
-    if (giveBack || p.lease) amounts.push(cost);
+  for (const h of held) {
+    const { cost, costAfter } = h.charge;
+    if (giveBack || h.lease) amounts.push(cost);
     else if (costAfter === undefined) amounts.push(0);
     else {
       const units = await unitsOf(costAfter, req, res, logger);
@@ -166,16 +169,16 @@ export async function settle<Req, Res>(
   }
   const now = clock();
   const calls: Promise<unknown>[] = [];
-  for (let i = 0; i < pending.length; i++) {
-    const p = pending[i]!;
+  for (let i = 0; i < held.length; i++) {
+    const h = held[i]!;
     const amount = amounts[i]!;
     if (amount === 0) continue;
     try {
-      const { scope, subject, algorithm } = p.entry;
-      const store = scope.store ?? p.store;
-      const key = scope.store !== undefined ? subject : scope.prefix + subject;
+      const { keySpace, subject, algorithm } = h.charge;
+      const store = keySpace.store ?? h.store;
+      const key = keySpace.store !== undefined ? subject : keySpace.prefix + subject;
       if (typeof store.refund === 'function') {
-        calls.push(Promise.resolve(store.refund(key, algorithm, amount, now, p.at)));
+        calls.push(Promise.resolve(store.refund(key, algorithm, amount, now, h.atMs)));
       }
     } catch {
       // a store that cannot give back: the charge stays (a lease expires by itself)

@@ -111,18 +111,18 @@ export class HttpPipeline<Req, Res> {
 
   /**
    * Writes `v` unless an earlier limiter of the request reported a more restrictive one.
-   * What it charged that the request's end may give back (leases, outcome-aware charges) is
-   * settled when the binding reports the response finished or the connection closed.
+   * Its held charges (leases, outcome-aware and `costAfter` charges) are settled when the
+   * binding reports the response finished or the connection closed.
    */
   #write(req: Req, res: Res, ledger: object, v: HttpVerdict): HttpVerdict {
-    const pending = (v as Verdict).pending;
-    if (pending !== undefined && this.#binding.onFinished !== undefined) {
+    const held = (v as Verdict).held;
+    if (held !== undefined && this.#binding.onFinished !== undefined) {
       const { outcome, clock, logger } = this.limiter.config;
       const metrics = this.limiter.metrics;
-      if (metrics !== undefined) for (const p of pending) if (p.lease) metrics.lease(p.name, +1);
+      if (metrics !== undefined) for (const h of held) if (h.lease) metrics.lease(h.name, +1);
       this.#binding.onFinished(req, res, (status) => {
-        if (metrics !== undefined) for (const p of pending) if (p.lease) metrics.lease(p.name, -1);
-        void settle(pending, outcome, req, res, status, clock, logger);
+        if (metrics !== undefined) for (const h of held) if (h.lease) metrics.lease(h.name, -1);
+        void settle(held, outcome, req, res, status, clock, logger);
       });
     }
     const standing = report(ledgerOf(ledger), v);

@@ -9,31 +9,34 @@ import type { HttpConfig } from './options.js';
 import type { RequestView } from './request-view.js';
 
 /**
- * Where a limit's keys for one route and kind of subject live: a key's text is
+ * A key space: where a limit's keys for one route and kind of subject live; a key's text is
  * `prefix + subject`. For the limits that last as long as the limiter, `store` is the
- * store's scope of `prefix` (`Store.scope`: on a MemoryStore a key space of its own, searched
- * by the short subject, whose hash V8 caches on the string); `undefined`: the full key is
- * built per decision.
+ * store's own view of `prefix` (`scopeOf`, `Store.scope`: on a MemoryStore a key space of
+ * its own, searched by the short subject, whose hash V8 caches on the string); `undefined`:
+ * the full key is built per decision.
  */
-export interface Scope {
+export interface KeySpace {
   prefix: string;
   store: Store | undefined;
 }
 
 /** `<prefix>:<limit name>:<route>:ip:` and `…:user:`. */
-export interface RouteScopes {
-  ip: Scope;
-  user: Scope;
+export interface RouteKeySpaces {
+  ip: KeySpace;
+  user: KeySpace;
 }
 
-/** One limit of a limiter, ready for requests; its `name` and `windowSeconds` go in headers. */
-export interface Prepared extends LimitPolicy {
-  /** `<prefix>:<limit name>:`, the scope of the `key` option's subjects. */
-  scope: Scope;
+/**
+ * A planned limit: one limit of a limiter, ready for requests (its algorithm, key spaces and
+ * cost); its `name` and `windowSeconds` go in headers.
+ */
+export interface PlannedLimit extends LimitPolicy {
+  /** `<prefix>:<limit name>:`, the key space of the `key` option's subjects. */
+  keySpace: KeySpace;
   /** The whole key when the limit has its own subject (`Limit.by`, replacing route and user/IP). */
-  byScope: Scope | undefined;
-  /** The scopes of `<prefix>:<limit name>:<route>:` by route string (see `routeScopes`). */
-  routes: Map<string, RouteScopes>;
+  byKeySpace: KeySpace | undefined;
+  /** The key spaces of `<prefix>:<limit name>:<route>:` by route string (see `routeKeySpaces`). */
+  routes: Map<string, RouteKeySpaces>;
   algorithm: Algorithm;
   cost: number;
   /** The quota it was made for (`Limit.maxAttempts` per `Limit.periodMs`). */
@@ -45,14 +48,25 @@ export interface Prepared extends LimitPolicy {
   costAfter: CostAfter | undefined;
 }
 
-/** Routes whose scopes a limit keeps (routes are patterns, so few; this bounds odd adapters). */
+/** Routes whose key spaces a limit keeps (routes are patterns, so few; this bounds odd adapters). */
 const MAX_CACHED_ROUTES = 1000;
 
-/** Per-request limits a plan keeps prepared, with their routes' scopes, counted together. */
+/** Per-request limits a plan keeps prepared, with their routes' key spaces, counted together. */
 const MAX_CACHED_LIMITS = 1000;
 
+/** What a {@link LimitPlan} is made of. */
+export interface LimitPlanOptions {
+  /** The store it decides in: the user's, timed when the `metrics` option is on. */
+  store: Store;
+  /** The user's store itself: what "the same key" means across limiters (charges.ts). */
+  origin: Store;
+  config: HttpConfig<unknown>;
+  /** The limiter's algorithms by quota, shared by its plans. */
+  algorithms: Map<string, Algorithm>;
+}
+
 /**
- * A limiter's limits prepared for one store: names, algorithms, policies and key scopes,
+ * A limiter's limits prepared for one store: names, algorithms, policies and key spaces,
  * computed once. A limiter has one plan per store it decides in (its `store` option, or
  * each application's default store).
  */
@@ -61,20 +75,15 @@ export class LimitPlan {
   /** The user's store itself: what "the same key" means across limiters (charges.ts). */
   readonly origin: Store;
   /** The limits when they do not depend on the request, prepared once. */
-  readonly static: Prepared[] | undefined;
+  readonly static: PlannedLimit[] | undefined;
   readonly #config: HttpConfig<unknown>;
   /** The limiter's algorithms by quota, shared by its plans. */
   readonly #algorithms: Map<string, Algorithm>;
   /** Per-request limits already prepared, by `Limit.name`; counted in `#perRequestCount`. */
-  readonly #perRequest = new Map<string | undefined, Prepared[]>();
+  readonly #perRequest = new Map<string | undefined, PlannedLimit[]>();
   #perRequestCount = 0;
 
-  constructor(
-    store: Store,
-    origin: Store,
-    config: HttpConfig<unknown>,
-    algorithms: Map<string, Algorithm>,
-  ) {
+  constructor({ store, origin, config, algorithms }: LimitPlanOptions) {
     this.store = store;
     this.origin = origin;
     this.#config = config;
@@ -85,69 +94,72 @@ export class LimitPlan {
       : undefined;
   }
 
-  /** The prepared limits of `view`'s request; a promise when a resolver is async. */
-  limitsFor(view: RequestView): Prepared[] | Promise<Prepared[]> {
+  /** The planned limits of `view`'s request; a promise when a resolver is async. */
+  limitsFor(view: RequestView): PlannedLimit[] | Promise<PlannedLimit[]> {
     if (this.static !== undefined) return this.static;
     const limits = this.#config.limits.limitsFor(view);
     if (limits instanceof Promise) return limits.then((l) => this.#prepare(l, false));
     return this.#prepare(limits, false);
   }
 
-  /** The scopes of `<prefix>:<limit name>:<route>:`, made once per route and limit. */
-  routeScopes(p: Prepared, route: string): RouteScopes {
-    let scopes = p.routes.get(route);
-    if (scopes === undefined) {
-      const prefix = `${p.scope.prefix}${keySegment(route)}:`;
-      // Scopes of a static limit last as long as the plan (bounded by MAX_CACHED_ROUTES);
+  /** The key spaces of `<prefix>:<limit name>:<route>:`, made once per route and limit. */
+  routeKeySpaces(p: PlannedLimit, route: string): RouteKeySpaces {
+    let keySpaces = p.routes.get(route);
+    if (keySpaces === undefined) {
+      const prefix = `${p.keySpace.prefix}${keySegment(route)}:`;
+      // Key spaces of a static limit last as long as the plan (bounded by MAX_CACHED_ROUTES);
       // a per-request limit's count against the plan's MAX_CACHED_LIMITS.
       const perRequest = this.static === undefined;
       const keep = perRequest
         ? this.#perRequestCount < MAX_CACHED_LIMITS
         : p.routes.size < MAX_CACHED_ROUTES;
-      const lasting = keep && p.scope.store !== undefined;
-      scopes = {
-        ip: this.#scope(`${prefix}ip:`, lasting),
-        user: this.#scope(`${prefix}user:`, lasting),
+      const lasting = keep && p.keySpace.store !== undefined;
+      keySpaces = {
+        ip: this.#keySpace(`${prefix}ip:`, lasting),
+        user: this.#keySpace(`${prefix}user:`, lasting),
       };
       if (keep) {
-        p.routes.set(route, scopes);
+        p.routes.set(route, keySpaces);
         if (perRequest) this.#perRequestCount++;
       }
     }
-    return scopes;
+    return keySpaces;
   }
 
-  /** A scope of `prefix`; with the store's scope of it when `lasting`. */
-  #scope(prefix: string, lasting: boolean): Scope {
+  /** The key space of `prefix`; with the store's own view of it when `lasting`. */
+  #keySpace(prefix: string, lasting: boolean): KeySpace {
     return { prefix, store: lasting ? scopeOf(this.store, prefix) : undefined };
   }
 
   /**
-   * Limits of a static configuration last as long as the plan: prepared once, their scopes
-   * get store scopes. Per-request limits (a named limiter's function) are prepared once per
-   * name, quota and cost (`#perRequestLimit`), their scopes without store scopes.
+   * Limits of a static configuration last as long as the plan: prepared once, their key spaces
+   * get store views. Per-request limits (a named limiter's function) are prepared once per
+   * name, quota and cost (`#perRequestLimit`), their key spaces without store views.
    */
-  #prepare(limits: readonly Limit[], lasting: boolean): Prepared[] {
-    const out: Prepared[] = [];
+  #prepare(limits: readonly Limit[], lasting: boolean): PlannedLimit[] {
+    const out: PlannedLimit[] = [];
     for (const limit of limits) {
       if (limit.unlimited) continue;
       const p = lasting ? this.#prepareLimit(limit, true) : this.#perRequestLimit(limit);
-      // A `Limit.by` subject is the request's own: only its scope is made here.
+      // A `Limit.by` subject is the request's own: only its key space is made here.
       out.push(
         limit.subject === undefined
           ? p
-          : { ...p, byScope: this.#scope(p.scope.prefix + keySegment(limit.subject), false) },
+          : {
+              ...p,
+              byKeySpace: this.#keySpace(p.keySpace.prefix + keySegment(limit.subject), false),
+            },
       );
     }
     return out;
   }
 
   /**
-   * The Prepared of a per-request limit: made on the first request with its name, quota
+   * The planned limit of a per-request limit: made on the first request with its name, quota
    * and cost, the only fields its keys and decisions depend on besides `Limit.by`; then
-   * reused, with its route scopes.
+   * reused, with its route key spaces.
    */
-  #perRequestLimit(limit: Limit): Prepared {
+  #perRequestLimit(limit: Limit): PlannedLimit {
     const cache = this.#perRequest;
     const same = cache.get(limit.name);
     if (same !== undefined) {
@@ -175,8 +187,8 @@ export class LimitPlan {
     return p;
   }
 
-  /** `limit`, ready for requests (without its `Limit.by` scope); store scopes when `lasting`. */
-  #prepareLimit(limit: Limit, lasting: boolean): Prepared {
+  /** `limit`, ready for requests (without its `Limit.by` key space); store views when `lasting`. */
+  #prepareLimit(limit: Limit, lasting: boolean): PlannedLimit {
     const kindKey = kindKeyOf(limit);
     const quota = `${limit.maxAttempts}/${limit.periodMs}${kindKey}`;
     const algorithms = this.#algorithms;
@@ -208,8 +220,8 @@ export class LimitPlan {
           ? `${limit.maxAttempts}-per-${calendarText(limit.calendar)}`
           : `${limit.maxAttempts}-per-${limit.periodMs}ms`);
     return {
-      scope: this.#scope(`${this.#config.prefix}:${keySegment(name)}:`, lasting),
-      byScope: undefined,
+      keySpace: this.#keySpace(`${this.#config.prefix}:${keySegment(name)}:`, lasting),
+      byKeySpace: undefined,
       routes: new Map(),
       algorithm,
       cost: limit.requestCost,

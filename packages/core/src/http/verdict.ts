@@ -10,7 +10,7 @@ import {
   writeRateLimitHeaders,
 } from './headers.js';
 import type { HttpConfig } from './options.js';
-import type { Pending } from './outcome.js';
+import type { HeldCharge } from './outcome.js';
 import { PROBLEM_JSON_TYPE, quotaExceededBody } from './problem.js';
 import type { RequestView } from './request-view.js';
 import { ENFORCED, SHADOWED } from './shadow.js';
@@ -64,27 +64,28 @@ export class Verdict implements HttpVerdict {
   contentType: string | undefined = undefined;
   readonly decision: Decision;
   /**
-   * What this limiter charged for the request that it may give back when the request ends
-   * (concurrency leases; charges the outcome options may skip); `undefined`: nothing.
+   * The held charges: what this limiter charged for the request that is settled when the
+   * request ends (concurrency leases; charges the outcome options may skip; `costAfter`
+   * charges); `undefined`: nothing.
    */
-  pending: Pending[] | undefined = undefined;
+  held: HeldCharge[] | undefined = undefined;
   #decisions: Decision[] | undefined;
   #headers: [string, string][] | undefined = undefined;
   readonly #styles: readonly HeaderStyle[];
-  readonly #limits: readonly LimitPolicy[];
+  readonly #policies: readonly LimitPolicy[];
   readonly #reported: number;
   readonly #now: number;
 
   /**
    * @param decisions - every limit's decision, or `undefined` for one limit (`decision`).
-   * @param reported - the index in `limits` of the limit `decision` belongs to.
+   * @param reported - the index in `policies` of the limit `decision` belongs to.
    */
   // biome-ignore lint/complexity/useMaxParams: perf: one verdict per request; positional, no options object per call
   constructor(
     decision: Decision,
     decisions: Decision[] | undefined,
     styles: readonly HeaderStyle[],
-    limits: readonly LimitPolicy[],
+    policies: readonly LimitPolicy[],
     reported: number,
     now: number,
   ) {
@@ -92,14 +93,14 @@ export class Verdict implements HttpVerdict {
     this.decision = decision;
     this.#decisions = decisions;
     this.#styles = styles;
-    this.#limits = limits;
+    this.#policies = policies;
     this.#reported = reported;
     this.#now = now;
   }
 
   /** Whether the reported limit is a concurrency limit (`Retry-After: 1`). */
   get reportedConcurrent(): boolean {
-    return this.#limits[this.#reported]?.concurrent === true;
+    return this.#policies[this.#reported]?.concurrent === true;
   }
 
   /**
@@ -109,9 +110,9 @@ export class Verdict implements HttpVerdict {
   violatedPolicies(): string[] {
     const out: string[] = [];
     const decisions = this.#decisions;
-    for (let i = 0; i < this.#limits.length; i++) {
+    for (let i = 0; i < this.#policies.length; i++) {
       const d = decisions === undefined ? this.decision : decisions[i];
-      if (d !== undefined && !d.allowed) out.push(this.#limits[i]!.name);
+      if (d !== undefined && !d.allowed) out.push(this.#policies[i]!.name);
     }
     return out;
   }
@@ -136,9 +137,9 @@ export class Verdict implements HttpVerdict {
     if (styles.length > 0) {
       writeRateLimitHeaders(
         styles,
-        this.#limits[this.#reported]!,
+        this.#policies[this.#reported]!,
         this.decision,
-        this.#limits,
+        this.#policies,
         this.#decisions,
         this.#now,
         target,

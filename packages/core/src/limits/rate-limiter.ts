@@ -123,11 +123,11 @@ export class RateLimiter {
    * The store's keys under `<prefix>:` (`Store.scope`): on a MemoryStore a key space of its
    * own, so the caller's key string is used as is (no concatenation, its hash cached by V8).
    */
-  readonly #scoped: Store;
+  readonly #keySpace: Store;
 
   constructor(options: RateLimiterOptions) {
     this.#config = parseLimiterOptions(options);
-    this.#scoped = scopeOf(this.#config.store, `${this.#config.prefix}:`);
+    this.#keySpace = scopeOf(this.#config.store, `${this.#config.prefix}:`);
   }
 
   /** The algorithm this limiter runs. */
@@ -187,7 +187,7 @@ export class RateLimiter {
     if (typeof at !== 'number' || !Number.isFinite(at)) {
       throw new TypeError(`sluice: atMs must be a finite number of ms, got ${String(at)}`);
     }
-    const store = this.#scoped;
+    const store = this.#keySpace;
     if (typeof store.refund !== 'function') {
       throw new TypeError('sluice: this store cannot give back (it has no refund)');
     }
@@ -201,7 +201,7 @@ export class RateLimiter {
 
   /** Forgets `key`: its next decision sees a full quota. */
   async reset(key: string): Promise<void> {
-    await this.#scoped.reset(key);
+    await this.#keySpace.reset(key);
   }
 
   /**
@@ -239,7 +239,7 @@ export class RateLimiter {
     const { algorithm, clock } = this.#config;
     try {
       // A store's promise is returned as it is; a decision is wrapped.
-      return Promise.resolve(this.#scoped.consume(key, algorithm, cost, clock()));
+      return Promise.resolve(this.#keySpace.consume(key, algorithm, cost, clock()));
     } catch (error) {
       return Promise.reject(error);
     }

@@ -42,11 +42,14 @@ export function checkOverLimitOptions(options: unknown): number {
   return maxKeys;
 }
 
-/** What is remembered of one key, from the store's answer at the limiter's time `at` (ms). */
-interface Entry {
+/**
+ * A known denial: what is remembered of one denied key, from the store's answer at the
+ * limiter's time `at` (ms).
+ */
+interface KnownDenial {
   algorithm: Algorithm;
   at: number;
-  /** The entry answers while `now - at` is below this (ms). */
+  /** The denial answers while `now - at` is below this (ms). */
   span: number;
   /**
    * GCRA (and leaky / token bucket) and fixed window: the key's state, rebuilt exactly from
@@ -81,13 +84,13 @@ interface Entry {
  * - GCRA, leaky bucket, token bucket, fixed window: the key's state is rebuilt from the
  *   denial (GCRA's TAT = now + `resetAfterMs`; a window's end and count), and the algorithm
  *   decides on it, so any cost is exact. A request it would admit goes to the store. A
- *   denial with `retryAfterMs` -1 (cost > limit) is remembered until 1 unit would be
+ *   denial with `retryAfterMs` -1 (cost > quota) is remembered until 1 unit would be
  *   admitted.
  * - A penalty (`Limit.blockFor`): a blocked key's denial is remembered until the block
  *   ends; every request (any cost, a peek too) is denied meanwhile, with what is left of
  *   the block, as the store would.
  * - Sliding window, sliding log: a denial of cost 1 is remembered; `remaining` is then 0
- *   and `resetAfterMs` known until the retry time, so costs 0 (a peek), 1 and > limit
+ *   and `resetAfterMs` known until the retry time, so costs 0 (a peek), 1 and > quota
  *   (-1) are exact. Other costs go to the store; during an outage
  *   (`outage = true`) they are denied with the cost-1 retry time, a lower bound.
  *
@@ -97,7 +100,7 @@ interface Entry {
 export class OverLimitCache {
   /** The most denied keys remembered (option `maxKeys`). */
   readonly maxKeys: number;
-  readonly #entries = new Map<string, Entry>();
+  readonly #denials = new Map<string, KnownDenial>();
 
   /** @param maxKeys - an integer >= 1 (see {@link checkOverLimitOptions}). */
   constructor(maxKeys: number = DEFAULT_OVER_LIMIT_KEYS) {
@@ -106,7 +109,7 @@ export class OverLimitCache {
 
   /** How many keys are remembered (expired ones included until they are looked up). */
   get size(): number {
-    return this.#entries.size;
+    return this.#denials.size;
   }
 
   /**
@@ -123,20 +126,20 @@ export class OverLimitCache {
     nowMs: number,
     outage: boolean,
   ): Decision | undefined {
-    const entry = this.#entries.get(key);
-    if (entry === undefined) return undefined;
-    if (nowMs - entry.at >= entry.span) {
-      this.#entries.delete(key);
+    const denial = this.#denials.get(key);
+    if (denial === undefined) return undefined;
+    if (nowMs - denial.at >= denial.span) {
+      this.#denials.delete(key);
       return undefined;
     }
-    if (entry.algorithm === algorithm || sameAlgorithm(entry.algorithm, algorithm)) {
-      const known = answerFrom(entry, algorithm, cost, nowMs, outage);
+    if (denial.algorithm === algorithm || sameAlgorithm(denial.algorithm, algorithm)) {
+      const known = answerFrom(denial, algorithm, cost, nowMs, outage);
       if (known !== undefined) return known;
     }
-    // Not known: the store decides, and may admit it. The entry would be stale for the calls
+    // Not known: the store decides, and may admit it. The denial would be stale for the calls
     // made before that answer arrives (which records what the key is then). During an
-    // outage nothing reaches the store: the entry stays.
-    if (!outage) this.#entries.delete(key);
+    // outage nothing reaches the store: the denial stays.
+    if (!outage) this.#denials.delete(key);
     return undefined;
   }
 
@@ -145,31 +148,31 @@ export class OverLimitCache {
    * is remembered (replacing what was), an admission forgets the key.
    */
   record(key: string, algorithm: Algorithm, decision: Decision, nowMs: number): void {
-    const entries = this.#entries;
+    const denials = this.#denials;
     if (decision.allowed) {
-      if (entries.size > 0) entries.delete(key);
+      if (denials.size > 0) denials.delete(key);
       return;
     }
-    entries.delete(key); // set() below puts it last: the newest
+    denials.delete(key); // set() below puts it last: the newest
     // A concurrency limit's denial can end at any moment (a release in another process).
     if (algorithm.concurrent === true) return;
-    const entry = entryOf(algorithm, decision, nowMs);
-    if (entry === undefined) return;
-    if (entries.size >= this.maxKeys) {
-      const oldest = entries.keys().next();
-      if (oldest.done !== true) entries.delete(oldest.value);
+    const denial = denialOf(algorithm, decision, nowMs);
+    if (denial === undefined) return;
+    if (denials.size >= this.maxKeys) {
+      const oldest = denials.keys().next();
+      if (oldest.done !== true) denials.delete(oldest.value);
     }
-    entries.set(key, entry);
+    denials.set(key, denial);
   }
 
   /** Forgets `key` (on `reset`). */
   forget(key: string): void {
-    this.#entries.delete(key);
+    this.#denials.delete(key);
   }
 
   /** Forgets every key. */
   clear(): void {
-    this.#entries.clear();
+    this.#denials.clear();
   }
 }
 
@@ -188,7 +191,7 @@ function sameAlgorithm(a: Algorithm, b: Algorithm): boolean {
 const MAX_DEN = 4096;
 
 /** What a denial tells about its key, or `undefined` when it tells nothing useful. */
-function entryOf(algorithm: Algorithm, d: Decision, at: number): Entry | undefined {
+function denialOf(algorithm: Algorithm, d: Decision, at: number): KnownDenial | undefined {
   const known = algorithm.denialState?.(d, at);
   if (known === undefined) return undefined;
   if (known === 'blocked') {
@@ -234,30 +237,30 @@ function entryOf(algorithm: Algorithm, d: Decision, at: number): Entry | undefin
   return { algorithm, at, span, state, num: 0, den: 1, reset: 0, blocked: false };
 }
 
-/** `entry`'s answer to a request on its key (same algorithm), or `undefined`. */
+/** `denial`'s answer to a request on its key (same algorithm), or `undefined`. */
 function answerFrom(
-  entry: Entry,
+  denial: KnownDenial,
   algorithm: Algorithm,
   cost: number,
   nowMs: number,
   outage: boolean,
 ): Decision | undefined {
-  if (entry.state !== undefined) {
-    const { decision } = algorithm.step(entry.state, nowMs, cost);
+  if (denial.state !== undefined) {
+    const { decision } = algorithm.step(denial.state, nowMs, cost);
     if (!decision.allowed || cost === 0) return decision;
     return undefined;
   }
-  const limit = algorithm.limit;
-  const elapsed = nowMs - entry.at;
-  const resetAfterMs = entry.reset - elapsed;
-  if (entry.blocked) {
-    const retryAfterMs = entry.num - elapsed;
-    return { allowed: false, limit, remaining: 0, retryAfterMs, resetAfterMs, cost };
+  const quota = algorithm.limit;
+  const elapsed = nowMs - denial.at;
+  const resetAfterMs = denial.reset - elapsed;
+  if (denial.blocked) {
+    const retryAfterMs = denial.num - elapsed;
+    return { allowed: false, limit: quota, remaining: 0, retryAfterMs, resetAfterMs, cost };
   }
   if (cost === 0) {
-    return { allowed: true, limit, remaining: 0, retryAfterMs: 0, resetAfterMs, cost };
+    return { allowed: true, limit: quota, remaining: 0, retryAfterMs: 0, resetAfterMs, cost };
   }
-  if (cost !== 1 && cost <= limit && !outage) return undefined;
-  const retryAfterMs = cost > limit ? -1 : (entry.num - elapsed * entry.den) / entry.den;
-  return { allowed: false, limit, remaining: 0, retryAfterMs, resetAfterMs, cost };
+  if (cost !== 1 && cost <= quota && !outage) return undefined;
+  const retryAfterMs = cost > quota ? -1 : (denial.num - elapsed * denial.den) / denial.den;
+  return { allowed: false, limit: quota, remaining: 0, retryAfterMs, resetAfterMs, cost };
 }

@@ -251,7 +251,7 @@ export class FailSafeStore implements Store {
         ),
       );
     }
-    // This store has no scopes: the store behind it sees full keys, as from `consume`.
+    // This store keeps no key spaces of its own: the store behind sees full keys, as `consume`.
     const flat = requests.map(
       (r): StoreRequest => ({ key: fullKey(r), algorithm: r.algorithm, cost: r.cost }),
     );

@@ -126,7 +126,7 @@ export class MemoryStore implements Store {
   }
 
   /**
-   * The keys under `prefix` as a store of their own (see `Store.scope`): decisions go
+   * The key space of `prefix` as a store of its own (see `Store.scope`): decisions go
    * straight to the prefix's key space, searched by the short key.
    */
   scope(prefix: string): Store {
@@ -171,9 +171,9 @@ export class MemoryStore implements Store {
     if (slot !== undefined && next === null) this.#slots.remove(slot);
     else if (next !== undefined && next !== null) {
       // A negative cost (a charge past the limit) can give a key that had no state one.
-      const held = slot ?? this.#insert(space, key, nowMs);
-      this.#write(held, next);
-      this.#slots.touch(held);
+      const target = slot ?? this.#insert(space, key, nowMs);
+      this.#write(target, next);
+      this.#slots.touch(target);
     }
     return result.decision;
   }
@@ -200,7 +200,7 @@ export class MemoryStore implements Store {
     // Neither `result` nor `decision` is passed on: a caller that drops or only reads the
     // decision then allocates neither (escape analysis).
     if (next === undefined || slot === undefined || !decision.allowed) {
-      this.#settle(
+      this.#writeBack(
         space,
         key,
         slot,
@@ -220,14 +220,15 @@ export class MemoryStore implements Store {
   }
 
   /**
-   * The rest of {@link MemoryStore.consumeIn}: a new key, a peek, a denial (remembered with
-   * its retry time, see the class comment), or a key left with no state.
+   * The rest of {@link MemoryStore.consumeIn}, writing the decision back to the key's slot: a
+   * new key, a peek, a denial (remembered with its retry time, see the class comment), or a
+   * key left with no state.
    */
   // biome-ignore lint/complexity/useMaxParams: perf: per decision; positional, no options object per call
-  #settle(
+  #writeBack(
     space: MemoryKeySpace,
     key: string,
-    held: number | undefined,
+    found: number | undefined,
     state: State | undefined,
     next: State | undefined,
     allowed: boolean,
@@ -236,7 +237,7 @@ export class MemoryStore implements Store {
     nowMs: number,
   ): void {
     const slots = this.#slots;
-    let slot = held;
+    let slot = found;
     if (next !== undefined) {
       if (slot === undefined) slot = this.#insert(space, key, nowMs);
       this.#write(slot, next);

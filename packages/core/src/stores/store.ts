@@ -28,10 +28,11 @@ export interface Store {
   reset(key: string): void | Promise<void>;
 
   /**
-   * Optional: the keys under `prefix` as a store of their own, so `scope(p).consume(k, …)`
-   * decides exactly as `consume(p + k, …)`. Limiters ask for it once per prefix and keep it;
-   * a store implements it when it can decide faster without building `p + k` per call
-   * (`MemoryStore`: a key space of its own). Default: {@link scopeOf} prefixes each key.
+   * Optional: the key space of `prefix` (the keys under it) as a store of its own, so
+   * `scope(p).consume(k, …)` decides exactly as `consume(p + k, …)`. Limiters ask for it once
+   * per prefix and keep it; a store implements it when it can decide faster without building
+   * `p + k` per call (`MemoryStore`: a map of its own). Default: {@link scopeOf} prefixes
+   * each key.
    */
   scope?(prefix: string): Store;
 
@@ -172,7 +173,7 @@ export interface StoreRequest {
   key: string;
   /**
    * Optional: the request is on `key` in `scope(prefix)` (see {@link Store.scope}), i.e. on
-   * `prefix + key` for a store whose scopes only prefix keys. Without it, on `key` itself.
+   * `prefix + key` for a store whose key spaces only prefix keys. Without it, on `key` itself.
    */
   prefix?: string;
   /** Which algorithm and parameters to run. */
@@ -203,31 +204,32 @@ export function consumeEach(
 ): Decision[] | Promise<Decision[]> {
   const finish = (peeks: Decision[]): Decision[] | Promise<Decision[]> => {
     const fits = peeks.every((p, i) => costs[i]! <= p.remaining);
-    return settle(
+    return collect(
       costs.map((cost, i) =>
         fits || cost > peeks[i]!.remaining ? decide(i, cost) : { ...peeks[i]!, cost },
       ),
     );
   };
-  const ready = settle(costs.map((_, i) => decide(i, 0)));
+  const ready = collect(costs.map((_, i) => decide(i, 0)));
   return ready instanceof Promise ? ready.then(finish) : finish(ready);
 }
 
-function settle(values: (Decision | Promise<Decision>)[]): Decision[] | Promise<Decision[]> {
+/** The decisions, as they are when none is a promise, else once all are there. */
+function collect(values: (Decision | Promise<Decision>)[]): Decision[] | Promise<Decision[]> {
   return values.some((v) => v instanceof Promise) ? Promise.all(values) : (values as Decision[]);
 }
 
-/** `store.scope(prefix)`, or a view of `store` that prefixes every key with `prefix`. */
+/** The key space of `prefix` in `store`: `store.scope(prefix)`, or a view prefixing each key. */
 export function scopeOf(store: Store, prefix: string): Store {
   if (typeof store.scope === 'function') return store.scope(prefix);
-  const scoped: Store = {
+  const view: Store = {
     consume: (key, algorithm, cost, nowMs) => store.consume(prefix + key, algorithm, cost, nowMs),
     reset: (key) => store.reset(prefix + key),
   };
   if (typeof store.refund === 'function') {
     const refund = store.refund;
-    scoped.refund = (key, algorithm, cost, nowMs, atMs) =>
+    view.refund = (key, algorithm, cost, nowMs, atMs) =>
       refund.call(store, prefix + key, algorithm, cost, nowMs, atMs);
   }
-  return scoped;
+  return view;
 }
