@@ -26,7 +26,7 @@ import {
   RESIDENT_CONFIG,
   residentAlgo,
   scriptArgs,
-} from './common.js';
+} from './measure/common.js';
 import {
   BATCH,
   check,
@@ -35,8 +35,8 @@ import {
   loopRlf,
   makeKeys,
   userKeys,
-} from './core-measure.js';
-import { type PeersReport, runPeers } from './core-peers.js';
+} from './measure/core-loops.js';
+import { type PeersReport, runPeers } from './measure/core-peers.js';
 
 const { values: args } = parseArgs({
   // `pnpm bench:core -- --rounds 3` passes the `--` through; drop it.

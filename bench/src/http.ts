@@ -47,9 +47,9 @@ import {
   redisServerVersion,
   scriptArgs,
   withRedis,
-} from './common.js';
-import type { Framework as PlainFramework, Variant } from './http/apps.js';
-import type { NestFramework } from './http/nest-apps.js';
+} from './measure/common.js';
+import type { Framework as PlainFramework, Variant } from './cases/http-apps.js';
+import type { NestFramework } from './cases/nest-apps.js';
 
 type Framework = PlainFramework | NestFramework;
 
@@ -309,7 +309,7 @@ function start(
   label: string,
   redis: RedisProcess | undefined,
 ): Promise<Server> {
-  const node = [process.execPath, '--import', 'tsx', path.join(here, 'http/server.ts')];
+  const node = [process.execPath, '--import', 'tsx', path.join(here, 'measure/http-server.ts')];
   const [cmd, ...argv] = PIN ? ['taskset', '-c', '1', ...node] : node;
   const redisArg = needsRedis(variant) ? [String(redis!.port)] : [];
   const child = spawn(cmd!, [...argv, framework, variant, ...redisArg], {

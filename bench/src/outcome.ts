@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { concurrency, gcra, RateLimiter } from '@sluice/core';
 import { RedisStore } from '@sluice/redis';
 import { Redis } from 'ioredis';
-import { measureRate, median, withRedis } from './common.js';
+import { measureRate, median, withRedis } from './measure/common.js';
 
 const { values: args } = parseArgs({
   options: {

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { gcra, RateLimiter } from '@sluice/core';
 import { RedisStore } from '@sluice/redis';
 import { Redis } from 'ioredis';
-import { redisServerVersion, withRedis } from './common.js';
+import { redisServerVersion, withRedis } from './measure/common.js';
 
 const PROCESSES = 4;
 /** Requests/s each process offers. */

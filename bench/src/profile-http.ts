@@ -1,6 +1,6 @@
 /**
  * `pnpm bench:profile -- <framework> <variant> [<variant> …]`: where a limited request's
- * server CPU goes. Each variant's server (./http/server.ts, one app of ./http/apps.ts) runs
+ * server CPU goes. Each variant's server (./measure/http-server.ts, one app of ./cases/http-apps.ts) runs
  * under `node --cpu-prof`, pinned to core 1 like `pnpm bench:http`'s, with this process and
  * its autocannon (50 connections) and, for the `-redis` variants, a redis-server of its own
  * on core 0. After a 1 s warm-up and `--seconds` of load the server exits and its profile's
@@ -19,8 +19,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { RedisProcess } from '@sluice/test-kit';
 import autocannon from 'autocannon';
-import { canPin, pin, plainTable, scriptArgs, withRedis } from './common.js';
-import type { Framework, Variant } from './http/apps.js';
+import { canPin, pin, plainTable, scriptArgs, withRedis } from './measure/common.js';
+import type { Framework, Variant } from './cases/http-apps.js';
 
 const { values: args, positionals } = parseArgs({
   args: scriptArgs(),
@@ -88,7 +88,7 @@ async function profileOne(variant: Variant, redis: RedisProcess | undefined) {
     cmd!,
     [
       ...argv,
-      path.join(here, 'http/server.ts'),
+      path.join(here, 'measure/http-server.ts'),
       framework,
       variant,
       ...(redis ? [String(redis.port)] : []),

@@ -14,9 +14,9 @@
  * Ceiling, once per round: `redis-benchmark -P 16` running `EVALSHA` of sluice's GCRA script on
  * random keys (the most single-decision script calls the server itself can take), and of a
  * script that only returns 1, with the same arguments (the server's cost of any script call).
- * Memory (./redis-memory.ts): `MEMORY USAGE` of what one decision of each limiter writes; with
+ * Memory (./measure/redis-memory.ts): `MEMORY USAGE` of what one decision of each limiter writes; with
  * `--scale`, used_memory per subject at `--peer-keys` subjects for sluice and every peer of
- * ./redis-peers.ts.
+ * ./cases/redis-peers.ts.
  */
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -39,7 +39,7 @@ import {
   residentAlgo,
   scriptArgs,
   withRedis,
-} from './common.js';
+} from './measure/common.js';
 import {
   FILL_INFLIGHT,
   fill,
@@ -49,9 +49,9 @@ import {
   peerMemorySection,
   settledUsedMemory,
   usedMemory,
-} from './redis-memory.js';
-import { type OverLimitReport, overLimitSection } from './redis-over-limit.js';
-import { type Consume, PEERS, type RedisLimiter, RLF, sluice } from './redis-peers.js';
+} from './measure/redis-memory.js';
+import { type OverLimitReport, overLimitSection } from './measure/redis-over-limit.js';
+import { type Consume, PEERS, type RedisLimiter, RLF, sluice } from './cases/redis-peers.js';
 
 const run = promisify(execFile);
 
@@ -100,7 +100,7 @@ const MAX_KEY_BYTES = 100;
 const AIM_KEY_BYTES = 56;
 
 // ---------------------------------------------------------------------------------------
-// The limiters under test (./redis-peers.ts). Every one of them is configured never to deny.
+// The limiters under test (./cases/redis-peers.ts). Every one of them is configured never to deny.
 
 const SLUICE_GCRA = GCRA_CONFIG;
 /** sluice with the throughput limit (every decision advances the TAT, never denies). */

@@ -1,5 +1,5 @@
 /**
- * The limiters of `pnpm bench:redis` (./redis.ts): sluice's RedisStore and its peers, every
+ * The limiters of `pnpm bench:redis` (../redis.ts): sluice's RedisStore and its peers, every
  * limiter with a Redis store that bench:http measures, each driven as its middleware drives
  * it, never denying (a quota of 1e9 or more per 60 s window). Used for decisions/s (sluice,
  * RLF) and for the bytes each one stores per subject (all of them).

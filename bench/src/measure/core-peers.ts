@@ -26,7 +26,7 @@ import {
   loopRlf,
   makeKeys,
   userKeys,
-} from './core-measure.js';
+} from './core-loops.js';
 
 /** Every peer's limit: never reached in a run. */
 const LIMIT = 1e12;
@@ -83,7 +83,7 @@ function denied(peer: string): never {
 }
 
 // ---------------------------------------------------------------------------------------
-// Measurement loops: one per API so every call site stays monomorphic (core-measure.ts has
+// Measurement loops: one per API so every call site stays monomorphic (core-loops.ts has
 // sluice's and RLF's).
 
 async function loopErl(store: ErlMemoryStore, keys: string[], ms: number): Promise<number> {

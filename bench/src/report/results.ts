@@ -2,7 +2,7 @@
  * `bench/results.md` (the full results: every round, every peer, each target and its gap)
  * and the chart `docs/benchmarks.svg`, from the JSON that `bench:core --json`,
  * `bench:redis --json` and `bench:http --json` write; the site's short page
- * (`docs/benchmarks.md`) is report-page.ts. Used by `pnpm bench` (src/all.ts); pure
+ * (`docs/benchmarks.md`) is page.ts. Used by `pnpm bench` (src/all.ts); pure
  * functions of the run's results, so every figure comes from that run.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -10,13 +10,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
-import type { CoreReport } from './core.js';
-import type { PeerRow } from './core-peers.js';
-import type { HttpCase, HttpReport, HttpRow } from './http.js';
-import type { OutcomeReport } from './outcome.js';
-import type { RedisReport } from './redis.js';
-import type { PeerMemoryReport } from './redis-memory.js';
-import { summaryRows } from './report-summary.js';
+import type { CoreReport } from '../core.js';
+import type { PeerRow } from '../measure/core-peers.js';
+import type { HttpCase, HttpReport, HttpRow } from '../http.js';
+import type { OutcomeReport } from '../outcome.js';
+import type { RedisReport } from '../redis.js';
+import type { PeerMemoryReport } from '../measure/redis-memory.js';
+import { summaryRows } from './summary.js';
 
 export interface PartRun {
   name: 'core' | 'peers' | 'redis' | 'http' | 'outcome';
@@ -592,7 +592,7 @@ export async function renderSpec(spec: TopLevelSpec): Promise<string> {
 
 /**
  * The full results, `bench/results.md` (in the repository, not on the site: the site shows
- * the summary of report-page.ts).
+ * the summary of page.ts).
  */
 export function renderResults(input: ReportInput): string {
   const { run, core, redis, http } = input;
@@ -670,7 +670,7 @@ export function renderResults(input: ReportInput): string {
     ),
   );
   // Where the time goes on the Redis path, and what changed (hand-written, kept beside the bench).
-  const profile = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'profile.md');
+  const profile = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'profile.md');
   if (existsSync(profile)) p(readFileSync(profile, 'utf8').trim());
 
   // --- targets ---
@@ -690,7 +690,7 @@ export function renderResults(input: ReportInput): string {
     ),
   );
   // The causes of the gaps, from profiles and A/B runs (hand-written, kept beside the bench).
-  const gaps = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'gaps.md');
+  const gaps = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'gaps.md');
   if (existsSync(gaps)) p(readFileSync(gaps, 'utf8').trim());
 
   // --- core ---
