@@ -20,13 +20,13 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { redisServerVersion, scriptArgs } from './measure/common.js';
 import type { CoreReport } from './core.js';
 import type { HttpReport } from './http.js';
+import { redisServerVersion, scriptArgs } from './measure/common.js';
 import type { OutcomeReport } from './outcome.js';
 import type { RedisReport } from './redis.js';
-import { type PartRun, type RunInfo, renderChart, renderResults } from './report/results.js';
 import { RESULTS_FILE, renderPage } from './report/page.js';
+import { type PartRun, type RunInfo, renderChart, renderResults } from './report/results.js';
 
 const { values: args } = parseArgs({
   // `pnpm bench -- --quick` passes the `--` through; drop it.

@@ -32,8 +32,17 @@ import { IncomingMessage, type RequestListener, ServerResponse } from 'node:http
 import os from 'node:os';
 import { Duplex } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { canPin, machine, mean, median, pin, plainTable, quantile, scriptArgs } from './measure/common.js';
 import { BUILDERS, FRAMEWORKS, type Framework, type Variant } from './cases/http-apps.js';
+import {
+  canPin,
+  machine,
+  mean,
+  median,
+  pin,
+  plainTable,
+  quantile,
+  scriptArgs,
+} from './measure/common.js';
 
 const { values: args } = parseArgs({
   args: scriptArgs(),

@@ -38,6 +38,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { RedisProcess } from '@sluice/test-kit';
 import autocannon from 'autocannon';
+import type { Framework as PlainFramework, Variant } from './cases/http-apps.js';
+import type { NestFramework } from './cases/nest-apps.js';
 import {
   canPin,
   machine,
@@ -48,8 +50,6 @@ import {
   scriptArgs,
   withRedis,
 } from './measure/common.js';
-import type { Framework as PlainFramework, Variant } from './cases/http-apps.js';
-import type { NestFramework } from './cases/nest-apps.js';
 
 type Framework = PlainFramework | NestFramework;
 

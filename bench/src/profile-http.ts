@@ -19,8 +19,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { RedisProcess } from '@sluice/test-kit';
 import autocannon from 'autocannon';
-import { canPin, pin, plainTable, scriptArgs, withRedis } from './measure/common.js';
 import type { Framework, Variant } from './cases/http-apps.js';
+import { canPin, pin, plainTable, scriptArgs, withRedis } from './measure/common.js';
 
 const { values: args, positionals } = parseArgs({
   args: scriptArgs(),

@@ -23,7 +23,14 @@ import { RedisStore } from '@sluice/redis';
 import { Redis } from 'ioredis';
 // The batch script itself, for its CPU per key: internal to the package, read from its source.
 import { GCRA_BATCH_LUA } from '../../packages/redis/src/gcra.lua.js';
-import { GCRA_CONFIG, gcraAlgo, measureRate, plainTable, scriptArgs, withRedis } from './measure/common.js';
+import {
+  GCRA_CONFIG,
+  gcraAlgo,
+  measureRate,
+  plainTable,
+  scriptArgs,
+  withRedis,
+} from './measure/common.js';
 
 const { values: args } = parseArgs({
   args: scriptArgs(),

@@ -27,6 +27,7 @@ import type { RedisProcess } from '@sluice/test-kit';
 import { Redis } from 'ioredis';
 import { Redis as Valkey } from 'iovalkey';
 import { createClient } from 'redis';
+import { type Consume, PEERS, type RedisLimiter, RLF, sluice } from './cases/redis-peers.js';
 import {
   GCRA_CONFIG,
   gcraAlgo,
@@ -51,7 +52,6 @@ import {
   usedMemory,
 } from './measure/redis-memory.js';
 import { type OverLimitReport, overLimitSection } from './measure/redis-over-limit.js';
-import { type Consume, PEERS, type RedisLimiter, RLF, sluice } from './cases/redis-peers.js';
 
 const run = promisify(execFile);
 

@@ -18,15 +18,7 @@ import {
   RESIDENT_CONFIG,
   residentAlgo,
 } from './common.js';
-import {
-  BATCH,
-  check,
-  heapDelta,
-  loopLimiter,
-  loopRlf,
-  makeKeys,
-  userKeys,
-} from './core-loops.js';
+import { BATCH, check, heapDelta, loopLimiter, loopRlf, makeKeys, userKeys } from './core-loops.js';
 
 /** Every peer's limit: never reached in a run. */
 const LIMIT = 1e12;

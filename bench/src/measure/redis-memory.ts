@@ -12,8 +12,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
-import { median, plainTable } from './common.js';
 import type { Consume, RedisLimiter } from '../cases/redis-peers.js';
+import { median, plainTable } from './common.js';
 
 /** Calls outstanding while filling (sluice coalesces them into batches). */
 export const FILL_INFLIGHT = 1024;

@@ -5,8 +5,8 @@
  * bench/results.md.
  */
 import type { CoreReport } from '../core.js';
-import type { PeerRow } from '../measure/core-peers.js';
 import type { HttpCase, HttpReport } from '../http.js';
+import type { PeerRow } from '../measure/core-peers.js';
 import type { RedisReport } from '../redis.js';
 
 /** case, sluice, best peer in the same run, goal, verdict. */
