@@ -35,11 +35,11 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import type { RedisProcess } from '@sluice/test-kit';
 import autocannon from 'autocannon';
 import type { Framework as PlainFramework, Variant } from './cases/http-apps.js';
 import type { NestFramework } from './cases/nest-apps.js';
+import { parseCommand, shared } from './cli/args.js';
 import {
   canPin,
   machine,
@@ -47,34 +47,35 @@ import {
   pin,
   plainTable,
   redisServerVersion,
-  scriptArgs,
   withRedis,
 } from './measure/common.js';
 
 type Framework = PlainFramework | NestFramework;
 
-const { values: args } = parseArgs({
-  // `pnpm bench:http -- --rounds 5` passes the `--` through; drop it.
-  args: scriptArgs(),
+const { values: args } = parseCommand({
+  usage: 'pnpm bench:http -- [options]',
+  summary:
+    "HTTP end to end: requests/s and server CPU per request of sluice's adapters against each framework's usual limiter, over real HTTP (autocannon).",
   options: {
-    rounds: { type: 'string', default: '5' },
-    duration: { type: 'string', default: '3' },
-    warmup: { type: 'string', default: '1' },
-    connections: { type: 'string', default: '50' },
-    only: { type: 'string' },
-    json: { type: 'string' },
-    /**
-     * Also measure, in every selected case, a middleware / hook that does nothing and one
-     * that only sets the three X-RateLimit-* headers: what the framework itself charges
-     * (reported, never judged).
-     */
-    baselines: { type: 'boolean', default: false },
+    rounds: shared.rounds(5),
+    duration: { type: 'number', default: 3, help: 'seconds per measurement' },
+    warmup: { type: 'number', default: 1, help: 'seconds of warm-up before each measurement' },
+    connections: { type: 'number', default: 50, help: 'autocannon connections' },
+    only: {
+      type: 'string',
+      help: 'case ids or framework names, comma-separated (every case of that framework)',
+    },
+    json: shared.json,
+    baselines: {
+      type: 'boolean',
+      help: 'also measure a no-op middleware and one that only sets the X-RateLimit-* headers (never judged)',
+    },
   },
 });
-const ROUNDS = Number(args.rounds);
-const DURATION = Number(args.duration);
-const WARMUP = Number(args.warmup);
-const CONNECTIONS = Number(args.connections);
+const ROUNDS = args.rounds;
+const DURATION = args.duration;
+const WARMUP = args.warmup;
+const CONNECTIONS = args.connections;
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');

@@ -20,7 +20,7 @@
  */
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { parseArgs, promisify } from 'node:util';
+import { promisify } from 'node:util';
 import { gcra } from '@sluice/core';
 import { LUA_SOURCES } from '@sluice/redis';
 import type { RedisProcess } from '@sluice/test-kit';
@@ -28,6 +28,7 @@ import { Redis } from 'ioredis';
 import { Redis as Valkey } from 'iovalkey';
 import { createClient } from 'redis';
 import { type Consume, PEERS, type RedisLimiter, RLF, sluice } from './cases/redis-peers.js';
+import { parseCommand, shared } from './cli/args.js';
 import {
   GCRA_CONFIG,
   gcraAlgo,
@@ -38,7 +39,6 @@ import {
   RESIDENT_CONFIG,
   redisServerVersion,
   residentAlgo,
-  scriptArgs,
   withRedis,
 } from './measure/common.js';
 import {
@@ -55,35 +55,42 @@ import { type OverLimitReport, overLimitSection } from './measure/redis-over-lim
 
 const run = promisify(execFile);
 
-const { values: args } = parseArgs({
-  // `pnpm bench:redis -- --rounds 3` passes the `--` through; drop it.
-  args: scriptArgs(),
+const { values: args } = parseCommand({
+  usage: 'pnpm bench:redis -- [options]',
+  summary:
+    "Redis decisions: sluice's RedisStore against its peers on a redis-server of its own: decisions/s, the EVALSHA ceiling, bytes per key, keys over their limit.",
   options: {
-    rounds: { type: 'string', default: '5' },
-    ms: { type: 'string', default: '2000' },
-    keys: { type: 'string', default: '10000' },
-    inflight: { type: 'string', default: '256' },
-    /** Also write every figure, per-round values and the configuration as JSON to this file. */
-    json: { type: 'string' },
-    /** Add the scale section: decisions/s and used_memory per key at each of `--scale-keys`. */
-    scale: { type: 'boolean', default: false },
-    'scale-keys': { type: 'string', default: '1000,100000,1000000' },
-    'scale-rounds': { type: 'string', default: '3' },
-    'scale-ms': { type: 'string', default: '1000' },
-    /** With --scale: used_memory per subject for sluice and every peer at this many subjects. */
-    'peer-keys': { type: 'string', default: '100000' },
-    /** Skip the over-limit section (keys over their limit, with and without the cache). */
-    'no-over-limit': { type: 'boolean', default: false },
+    rounds: shared.rounds(5),
+    ms: shared.ms(2000),
+    keys: { type: 'number', default: 10000, help: 'keys, round robin' },
+    inflight: { type: 'number', default: 256, help: 'consumes in flight' },
+    json: shared.json,
+    scale: {
+      type: 'boolean',
+      help: 'add the scale section: decisions/s and used_memory per key at each of --scale-keys',
+    },
+    'scale-keys': { type: 'numbers', default: [1000, 100000, 1000000], help: 'key counts' },
+    'scale-rounds': { type: 'number', default: 3, help: 'rounds per key count' },
+    'scale-ms': { type: 'number', default: 1000, help: 'ms per scale measurement' },
+    'peer-keys': {
+      type: 'number',
+      default: 100000,
+      help: 'with --scale: used_memory per subject for sluice and every peer at this many subjects',
+    },
+    'no-over-limit': {
+      type: 'boolean',
+      help: 'skip the over-limit section (keys over their limit, with and without the cache)',
+    },
   },
 });
-const ROUNDS = Number(args.rounds);
-const MEASURE_MS = Number(args.ms);
-const KEYS = Number(args.keys);
-const INFLIGHT = Number(args.inflight);
-const SCALE_KEYS = args['scale-keys'].split(',').map(Number);
-const SCALE_ROUNDS = Number(args['scale-rounds']);
-const SCALE_MS = Number(args['scale-ms']);
-const PEER_KEYS = Number(args['peer-keys']);
+const ROUNDS = args.rounds;
+const MEASURE_MS = args.ms;
+const KEYS = args.keys;
+const INFLIGHT = args.inflight;
+const SCALE_KEYS = args['scale-keys'];
+const SCALE_ROUNDS = args['scale-rounds'];
+const SCALE_MS = args['scale-ms'];
+const PEER_KEYS = args['peer-keys'];
 
 /** The floor: sluice >= 1.5x RLF auto-pipelined. */
 const FLOOR_VS_RLF = 1.5;

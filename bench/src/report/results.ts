@@ -10,12 +10,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
-import type { CoreReport } from '../core.js';
 import type { HttpCase, HttpReport, HttpRow } from '../http.js';
 import type { PeerRow } from '../measure/core-peers.js';
 import type { PeerMemoryReport } from '../measure/redis-memory.js';
 import type { OutcomeReport } from '../outcome.js';
 import type { RedisReport } from '../redis.js';
+import type { CoreReport } from './core-part.js';
 import { summaryRows } from './summary.js';
 
 export interface PartRun {
