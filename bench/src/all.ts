@@ -24,9 +24,11 @@ import type { HttpReport } from './http.js';
 import { redisServerVersion } from './measure/common.js';
 import type { OutcomeReport } from './outcome.js';
 import type { RedisReport } from './redis.js';
+import { renderChart } from './report/chart.js';
 import type { CoreReport } from './report/core-part.js';
 import { RESULTS_FILE, renderPage } from './report/page.js';
-import { type PartRun, type RunInfo, renderChart, renderResults } from './report/results.js';
+import { renderResults } from './report/results.js';
+import type { PartRun, RunInfo } from './report/types.js';
 
 const { values: args } = parseCommand({
   usage: 'pnpm bench -- [options]',

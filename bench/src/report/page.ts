@@ -4,9 +4,9 @@
  * round, every peer and each target's gap are in `bench/results.md` (results.ts), which the
  * same run writes beside it, in the repository and not on the site.
  */
-import type { ReportInput } from './results.js';
-import { table } from './results.js';
+import { table } from './format.js';
 import { summaryRows } from './summary.js';
+import type { ReportInput } from './types.js';
 
 /** Where the full results are, from the repository root. */
 export const RESULTS_FILE = 'bench/results.md';
