@@ -60,10 +60,17 @@ async function scriptCalls(info: Redis): Promise<number> {
 async function perDecision(
   port: number,
   info: Redis,
-  algorithm: Algorithm,
-  auto: boolean,
-  keyCount = 10_000,
-  prefetch?: { units: number; ttl: string },
+  {
+    algorithm,
+    auto,
+    keyCount = 10_000,
+    prefetch,
+  }: {
+    algorithm: Algorithm;
+    auto: boolean;
+    keyCount?: number;
+    prefetch?: { units: number; ttl: string } | undefined;
+  },
 ) {
   const client = new Redis({ port, host: '127.0.0.1', enableAutoPipelining: auto });
   const store = new RedisStore({ client, prefetch });
@@ -146,7 +153,12 @@ async function prefetchTable(port: number, info: Redis): Promise<void> {
   ]);
   for (const keyCount of [1, 16]) {
     for (const prefetch of [undefined, { units: 100, ttl: '100ms' }]) {
-      const d = await perDecision(port, info, gcraAlgo(), false, keyCount, prefetch);
+      const d = await perDecision(port, info, {
+        algorithm: gcraAlgo(),
+        auto: false,
+        keyCount,
+        prefetch,
+      });
       t.push([
         String(keyCount),
         prefetch === undefined ? 'off' : `{ units: ${prefetch.units}, ttl: '${prefetch.ttl}' }`,
@@ -184,7 +196,7 @@ await withRedis(async (server) => {
       ['sub-ms: gcra({ rate: 1e6, period: "1s", burst: 1e9 })', subMs],
     ] as const) {
       for (const auto of [false, true]) {
-        const d = await perDecision(server.port, info, algorithm, auto);
+        const d = await perDecision(server.port, info, { algorithm, auto });
         t.push([
           label,
           String(auto),

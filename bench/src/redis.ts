@@ -19,7 +19,6 @@
  * ./cases/redis-peers.ts.
  */
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { gcra } from '@sluice/core';
 import { LUA_SOURCES } from '@sluice/redis';
@@ -52,6 +51,7 @@ import {
   usedMemory,
 } from './measure/redis-memory.js';
 import { type OverLimitReport, overLimitSection } from './measure/redis-over-limit.js';
+import { finishPart } from './report/part.js';
 
 const run = promisify(execFile);
 
@@ -317,19 +317,12 @@ async function ceiling(server: RedisProcess, script: string): Promise<number> {
 
 const fmtRate = (x: number) => `${(x / 1e3).toFixed(1)} k/s`;
 
-async function main(server: RedisProcess): Promise<boolean> {
-  const host = machine();
-  const version = redisServerVersion();
-  console.log(
-    `machine: ${host.cores} cores, ${host.cpu}, Node ${host.node}, redis-server ${version}, ${host.platform}`,
-  );
-  console.log(
-    `throughput: median of ${ROUNDS} rounds, ~${MEASURE_MS} ms per measurement, subjects interleaved; one ioredis connection each, ${INFLIGHT} consumes in flight over ${KEYS} keys; redis-server on port ${server.port} (pid ${server.pid})\n`,
-  );
+/** The report before any figure: the run's configuration and targets. */
+function newReport(host: ReturnType<typeof machine>, version: string): RedisReport {
   const benchmark = `redis-benchmark -h 127.0.0.1 -n 200000 -P 16 -q ${CEILING_ARGS('<sha>')
     .map((a) => (a === '' ? "''" : a))
     .join(' ')}`;
-  const report: RedisReport = {
+  return {
     kind: 'redis',
     date: new Date().toISOString(),
     machine: { ...host, redis: version ?? '?' },
@@ -355,7 +348,118 @@ async function main(server: RedisProcess): Promise<boolean> {
     memory: [],
     overall: 'PASS',
   };
+}
 
+/** `MEMORY USAGE` of what one decision of each limiter writes (sluice's two limits, the peers). */
+function keyUsage(port: number) {
+  return keyUsageSection(
+    port,
+    [
+      {
+        limiter: sluice('sluice GCRA, bench limit (1000/s: whole-ms T)', gcraAlgo(), SLUICE_GCRA),
+        sluice: true,
+      },
+      {
+        limiter: sluice(
+          'sluice GCRA, 100/min (whole-ms TAT)',
+          gcra({ rate: 100, period: '1m' }),
+          'gcra({ rate: 100, period: "1m" })',
+        ),
+        sluice: true,
+      },
+      ...PEERS.map((limiter) => ({ limiter, sluice: false })),
+    ],
+    MAX_KEY_BYTES,
+    AIM_KEY_BYTES,
+  );
+}
+
+/**
+ * `--scale`: decisions/s and used_memory per key at each of `--scale-keys`, then used_memory
+ * per subject of sluice and every peer; whether both verdicts passed.
+ */
+async function scaleSection(server: RedisProcess, report: RedisReport): Promise<boolean> {
+  const rows: ScaleRow[] = [];
+  const client = new Redis({ port: server.port, host: '127.0.0.1' });
+  try {
+    for (const n of SCALE_KEYS) {
+      rows.push(await scaleAt(server.port, client, n));
+      process.stderr.write(`scale ${n} keys done\n`);
+    }
+    await client.flushdb(); // our own server only
+  } finally {
+    client.disconnect();
+  }
+  const st = plainTable([
+    'scale: keys',
+    'sluice decisions/s',
+    'RLF decisions/s',
+    'sluice / RLF',
+    'sluice used_memory B/key',
+    'RLF used_memory B/key',
+    'fill s (sluice | RLF)',
+  ]);
+  for (const row of rows) {
+    st.push([
+      row.keys.toLocaleString('en-US'),
+      fmtRate(median(row.sluice)),
+      fmtRate(median(row.rlf)),
+      `${(median(row.sluice) / median(row.rlf)).toFixed(2)}x`,
+      `${row.memSluice.toFixed(1)} B`,
+      `${row.memRlf.toFixed(1)} B`,
+      `${row.fillSluice.toFixed(1)} | ${row.fillRlf.toFixed(1)}`,
+    ]);
+  }
+  console.log(st.toString());
+  const first = rows[0]!;
+  const last = rows.at(-1)!;
+  const flatness = {
+    sluice: median(last.sluice) / median(first.sluice),
+    rlf: median(last.rlf) / median(first.rlf),
+  };
+  const flatPass = flatness.sluice >= FLAT_MIN_RATIO;
+  console.log(
+    `scale: sluice RedisStore ${RESIDENT_CONFIG} (T = 1 h: every key stays in Redis), RLF as above, both auto-pipelining; keys pre-filled by consuming each once with ${FILL_INFLIGHT} calls in flight (sluice coalesces them into batched EVALSHA); used_memory = INFO memory delta over the fill / keys; median of ${SCALE_ROUNDS} interleaved rounds of ~${SCALE_MS} ms, ${INFLIGHT} in flight over all keys round robin.`,
+  );
+  console.log(
+    `flat (decisions/s at ${last.keys} keys / at ${first.keys} keys, >= ${FLAT_MIN_RATIO}): sluice ${flatness.sluice.toFixed(2)} ${flatPass ? 'PASS' : 'FAIL'}; RLF ${flatness.rlf.toFixed(2)} (info)`,
+  );
+  report.scale = {
+    config: RESIDENT_CONFIG,
+    rounds: SCALE_ROUNDS,
+    ms: SCALE_MS,
+    fillInFlight: FILL_INFLIGHT,
+    flatMinRatio: FLAT_MIN_RATIO,
+    flatness,
+    verdict: flatPass ? 'PASS' : 'FAIL',
+    rows: rows.map((r) => ({
+      keys: r.keys,
+      sluice: median(r.sluice),
+      rlf: median(r.rlf),
+      sluiceRounds: r.sluice,
+      rlfRounds: r.rlf,
+      memSluice: r.memSluice,
+      memRlf: r.memRlf,
+      fillSluice: r.fillSluice,
+      fillRlf: r.fillRlf,
+    })),
+  };
+
+  console.log('');
+  report.peerMemory = await peerMemorySection(
+    server.port,
+    PEER_KEYS,
+    [SLUICE_RESIDENT, ...PEERS],
+    SCALE_ROUNDS,
+  );
+  return flatPass && report.peerMemory.verdict !== 'FAIL';
+}
+
+/**
+ * Every throughput subject on a client of its own, an unmeasured warm-up, then `--rounds`
+ * rounds: each subject in turn, then the two redis-benchmark ceilings.
+ */
+async function runRounds(server: RedisProcess) {
   const keys = Array.from({ length: KEYS }, (_, i) => `user:${i}`);
   const subjects = [
     subject(server.port, SLUICE, false),
@@ -383,6 +487,34 @@ async function main(server: RedisProcess): Promise<boolean> {
   } finally {
     for (const s of subjects) s.client.disconnect();
   }
+  return { subjects, sPlain, sAuto, rAuto, ceilings, noopCeilings };
+}
+
+/** Every subject's and ceiling's rate in each round, k/s. */
+function printRounds(subjects: Subject[], ceilings: number[], noopCeilings: number[]): void {
+  console.log(
+    `per-round figures (k/s):\n${[
+      ...subjects.map((s) => [s.label, s.rates] as const),
+      ['ceiling', ceilings] as const,
+      [`'${NOOP_SCRIPT}' ceiling`, noopCeilings] as const,
+    ]
+      .map(([label, xs]) => `  ${label}: ${xs.map((x) => (x / 1e3).toFixed(1)).join(' ')}`)
+      .join('\n')}\n`,
+  );
+}
+
+async function main(server: RedisProcess): Promise<boolean> {
+  const host = machine();
+  const version = redisServerVersion();
+  console.log(
+    `machine: ${host.cores} cores, ${host.cpu}, Node ${host.node}, redis-server ${version}, ${host.platform}`,
+  );
+  console.log(
+    `throughput: median of ${ROUNDS} rounds, ~${MEASURE_MS} ms per measurement, subjects interleaved; one ioredis connection each, ${INFLIGHT} consumes in flight over ${KEYS} keys; redis-server on port ${server.port} (pid ${server.pid})\n`,
+  );
+  const report = newReport(host, version);
+
+  const { subjects, sPlain, sAuto, rAuto, ceilings, noopCeilings } = await runRounds(server);
 
   // --- decisions/s ---
   const rlfAuto = median(rAuto.rates);
@@ -462,39 +594,12 @@ async function main(server: RedisProcess): Promise<boolean> {
   console.log(
     `sluice: ${SLUICE.config}; RLF: ${RLF.config}; both never deny. The GCRA script's own work on the server: ${(1e6 / top - 1e6 / noopTop).toFixed(2)} µs per call (1/ceiling - 1/'${NOOP_SCRIPT}' ceiling) of ${(1e6 / top).toFixed(2)} µs.`,
   );
-  console.log(
-    `per-round figures (k/s):\n${[
-      ...subjects.map((s) => [s.label, s.rates] as const),
-      ['ceiling', ceilings] as const,
-      [`'${NOOP_SCRIPT}' ceiling`, noopCeilings] as const,
-    ]
-      .map(([label, xs]) => `  ${label}: ${xs.map((x) => (x / 1e3).toFixed(1)).join(' ')}`)
-      .join('\n')}\n`,
-  );
+  printRounds(subjects, ceilings, noopCeilings);
   report.ceiling = { rate: top, rounds: ceilings };
   report.noopCeiling = { rate: noopTop, rounds: noopCeilings };
 
   // --- bytes per key ---
-  const usage = await keyUsageSection(
-    server.port,
-    [
-      {
-        limiter: sluice('sluice GCRA, bench limit (1000/s: whole-ms T)', gcraAlgo(), SLUICE_GCRA),
-        sluice: true,
-      },
-      {
-        limiter: sluice(
-          'sluice GCRA, 100/min (whole-ms TAT)',
-          gcra({ rate: 100, period: '1m' }),
-          'gcra({ rate: 100, period: "1m" })',
-        ),
-        sluice: true,
-      },
-      ...PEERS.map((limiter) => ({ limiter, sluice: false })),
-    ],
-    MAX_KEY_BYTES,
-    AIM_KEY_BYTES,
-  );
+  const usage = await keyUsage(server.port);
   report.memory = usage.rows;
   if (!usage.pass) failed = true;
 
@@ -503,87 +608,9 @@ async function main(server: RedisProcess): Promise<boolean> {
     report.overLimit = await overLimitSection(server.port, ROUNDS, MEASURE_MS, INFLIGHT, KEYS);
   }
 
-  if (args.scale) {
-    const rows: ScaleRow[] = [];
-    const client = new Redis({ port: server.port, host: '127.0.0.1' });
-    try {
-      for (const n of SCALE_KEYS) {
-        rows.push(await scaleAt(server.port, client, n));
-        process.stderr.write(`scale ${n} keys done\n`);
-      }
-      await client.flushdb(); // our own server only
-    } finally {
-      client.disconnect();
-    }
-    const st = plainTable([
-      'scale: keys',
-      'sluice decisions/s',
-      'RLF decisions/s',
-      'sluice / RLF',
-      'sluice used_memory B/key',
-      'RLF used_memory B/key',
-      'fill s (sluice | RLF)',
-    ]);
-    for (const row of rows) {
-      st.push([
-        row.keys.toLocaleString('en-US'),
-        fmtRate(median(row.sluice)),
-        fmtRate(median(row.rlf)),
-        `${(median(row.sluice) / median(row.rlf)).toFixed(2)}x`,
-        `${row.memSluice.toFixed(1)} B`,
-        `${row.memRlf.toFixed(1)} B`,
-        `${row.fillSluice.toFixed(1)} | ${row.fillRlf.toFixed(1)}`,
-      ]);
-    }
-    console.log(st.toString());
-    const first = rows[0]!;
-    const last = rows.at(-1)!;
-    const flatness = {
-      sluice: median(last.sluice) / median(first.sluice),
-      rlf: median(last.rlf) / median(first.rlf),
-    };
-    const flatPass = flatness.sluice >= FLAT_MIN_RATIO;
-    if (!flatPass) failed = true;
-    console.log(
-      `scale: sluice RedisStore ${RESIDENT_CONFIG} (T = 1 h: every key stays in Redis), RLF as above, both auto-pipelining; keys pre-filled by consuming each once with ${FILL_INFLIGHT} calls in flight (sluice coalesces them into batched EVALSHA); used_memory = INFO memory delta over the fill / keys; median of ${SCALE_ROUNDS} interleaved rounds of ~${SCALE_MS} ms, ${INFLIGHT} in flight over all keys round robin.`,
-    );
-    console.log(
-      `flat (decisions/s at ${last.keys} keys / at ${first.keys} keys, >= ${FLAT_MIN_RATIO}): sluice ${flatness.sluice.toFixed(2)} ${flatPass ? 'PASS' : 'FAIL'}; RLF ${flatness.rlf.toFixed(2)} (info)`,
-    );
-    report.scale = {
-      config: RESIDENT_CONFIG,
-      rounds: SCALE_ROUNDS,
-      ms: SCALE_MS,
-      fillInFlight: FILL_INFLIGHT,
-      flatMinRatio: FLAT_MIN_RATIO,
-      flatness,
-      verdict: flatPass ? 'PASS' : 'FAIL',
-      rows: rows.map((r) => ({
-        keys: r.keys,
-        sluice: median(r.sluice),
-        rlf: median(r.rlf),
-        sluiceRounds: r.sluice,
-        rlfRounds: r.rlf,
-        memSluice: r.memSluice,
-        memRlf: r.memRlf,
-        fillSluice: r.fillSluice,
-        fillRlf: r.fillRlf,
-      })),
-    };
+  if (args.scale && !(await scaleSection(server, report))) failed = true;
 
-    console.log('');
-    report.peerMemory = await peerMemorySection(
-      server.port,
-      PEER_KEYS,
-      [SLUICE_RESIDENT, ...PEERS],
-      SCALE_ROUNDS,
-    );
-    if (report.peerMemory.verdict === 'FAIL') failed = true;
-  }
-
-  console.log(`\noverall: ${failed ? 'FAIL' : 'PASS'}`);
-  report.overall = failed ? 'FAIL' : 'PASS';
-  if (args.json !== undefined) writeFileSync(args.json, `${JSON.stringify(report, null, 2)}\n`);
+  finishPart(report, failed, args.json);
   return !failed;
 }
 

@@ -8,7 +8,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { HttpReport } from '../http.js';
 import type { PeersReport } from '../measure/core-peers.js';
 import type { OutcomeReport } from '../outcome.js';
 import type { RedisReport } from '../redis.js';
@@ -28,6 +27,7 @@ import {
   table,
   us,
 } from './format.js';
+import type { HttpReport } from './http-part.js';
 import { summaryRows } from './summary.js';
 import { coreTargets, httpTargets, notRun, peerValue, redisTargets, sides } from './targets.js';
 import { partCommand, type ReportInput, type RunInfo } from './types.js';

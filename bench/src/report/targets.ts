@@ -2,12 +2,13 @@
  * The targets table of bench/results.md: each figure's floor (what must hold), aim, verdict
  * and gap, from the parts' JSON.
  */
-import type { HttpCase, HttpReport, HttpRow } from '../http.js';
+
 import type { PeerRow } from '../measure/core-peers.js';
 import type { PeerMemoryReport } from '../measure/redis-memory.js';
 import type { RedisReport } from '../redis.js';
 import type { CoreReport } from './core-part.js';
 import { bytes, count, kps, mps, ns, pct, ratio, us } from './format.js';
+import type { HttpCase, HttpReport, HttpRow } from './http-part.js';
 
 export interface TargetRow {
   target: string;

@@ -2,10 +2,11 @@
  * What the pages are written from: the run (`pnpm bench`'s machine, parts and times) and the
  * JSON each part wrote.
  */
-import type { HttpReport } from '../http.js';
+
 import type { OutcomeReport } from '../outcome.js';
 import type { RedisReport } from '../redis.js';
 import type { CoreReport } from './core-part.js';
+import type { HttpReport } from './http-part.js';
 
 export interface PartRun {
   name: 'core' | 'peers' | 'redis' | 'http' | 'outcome';
