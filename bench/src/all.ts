@@ -22,11 +22,11 @@ import { fileURLToPath } from 'node:url';
 import { parseCommand, scriptArgs } from './cli/args.js';
 import { redisServerVersion } from './measure/common.js';
 import type { OutcomeReport } from './outcome.js';
-import type { RedisReport } from './redis.js';
 import { renderChart } from './report/chart.js';
 import type { CoreReport } from './report/core-part.js';
 import type { HttpReport } from './report/http-part.js';
 import { RESULTS_FILE, renderPage } from './report/page.js';
+import type { RedisReport } from './report/redis-part.js';
 import { renderResults } from './report/results.js';
 import type { PartRun, RunInfo } from './report/types.js';
 

@@ -23,10 +23,10 @@ import { promisify } from 'node:util';
 import { gcra } from '@sluice/core';
 import { LUA_SOURCES } from '@sluice/redis';
 import type { RedisProcess } from '@sluice/test-kit';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { Redis as Valkey } from 'iovalkey';
 import { createClient } from 'redis';
-import { type Consume, PEERS, type RedisLimiter, RLF, sluice } from './cases/redis-peers.js';
+import { type Consume, PEERS, RLF, type Subject, sluice, subject } from './cases/redis-peers.js';
 import { parseCommand, shared } from './cli/args.js';
 import {
   GCRA_CONFIG,
@@ -35,23 +35,14 @@ import {
   measureRate,
   median,
   plainTable,
-  RESIDENT_CONFIG,
   redisServerVersion,
-  residentAlgo,
   withRedis,
 } from './measure/common.js';
-import {
-  FILL_INFLIGHT,
-  fill,
-  type KeyUsageRow,
-  keyUsageSection,
-  type PeerMemoryReport,
-  peerMemorySection,
-  settledUsedMemory,
-  usedMemory,
-} from './measure/redis-memory.js';
-import { type OverLimitReport, overLimitSection } from './measure/redis-over-limit.js';
+import { keyUsageSection } from './measure/redis-memory.js';
+import { overLimitSection } from './measure/redis-over-limit.js';
+import { scaleSection } from './measure/redis-scale.js';
 import { finishPart } from './report/part.js';
+import type { RedisReport } from './report/redis-part.js';
 
 const run = promisify(execFile);
 
@@ -87,10 +78,14 @@ const ROUNDS = args.rounds;
 const MEASURE_MS = args.ms;
 const KEYS = args.keys;
 const INFLIGHT = args.inflight;
-const SCALE_KEYS = args['scale-keys'];
-const SCALE_ROUNDS = args['scale-rounds'];
-const SCALE_MS = args['scale-ms'];
-const PEER_KEYS = args['peer-keys'];
+/** `--scale`'s rows. */
+const SCALE = {
+  keys: args['scale-keys'],
+  rounds: args['scale-rounds'],
+  ms: args['scale-ms'],
+  inflight: INFLIGHT,
+  peerKeys: args['peer-keys'],
+};
 
 /** The floor: sluice >= 1.5x RLF auto-pipelined. */
 const FLOOR_VS_RLF = 1.5;
@@ -112,28 +107,6 @@ const AIM_KEY_BYTES = 56;
 const SLUICE_GCRA = GCRA_CONFIG;
 /** sluice with the throughput limit (every decision advances the TAT, never denies). */
 const SLUICE = sluice('sluice RedisStore, GCRA', gcraAlgo(), SLUICE_GCRA);
-/** sluice at scale: every key stays stored for the run. */
-const SLUICE_RESIDENT = sluice('sluice RedisStore, GCRA', residentAlgo(), RESIDENT_CONFIG);
-
-interface Subject {
-  label: string;
-  client: { disconnect(): void; ping(): Promise<unknown> };
-  consume: Consume;
-  rates: number[];
-  /** sluice on another client than ioredis: the ioredis row of the same mode it must keep up with. */
-  sameModeAs?: Subject;
-}
-
-/** `limiter` on a client of its own (a rejection, e.g. RLF over its limit, aborts the run). */
-function subject(port: number, limiter: RedisLimiter, autoPipelining: boolean): Subject {
-  const client = new Redis({ port, host: '127.0.0.1', enableAutoPipelining: autoPipelining });
-  return {
-    label: `${limiter.label}${autoPipelining ? ', auto-pipelining' : ''}`,
-    client,
-    consume: limiter.consumer(client),
-    rates: [],
-  };
-}
 
 /** sluice on iovalkey (ioredis's fork: the same options). */
 function valkeySubject(port: number, autoPipelining: boolean, ioredis: Subject): Subject {
@@ -170,121 +143,6 @@ const MIN_OF_IOREDIS = 0.9;
 /** Decisions/s with `inflight` calls outstanding for `ms` (default `--inflight`). */
 const measure = (consume: Consume, keys: string[], ms: number, inflight = INFLIGHT) =>
   measureRate(consume, keys, ms, inflight);
-
-// ---------------------------------------------------------------------------------------
-// Scale (--scale): decisions/s and server memory per key over 1k, 100k and 1M resident keys.
-
-interface ScaleRow {
-  keys: number;
-  sluice: number[];
-  rlf: number[];
-  /** used_memory delta per key after the fill, bytes. */
-  memSluice: number;
-  memRlf: number;
-  /** Seconds to pre-fill the keys (each consumed once, FILL_INFLIGHT in flight). */
-  fillSluice: number;
-  fillRlf: number;
-}
-
-async function scaleAt(port: number, mem: Redis, n: number): Promise<ScaleRow> {
-  const keys = Array.from({ length: n }, (_, i) => `user:${i}`);
-  await mem.flushdb(); // our own server only
-  const s = subject(port, SLUICE_RESIDENT, true);
-  const r = subject(port, RLF, true);
-  try {
-    await Promise.all([s.client.ping(), r.client.ping()]);
-    const used0 = await usedMemory(mem);
-    const fillSluice = await fill(s.consume, keys);
-    const used1 = await settledUsedMemory(mem);
-    const afterSluice = await mem.dbsize();
-    if (afterSluice !== n) throw new Error(`scale ${n}: ${afterSluice} keys after sluice's fill`);
-    const fillRlf = await fill(r.consume, keys);
-    const used2 = await settledUsedMemory(mem);
-    const afterRlf = await mem.dbsize();
-    if (afterRlf !== 2 * n) throw new Error(`scale ${n}: ${afterRlf} keys after RLF's fill`);
-    for (let round = 0; round < SCALE_ROUNDS; round++) {
-      s.rates.push(await measure(s.consume, keys, SCALE_MS));
-      r.rates.push(await measure(r.consume, keys, SCALE_MS));
-    }
-    return {
-      keys: n,
-      sluice: s.rates,
-      rlf: r.rates,
-      memSluice: (used1 - used0) / n,
-      memRlf: (used2 - used1) / n,
-      fillSluice,
-      fillRlf,
-    };
-  } finally {
-    s.client.disconnect();
-    r.client.disconnect();
-  }
-}
-
-/** Flat: cost per decision at the most keys within 1.25x of that at the fewest (rate ratio >= 0.8). */
-const FLAT_MIN_RATIO = 0.8;
-
-/** The JSON written by `--json` (read by `pnpm bench`'s report). */
-export interface RedisReport {
-  kind: 'redis';
-  date: string;
-  machine: { cores: number; cpu: string; node: string; redis: string; platform: string };
-  config: {
-    rounds: number;
-    ms: number;
-    keys: number;
-    inFlight: number;
-    sluice: string;
-    rlf: string;
-    /** Every peer of the memory rows (RLF first), as configured. */
-    peers: { label: string; config: string }[];
-    ceiling: string;
-    /** The second ceiling: the same call of a script that only returns 1. */
-    noopCeiling: string;
-    /** The judged figures: sluice / RLF auto-pipelined, of the ceiling, auto / plain. */
-    targets: { vsRlfAuto: number; ofCeiling: number; autoOfPlain: number };
-  };
-  throughput: {
-    label: string;
-    sluice: boolean;
-    autoPipelining: boolean;
-    rate: number;
-    rounds: number[];
-    vsRlfAuto: number;
-    ofCeiling: number;
-    /** sluice auto-pipelined only: its median / sluice without auto-pipelining's. */
-    ofPlain: number | null;
-    verdict: string;
-  }[];
-  ceiling: { rate: number; rounds: number[] };
-  noopCeiling: { rate: number; rounds: number[] };
-  memory: KeyUsageRow[];
-  /** Keys over their limit, with and without the over-limit cache (see redis-over-limit.ts). */
-  overLimit?: OverLimitReport;
-  /** used_memory per subject, sluice and every peer (`--scale`). */
-  peerMemory?: PeerMemoryReport;
-  scale?: {
-    config: string;
-    rounds: number;
-    ms: number;
-    fillInFlight: number;
-    flatMinRatio: number;
-    flatness: { sluice: number; rlf: number };
-    verdict: string;
-    rows: {
-      keys: number;
-      sluice: number;
-      rlf: number;
-      sluiceRounds: number[];
-      rlfRounds: number[];
-      memSluice: number;
-      memRlf: number;
-      fillSluice: number;
-      fillRlf: number;
-    }[];
-  };
-  overall: string;
-}
 
 // ---------------------------------------------------------------------------------------
 
@@ -372,87 +230,6 @@ function keyUsage(port: number) {
     MAX_KEY_BYTES,
     AIM_KEY_BYTES,
   );
-}
-
-/**
- * `--scale`: decisions/s and used_memory per key at each of `--scale-keys`, then used_memory
- * per subject of sluice and every peer; whether both verdicts passed.
- */
-async function scaleSection(server: RedisProcess, report: RedisReport): Promise<boolean> {
-  const rows: ScaleRow[] = [];
-  const client = new Redis({ port: server.port, host: '127.0.0.1' });
-  try {
-    for (const n of SCALE_KEYS) {
-      rows.push(await scaleAt(server.port, client, n));
-      process.stderr.write(`scale ${n} keys done\n`);
-    }
-    await client.flushdb(); // our own server only
-  } finally {
-    client.disconnect();
-  }
-  const st = plainTable([
-    'scale: keys',
-    'sluice decisions/s',
-    'RLF decisions/s',
-    'sluice / RLF',
-    'sluice used_memory B/key',
-    'RLF used_memory B/key',
-    'fill s (sluice | RLF)',
-  ]);
-  for (const row of rows) {
-    st.push([
-      row.keys.toLocaleString('en-US'),
-      fmtRate(median(row.sluice)),
-      fmtRate(median(row.rlf)),
-      `${(median(row.sluice) / median(row.rlf)).toFixed(2)}x`,
-      `${row.memSluice.toFixed(1)} B`,
-      `${row.memRlf.toFixed(1)} B`,
-      `${row.fillSluice.toFixed(1)} | ${row.fillRlf.toFixed(1)}`,
-    ]);
-  }
-  console.log(st.toString());
-  const first = rows[0]!;
-  const last = rows.at(-1)!;
-  const flatness = {
-    sluice: median(last.sluice) / median(first.sluice),
-    rlf: median(last.rlf) / median(first.rlf),
-  };
-  const flatPass = flatness.sluice >= FLAT_MIN_RATIO;
-  console.log(
-    `scale: sluice RedisStore ${RESIDENT_CONFIG} (T = 1 h: every key stays in Redis), RLF as above, both auto-pipelining; keys pre-filled by consuming each once with ${FILL_INFLIGHT} calls in flight (sluice coalesces them into batched EVALSHA); used_memory = INFO memory delta over the fill / keys; median of ${SCALE_ROUNDS} interleaved rounds of ~${SCALE_MS} ms, ${INFLIGHT} in flight over all keys round robin.`,
-  );
-  console.log(
-    `flat (decisions/s at ${last.keys} keys / at ${first.keys} keys, >= ${FLAT_MIN_RATIO}): sluice ${flatness.sluice.toFixed(2)} ${flatPass ? 'PASS' : 'FAIL'}; RLF ${flatness.rlf.toFixed(2)} (info)`,
-  );
-  report.scale = {
-    config: RESIDENT_CONFIG,
-    rounds: SCALE_ROUNDS,
-    ms: SCALE_MS,
-    fillInFlight: FILL_INFLIGHT,
-    flatMinRatio: FLAT_MIN_RATIO,
-    flatness,
-    verdict: flatPass ? 'PASS' : 'FAIL',
-    rows: rows.map((r) => ({
-      keys: r.keys,
-      sluice: median(r.sluice),
-      rlf: median(r.rlf),
-      sluiceRounds: r.sluice,
-      rlfRounds: r.rlf,
-      memSluice: r.memSluice,
-      memRlf: r.memRlf,
-      fillSluice: r.fillSluice,
-      fillRlf: r.fillRlf,
-    })),
-  };
-
-  console.log('');
-  report.peerMemory = await peerMemorySection(
-    server.port,
-    PEER_KEYS,
-    [SLUICE_RESIDENT, ...PEERS],
-    SCALE_ROUNDS,
-  );
-  return flatPass && report.peerMemory.verdict !== 'FAIL';
 }
 
 /**
@@ -608,7 +385,7 @@ async function main(server: RedisProcess): Promise<boolean> {
     report.overLimit = await overLimitSection(server.port, ROUNDS, MEASURE_MS, INFLIGHT, KEYS);
   }
 
-  if (args.scale && !(await scaleSection(server, report))) failed = true;
+  if (args.scale && !(await scaleSection(server, report, SCALE))) failed = true;
 
   finishPart(report, failed, args.json);
   return !failed;

@@ -10,7 +10,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PeersReport } from '../measure/core-peers.js';
 import type { OutcomeReport } from '../outcome.js';
-import type { RedisReport } from '../redis.js';
 import type { CoreReport } from './core-part.js';
 import {
   bytes,
@@ -28,6 +27,7 @@ import {
   us,
 } from './format.js';
 import type { HttpReport } from './http-part.js';
+import type { RedisReport } from './redis-part.js';
 import { summaryRows } from './summary.js';
 import { coreTargets, httpTargets, notRun, peerValue, redisTargets, sides } from './targets.js';
 import { partCommand, type ReportInput, type RunInfo } from './types.js';

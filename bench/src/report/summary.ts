@@ -6,9 +6,9 @@
  */
 
 import type { PeerRow } from '../measure/core-peers.js';
-import type { RedisReport } from '../redis.js';
 import type { CoreReport } from './core-part.js';
 import type { HttpCase, HttpReport } from './http-part.js';
+import type { RedisReport } from './redis-part.js';
 
 /** case, sluice, best peer in the same run, goal, verdict. */
 export type SummaryRow = [string, string, string, string, string];

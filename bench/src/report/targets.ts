@@ -5,10 +5,10 @@
 
 import type { PeerRow } from '../measure/core-peers.js';
 import type { PeerMemoryReport } from '../measure/redis-memory.js';
-import type { RedisReport } from '../redis.js';
 import type { CoreReport } from './core-part.js';
 import { bytes, count, kps, mps, ns, pct, ratio, us } from './format.js';
 import type { HttpCase, HttpReport, HttpRow } from './http-part.js';
+import type { RedisReport } from './redis-part.js';
 
 export interface TargetRow {
   target: string;

@@ -4,9 +4,9 @@
  */
 
 import type { OutcomeReport } from '../outcome.js';
-import type { RedisReport } from '../redis.js';
 import type { CoreReport } from './core-part.js';
 import type { HttpReport } from './http-part.js';
+import type { RedisReport } from './redis-part.js';
 
 export interface PartRun {
   name: 'core' | 'peers' | 'redis' | 'http' | 'outcome';
