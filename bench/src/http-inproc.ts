@@ -27,13 +27,13 @@
  * limit from an async function, and `sluice-plan`, a plan from lru-cache's `fetch`), `--batch`, `--rounds`,
  * `--http-us express=60,fastify=13,koa=14.6`, `--json <file>`.
  */
-import { writeFileSync } from 'node:fs';
 import { IncomingMessage, type RequestListener, ServerResponse } from 'node:http';
 import os from 'node:os';
 import { Duplex } from 'node:stream';
 import { BUILDERS, FRAMEWORKS, type Framework, type Variant } from './cases/http-apps.js';
 import { parseCommand, shared } from './cli/args.js';
 import { canPin, machine, mean, median, pin, plainTable, quantile } from './measure/common.js';
+import { writeJson } from './report/part.js';
 
 const { values: args } = parseCommand({
   usage: 'pnpm bench:http:inproc -- [options]',
@@ -271,24 +271,15 @@ async function main(): Promise<void> {
   console.log(
     `load average (1 min) at start ${loadStart.toFixed(2)}, at end ${loadEnd.toFixed(2)}`,
   );
-  if (args.json !== undefined) {
-    writeFileSync(
-      args.json,
-      JSON.stringify(
-        {
-          machine: host,
-          pinned,
-          batch: BATCH,
-          rounds: ROUNDS,
-          httpUs: HTTP_US,
-          load: [loadStart, loadEnd],
-          results,
-        },
-        null,
-        2,
-      ),
-    );
-  }
+  writeJson(args.json, {
+    machine: host,
+    pinned,
+    batch: BATCH,
+    rounds: ROUNDS,
+    httpUs: HTTP_US,
+    load: [loadStart, loadEnd],
+    results,
+  });
 }
 
 await main();

@@ -31,7 +31,6 @@
  * round and the configuration (read by `pnpm bench`'s report).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,6 +52,7 @@ import {
 import { parseCommand, shared } from './cli/args.js';
 import { canPin, machine, median, pin, redisServerVersion, withRedis } from './measure/common.js';
 import { type HttpCase, type HttpReport, type HttpRow, printCases } from './report/http-part.js';
+import { writeJson } from './report/part.js';
 
 const { values: args } = parseCommand({
   usage: 'pnpm bench:http -- [options]',
@@ -422,7 +422,7 @@ async function main(groups: Group[], redis: RedisProcess | undefined): Promise<v
     cases,
     overall,
   };
-  writeFileSync(args.json, `${JSON.stringify(report, null, 2)}\n`);
+  writeJson(args.json, report);
 }
 
 const groups = selectGroups();

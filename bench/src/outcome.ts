@@ -11,12 +11,12 @@
  * as operations/s of the whole unit (one request's worth), medians of interleaved rounds.
  * Flags: `--rounds n`, `--ms n` (per figure), `--json <file>`.
  */
-import { writeFileSync } from 'node:fs';
 import { concurrency, gcra, RateLimiter } from '@sluice/core';
 import { RedisStore } from '@sluice/redis';
 import { Redis } from 'ioredis';
 import { parseCommand, shared } from './cli/args.js';
 import { measureRate, median, withRedis } from './measure/common.js';
+import { writeJson } from './report/part.js';
 
 const { values: args } = parseCommand({
   usage: 'node --import tsx src/outcome.ts [options] (a part of pnpm bench)',
@@ -119,5 +119,5 @@ console.log(
 );
 if (args.json !== undefined) {
   const report: OutcomeReport = { rows, rounds: ROUNDS, ms: MS };
-  writeFileSync(args.json, JSON.stringify(report, null, 2));
+  writeJson(args.json, report);
 }

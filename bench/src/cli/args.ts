@@ -6,12 +6,15 @@
  */
 import { parseArgs } from 'node:util';
 
-/** One option: `number` and `numbers` (a comma-separated list) are read as strings and checked. */
+/**
+ * One option: `number` and `numbers` (a comma-separated list) are read as strings and checked;
+ * `arg` names the value in `--help` (default: its type).
+ */
 export type OptionSpec =
   | { type: 'boolean'; help: string }
-  | { type: 'string'; default?: string; help: string }
-  | { type: 'number'; default?: number; help: string }
-  | { type: 'numbers'; default: readonly number[]; help: string };
+  | { type: 'string'; default?: string; help: string; arg?: string }
+  | { type: 'number'; default?: number; help: string; arg?: string }
+  | { type: 'numbers'; default: readonly number[]; help: string; arg?: string };
 
 export type OptionSpecs = Record<string, OptionSpec>;
 
@@ -46,7 +49,8 @@ export const scriptArgs = (): string[] => process.argv.slice(2).filter((arg) => 
 /** `--help`'s text: the usage, the summary, then one line per option with its default. */
 export function helpText<O extends OptionSpecs>(command: Command<O>): string {
   const rows = Object.entries(command.options).map(([name, spec]) => {
-    const flag = spec.type === 'boolean' ? `--${name}` : `--${name} <${spec.type}>`;
+    const flag =
+      spec.type === 'boolean' ? `--${name}` : `--${name} <${'arg' in spec ? spec.arg : spec.type}>`;
     const fallback =
       'default' in spec && spec.default !== undefined ? ` (default ${String(spec.default)})` : '';
     return [flag, `${spec.help}${fallback}`] as const;
@@ -125,6 +129,7 @@ export const shared = {
   ms: (n: number) => ({ type: 'number', default: n, help: 'ms per measurement' }) as const,
   json: {
     type: 'string',
+    arg: 'file',
     help: 'also write every figure, round and the configuration as JSON to this file',
   } as const,
 };
