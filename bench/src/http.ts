@@ -38,10 +38,8 @@ import type { RedisProcess } from '@sluice/test-kit';
 import autocannon from 'autocannon';
 import type { Variant } from './cases/http-apps.js';
 import {
-  aimText,
   BASELINES,
   type Framework,
-  floorText,
   GROUPS,
   type Group,
   needsRedis,
@@ -50,8 +48,8 @@ import {
   SLUICE_CONFIG,
 } from './cases/http-cases.js';
 import { parseCommand, shared } from './cli/args.js';
-import { canPin, machine, median, pin, redisServerVersion, withRedis } from './measure/common.js';
-import { type HttpCase, type HttpReport, type HttpRow, printCases } from './report/http-part.js';
+import { canPin, machine, pin, redisServerVersion, withRedis } from './measure/common.js';
+import { type HttpReport, judge, printCases, type ServerFigures } from './report/http-part.js';
 import { writeJson } from './report/part.js';
 
 const { values: args } = parseCommand({
@@ -82,21 +80,10 @@ const CONNECTIONS = args.connections;
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
 
-interface Server {
+interface Server extends ServerFigures {
   framework: Framework;
-  variant: Variant;
-  label: string;
   child: ChildProcess;
   port: number;
-  /** Rate-limit header names and status of one request made before the measurements. */
-  probe: string;
-  rps: number[];
-  cpuUs: number[];
-  busy: number[];
-  /** Redis script calls per request (Redis variants only). */
-  redisCalls: number[];
-  /** The redis-server's CPU (user + system) per request, µs (Redis variants only). */
-  redisCpuUs: number[];
 }
 
 const PIN = canPin();
@@ -236,58 +223,6 @@ async function measure(s: Server, redis: RedisProcess | undefined): Promise<void
   s.rps.push(shot.rps);
   s.cpuUs.push(us / shot.requests);
   s.busy.push(us / (shot.seconds * 1e6));
-}
-
-/** The case's figures and verdicts from its servers' rounds. */
-function judge(g: Group, base: Server, limited: Server[]): HttpCase {
-  const perRound = (s: Server, f: (x: number, b: number) => number, xs: 'rps' | 'cpuUs') =>
-    s[xs].map((x, i) => f(x, base[xs][i]!));
-  const row = (s: Server): HttpRow => {
-    const isBase = s === base;
-    const ratioRounds = isBase ? null : perRound(s, (x, b) => x / b, 'rps');
-    return {
-      limiter: isBase ? 'unlimited' : s.label,
-      role: isBase
-        ? 'unlimited'
-        : s === limited[0]
-          ? 'sluice'
-          : BASELINES.some(([v]) => v === s.variant)
-            ? 'baseline'
-            : 'peer',
-      variant: s.variant,
-      rps: median(s.rps),
-      rpsRounds: s.rps,
-      ratio: ratioRounds && median(ratioRounds),
-      ratioRounds,
-      cpuUs: median(s.cpuUs),
-      cpuUsRounds: s.cpuUs,
-      deltaUs: isBase ? null : median(perRound(s, (x, b) => x - b, 'cpuUs')),
-      cpuRatio: isBase ? null : median(perRound(s, (x, b) => b / x, 'cpuUs')),
-      busy: median(s.busy),
-      busyRounds: s.busy,
-      redisCalls: s.redisCalls.length > 0 ? median(s.redisCalls) : null,
-      redisCallsRounds: s.redisCalls.length > 0 ? s.redisCalls : null,
-      redisCpuUs: s.redisCpuUs.length > 0 ? median(s.redisCpuUs) : null,
-      probe: s.probe,
-    };
-  };
-  const [sluice, ...others] = limited.map(row) as [HttpRow, ...HttpRow[]];
-  const peers = others.filter((r) => r.role === 'peer');
-  const judged = (x: (r: HttpRow) => number) =>
-    (g.floor === undefined || x(sluice) >= g.floor) && peers.every((p) => x(sluice) > x(p));
-  return {
-    id: g.id,
-    title: g.title,
-    framework: g.framework,
-    floor: g.floor ?? null,
-    floorText: floorText(g),
-    aim: { ratio: g.aim.ratio, us: g.aim.us ?? null },
-    aimText: aimText(g),
-    verdict: judged((r) => r.ratio!) ? 'PASS' : 'FAIL',
-    cpuVerdict: judged((r) => r.cpuRatio!) ? 'PASS' : 'FAIL',
-    aimMet: sluice.ratio! >= g.aim.ratio && (g.aim.us === undefined || sluice.deltaUs! <= g.aim.us),
-    rows: [row(base), sluice, ...others],
-  };
 }
 
 function selectGroups(): Group[] {

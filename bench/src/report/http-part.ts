@@ -1,12 +1,20 @@
 /**
- * bench:http's report: the JSON it writes (read by `pnpm bench`'s pages) and the console
- * table of its cases.
+ * bench:http's report: each case's figures and verdicts from its servers' rounds, the JSON it
+ * writes (read by `pnpm bench`'s pages) and the console table of its cases.
  */
 
 import type { Variant } from '../cases/http-apps.js';
-import type { Framework } from '../cases/http-cases.js';
-import { PEERS_CONFIG, REDIS_CLIENT, SLUICE_CONFIG } from '../cases/http-cases.js';
-import { plainTable } from '../measure/common.js';
+import {
+  aimText,
+  BASELINES,
+  type Framework,
+  floorText,
+  type Group,
+  PEERS_CONFIG,
+  REDIS_CLIENT,
+  SLUICE_CONFIG,
+} from '../cases/http-cases.js';
+import { median, plainTable } from '../measure/common.js';
 
 /** One server's figures in a case (medians, and every round). */
 export interface HttpRow {
@@ -83,6 +91,73 @@ export interface HttpReport {
   };
   cases: HttpCase[];
   overall: { rps: 'PASS' | 'FAIL'; cpu: 'PASS' | 'FAIL' };
+}
+
+/** What a case's verdict reads of one server: its label, variant and figures per round. */
+export interface ServerFigures {
+  variant: Variant;
+  label: string;
+  /** Rate-limit header names and status of one request made before the measurements. */
+  probe: string;
+  rps: number[];
+  cpuUs: number[];
+  busy: number[];
+  /** Redis script calls per request (Redis variants only). */
+  redisCalls: number[];
+  /** The redis-server's CPU (user + system) per request, µs (Redis variants only). */
+  redisCpuUs: number[];
+}
+
+/** The case's figures and verdicts from its servers' rounds. */
+export function judge(g: Group, base: ServerFigures, limited: ServerFigures[]): HttpCase {
+  const perRound = (s: ServerFigures, f: (x: number, b: number) => number, xs: 'rps' | 'cpuUs') =>
+    s[xs].map((x, i) => f(x, base[xs][i]!));
+  const row = (s: ServerFigures): HttpRow => {
+    const isBase = s === base;
+    const ratioRounds = isBase ? null : perRound(s, (x, b) => x / b, 'rps');
+    return {
+      limiter: isBase ? 'unlimited' : s.label,
+      role: isBase
+        ? 'unlimited'
+        : s === limited[0]
+          ? 'sluice'
+          : BASELINES.some(([v]) => v === s.variant)
+            ? 'baseline'
+            : 'peer',
+      variant: s.variant,
+      rps: median(s.rps),
+      rpsRounds: s.rps,
+      ratio: ratioRounds && median(ratioRounds),
+      ratioRounds,
+      cpuUs: median(s.cpuUs),
+      cpuUsRounds: s.cpuUs,
+      deltaUs: isBase ? null : median(perRound(s, (x, b) => x - b, 'cpuUs')),
+      cpuRatio: isBase ? null : median(perRound(s, (x, b) => b / x, 'cpuUs')),
+      busy: median(s.busy),
+      busyRounds: s.busy,
+      redisCalls: s.redisCalls.length > 0 ? median(s.redisCalls) : null,
+      redisCallsRounds: s.redisCalls.length > 0 ? s.redisCalls : null,
+      redisCpuUs: s.redisCpuUs.length > 0 ? median(s.redisCpuUs) : null,
+      probe: s.probe,
+    };
+  };
+  const [sluice, ...others] = limited.map(row) as [HttpRow, ...HttpRow[]];
+  const peers = others.filter((r) => r.role === 'peer');
+  const judged = (x: (r: HttpRow) => number) =>
+    (g.floor === undefined || x(sluice) >= g.floor) && peers.every((p) => x(sluice) > x(p));
+  return {
+    id: g.id,
+    title: g.title,
+    framework: g.framework,
+    floor: g.floor ?? null,
+    floorText: floorText(g),
+    aim: { ratio: g.aim.ratio, us: g.aim.us ?? null },
+    aimText: aimText(g),
+    verdict: judged((r) => r.ratio!) ? 'PASS' : 'FAIL',
+    cpuVerdict: judged((r) => r.cpuRatio!) ? 'PASS' : 'FAIL',
+    aimMet: sluice.ratio! >= g.aim.ratio && (g.aim.us === undefined || sluice.deltaUs! <= g.aim.us),
+    rows: [row(base), sluice, ...others],
+  };
 }
 
 /** Every case's rows as a console table, then how to read it and, with Redis, the calls. */
