@@ -19,22 +19,35 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { redisServerVersion, scriptArgs } from './common.js';
-import type { CoreReport } from './core.js';
-import type { HttpReport } from './http.js';
+import { parseCommand, scriptArgs } from './cli/args.js';
+import { redisServerVersion } from './measure/common.js';
 import type { OutcomeReport } from './outcome.js';
-import type { RedisReport } from './redis.js';
-import { type PartRun, type RunInfo, renderChart, renderResults } from './report.js';
-import { RESULTS_FILE, renderPage } from './report-page.js';
+import { renderChart } from './report/chart.js';
+import type { CoreReport } from './report/core-part.js';
+import type { HttpReport } from './report/http-part.js';
+import { RESULTS_FILE, renderPage } from './report/page.js';
+import type { RedisReport } from './report/redis-part.js';
+import { renderResults } from './report/results.js';
+import type { PartRun, RunInfo } from './report/types.js';
 
-const { values: args } = parseArgs({
-  // `pnpm bench -- --quick` passes the `--` through; drop it.
-  args: scriptArgs(),
+const { values: args } = parseCommand({
+  usage: 'pnpm bench -- [options]',
+  summary:
+    'Every benchmark part in sequence (core, every peer, Redis, outcome, HTTP), each in a process of its own, then docs/benchmarks.md, docs/benchmarks.svg and bench/results.md from their results.',
   options: {
-    only: { type: 'string', default: 'core,peers,redis,http,outcome' },
-    quick: { type: 'boolean', default: false },
-    'report-only': { type: 'boolean', default: false },
+    only: {
+      type: 'string',
+      default: 'core,peers,redis,http,outcome',
+      help: 'the parts to run, comma-separated',
+    },
+    quick: {
+      type: 'boolean',
+      help: 'one short round per figure (a smoke test, marked in the note)',
+    },
+    'report-only': {
+      type: 'boolean',
+      help: 'rewrite the pages from the last run in bench/results/ without measuring',
+    },
   },
 });
 
@@ -121,12 +134,7 @@ async function measureAll(): Promise<RunInfo> {
   const run: RunInfo = {
     date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
     command: `pnpm bench${
-      args.quick || only.size < PARTS.length
-        ? ` -- ${process.argv
-            .slice(2)
-            .filter((a) => a !== '--')
-            .join(' ')}`
-        : ''
+      args.quick || only.size < PARTS.length ? ` -- ${scriptArgs().join(' ')}` : ''
     }`,
     quick: args.quick,
     machine: {

@@ -4,7 +4,7 @@
  * `pnpm bench:http` (whose req/s ratios swing by several % between rounds on a shared
  * machine).
  *
- * The apps are bench:http's (./http/apps.ts: hello world on Express, Fastify or Koa,
+ * The apps are bench:http's (./cases/http-apps.ts: hello world on Express, Fastify or Koa,
  * unlimited, behind sluice or the framework's usual limiter, and the baselines). Each request
  * is a real `http.IncomingMessage` / `http.ServerResponse` pair on an in-memory socket that
  * discards what is written, handed to the framework's own request listener (Express's app,
@@ -27,27 +27,37 @@
  * limit from an async function, and `sluice-plan`, a plan from lru-cache's `fetch`), `--batch`, `--rounds`,
  * `--http-us express=60,fastify=13,koa=14.6`, `--json <file>`.
  */
-import { writeFileSync } from 'node:fs';
 import { IncomingMessage, type RequestListener, ServerResponse } from 'node:http';
 import os from 'node:os';
 import { Duplex } from 'node:stream';
-import { parseArgs } from 'node:util';
-import { canPin, machine, mean, median, pin, plainTable, quantile, scriptArgs } from './common.js';
-import { BUILDERS, FRAMEWORKS, type Framework, type Variant } from './http/apps.js';
+import { BUILDERS, FRAMEWORKS, type Framework, type Variant } from './cases/http-apps.js';
+import { parseCommand, shared } from './cli/args.js';
+import { canPin, machine, mean, median, pin, plainTable, quantile } from './measure/common.js';
+import { writeJson } from './report/part.js';
 
-const { values: args } = parseArgs({
-  args: scriptArgs(),
+const { values: args } = parseCommand({
+  usage: 'pnpm bench:http:inproc -- [options]',
+  summary:
+    "HTTP in-process: the CPU each limiter adds to one request, each framework's request listener driven without sockets or a load generator.",
   options: {
-    only: { type: 'string' },
-    variants: { type: 'string', default: 'none,sluice,peer,noop,headers,sluice-bare' },
-    batch: { type: 'string', default: '2000' },
-    rounds: { type: 'string', default: '100' },
-    'http-us': { type: 'string', default: 'express=60,fastify=13,koa=14.6' },
-    json: { type: 'string' },
+    only: { type: 'string', help: 'framework names (express, fastify, koa), comma-separated' },
+    variants: {
+      type: 'string',
+      default: 'none,sluice,peer,noop,headers,sluice-bare',
+      help: 'variants, `none` first (also sluice-metrics; Fastify: sluice-async, sluice-plan)',
+    },
+    batch: { type: 'number', default: 2000, help: 'requests per batch' },
+    rounds: shared.rounds(100),
+    'http-us': {
+      type: 'string',
+      default: 'express=60,fastify=13,koa=14.6',
+      help: "the unlimited server's CPU µs per request over HTTP, per framework",
+    },
+    json: shared.json,
   },
 });
-const BATCH = Number(args.batch);
-const ROUNDS = Number(args.rounds);
+const BATCH = args.batch;
+const ROUNDS = args.rounds;
 const VARIANTS = args.variants.split(',') as Variant[];
 if (VARIANTS[0] !== 'none') throw new Error('--variants: the first variant must be none');
 const HTTP_US = Object.fromEntries(
@@ -261,24 +271,15 @@ async function main(): Promise<void> {
   console.log(
     `load average (1 min) at start ${loadStart.toFixed(2)}, at end ${loadEnd.toFixed(2)}`,
   );
-  if (args.json !== undefined) {
-    writeFileSync(
-      args.json,
-      JSON.stringify(
-        {
-          machine: host,
-          pinned,
-          batch: BATCH,
-          rounds: ROUNDS,
-          httpUs: HTTP_US,
-          load: [loadStart, loadEnd],
-          results,
-        },
-        null,
-        2,
-      ),
-    );
-  }
+  writeJson(args.json, {
+    machine: host,
+    pinned,
+    batch: BATCH,
+    rounds: ROUNDS,
+    httpUs: HTTP_US,
+    load: [loadStart, loadEnd],
+    results,
+  });
 }
 
 await main();

@@ -31,275 +31,60 @@
  * round and the configuration (read by `pnpm bench`'s report).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import type { RedisProcess } from '@sluice/test-kit';
 import autocannon from 'autocannon';
+import type { Variant } from './cases/http-apps.js';
 import {
-  canPin,
-  machine,
-  median,
-  pin,
-  plainTable,
-  redisServerVersion,
-  scriptArgs,
-  withRedis,
-} from './common.js';
-import type { Framework as PlainFramework, Variant } from './http/apps.js';
-import type { NestFramework } from './http/nest-apps.js';
+  BASELINES,
+  type Framework,
+  GROUPS,
+  type Group,
+  needsRedis,
+  PEERS_CONFIG,
+  REDIS_CLIENT,
+  SLUICE_CONFIG,
+} from './cases/http-cases.js';
+import { parseCommand, shared } from './cli/args.js';
+import { canPin, machine, pin, redisServerVersion, withRedis } from './measure/common.js';
+import { type HttpReport, judge, printCases, type ServerFigures } from './report/http-part.js';
+import { writeJson } from './report/part.js';
 
-type Framework = PlainFramework | NestFramework;
-
-const { values: args } = parseArgs({
-  // `pnpm bench:http -- --rounds 5` passes the `--` through; drop it.
-  args: scriptArgs(),
+const { values: args } = parseCommand({
+  usage: 'pnpm bench:http -- [options]',
+  summary:
+    "HTTP end to end: requests/s and server CPU per request of sluice's adapters against each framework's usual limiter, over real HTTP (autocannon).",
   options: {
-    rounds: { type: 'string', default: '5' },
-    duration: { type: 'string', default: '3' },
-    warmup: { type: 'string', default: '1' },
-    connections: { type: 'string', default: '50' },
-    only: { type: 'string' },
-    json: { type: 'string' },
-    /**
-     * Also measure, in every selected case, a middleware / hook that does nothing and one
-     * that only sets the three X-RateLimit-* headers: what the framework itself charges
-     * (reported, never judged).
-     */
-    baselines: { type: 'boolean', default: false },
+    rounds: shared.rounds(5),
+    duration: { type: 'number', default: 3, help: 'seconds per measurement' },
+    warmup: { type: 'number', default: 1, help: 'seconds of warm-up before each measurement' },
+    connections: { type: 'number', default: 50, help: 'autocannon connections' },
+    only: {
+      type: 'string',
+      help: 'case ids or framework names, comma-separated (every case of that framework)',
+    },
+    json: shared.json,
+    baselines: {
+      type: 'boolean',
+      help: 'also measure a no-op middleware and one that only sets the X-RateLimit-* headers (never judged)',
+    },
   },
 });
-const ROUNDS = Number(args.rounds);
-const DURATION = Number(args.duration);
-const WARMUP = Number(args.warmup);
-const CONNECTIONS = Number(args.connections);
+const ROUNDS = args.rounds;
+const DURATION = args.duration;
+const WARMUP = args.warmup;
+const CONNECTIONS = args.connections;
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
 
-interface Server {
+interface Server extends ServerFigures {
   framework: Framework;
-  variant: Variant;
-  label: string;
   child: ChildProcess;
   port: number;
-  /** Rate-limit header names and status of one request made before the measurements. */
-  probe: string;
-  rps: number[];
-  cpuUs: number[];
-  busy: number[];
-  /** Redis script calls per request (Redis variants only). */
-  redisCalls: number[];
-  /** The redis-server's CPU (user + system) per request, µs (Redis variants only). */
-  redisCpuUs: number[];
 }
-
-interface Group {
-  /** For `--only` and the JSON. */
-  id: string;
-  title: string;
-  framework: Framework;
-  base: Variant;
-  /** [variant, label] */
-  limited: [Variant, string][];
-  /** The minimum ratio sluice must reach (undefined: only "ahead of the peers"). */
-  floor: number | undefined;
-  /** The aim: req/s ratio at least `ratio`, and Δµs at most `us` when given. */
-  aim: { ratio: number; us?: number };
-}
-
-const GROUPS: Group[] = [
-  {
-    id: 'fastify-memory',
-    title: 'Fastify, memory, allow',
-    framework: 'fastify',
-    base: 'none',
-    limited: [
-      ['sluice', 'sluice'],
-      ['peer', '@fastify/rate-limit'],
-    ],
-    floor: 0.9,
-    aim: { ratio: 0.95, us: 1 },
-  },
-  {
-    id: 'fastify-deny',
-    title: 'Fastify, memory, all denied (429)',
-    framework: 'fastify',
-    base: 'none',
-    limited: [
-      ['sluice-deny', 'sluice'],
-      ['peer-deny', '@fastify/rate-limit'],
-      ['rlf-deny', 'rate-limiter-flexible'],
-    ],
-    floor: undefined,
-    aim: { ratio: 0.95, us: 2 },
-  },
-  {
-    id: 'express-memory',
-    title: 'Express, memory, allow',
-    framework: 'express',
-    base: 'none',
-    limited: [
-      ['sluice', 'sluice'],
-      ['peer', 'express-rate-limit'],
-    ],
-    floor: 0.95,
-    aim: { ratio: 0.97, us: 3 },
-  },
-  {
-    id: 'koa-memory',
-    title: 'Koa, memory, allow',
-    framework: 'koa',
-    base: 'none',
-    limited: [
-      ['sluice', 'sluice'],
-      ['peer', 'koa-ratelimit'],
-    ],
-    floor: 0.95,
-    aim: { ratio: 0.99 },
-  },
-  {
-    id: 'fastify-redis',
-    title: 'Fastify, Redis, allow',
-    framework: 'fastify',
-    base: 'none',
-    limited: [
-      ['sluice-redis', 'sluice'],
-      ['peer-redis', '@fastify/rate-limit'],
-      ['rlf-redis', 'rate-limiter-flexible'],
-    ],
-    floor: undefined,
-    aim: { ratio: 0.7, us: 6 },
-  },
-  {
-    id: 'fastify-redis-prefetch',
-    title: 'Fastify, Redis + prefetch, allow',
-    framework: 'fastify',
-    base: 'none',
-    limited: [
-      ['sluice-prefetch-redis', 'sluice (prefetch)'],
-      ['sluice-redis', 'sluice (no prefetch)'],
-    ],
-    floor: 0.85,
-    aim: { ratio: 0.92 },
-  },
-  {
-    id: 'koa-redis',
-    title: 'Koa, Redis, allow',
-    framework: 'koa',
-    base: 'none',
-    limited: [
-      ['sluice-redis', 'sluice'],
-      ['rlf-redis', 'rate-limiter-flexible'],
-      ['peer-redis', 'koa-ratelimit'],
-    ],
-    floor: undefined,
-    aim: { ratio: 0.8 },
-  },
-  {
-    id: 'nest-express-memory',
-    title: 'Nest on Express, memory, allow',
-    framework: 'nest-express',
-    base: 'none',
-    limited: [
-      ['sluice', 'sluice'],
-      ['peer', '@nestjs/throttler'],
-    ],
-    floor: undefined,
-    aim: { ratio: 0.95 },
-  },
-  {
-    id: 'nest-express-deny',
-    title: 'Nest on Express, memory, all denied (429)',
-    framework: 'nest-express',
-    base: 'none',
-    limited: [
-      ['sluice-deny', 'sluice'],
-      ['peer-deny', '@nestjs/throttler'],
-    ],
-    floor: undefined,
-    aim: { ratio: 0.95 },
-  },
-  {
-    id: 'nest-express-redis',
-    title: 'Nest on Express, Redis, allow',
-    framework: 'nest-express',
-    base: 'none',
-    limited: [
-      ['sluice-redis', 'sluice'],
-      ['peer-redis', '@nestjs/throttler + @nest-lab/throttler-storage-redis'],
-    ],
-    floor: undefined,
-    aim: { ratio: 0.8 },
-  },
-  {
-    id: 'nest-fastify-memory',
-    title: 'Nest on Fastify, memory, allow',
-    framework: 'nest-fastify',
-    base: 'none',
-    limited: [
-      ['sluice', 'sluice'],
-      ['peer', '@nestjs/throttler'],
-    ],
-    floor: undefined,
-    aim: { ratio: 0.95 },
-  },
-  {
-    id: 'nest-fastify-deny',
-    title: 'Nest on Fastify, memory, all denied (429)',
-    framework: 'nest-fastify',
-    base: 'none',
-    limited: [
-      ['sluice-deny', 'sluice'],
-      ['peer-deny', '@nestjs/throttler'],
-    ],
-    floor: undefined,
-    aim: { ratio: 0.95 },
-  },
-  {
-    id: 'nest-fastify-redis',
-    title: 'Nest on Fastify, Redis, allow',
-    framework: 'nest-fastify',
-    base: 'none',
-    limited: [
-      ['sluice-redis', 'sluice'],
-      ['peer-redis', '@nestjs/throttler + @nest-lab/throttler-storage-redis'],
-    ],
-    floor: undefined,
-    aim: { ratio: 0.8 },
-  },
-  {
-    id: 'koa-redis-prefetch',
-    title: 'Koa, Redis + prefetch, allow',
-    framework: 'koa',
-    base: 'none',
-    limited: [
-      ['sluice-prefetch-redis', 'sluice (prefetch)'],
-      ['sluice-redis', 'sluice (no prefetch)'],
-    ],
-    floor: 0.85,
-    aim: { ratio: 0.95 },
-  },
-];
-
-/** The variants that talk to the bench's redis-server (its port is passed to the server). */
-const needsRedis = (v: Variant) => v.endsWith('-redis');
-
-const aimText = (g: Group) =>
-  `>= ${g.aim.ratio.toFixed(2)}${g.aim.us === undefined ? '' : `, <= +${g.aim.us} µs`}`;
-const floorText = (g: Group) =>
-  `${g.floor === undefined ? '' : `>= ${g.floor.toFixed(2)}, `}ahead of peers`;
-
-const SLUICE_CONFIG =
-  "'throttle:60000000,1000' (GCRA, T = 1 ms, burst 6e7: never denies) / 'throttle:1,60' (denied rows), MemoryStore (Redis rows: RedisStore({ client }), onStoreError 'deny'), keyed per IP, legacy X-RateLimit-* headers";
-const PEERS_CONFIG =
-  'express-rate-limit({ limit: 1e9 }), @fastify/rate-limit({ max: 1e9 } / { max: 1, timeWindow: 1 h } / Redis row: { max: 1e9, redis: client }), ' +
-  "koa-ratelimit({ driver: 'memory', db: new Map(), max: 1e9 } / Redis row: { driver: 'redis', db: client, max: 1e9 }; its Redis driver is a sliding log, one sorted-set entry per request kept for the 60 s window), " +
-  'rate-limiter-flexible RateLimiterMemory({ points: 1, duration: 3600 }) in a Fastify onRequest hook / Redis rows: RateLimiterRedis({ storeClient: client, useRedisPackage: false, points: 1e9, duration: 60 }) in a Fastify onRequest hook or a Koa middleware, setting X-RateLimit-Limit/-Remaining/-Reset; every peer keyed per IP, 60 s window unless said';
-const REDIS_CLIENT =
-  "one ioredis client per server process, new Redis({ host: '127.0.0.1', port })";
 
 const PIN = canPin();
 
@@ -309,7 +94,7 @@ function start(
   label: string,
   redis: RedisProcess | undefined,
 ): Promise<Server> {
-  const node = [process.execPath, '--import', 'tsx', path.join(here, 'http/server.ts')];
+  const node = [process.execPath, '--import', 'tsx', path.join(here, 'measure/http-server.ts')];
   const [cmd, ...argv] = PIN ? ['taskset', '-c', '1', ...node] : node;
   const redisArg = needsRedis(variant) ? [String(redis!.port)] : [];
   const child = spawn(cmd!, [...argv, framework, variant, ...redisArg], {
@@ -440,142 +225,6 @@ async function measure(s: Server, redis: RedisProcess | undefined): Promise<void
   s.busy.push(us / (shot.seconds * 1e6));
 }
 
-/** One server's figures in a case (medians, and every round). */
-export interface HttpRow {
-  /** 'unlimited', 'sluice' or the peer's name. */
-  limiter: string;
-  role: 'unlimited' | 'sluice' | 'peer' | 'baseline';
-  variant: Variant;
-  /** Requests/s: median and per round. */
-  rps: number;
-  rpsRounds: number[];
-  /** limited / unlimited req/s, median of the per-round ratios (null for unlimited). */
-  ratio: number | null;
-  ratioRounds: number[] | null;
-  /** Server CPU (user + system) per request, µs: median and per round. */
-  cpuUs: number;
-  cpuUsRounds: number[];
-  /** Median of (limited - unlimited CPU µs per request) per round (null for unlimited). */
-  deltaUs: number | null;
-  /** Median of (unlimited / limited CPU per request) per round (null for unlimited). */
-  cpuRatio: number | null;
-  /** Server CPU time / wall time: median and per round. */
-  busy: number;
-  busyRounds: number[];
-  /** Redis script calls per request (INFO commandstats EVAL/EVALSHA/FCALL delta / responses): median and per round; null without Redis. */
-  redisCalls: number | null;
-  redisCallsRounds: number[] | null;
-  /**
-   * The redis-server's CPU per request (INFO cpu delta / responses, µs: includes the INFO
-   * calls themselves and anything else the server did meanwhile): median; null without
-   * Redis. 1e6 / it = decisions/s one Redis core could serve.
-   */
-  redisCpuUs: number | null;
-  /** Status and rate-limit header names of the first response. */
-  probe: string;
-}
-
-export interface HttpCase {
-  id: string;
-  title: string;
-  framework: Framework;
-  /** Minimum req/s ratio sluice must reach (null: only "ahead of peers"). */
-  floor: number | null;
-  floorText: string;
-  aim: { ratio: number; us: number | null };
-  aimText: string;
-  /** Floor met and ahead of every peer, on the req/s ratio / on the CPU ratio. */
-  verdict: 'PASS' | 'FAIL';
-  cpuVerdict: 'PASS' | 'FAIL';
-  /** sluice's req/s ratio >= aim.ratio and Δµs <= aim.us. */
-  aimMet: boolean;
-  /** Unlimited, sluice, then the peers. */
-  rows: HttpRow[];
-}
-
-/** The JSON written by `--json` (read by `pnpm bench`'s report). */
-export interface HttpReport {
-  kind: 'http';
-  date: string;
-  machine: { cores: number; cpu: string; node: string; platform: string };
-  config: {
-    rounds: number;
-    duration: number;
-    warmup: number;
-    connections: number;
-    pinned: boolean;
-    pinning: string;
-    sluice: string;
-    peers: string;
-    /** The bench's redis-server, when a Redis case ran; `pinning`: where it ran. */
-    redis: { version: string; port: number; client: string; pinning: string } | null;
-    /** 1/5/15-minute load averages at the start and the end. */
-    loadStart: number[];
-    loadEnd: number[];
-  };
-  cases: HttpCase[];
-  overall: { rps: 'PASS' | 'FAIL'; cpu: 'PASS' | 'FAIL' };
-}
-
-/** The case's figures and verdicts from its servers' rounds. */
-function judge(g: Group, base: Server, limited: Server[]): HttpCase {
-  const perRound = (s: Server, f: (x: number, b: number) => number, xs: 'rps' | 'cpuUs') =>
-    s[xs].map((x, i) => f(x, base[xs][i]!));
-  const row = (s: Server): HttpRow => {
-    const isBase = s === base;
-    const ratioRounds = isBase ? null : perRound(s, (x, b) => x / b, 'rps');
-    return {
-      limiter: isBase ? 'unlimited' : s.label,
-      role: isBase
-        ? 'unlimited'
-        : s === limited[0]
-          ? 'sluice'
-          : BASELINES.some(([v]) => v === s.variant)
-            ? 'baseline'
-            : 'peer',
-      variant: s.variant,
-      rps: median(s.rps),
-      rpsRounds: s.rps,
-      ratio: ratioRounds && median(ratioRounds),
-      ratioRounds,
-      cpuUs: median(s.cpuUs),
-      cpuUsRounds: s.cpuUs,
-      deltaUs: isBase ? null : median(perRound(s, (x, b) => x - b, 'cpuUs')),
-      cpuRatio: isBase ? null : median(perRound(s, (x, b) => b / x, 'cpuUs')),
-      busy: median(s.busy),
-      busyRounds: s.busy,
-      redisCalls: s.redisCalls.length > 0 ? median(s.redisCalls) : null,
-      redisCallsRounds: s.redisCalls.length > 0 ? s.redisCalls : null,
-      redisCpuUs: s.redisCpuUs.length > 0 ? median(s.redisCpuUs) : null,
-      probe: s.probe,
-    };
-  };
-  const [sluice, ...others] = limited.map(row) as [HttpRow, ...HttpRow[]];
-  const peers = others.filter((r) => r.role === 'peer');
-  const judged = (x: (r: HttpRow) => number) =>
-    (g.floor === undefined || x(sluice) >= g.floor) && peers.every((p) => x(sluice) > x(p));
-  return {
-    id: g.id,
-    title: g.title,
-    framework: g.framework,
-    floor: g.floor ?? null,
-    floorText: floorText(g),
-    aim: { ratio: g.aim.ratio, us: g.aim.us ?? null },
-    aimText: aimText(g),
-    verdict: judged((r) => r.ratio!) ? 'PASS' : 'FAIL',
-    cpuVerdict: judged((r) => r.cpuRatio!) ? 'PASS' : 'FAIL',
-    aimMet: sluice.ratio! >= g.aim.ratio && (g.aim.us === undefined || sluice.deltaUs! <= g.aim.us),
-    rows: [row(base), sluice, ...others],
-  };
-}
-
-/** `--baselines`: [variant, label] measured beside the limiters of every selected case. */
-const BASELINES: [Variant, string][] = [
-  ['noop', 'baseline: no-op middleware'],
-  ['headers', 'baseline: the 3 headers only'],
-  ['sluice-bare', 'baseline: sluice, headers: false'],
-];
-
 function selectGroups(): Group[] {
   const all = args.baselines
     ? GROUPS.map((g) => ({ ...g, limited: [...g.limited, ...BASELINES] }))
@@ -589,30 +238,15 @@ function selectGroups(): Group[] {
   return all.filter((g) => only.includes(g.id) || only.includes(g.framework));
 }
 
-async function main(groups: Group[], redis: RedisProcess | undefined): Promise<void> {
-  const host = machine();
-  const loadStart = os.loadavg();
-  if (PIN) pin(process.pid, 0);
-  // The redis-server shares core 0 with autocannon, apart from the server under test (core 1).
-  if (PIN && redis !== undefined) pin(redis.pid, 0);
-  const redisPinning = PIN
-    ? 'pinned to core 0 with autocannon (taskset), apart from the server under test'
-    : 'not pinned';
-  const redisVersion = redis === undefined ? undefined : redisServerVersion();
-  console.log(`machine: ${host.cores} cores, ${host.cpu}, Node ${host.node}, ${host.platform}`);
-  const pinning = PIN
-    ? 'server pinned to core 1 (taskset -c 1), autocannon in this process on core 0'
-    : 'not pinned (no taskset or < 2 cores)';
-  console.log(
-    `${pinning}; ` +
-      `autocannon ${CONNECTIONS} connections to 127.0.0.1, ${DURATION} s per measurement after a ${WARMUP} s warm-up, ` +
-      `${ROUNDS} interleaved rounds (a new server process each round), medians` +
-      (redis === undefined
-        ? ''
-        : `; redis-server ${redisVersion} on 127.0.0.1:${redis.port} (pid ${redis.pid}, started by this bench, ${redisPinning})`) +
-      '\n',
-  );
-
+/**
+ * Starts every server the cases need (each variant once), probes each, then `--rounds`
+ * rounds over all of them in order, each server in a new process after the first round:
+ * warm-up, then one measurement.
+ */
+async function runServers(
+  groups: Group[],
+  redis: RedisProcess | undefined,
+): Promise<{ servers: Map<string, Server>; order: Server[] }> {
   const servers = new Map<string, Server>();
   const id = (f: Framework, v: Variant) => `${f}/${v}`;
   const wanted: [Framework, Variant, string][] = [];
@@ -641,7 +275,35 @@ async function main(groups: Group[], redis: RedisProcess | undefined): Promise<v
   } finally {
     for (const s of order) s.child.kill();
   }
+  return { servers, order };
+}
 
+async function main(groups: Group[], redis: RedisProcess | undefined): Promise<void> {
+  const host = machine();
+  const loadStart = os.loadavg();
+  if (PIN) pin(process.pid, 0);
+  // The redis-server shares core 0 with autocannon, apart from the server under test (core 1).
+  if (PIN && redis !== undefined) pin(redis.pid, 0);
+  const redisPinning = PIN
+    ? 'pinned to core 0 with autocannon (taskset), apart from the server under test'
+    : 'not pinned';
+  const redisVersion = redis === undefined ? undefined : redisServerVersion();
+  console.log(`machine: ${host.cores} cores, ${host.cpu}, Node ${host.node}, ${host.platform}`);
+  const pinning = PIN
+    ? 'server pinned to core 1 (taskset -c 1), autocannon in this process on core 0'
+    : 'not pinned (no taskset or < 2 cores)';
+  console.log(
+    `${pinning}; ` +
+      `autocannon ${CONNECTIONS} connections to 127.0.0.1, ${DURATION} s per measurement after a ${WARMUP} s warm-up, ` +
+      `${ROUNDS} interleaved rounds (a new server process each round), medians` +
+      (redis === undefined
+        ? ''
+        : `; redis-server ${redisVersion} on 127.0.0.1:${redis.port} (pid ${redis.pid}, started by this bench, ${redisPinning})`) +
+      '\n',
+  );
+
+  const { servers, order } = await runServers(groups, redis);
+  const id = (f: Framework, v: Variant) => `${f}/${v}`;
   const cases = groups.map((g) =>
     judge(
       g,
@@ -649,67 +311,7 @@ async function main(groups: Group[], redis: RedisProcess | undefined): Promise<v
       g.limited.map(([v]) => servers.get(id(g.framework, v))!),
     ),
   );
-  const t = plainTable([
-    'case',
-    'limiter',
-    'req/s',
-    'limited / unlimited',
-    'CPU µs/req',
-    'Δµs',
-    'CPU ratio',
-    'server busy',
-    'floor',
-    'aim',
-    'verdict (req/s)',
-    'verdict (CPU)',
-  ]);
-  for (const c of cases) {
-    for (const [i, r] of c.rows.entries()) {
-      const sluice = r.role === 'sluice';
-      t.push([
-        i === 0 ? c.title : '',
-        r.limiter,
-        Math.round(r.rps).toLocaleString('en-US'),
-        r.ratio === null ? '-' : r.ratio.toFixed(3),
-        r.cpuUs.toFixed(1),
-        r.deltaUs === null ? '-' : `${r.deltaUs >= 0 ? '+' : ''}${r.deltaUs.toFixed(1)}`,
-        r.cpuRatio === null ? '-' : r.cpuRatio.toFixed(3),
-        `${(r.busy * 100).toFixed(0)}%`,
-        sluice ? c.floorText : '',
-        sluice ? c.aimText : '',
-        sluice ? c.verdict : '',
-        sluice ? c.cpuVerdict : '',
-      ]);
-    }
-  }
-  console.log(t.toString());
-  console.log(
-    'limited / unlimited, Δµs, CPU ratio: medians over rounds of (limited / unlimited req/s), (limited - unlimited CPU per request) and (unlimited / limited CPU per request), each pair measured in the same round; ' +
-      'server busy: server CPU time / wall time (near 100%: the server, not autocannon, is the bottleneck; well under: the req/s ratio is unreliable, read the CPU ratio).',
-  );
-  console.log(`sluice: ${SLUICE_CONFIG}; peers: ${PEERS_CONFIG}.`);
-  if (redis !== undefined) {
-    // Shows that each Redis limiter did go to Redis, and how often (sluice coalesces).
-    const perRequest = cases.flatMap((c) =>
-      c.rows
-        .filter((r) => r.redisCalls !== null)
-        .map((r) => `${c.framework} ${r.limiter} ${r.redisCalls!.toFixed(3)}`),
-    );
-    console.log(
-      `Redis: ${REDIS_CLIENT}; script calls per request (INFO commandstats EVAL/EVALSHA/FCALL delta / responses): ${perRequest.join(', ')}`,
-    );
-    const perCore = cases.flatMap((c) =>
-      c.rows
-        .filter((r) => r.redisCpuUs !== null)
-        .map(
-          (r) =>
-            `${c.framework} ${r.limiter} ${r.redisCpuUs!.toFixed(2)} µs (${Math.round(1e6 / r.redisCpuUs!).toLocaleString('en-US')}/s)`,
-        ),
-    );
-    console.log(
-      `redis-server CPU per request (INFO cpu delta / responses), and the decisions/s one Redis core serves at that cost: ${perCore.join(', ')}`,
-    );
-  }
+  printCases(cases, redis !== undefined);
   console.log('first response of each server (status, rate-limit headers):');
   for (const s of order) console.log(`  ${s.framework} ${s.label}: ${s.probe}`);
   console.log('per-round req/s:');
@@ -755,7 +357,7 @@ async function main(groups: Group[], redis: RedisProcess | undefined): Promise<v
     cases,
     overall,
   };
-  writeFileSync(args.json, `${JSON.stringify(report, null, 2)}\n`);
+  writeJson(args.json, report);
 }
 
 const groups = selectGroups();

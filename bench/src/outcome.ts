@@ -11,22 +11,25 @@
  * as operations/s of the whole unit (one request's worth), medians of interleaved rounds.
  * Flags: `--rounds n`, `--ms n` (per figure), `--json <file>`.
  */
-import { writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { concurrency, gcra, RateLimiter } from '@sluice/core';
 import { RedisStore } from '@sluice/redis';
 import { Redis } from 'ioredis';
-import { measureRate, median, withRedis } from './common.js';
+import { parseCommand, shared } from './cli/args.js';
+import { measureRate, median, withRedis } from './measure/common.js';
+import { writeJson } from './report/part.js';
 
-const { values: args } = parseArgs({
+const { values: args } = parseCommand({
+  usage: 'node --import tsx src/outcome.ts [options] (a part of pnpm bench)',
+  summary:
+    "Give-backs and concurrency leases: requests/s of one request's store work (allow, refund, lease) on the memory store and on Redis.",
   options: {
-    rounds: { type: 'string', default: '3' },
-    ms: { type: 'string', default: '1000' },
-    json: { type: 'string' },
+    rounds: shared.rounds(3),
+    ms: shared.ms(1000),
+    json: shared.json,
   },
 });
-const ROUNDS = Number(args.rounds);
-const MS = Number(args.ms);
+const ROUNDS = args.rounds;
+const MS = args.ms;
 
 /** One row: a path on a store, requests/s per round and their median. */
 export interface OutcomeRow {
@@ -116,5 +119,5 @@ console.log(
 );
 if (args.json !== undefined) {
   const report: OutcomeReport = { rows, rounds: ROUNDS, ms: MS };
-  writeFileSync(args.json, JSON.stringify(report, null, 2));
+  writeJson(args.json, report);
 }

@@ -19,14 +19,25 @@ import { fileURLToPath } from 'node:url';
 import { pacedFetch } from '@sluice/client';
 import { type HeaderStyleName, Limit, MemoryStore, rateLimit } from '@sluice/express';
 import express from 'express';
+import { parseCommand } from './cli/args.js';
 
-const arg = (name: string, fallback: string): string => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : fallback;
-};
-const headers = arg('headers', 'draft-8') as HeaderStyleName;
-const requests = Number(arg('requests', '1000'));
-const only = arg('only', '');
+const { values: args } = parseCommand({
+  usage: 'pnpm bench:pace -- [options]',
+  summary:
+    'Pace: one real-time run of @sluice/client against a sluice server (10 requests/s), paced and unpaced; writes docs/data/pace-run.json.',
+  options: {
+    headers: {
+      type: 'string',
+      default: 'draft-8',
+      help: 'header style of the server: draft-8, legacy, draft-6, draft-7',
+    },
+    requests: { type: 'number', default: 1000, help: 'requests sent at once' },
+    only: { type: 'string', default: '', help: 'paced or unpaced (default both)' },
+  },
+});
+const headers = args.headers as HeaderStyleName;
+const requests = args.requests;
+const only = args.only;
 const RATE = 10;
 
 interface Answer {

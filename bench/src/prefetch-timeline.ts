@@ -16,7 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { gcra, RateLimiter } from '@sluice/core';
 import { RedisStore } from '@sluice/redis';
 import { Redis } from 'ioredis';
-import { redisServerVersion, withRedis } from './common.js';
+import { parseCommand } from './cli/args.js';
+import { redisServerVersion, withRedis } from './measure/common.js';
 
 const PROCESSES = 4;
 /** Requests/s each process offers. */
@@ -160,5 +161,13 @@ async function main(): Promise<void> {
   console.log(`wrote ${path.relative(process.cwd(), file)}`);
 }
 
-if (process.argv.includes('--worker')) await worker();
+const { values: args } = parseCommand({
+  usage: 'pnpm bench:prefetch-timeline',
+  summary:
+    'Prefetch timeline: 4 processes share one key on Redis, without and with prefetch; writes docs/data/prefetch-timeline.json.',
+  options: {
+    worker: { type: 'boolean', help: 'run as one of the load processes (the parent passes it)' },
+  },
+});
+if (args.worker) await worker();
 else await main();

@@ -1,6 +1,6 @@
 /**
  * `pnpm bench:profile -- <framework> <variant> [<variant> …]`: where a limited request's
- * server CPU goes. Each variant's server (./http/server.ts, one app of ./http/apps.ts) runs
+ * server CPU goes. Each variant's server (./measure/http-server.ts, one app of ./cases/http-apps.ts) runs
  * under `node --cpu-prof`, pinned to core 1 like `pnpm bench:http`'s, with this process and
  * its autocannon (50 connections) and, for the `-redis` variants, a redis-server of its own
  * on core 0. After a 1 s warm-up and `--seconds` of load the server exits and its profile's
@@ -16,23 +16,25 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import type { RedisProcess } from '@sluice/test-kit';
 import autocannon from 'autocannon';
-import { canPin, pin, plainTable, scriptArgs, withRedis } from './common.js';
-import type { Framework, Variant } from './http/apps.js';
+import type { Framework, Variant } from './cases/http-apps.js';
+import { parseCommand } from './cli/args.js';
+import { canPin, pin, plainTable, withRedis } from './measure/common.js';
 
-const { values: args, positionals } = parseArgs({
-  args: scriptArgs(),
-  allowPositionals: true,
-  options: { seconds: { type: 'string', default: '5' } },
+const { values: args, positionals } = parseCommand({
+  usage: 'pnpm bench:profile -- [options] <express|fastify|koa> <variant> [<variant> …]',
+  summary:
+    "Profile: where a limited request's server CPU goes, each variant's server under node --cpu-prof, µs per request by where the code lives.",
+  positionals: '<framework> <variant> [<variant> …] (variants of ./cases/http-apps.ts)',
+  options: { seconds: { type: 'number', default: 5, help: 'seconds of load per variant' } },
 });
 const [framework, ...variants] = positionals as [Framework, ...Variant[]];
 if (framework === undefined || variants.length === 0) {
   console.error('usage: pnpm bench:profile -- <express|fastify|koa> <variant> [<variant> …]');
   process.exit(2);
 }
-const SECONDS = Number(args.seconds);
+const SECONDS = args.seconds;
 const here = path.dirname(fileURLToPath(import.meta.url));
 const PIN = canPin();
 
@@ -88,7 +90,7 @@ async function profileOne(variant: Variant, redis: RedisProcess | undefined) {
     cmd!,
     [
       ...argv,
-      path.join(here, 'http/server.ts'),
+      path.join(here, 'measure/http-server.ts'),
       framework,
       variant,
       ...(redis ? [String(redis.port)] : []),

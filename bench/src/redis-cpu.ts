@@ -16,26 +16,30 @@
  *
  * Traffic goes to 127.0.0.1 only. bench/profile.md reads these figures.
  */
-import { parseArgs } from 'node:util';
 import { gcra, RateLimiter } from '@sluice/core';
 import type { Algorithm } from '@sluice/core/store';
 import { RedisStore } from '@sluice/redis';
 import { Redis } from 'ioredis';
 // The batch script itself, for its CPU per key: internal to the package, read from its source.
 import { GCRA_BATCH_LUA } from '../../packages/redis/src/gcra.lua.js';
-import { GCRA_CONFIG, gcraAlgo, measureRate, plainTable, scriptArgs, withRedis } from './common.js';
+import { parseCommand, shared } from './cli/args.js';
+import { GCRA_CONFIG, gcraAlgo, measureRate, plainTable, withRedis } from './measure/common.js';
 
-const { values: args } = parseArgs({
-  args: scriptArgs(),
+const { values: args } = parseCommand({
+  usage: 'pnpm bench:redis-cpu -- [options]',
+  summary:
+    "Redis CPU: where a Redis decision's CPU goes (Node's and the server's), per decision and per part of the GCRA script, in CPU time.",
   options: {
-    ms: { type: 'string', default: '2000' },
-    rounds: { type: 'string', default: '3' },
-    /** Only the prefetch table: hot keys with and without RedisStore option `prefetch`. */
-    prefetch: { type: 'boolean', default: false },
+    ms: shared.ms(2000),
+    rounds: shared.rounds(3),
+    prefetch: {
+      type: 'boolean',
+      help: 'only the prefetch table: hot keys with and without RedisStore option `prefetch`',
+    },
   },
 });
-const MS = Number(args.ms);
-const ROUNDS = Number(args.rounds);
+const MS = args.ms;
+const ROUNDS = args.rounds;
 
 /** The server's CPU (user + system) so far, µs. */
 async function serverCpuUs(info: Redis): Promise<number> {
@@ -56,10 +60,17 @@ async function scriptCalls(info: Redis): Promise<number> {
 async function perDecision(
   port: number,
   info: Redis,
-  algorithm: Algorithm,
-  auto: boolean,
-  keyCount = 10_000,
-  prefetch?: { units: number; ttl: string },
+  {
+    algorithm,
+    auto,
+    keyCount = 10_000,
+    prefetch,
+  }: {
+    algorithm: Algorithm;
+    auto: boolean;
+    keyCount?: number;
+    prefetch?: { units: number; ttl: string } | undefined;
+  },
 ) {
   const client = new Redis({ port, host: '127.0.0.1', enableAutoPipelining: auto });
   const store = new RedisStore({ client, prefetch });
@@ -142,7 +153,12 @@ async function prefetchTable(port: number, info: Redis): Promise<void> {
   ]);
   for (const keyCount of [1, 16]) {
     for (const prefetch of [undefined, { units: 100, ttl: '100ms' }]) {
-      const d = await perDecision(port, info, gcraAlgo(), false, keyCount, prefetch);
+      const d = await perDecision(port, info, {
+        algorithm: gcraAlgo(),
+        auto: false,
+        keyCount,
+        prefetch,
+      });
       t.push([
         String(keyCount),
         prefetch === undefined ? 'off' : `{ units: ${prefetch.units}, ttl: '${prefetch.ttl}' }`,
@@ -180,7 +196,7 @@ await withRedis(async (server) => {
       ['sub-ms: gcra({ rate: 1e6, period: "1s", burst: 1e9 })', subMs],
     ] as const) {
       for (const auto of [false, true]) {
-        const d = await perDecision(server.port, info, algorithm, auto);
+        const d = await perDecision(server.port, info, { algorithm, auto });
         t.push([
           label,
           String(auto),

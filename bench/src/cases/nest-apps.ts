@@ -1,5 +1,5 @@
 /**
- * The NestJS benchmark apps of `pnpm bench:http` (served by ./server.ts): a hello-world
+ * The NestJS benchmark apps of `pnpm bench:http` (served by ../measure/http-server.ts): a hello-world
  * controller (`GET /` answering `hello world`) on Nest with the Express or the Fastify
  * platform, unlimited or behind one limiter. Nest's decorators are applied as calls, so
  * these files need no decorator compiler setting (the bench runs on the root tsconfig).
@@ -14,7 +14,7 @@
  */
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
-import type { Built, Variant } from './apps.js';
+import type { Built, Variant } from './http-apps.js';
 
 export const NEST_FRAMEWORKS = ['nest-express', 'nest-fastify'] as const;
 export type NestFramework = (typeof NEST_FRAMEWORKS)[number];

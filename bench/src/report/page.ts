@@ -1,12 +1,12 @@
 /**
  * The site's benchmarks page, `docs/benchmarks.md`: the chart first, then the summary table
  * (sluice against the best peer of each case), the machine, and how to reproduce. Every
- * round, every peer and each target's gap are in `bench/results.md` (report.ts), which the
+ * round, every peer and each target's gap are in `bench/results.md` (results.ts), which the
  * same run writes beside it, in the repository and not on the site.
  */
-import type { ReportInput } from './report.js';
-import { table } from './report.js';
-import { summaryRows } from './report-summary.js';
+import { table } from './format.js';
+import { summaryRows } from './summary.js';
+import type { ReportInput } from './types.js';
 
 /** Where the full results are, from the repository root. */
 export const RESULTS_FILE = 'bench/results.md';

@@ -1,5 +1,5 @@
 /**
- * The limiters of `pnpm bench:redis` (./redis.ts): sluice's RedisStore and its peers, every
+ * The limiters of `pnpm bench:redis` (../redis.ts): sluice's RedisStore and its peers, every
  * limiter with a Redis store that bench:http measures, each driven as its middleware drives
  * it, never denying (a quota of 1e9 or more per 60 s window). Used for decisions/s (sluice,
  * RLF) and for the bytes each one stores per subject (all of them).
@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { RateLimiter } from '@sluice/core';
 import type { Algorithm } from '@sluice/core/store';
 import { RedisStore } from '@sluice/redis';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import { RedisStore as RateLimitRedisStore, type RedisReply } from 'rate-limit-redis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 
@@ -124,3 +124,24 @@ const KOA: RedisLimiter = {
 
 /** Every peer, in the report's order. */
 export const PEERS: RedisLimiter[] = [RLF, EXPRESS, FASTIFY, KOA];
+
+/** A limiter on a client of its own, and its rate in each round. */
+export interface Subject {
+  label: string;
+  client: { disconnect(): void; ping(): Promise<unknown> };
+  consume: Consume;
+  rates: number[];
+  /** sluice on another client than ioredis: the ioredis row of the same mode it must keep up with. */
+  sameModeAs?: Subject;
+}
+
+/** `limiter` on a client of its own (a rejection, e.g. RLF over its limit, aborts the run). */
+export function subject(port: number, limiter: RedisLimiter, autoPipelining: boolean): Subject {
+  const client = new Redis({ port, host: '127.0.0.1', enableAutoPipelining: autoPipelining });
+  return {
+    label: `${limiter.label}${autoPipelining ? ', auto-pipelining' : ''}`,
+    client,
+    consume: limiter.consumer(client),
+    rates: [],
+  };
+}

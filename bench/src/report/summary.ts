@@ -4,10 +4,11 @@
  * verdict, from this run's JSON. The full tables, every round and every peer, are in
  * bench/results.md.
  */
-import type { CoreReport } from './core.js';
-import type { PeerRow } from './core-peers.js';
-import type { HttpCase, HttpReport } from './http.js';
-import type { RedisReport } from './redis.js';
+
+import type { PeerRow } from '../measure/core-peers.js';
+import type { CoreReport } from './core-part.js';
+import type { HttpCase, HttpReport } from './http-part.js';
+import type { RedisReport } from './redis-part.js';
 
 /** case, sluice, best peer in the same run, goal, verdict. */
 export type SummaryRow = [string, string, string, string, string];

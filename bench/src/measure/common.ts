@@ -5,9 +5,6 @@ import type { Algorithm } from '@sluice/core/store';
 import { type RedisProcess, startRedis } from '@sluice/test-kit';
 import Table from 'cli-table3';
 
-/** The script's own arguments: pnpm passes `--` through (`pnpm bench:core -- --rounds 3`). */
-export const scriptArgs = (): string[] => process.argv.slice(2).filter((arg) => arg !== '--');
-
 /** The machine, as each part's JSON reports it. */
 export function machine(): { cores: number; cpu: string; node: string; platform: string } {
   const cpus = os.cpus();

@@ -1,5 +1,5 @@
 /**
- * The benchmark apps of `pnpm bench:http` (served over HTTP by ./server.ts) and
+ * The benchmark apps of `pnpm bench:http` (served over HTTP by ../measure/http-server.ts) and
  * `pnpm bench:http:inproc` (called in-process by ../http-inproc.ts): a hello-world route
  * (`GET /` answering `hello world`) on one framework, unlimited or behind one limiter.
  *

@@ -1,5 +1,5 @@
 /**
- * The memory sections of `pnpm bench:redis` (./redis.ts), on the bench's own redis-server:
+ * The memory sections of `pnpm bench:redis` (../redis.ts), on the bench's own redis-server:
  *
  * - `MEMORY USAGE` of what one decision of each limiter writes ("Redis bytes per
  *   key"): FLUSHDB, one decision on `user:1`, then every key the server then holds, as
@@ -12,8 +12,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
+import type { Consume, RedisLimiter } from '../cases/redis-peers.js';
 import { median, plainTable } from './common.js';
-import type { Consume, RedisLimiter } from './redis-peers.js';
 
 /** Calls outstanding while filling (sluice coalesces them into batches). */
 export const FILL_INFLIGHT = 1024;

@@ -1,0 +1,119 @@
+/**
+ * bench:core's heap bytes per key and its scale rows (`--scale`): the same awaited decision
+ * over 1k, 100k and 1M resident keys, with the store overhead per key at each size.
+ */
+import { MemoryStore, RateLimiter } from '@sluice/core';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
+import type { HeapSubject } from '../cases/core.js';
+import { rlf } from '../cases/core.js';
+import { residentAlgo } from './common.js';
+import {
+  check,
+  heapDelta,
+  loopLimiter,
+  loopRlf,
+  loopStore,
+  makeKeys,
+  userKeys,
+} from './core-loops.js';
+
+/** Module-level holder: keys that must outlive a store overhead measure are kept here. */
+let retainedKeys: string[] = [];
+
+/** Heap bytes per key of `subject` at `n` keys: [store overhead, incl. key text]. */
+export async function heapPerKey(subject: HeapSubject, n: number): Promise<[number, number]> {
+  // Store overhead: the keys exist (and stay alive) before the baseline.
+  retainedKeys = makeKeys(n);
+  const overhead = await heapDelta(
+    () => subject.overhead(retainedKeys),
+    n,
+    (built) => releaseRlf(built, retainedKeys),
+  );
+  retainedKeys = [];
+  // Key text included: keys are built during insertion and held only by the limiter.
+  const withKeys = await heapDelta(
+    () => subject.withKeys(n),
+    n,
+    (built) => releaseRlf(built, userKeys(n)),
+  );
+  return [overhead, withKeys];
+}
+
+/**
+ * RLF keeps each key's state alive for 60 s through a timer of its own: deleting the keys
+ * clears the timers, so a measured store is freed now, not during a later measure.
+ */
+async function releaseRlf(built: unknown, keys: Iterable<string>): Promise<void> {
+  if (built instanceof RateLimiterMemory) for (const key of keys) await built.delete(key);
+}
+
+export interface ScaleRow {
+  keys: number;
+  /** RateLimiter + MemoryStore({ maxKeys: keys }), awaited one at a time. */
+  sluice: number[];
+  /** rate-limiter-flexible RateLimiterMemory, awaited one at a time. */
+  rlf: number[];
+  /** MemoryStore.consume, synchronous (the store alone). */
+  store: number[];
+  /** Heap bytes per key, store overhead (keys pre-built and retained outside). */
+  heapSluice: number;
+  heapRlf: number;
+  /** Live keys in the store after the run: must equal `keys`. */
+  liveKeys: number;
+}
+
+/** Flat: cost per decision at the most keys within 1.25x of that at the fewest (rate ratio >= 0.8). */
+export const FLAT_MIN_RATIO = 0.8;
+
+/** One scale row at `n` resident keys: heap first, then `rounds` interleaved rounds of `ms`. */
+export async function scaleAt(n: number, rounds: number, ms: number): Promise<ScaleRow> {
+  retainedKeys = makeKeys(n);
+  const heapSluice = await heapDelta(async () => {
+    const store = new MemoryStore({ maxKeys: n });
+    const algorithm = residentAlgo();
+    for (const key of retainedKeys) store.consume(key, algorithm, 1, Date.now());
+    return store;
+  }, n);
+  const heapRlf = await heapDelta(
+    async () => {
+      const limiter = rlf('');
+      for (const key of retainedKeys) await limiter.consume(key);
+      return limiter;
+    },
+    n,
+    (built) => releaseRlf(built, retainedKeys),
+  );
+  const keys = retainedKeys;
+  retainedKeys = [];
+
+  const limiter = new RateLimiter({
+    algorithm: residentAlgo(),
+    store: new MemoryStore({ maxKeys: n }),
+  });
+  const peer = rlf();
+  const store = new MemoryStore({ maxKeys: n });
+  const algorithm = residentAlgo();
+  // Fill: every key once in each subject, not measured (also the JIT warm-up).
+  for (const key of keys) {
+    check(await limiter.consume(key));
+    await peer.consume(key);
+    check(store.consume(key, algorithm, 1, Date.now()));
+  }
+  const row: ScaleRow = {
+    keys: n,
+    sluice: [],
+    rlf: [],
+    store: [],
+    heapSluice,
+    heapRlf,
+    liveKeys: 0,
+  };
+  for (let r = 0; r < rounds; r++) {
+    row.sluice.push(await loopLimiter(limiter, keys, ms));
+    row.rlf.push(await loopRlf(peer, keys, ms));
+    row.store.push(loopStore(store, algorithm, keys, ms));
+  }
+  row.liveKeys = store.size;
+  if (row.liveKeys !== n) throw new Error(`scale ${n}: ${row.liveKeys} live keys, expected ${n}`);
+  return row;
+}

@@ -1,0 +1,251 @@
+/**
+ * The measurement loops of bench:core (core.ts, core-peers.ts): sluice's RateLimiter awaited
+ * and with calls in flight, its MemoryStore's synchronous `consume`, rate-limiter-flexible's
+ * RateLimiterMemory the same ways (one loop per API, so every call site stays monomorphic),
+ * the interleaved rounds of a table of pairs, and the heap-per-key measure (node --expose-gc).
+ */
+import { performance } from 'node:perf_hooks';
+import type { Decision, MemoryStore, RateLimiter } from '@sluice/core';
+import type { Algorithm } from '@sluice/core/store';
+import type { RateLimiterMemory } from 'rate-limiter-flexible';
+
+/** Calls between two clock reads in every loop. */
+export const BATCH = 2048;
+
+export function check(d: Decision): void {
+  if (!d.allowed) throw new Error('sluice denied a request: the bench limits are wrong');
+}
+
+export async function loopLimiter(
+  limiter: RateLimiter,
+  keys: string[],
+  ms: number,
+): Promise<number> {
+  const n = keys.length;
+  let i = 0;
+  let ops = 0;
+  const start = performance.now();
+  let now = start;
+  do {
+    for (let j = 0; j < BATCH; j++) {
+      check(await limiter.consume(keys[i]!));
+      if (++i === n) i = 0;
+    }
+    ops += BATCH;
+    now = performance.now();
+  } while (now - start < ms);
+  return (ops * 1000) / (now - start);
+}
+
+export async function loopRlf(
+  limiter: RateLimiterMemory,
+  keys: string[],
+  ms: number,
+): Promise<number> {
+  const n = keys.length;
+  let i = 0;
+  let ops = 0;
+  const start = performance.now();
+  let now = start;
+  do {
+    // consume rejects when over the limit; it never is here, so a rejection aborts the run.
+    for (let j = 0; j < BATCH; j++) {
+      await limiter.consume(keys[i]!);
+      if (++i === n) i = 0;
+    }
+    ops += BATCH;
+    now = performance.now();
+  } while (now - start < ms);
+  return (ops * 1000) / (now - start);
+}
+
+/** How many calls the concurrent loops keep in flight (a busy server's overlapping requests). */
+export const IN_FLIGHT = 256;
+
+export async function loopLimiterConcurrent(
+  limiter: RateLimiter,
+  keys: string[],
+  ms: number,
+): Promise<number> {
+  const n = keys.length;
+  let i = 0;
+  let ops = 0;
+  const start = performance.now();
+  let now = start;
+  const pending: Promise<Decision>[] = new Array(IN_FLIGHT);
+  do {
+    for (let b = 0; b < BATCH / IN_FLIGHT; b++) {
+      for (let j = 0; j < IN_FLIGHT; j++) {
+        pending[j] = limiter.consume(keys[i]!);
+        if (++i === n) i = 0;
+      }
+      for (const d of await Promise.all(pending)) check(d);
+    }
+    ops += BATCH;
+    now = performance.now();
+  } while (now - start < ms);
+  return (ops * 1000) / (now - start);
+}
+
+export async function loopRlfConcurrent(
+  limiter: RateLimiterMemory,
+  keys: string[],
+  ms: number,
+): Promise<number> {
+  const n = keys.length;
+  let i = 0;
+  let ops = 0;
+  const start = performance.now();
+  let now = start;
+  const pending: Promise<unknown>[] = new Array(IN_FLIGHT);
+  do {
+    for (let b = 0; b < BATCH / IN_FLIGHT; b++) {
+      for (let j = 0; j < IN_FLIGHT; j++) {
+        pending[j] = limiter.consume(keys[i]!);
+        if (++i === n) i = 0;
+      }
+      await Promise.all(pending);
+    }
+    ops += BATCH;
+    now = performance.now();
+  } while (now - start < ms);
+  return (ops * 1000) / (now - start);
+}
+
+/**
+ * The ceiling of any limiter whose `consume` returns a promise, awaited one call at a time:
+ * `await` of an already-resolved promise of a constant decision, nothing else.
+ */
+export async function loopAwaitFloor(ms: number): Promise<number> {
+  const decision: Decision = {
+    allowed: true,
+    limit: 1,
+    remaining: 1,
+    retryAfterMs: 0,
+    resetAfterMs: 0,
+    cost: 1,
+  };
+  let ops = 0;
+  const start = performance.now();
+  let now = start;
+  do {
+    for (let j = 0; j < BATCH; j++) check(await Promise.resolve(decision));
+    ops += BATCH;
+    now = performance.now();
+  } while (now - start < ms);
+  return (ops * 1000) / (now - start);
+}
+
+// The synchronous store path, deliberately not async: no promise per decision.
+export function loopStore(
+  store: MemoryStore,
+  algorithm: Algorithm,
+  keys: string[],
+  ms: number,
+): number {
+  const n = keys.length;
+  let i = 0;
+  let ops = 0;
+  const start = performance.now();
+  let now = start;
+  do {
+    for (let j = 0; j < BATCH; j++) {
+      check(store.consume(keys[i]!, algorithm, 1, Date.now()));
+      if (++i === n) i = 0;
+    }
+    ops += BATCH;
+    now = performance.now();
+  } while (now - start < ms);
+  return (ops * 1000) / (now - start);
+}
+
+/** One row of a compared table: sluice's side (`a`) and its peer's (`b`), and their rounds. */
+export interface Pair {
+  label: string;
+  /** Sluice's side, async limiter or sync store. */
+  a: () => Promise<number> | number;
+  b: () => Promise<number>;
+  /** The least sluice / peer ratio that passes; none: shown for information. */
+  target: number | undefined;
+  a_: number[];
+  b_: number[];
+}
+
+/**
+ * Measures every pair: an unmeasured warm-up pass (JIT, and every store filled with its
+ * keys), then `rounds` rounds, each running every pair's two sides one after the other.
+ */
+export async function measurePairs(pairs: Pair[], rounds: number): Promise<void> {
+  for (const c of pairs) {
+    await c.a();
+    await c.b();
+  }
+  for (let r = 0; r < rounds; r++) {
+    for (const c of pairs) {
+      c.a_.push(await c.a());
+      c.b_.push(await c.b());
+    }
+    process.stderr.write(`round ${r + 1}/${rounds} done\n`);
+  }
+}
+
+/** `user:0` … `user:<n-1>`, built one at a time as they are taken (held only by the taker). */
+export function* userKeys(n: number): Generator<string> {
+  for (let i = 0; i < n; i++) yield `user:${i}`;
+}
+
+/** `user:0` … `user:<n-1>`, pre-built. */
+export const makeKeys = (n: number): string[] => {
+  const keys = new Array<string>(n);
+  for (let i = 0; i < n; i++) keys[i] = `user:${i}`;
+  return keys;
+};
+
+// ---------------------------------------------------------------------------------------
+// Heap bytes per key.
+
+/**
+ * Heap in use (heapUsed + arrayBuffers) after full GCs, once it stops shrinking: three readings
+ * in a row, 10 ms apart, none lower than the lowest before them by more than 64 KiB. A closure
+ * being optimised on V8's background thread keeps its context alive until the main thread
+ * finalises the job, which on a busy machine can take a few event-loop turns: a baseline read
+ * at once could still hold the store a previous measure let go (seen: +2 MB, a whole
+ * 10 000-key store; never with --no-concurrent-recompilation). That garbage only inflates a
+ * reading, so the lowest is kept.
+ */
+async function heapNow(): Promise<number> {
+  const gc = (globalThis as { gc?: () => void }).gc!;
+  let lowest = Number.POSITIVE_INFINITY;
+  for (let stable = 0; stable < 3; ) {
+    gc();
+    const m = process.memoryUsage();
+    const now = m.heapUsed + m.arrayBuffers;
+    stable = now < lowest - 64 * 1024 ? 0 : stable + 1;
+    lowest = Math.min(lowest, now);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return lowest;
+}
+
+/** Module-level holder: what a measurement must keep alive is kept here, explicitly. */
+const retained: unknown[] = [];
+
+/**
+ * Heap delta of one `build`, per key. Its own async function, so nothing it awaited lingers
+ * in a suspended frame of the caller when the next baseline is taken. `done` runs on what was
+ * built after the second reading and before it is let go (checks, and freeing what timers
+ * would otherwise keep alive past the measure).
+ */
+export async function heapDelta<T>(
+  build: () => Promise<T>,
+  n: number,
+  done?: (built: T) => Promise<void>,
+): Promise<number> {
+  const before = await heapNow();
+  const built = await build();
+  retained.push(built);
+  const after = await heapNow();
+  await done?.(built);
+  retained.length = 0;
+  return (after - before) / n;
+}

@@ -1,0 +1,212 @@
+/**
+ * The chart `docs/benchmarks.svg`: one bar per limiter and case, one panel per figure
+ * (requests/s, memory-store and Redis decisions/s), drawn by vega-lite + vega in Node.
+ */
+import * as vega from 'vega';
+import { compile, type TopLevelSpec } from 'vega-lite';
+import { count } from './format.js';
+import type { ReportInput } from './types.js';
+
+/** One bar of the chart: a limiter's figure in one case of one panel. */
+export interface Bar {
+  panel: string;
+  case: string;
+  limiter: string;
+  value: number;
+}
+
+const HTTP_PANEL = 'HTTP: requests/s';
+
+/** Every limiter the chart can show, in the order bars are stacked within a case. */
+const LIMITERS: [string, string][] = [
+  ['unlimited', '#7f7f7f'],
+  ['sluice', '#1f77b4'],
+  ['rate-limiter-flexible', '#ff7f0e'],
+  ['@fastify/rate-limit', '#2ca02c'],
+  ['express-rate-limit', '#d62728'],
+  ['koa-ratelimit', '#9467bd'],
+  ['redis-benchmark', '#bcbd22'],
+];
+
+function chartBars(input: ReportInput): Bar[] {
+  const bars: Bar[] = [];
+  const { core, redis, http } = input;
+  if (http !== undefined) {
+    const panel = `${HTTP_PANEL}, ${http.config.connections} connections (medians)`;
+    for (const c of http.cases)
+      for (const r of c.rows) bars.push({ panel, case: c.title, limiter: r.limiter, value: r.rps });
+  }
+  if (core !== undefined) {
+    const panel = 'memory store: decisions/s, one at a time (medians)';
+    for (const r of core.throughput) {
+      if (
+        r.label.startsWith('extra') ||
+        r.label.includes('in flight') ||
+        r.label.startsWith('RateLimiter')
+      )
+        continue;
+      bars.push({ panel, case: r.label, limiter: 'sluice', value: r.sluice });
+      bars.push({ panel, case: r.label, limiter: 'rate-limiter-flexible', value: r.rlf });
+    }
+    for (const r of core.scale?.rows ?? []) {
+      const label = `GCRA, ${count(r.keys)} resident keys`;
+      bars.push({ panel, case: label, limiter: 'sluice', value: r.sluice });
+      bars.push({ panel, case: label, limiter: 'rate-limiter-flexible', value: r.rlf });
+    }
+    for (const r of core.peers?.rows ?? []) {
+      if (r.kind !== 'rate') continue;
+      for (const f of r.figures)
+        bars.push({ panel, case: `every peer: ${r.label}`, limiter: f.name, value: f.median });
+    }
+  }
+  if (redis !== undefined) {
+    const panel = `Redis: decisions/s, one client, ${redis.config.inFlight} in flight (medians)`;
+    for (const r of redis.throughput) {
+      const label = `GCRA, ${count(redis.config.keys)} keys${r.autoPipelining ? ', auto-pipelining' : ''}`;
+      bars.push({
+        panel,
+        case: label,
+        limiter: r.sluice ? 'sluice' : 'rate-limiter-flexible',
+        value: r.rate,
+      });
+    }
+    bars.push({
+      panel,
+      case: 'redis-benchmark EVALSHA -P 16 (ceiling)',
+      limiter: 'redis-benchmark',
+      value: redis.ceiling.rate,
+    });
+    bars.push({
+      panel,
+      case: "redis-benchmark EVALSHA 'return 1' -P 16",
+      limiter: 'redis-benchmark',
+      value: redis.noopCeiling.rate,
+    });
+    for (const r of redis.scale?.rows ?? []) {
+      const label = `GCRA, ${count(r.keys)} resident keys, auto-pipelining`;
+      bars.push({ panel, case: label, limiter: 'sluice', value: r.sluice });
+      bars.push({ panel, case: label, limiter: 'rate-limiter-flexible', value: r.rlf });
+    }
+  }
+  return bars;
+}
+
+/**
+ * The chart is drawn at the width the site shows it (the 624 px text column), so its 12 px
+ * labels are 12 px on screen; a case label is wrapped into lines of at most
+ * {@link LINE_CHARS} characters, at its commas.
+ */
+const CHART_PX = 624;
+const FONT_PX = 12;
+const LINE_CHARS = 30;
+/** Where a case label breaks (`|`: an axis label can have several lines). */
+const BREAK = '|';
+
+/**
+ * `label` in lines of at most {@link LINE_CHARS} characters (a longer word stays whole),
+ * broken after `, ` or `: ` where it can, else between words; lines joined by {@link BREAK}.
+ */
+export function wrapLabel(label: string): string {
+  // A part still too long (no comma in it) breaks between words.
+  const parts = label
+    .split(/(?<=, |: )/)
+    .flatMap((p) => (p.length > LINE_CHARS ? p.split(/(?<= )/) : [p]));
+  const lines: string[] = [];
+  for (const part of parts) {
+    const last = lines.at(-1);
+    if (last !== undefined && (last + part).trimEnd().length <= LINE_CHARS)
+      lines[lines.length - 1] = last + part;
+    else lines.push(part);
+  }
+  return lines.map((l) => l.trimEnd()).join(BREAK);
+}
+
+export function chartSpec(input: ReportInput): TopLevelSpec {
+  const m = input.run.machine;
+  return chartSpecOf(
+    chartBars(input),
+    `sluice vs peers, ${input.run.date.slice(0, 10)}, ${m.cores} cores (${m.cpu})`,
+  );
+}
+
+/** The chart of `bars`: one panel per `panel`, in the order the bars come. */
+export function chartSpecOf(bars: readonly Bar[], title: string): TopLevelSpec {
+  // Each bar's place within its case, so a case shows only its own limiters, without gaps.
+  const slotted = bars.map((b, i, all) => ({
+    ...b,
+    case: wrapLabel(b.case),
+    slot: all.slice(0, i).filter((x) => x.panel === b.panel && x.case === b.case).length,
+  }));
+  const panels = [...new Set(slotted.map((b) => b.panel))];
+  const shown = LIMITERS.filter(([name]) => slotted.some((b) => b.limiter === name));
+  const labelPx = Math.ceil(0.56 * FONT_PX * LINE_CHARS);
+  const color = {
+    field: 'limiter',
+    type: 'nominal' as const,
+    title: null,
+    scale: { domain: shown.map(([name]) => name), range: shown.map(([, c]) => c) },
+    legend: { orient: 'top' as const, columns: 2, symbolType: 'square' },
+  };
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title,
+    background: 'white',
+    padding: 8,
+    config: {
+      font: 'Helvetica, Arial, sans-serif',
+      axis: { labelFontSize: FONT_PX, titleFontSize: FONT_PX, labelLimit: labelPx + 20 },
+      legend: { labelFontSize: FONT_PX, labelLimit: 200 },
+      title: { fontSize: FONT_PX + 1, anchor: 'start', frame: 'group' },
+    },
+    vconcat: panels.map((panel) => ({
+      title: panel,
+      data: { values: slotted.filter((b) => b.panel === panel) },
+      // The bars: the drawing's width less the labels and the padding.
+      width: CHART_PX - labelPx - 50,
+      height: { step: 14 },
+      mark: { type: 'bar' as const, tooltip: true },
+      encoding: {
+        y: {
+          field: 'case',
+          type: 'nominal' as const,
+          title: null,
+          sort: null,
+          axis: { labelExpr: `split(datum.label, '${BREAK}')` },
+        },
+        yOffset: { field: 'slot', type: 'ordinal' as const },
+        x: {
+          field: 'value',
+          type: 'quantitative' as const,
+          title: panel.startsWith(HTTP_PANEL) ? 'requests/s' : 'decisions/s',
+          axis: { format: '~s' },
+        },
+        color,
+      },
+    })),
+    resolve: { scale: { x: 'independent' } },
+  };
+}
+
+/**
+ * The width of `text` in Helvetica/Arial, about 0.56 em a character: vega in Node has no
+ * canvas to measure with and guesses 0.8 em, which drew every label half as long again and
+ * the chart as much wider than it is.
+ */
+function textWidth(item: { fontSize?: number }, text: unknown): number {
+  return 0.56 * (item.fontSize ?? 11) * String(text ?? '').length;
+}
+
+/** The chart as SVG, rendered by vega (no browser, no canvas). */
+export async function renderChart(input: ReportInput): Promise<string> {
+  return renderSpec(chartSpec(input));
+}
+
+/** `spec` as SVG. */
+export async function renderSpec(spec: TopLevelSpec): Promise<string> {
+  // vega exports textMetrics (vega-scenegraph's) without a type for it.
+  (vega as unknown as { textMetrics: { width: typeof textWidth } }).textMetrics.width = textWidth;
+  const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
+  const svg = await view.toSVG();
+  view.finalize();
+  return `${svg}\n`;
+}
