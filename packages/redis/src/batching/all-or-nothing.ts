@@ -4,15 +4,8 @@ import type { LuaTwin } from '../lua-common.js';
 import { MULTI_WIDTH, MultiMode, multiScript } from '../lua-multi.js';
 import { keySlot } from '../redis-key.js';
 import { StoreTimeoutError } from './deadline-queue.js';
-import {
-  type Answer,
-  Batch,
-  type Call,
-  type EngineOptions,
-  MAX_BATCH,
-  masterOf,
-} from './engine.js';
-import { MultiKeyEngine } from './multi-key.js';
+import { Batch, type Call, type EngineOptions, MAX_BATCH, masterOf } from './engine.js';
+import { type Answer, MultiKeyEngine } from './multi-key.js';
 
 /** One key of an all-or-nothing request. */
 export interface Part {
@@ -39,12 +32,12 @@ interface Job {
 }
 
 /** A job in a script call: one request's keys of one slot. */
-interface JobCall extends Call<Answer> {
+interface MultiCall extends Call<Answer> {
   job: Job;
 }
 
 /** Jobs of one slot in one script call, in one mode (refunds: with what was charged). */
-class MultiBatch extends Batch<JobCall> {
+class MultiBatch extends Batch<MultiCall> {
   readonly mode: number;
   readonly charged: Charged | undefined;
 
@@ -90,7 +83,7 @@ interface Across {
  * Every charging call carries its callers' deadline (first call + `timeoutMs`) on the
  * server's clock, as the coalesced single-key calls do: past it the script touches nothing.
  */
-export class AllOrNothing extends MultiKeyEngine<JobCall, MultiBatch> {
+export class AllOrNothing extends MultiKeyEngine<MultiCall, MultiBatch> {
   constructor(options: Omit<EngineOptions, 'statuses'> & { twins: readonly LuaTwin[] }) {
     const { twins } = options;
     super(options, { script: multiScript(twins), twins, stride: MULTI_WIDTH });
@@ -276,7 +269,7 @@ export class AllOrNothing extends MultiKeyEngine<JobCall, MultiBatch> {
     return this.keysThen(keys, argv);
   }
 
-  protected keyError(call: JobCall, message: string): Error {
+  protected keyError(call: MultiCall, message: string): Error {
     const { parts, group } = call.job;
     return new StoreKeyError(
       parts[group.parts[0]!]!.algorithm.description,

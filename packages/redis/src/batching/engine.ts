@@ -18,21 +18,11 @@ export interface Call<A> {
 }
 
 /**
- * A multi-key script's answer for one call: whether its keys were charged, their values
- * (the script's stride each), and Redis `TIME` in ms.
- */
-export interface Answer {
-  charged: boolean;
-  values: number[];
-  clock: number;
-}
-
-/**
  * A status read off a reply for one call: `FAILED` when its function raised an error (its
  * message stands where its first value would). Multi-key scripts reply one status per call
  * (1 charged, 0 not, -1 failed); single-key scripts have none (0 unless failed).
  */
-export const FAILED = -1;
+const FAILED = -1;
 
 /**
  * Calls of one batch key (an algorithm's settings, a script mode) on keys of one slot, in

@@ -1,6 +1,16 @@
 import type { LuaTwin } from '../lua-common.js';
 import type { LuaScript } from '../lua-script.js';
-import { type Answer, type Batch, BatchEngine, type Call, type EngineOptions } from './engine.js';
+import { type Batch, BatchEngine, type Call, type EngineOptions } from './engine.js';
+
+/**
+ * A multi-key script's answer for one call: whether its keys were charged, their values
+ * (the script's stride each), and Redis `TIME` in ms.
+ */
+export interface Answer {
+  charged: boolean;
+  values: number[];
+  clock: number;
+}
 
 /** A multi-key script and what its replies hold. */
 export interface MultiKeyScript {

@@ -3,10 +3,10 @@ import type { LuaTwin } from '../lua-common.js';
 import { FETCH_STRIDE, FetchMode, fetchScript } from '../prefetch.lua.js';
 import { SHARE } from '../prefetch-options.js';
 import { keySlot } from '../redis-key.js';
-import { type Answer, Batch, type Call, type EngineOptions, MAX_BATCH } from './engine.js';
-import { MultiKeyEngine } from './multi-key.js';
+import { Batch, type Call, type EngineOptions, MAX_BATCH } from './engine.js';
+import { type Answer, MultiKeyEngine } from './multi-key.js';
 
-export type { Answer } from './engine.js';
+export type { Answer } from './multi-key.js';
 
 /** One key of a fetch or give-back. */
 export interface FetchPart {
@@ -25,13 +25,13 @@ export interface FetchPart {
 }
 
 /** One request of a script call: its parts, in one slot. */
-interface Job extends Call<Answer> {
+interface FetchCall extends Call<Answer> {
   parts: readonly FetchPart[];
   now: ScriptNow;
 }
 
 /** Jobs of one mode and slot sent in one script call. */
-class FetchBatch extends Batch<Job> {
+class FetchBatch extends Batch<FetchCall> {
   readonly mode: number;
 
   constructor(mode: number, slot: number) {
@@ -55,7 +55,7 @@ export type ScriptNow = number | '';
  * charged after its caller gave up is given back whole; every call settles within
  * `timeoutMs`.
  */
-export class FetchCalls extends MultiKeyEngine<Job, FetchBatch> {
+export class FetchCalls extends MultiKeyEngine<FetchCall, FetchBatch> {
   readonly #units: number;
 
   /** @param options.units - the most units a fetch takes of one key. */
@@ -93,7 +93,7 @@ export class FetchCalls extends MultiKeyEngine<Job, FetchBatch> {
 
   /**
    * Queues one request (its parts in one slot) for the next script call of `mode`; a fetch
-   * job carries its deadline to the script; each job settles within `timeoutMs`.
+   * call carries its deadline to the script; each call settles within `timeoutMs`.
    */
   queue(mode: number, parts: readonly FetchPart[], now: ScriptNow): Promise<Answer> {
     const slot = this.cluster ? keySlot(parts[0]!.redisKey) : 0;
@@ -104,7 +104,7 @@ export class FetchCalls extends MultiKeyEngine<Job, FetchBatch> {
   }
 
   /**
-   * KEYS: every job's keys; ARGV: deadline, mode, units, share, jobs, then per job its keys
+   * KEYS: every call's keys; ARGV: deadline, mode, units, share, calls, then per call its keys
    * and now, per key its twin's index, cost, what to give back (units, at, reset), params.
    */
   protected args(batch: FetchBatch, deadline: number | ''): (string | number)[] {
@@ -123,34 +123,34 @@ export class FetchCalls extends MultiKeyEngine<Job, FetchBatch> {
     return this.keysThen(keys, argv);
   }
 
-  protected keyError(_job: Job, message: string): Error {
+  protected keyError(_call: FetchCall, message: string): Error {
     return new Error(message);
   }
 
-  /** Nothing ran: what a job was to give back first is still to give back. */
+  /** Nothing ran: what a call was to give back first is still to give back. */
   protected override expired(batch: FetchBatch): void {
-    for (const job of batch.calls) this.giveBackAgain(job.parts, job.now);
+    for (const call of batch.calls) this.giveBackAgain(call.parts, call.now);
   }
 
   /**
-   * A job whose caller timed out and was answered by the failure policy: nothing it took
+   * A fetch whose caller timed out and was answered by the failure policy: nothing it took
    * stays charged.
    */
   protected override late(
     batch: FetchBatch,
-    job: Job,
+    call: FetchCall,
     reply: unknown[],
     offset: number,
     status: unknown,
   ): void {
     if (status !== 1) return;
-    const parts = job.parts.map((part, i) => ({
+    const parts = call.parts.map((part, i) => ({
       ...part,
       cost: 0,
       give: reply[offset + i * FETCH_STRIDE + FETCH_STRIDE - 1] as number,
-      at: job.now === '' ? batch.clock : job.now,
+      at: call.now === '' ? batch.clock : call.now,
       reset: reply[offset + i * FETCH_STRIDE + 3] as number,
     }));
-    this.queue(FetchMode.GiveBack, parts, job.now).catch(() => undefined);
+    this.queue(FetchMode.GiveBack, parts, call.now).catch(() => undefined);
   }
 }
