@@ -70,11 +70,10 @@ export class Batch<C extends Call<never>> implements Pending {
     }
   }
 
-  /**
-   * Its reply was read: lets go of the calls (the deadline queue may hold the batch until
-   * its deadline; its calls' promises must not live that long).
-   */
+  /** Its reply was read (or its script call failed): lets go of the calls. */
   done(): void {
+    // perf: the deadline queue may hold the batch until its deadline; its calls' promises
+    // must not live (and be promoted out of V8's young generation) that long.
     this.settled = true;
     this.calls.length = 0;
   }
