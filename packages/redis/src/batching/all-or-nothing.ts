@@ -80,8 +80,9 @@ interface Across {
  *   them back (best effort: a refund that fails leaves them charged), and so does a whole
  *   request that outlived `timeoutMs`.
  *
- * Every charging call carries its callers' deadline (first call + `timeoutMs`) on the
- * server's clock, as the coalesced single-key calls do: past it the script touches nothing.
+ * Every charging call carries its callers' deadline on the server's clock (its send +
+ * `timeoutMs`; across slots, the request's start + `timeoutMs`), as the single-key calls
+ * do: past it the script touches nothing.
  */
 export class AllOrNothing extends MultiKeyEngine<MultiCall, MultiBatch> {
   constructor(options: Omit<EngineOptions, 'statuses'> & { twins: readonly LuaTwin[] }) {
