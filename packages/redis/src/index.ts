@@ -5,9 +5,10 @@
  *
  * @packageDocumentation
  */
+
+export { StoreTimeoutError } from './batching/deadline-queue.js';
 export { SUPPORTED_CLIENTS } from './clients/client.js';
 export { MIN_REDIS_VERSION, RedisVersionError } from './clients/version.js';
-export { StoreTimeoutError } from './deadline-queue.js';
 export type { RedisClient } from './lua-script.js';
 export type { PrefetchOptions } from './prefetch-options.js';
 export type { RedisStoreOptions } from './redis-store.js';

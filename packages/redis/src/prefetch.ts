@@ -1,13 +1,18 @@
 import type { Decision } from '@sluice/core';
 import { type Algorithm, chargeTimeOf, withChargeTime } from '@sluice/core/store';
-import type { DeadlineQueue } from './deadline-queue.js';
+import type { DeadlineQueue } from './batching/deadline-queue.js';
+import {
+  type Answer,
+  FetchCalls,
+  type FetchPart,
+  type ScriptNow,
+} from './batching/prefetch-calls.js';
+import type { ServerClocks } from './batching/server-clock.js';
 import type { LuaTwin } from './lua-common.js';
 import type { RedisClient } from './lua-script.js';
 import { FETCH_STRIDE, FetchMode } from './prefetch.lua.js';
-import { type Answer, FetchCalls, type FetchPart, type ScriptNow } from './prefetch-calls.js';
 import type { PrefetchConfig } from './prefetch-options.js';
 import { keySlot } from './redis-key.js';
-import type { ServerClocks } from './server-clock.js';
 
 /**
  * Units of one key a process holds: taken from Redis by one fetch (charged there at

@@ -7,7 +7,11 @@ import {
   optionNames,
   type StoreRequest,
 } from '@sluice/core/store';
-import { AllOrNothing, type Part } from './all-or-nothing.js';
+import { AllOrNothing, type Part } from './batching/all-or-nothing.js';
+import { DeadlineQueue } from './batching/deadline-queue.js';
+import { masterOf } from './batching/engine.js';
+import { ServerClocks } from './batching/server-clock.js';
+import { SingleKeyBatches } from './batching/single-key.js';
 import { CALENDAR_WINDOW } from './calendar-window.lua.js';
 import {
   type RedisClient,
@@ -21,8 +25,6 @@ import {
   RedisVersionError,
   redisVersionOf,
 } from './clients/version.js';
-import { Coalescer, masterOf } from './coalescer.js';
-import { DeadlineQueue } from './deadline-queue.js';
 import { FIXED_WINDOW } from './fixed-window.lua.js';
 import { GCRA } from './gcra.lua.js';
 import type { LuaTwin } from './lua-common.js';
@@ -30,7 +32,6 @@ import { penaltyTwin } from './penalty.lua.js';
 import { Prefetch } from './prefetch.js';
 import { type PrefetchOptions, parsePrefetch } from './prefetch-options.js';
 import { keySlot, redisKey } from './redis-key.js';
-import { ServerClocks } from './server-clock.js';
 import { SLIDING_LOG } from './sliding-log.lua.js';
 import { SLIDING_WINDOW } from './sliding-window.lua.js';
 
@@ -180,7 +181,7 @@ export class RedisStore implements Store {
    */
   readonly failureDomain?: (key: string) => string;
   readonly #deadlines: DeadlineQueue;
-  readonly #coalescer: Coalescer;
+  readonly #singleKey: SingleKeyBatches;
   readonly #allOrNothing: AllOrNothing;
   /**
    * The prefetch (option `prefetch`), undefined when off. Exposed for tests and tools:
@@ -239,9 +240,11 @@ export class RedisStore implements Store {
     this.timeoutMs = timeoutMs;
     this.#deadlines = new DeadlineQueue(timeoutMs);
     const clocks = new ServerClocks();
-    this.#coalescer = new Coalescer(client, cluster, this.#deadlines, () => this.#down(), clocks);
+    const down = () => this.#down();
+    const deadlines = this.#deadlines;
+    this.#singleKey = new SingleKeyBatches({ client, cluster, deadlines, clocks, down });
     const twins = [...Object.values(TWINS), ...PENALTY_OF_KIND.values()];
-    this.#allOrNothing = new AllOrNothing(client, cluster, this.#deadlines, clocks, twins);
+    this.#allOrNothing = new AllOrNothing({ client, cluster, deadlines, clocks, twins });
     const prefetch = parsePrefetch(options.prefetch);
     this.prefetcher =
       prefetch &&
@@ -249,11 +252,11 @@ export class RedisStore implements Store {
         config: prefetch,
         client,
         cluster,
-        deadlines: this.#deadlines,
+        deadlines,
         clocks,
         twins,
         serverTime: clock === 'server',
-        down: () => this.#down(),
+        down,
         keyFor: (key) => this.keyFor(key),
         decide: (key, twin, algorithm, cost, nowMs) =>
           this.#decide(twin, key, algorithm, cost, nowMs),
@@ -312,7 +315,7 @@ export class RedisStore implements Store {
     return this.#decide(twin, key, algorithm, cost, nowMs);
   }
 
-  /** One decision in Redis through the coalescer. */
+  /** One decision in Redis, batched with the turn's others (batching/single-key.ts). */
   #decide(
     twin: LuaTwin,
     key: string,
@@ -322,7 +325,7 @@ export class RedisStore implements Store {
   ): Promise<Decision> {
     const down = this.#down();
     if (down) return Promise.reject(down);
-    return this.#coalescer.add(
+    return this.#singleKey.add(
       twin,
       this.keyFor(key),
       this.clock === 'client' ? nowMs : '',
@@ -403,7 +406,7 @@ export class RedisStore implements Store {
     const down = this.#down();
     if (down) throw down;
     // Decisions asked for before this reset reach Redis before its DEL.
-    this.#coalescer.flush();
+    this.#singleKey.flush();
     this.#allOrNothing.flush();
     this.prefetcher?.forget(key);
     this.prefetcher?.flush();

@@ -13,7 +13,7 @@ import type { Algorithm } from '@sluice/core/store';
 import { EPOCH, type RedisProcess, scriptCalls, startRedis } from '@sluice/test-kit';
 import calculateSlot from 'cluster-key-slot';
 import { Redis } from 'ioredis';
-import { MAX_BATCH } from '../src/coalescer.js';
+import { MAX_BATCH } from '../src/batching/engine.js';
 import { RedisStore } from '../src/index.js';
 import { keySlot } from '../src/redis-key.js';
 

@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { connect } from 'node:net';
-import { DeadlineQueue, type Pending, StoreTimeoutError } from '../src/deadline-queue.js';
+import { DeadlineQueue, type Pending, StoreTimeoutError } from '../src/batching/deadline-queue.js';
 
 const entry = (): Pending & { error?: Error } => {
   const e: Pending & { error?: Error } = {

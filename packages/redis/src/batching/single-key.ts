@@ -1,0 +1,162 @@
+import type { Decision } from '@sluice/core';
+import { type Algorithm, keyErrorReason, StoreKeyError, withChargeTime } from '@sluice/core/store';
+import type { LuaTwin } from '../lua-common.js';
+import type { LuaScript } from '../lua-script.js';
+import { keySlot } from '../redis-key.js';
+import { Batch, BatchEngine, type Call, type EngineOptions } from './engine.js';
+
+export { MAX_BATCH } from './engine.js';
+
+/** One decision asked for. */
+interface KeyCall extends Call<Decision> {
+  cost: number;
+  /** The call's own algorithm: it decodes the call's decision (e.g. its `limit`). */
+  algorithm: Algorithm;
+}
+
+/**
+ * What the script of a call depends on: its algorithm's kind (which twin) and params (its
+ * arguments), e.g. `gcra:1000,1,60`. Calls with equal keys share batches, even from
+ * different Algorithm objects (two limiters with the same settings). Params never contain
+ * `:`, so no two different (kind, params) share a key. Cached per Algorithm object, whose
+ * `kind` and `params` are read-only.
+ */
+const groupKeys = new WeakMap<Algorithm, string>();
+
+function groupKey(algorithm: Algorithm): string {
+  let key = groupKeys.get(algorithm);
+  if (key === undefined) {
+    key = `${algorithm.kind}:${algorithm.params}`;
+    groupKeys.set(algorithm, key);
+  }
+  return key;
+}
+
+/** Decisions of one kind and params (one limiter's settings, or several limiters' equal ones). */
+class KeyBatch extends Batch<KeyCall> {
+  readonly twin: LuaTwin;
+  readonly algorithm: Algorithm;
+  /**
+   * The script's argv: the keys, in call order (params, (now, cost) and the deadline are
+   * appended when the batch is sent).
+   */
+  readonly argv: (string | number)[] = [];
+  /** (now, cost) per call, in call order, once two calls differ; until then only the first's. */
+  nowAndCost: (string | number)[] | undefined;
+  /** The first call's now ('' for Redis TIME) and cost: every call's while they agree. */
+  readonly now: number | '';
+  readonly cost: number;
+
+  constructor(twin: LuaTwin, algorithm: Algorithm, slot: number, now: number | '', cost: number) {
+    super(groupKey(algorithm), slot);
+    this.twin = twin;
+    this.algorithm = algorithm;
+    this.now = now;
+    this.cost = cost;
+  }
+
+  /** Adds `key` at (`now`, `cost`) to the arguments (the engine adds the call). */
+  push(key: string, now: number | '', cost: number): void {
+    const n = this.argv.length;
+    this.argv.push(key);
+    if (this.nowAndCost !== undefined) this.nowAndCost.push(now, cost);
+    else if (now !== this.now || cost !== this.cost) {
+      // perf: one (now, cost) for the whole batch while its calls agree; from the first call
+      // that differs, every call's.
+      const nowAndCost: (string | number)[] = [];
+      for (let i = 0; i < n; i++) nowAndCost.push(this.now, this.cost);
+      nowAndCost.push(now, cost);
+      this.nowAndCost = nowAndCost;
+    }
+  }
+
+  override done(): void {
+    super.done();
+    this.argv.length = 0;
+    this.nowAndCost = undefined;
+  }
+}
+
+/**
+ * The single-key path of `RedisStore.consume`: calls are grouped by algorithm kind and
+ * params (so the params are sent once per batch) and, on a Cluster, by slot. A batch of one
+ * runs the twin's single-key script, a larger one its batch script: each key decided by the
+ * same Lua function as alone, in call order, all in one atomic script.
+ */
+export class SingleKeyBatches extends BatchEngine<Decision, KeyCall, KeyBatch> {
+  /** The batch the last call joined, while open: the common case, no lookup. */
+  #last: KeyBatch | undefined;
+
+  constructor(options: Omit<EngineOptions, 'statuses' | 'raw'>) {
+    super({ ...options, statuses: false, raw: true });
+  }
+
+  /** Queues one decision; `now` is '' for Redis TIME. Settles within the deadline queue's timeout. */
+  add(
+    twin: LuaTwin,
+    key: string,
+    now: number | '',
+    cost: number,
+    algorithm: Algorithm,
+  ): Promise<Decision> {
+    let batch = this.#last;
+    // perf: consecutive calls of one limiter join the same open batch without a Map lookup.
+    if (batch === undefined || batch.algorithm !== algorithm || batch.sent) {
+      const slot = this.cluster ? keySlot(key) : 0;
+      batch = this.openBatch(groupKey(algorithm), slot);
+      if (batch === undefined) batch = this.open(new KeyBatch(twin, algorithm, slot, now, cost));
+      if (!this.cluster) this.#last = batch;
+    }
+    let call!: KeyCall;
+    const promise = new Promise<Decision>((resolve, reject) => {
+      call = { resolve, reject, settled: false, keys: 1, cost, algorithm };
+    });
+    batch.push(key, now, cost);
+    this.join(batch, call);
+    return promise;
+  }
+
+  override flush(): void {
+    this.#last = undefined;
+    super.flush();
+  }
+
+  protected script(batch: KeyBatch): LuaScript {
+    return batch.keys === 1 ? batch.twin.single : batch.twin.batch;
+  }
+
+  protected args(batch: KeyBatch, deadline: number | ''): (string | number)[] {
+    const params = batch.algorithm.params;
+    const argv = batch.argv;
+    if (batch.keys === 1) {
+      // KEYS[1], now, cost, ...params, deadline
+      argv.push(batch.now, batch.cost);
+      for (let i = 0; i < params.length; i++) argv.push(params[i]!);
+    } else {
+      // KEYS, ...params, (now, cost) x n or one (now, cost) for all, deadline
+      for (let i = 0; i < params.length; i++) argv.push(params[i]!);
+      const nowAndCost = batch.nowAndCost;
+      if (nowAndCost === undefined) argv.push(batch.now, batch.cost);
+      else for (let i = 0; i < nowAndCost.length; i++) argv.push(nowAndCost[i]!);
+    }
+    argv.push(deadline);
+    return argv;
+  }
+
+  protected stride(batch: KeyBatch): number {
+    return batch.twin.replyWidth;
+  }
+
+  protected decode(batch: KeyBatch, call: KeyCall, reply: unknown[], at: number): Decision {
+    const { cost } = call;
+    const decision = batch.twin.decodeReply(reply as number[], at, call.algorithm, cost);
+    // On Redis TIME ('' as now), a charge records when it was decided, for its refund.
+    return batch.now === '' && decision.allowed && cost > 0
+      ? withChargeTime(decision, batch.clock)
+      : decision;
+  }
+
+  protected keyError(call: KeyCall, message: string): Error {
+    return new StoreKeyError(call.algorithm.description, keyErrorReason(message));
+  }
+}
