@@ -1,24 +1,14 @@
-import type { Algorithm } from '../algorithms/algorithm.js';
-import { calendarText } from '../algorithms/calendar.js';
-import { SluiceConfigError } from '../common/errors.js';
-import { type CostAfter, type Limit, limitAlgorithm } from '../limits/limit.js';
-import { type Store, scopeOf } from '../stores/store.js';
-import { ceilSeconds, type LimitPolicy } from './headers.js';
-import { keySegment } from './keys.js';
-import type { HttpConfig } from './options.js';
-import type { RequestView } from './request-view.js';
-
-/**
- * A key space: where a limit's keys for one route and kind of subject live; a key's text is
- * `prefix + subject`. For the limits that last as long as the limiter, `store` is the
- * store's own view of `prefix` (`scopeOf`, `Store.scope`: on a MemoryStore a key space of
- * its own, searched by the short subject, whose hash V8 caches on the string); `undefined`:
- * the full key is built per decision.
- */
-export interface KeySpace {
-  prefix: string;
-  store: Store | undefined;
-}
+import type { Algorithm } from '../../algorithms/algorithm.js';
+import { calendarText } from '../../algorithms/calendar.js';
+import { SluiceConfigError } from '../../common/errors.js';
+import { type CostAfter, type Limit, limitAlgorithm } from '../../limits/limit.js';
+import type { RequestView } from '../../limits/request-view.js';
+import { type Store, scopeOf } from '../../stores/store.js';
+import type { HttpConfig } from '../options/options.js';
+import { keySegment } from '../request/key-segment.js';
+import { ipSubject } from '../request/keys.js';
+import { ceilSeconds, type LimitPolicy } from '../verdict/headers.js';
+import type { Charge, KeySpace } from './charge.js';
 
 /** `<prefix>:<limit name>:<route>:ip:` and `…:user:`. */
 export interface RouteKeySpaces {
@@ -100,6 +90,34 @@ export class LimitPlan {
     const limits = this.#config.limits.limitsFor(view);
     if (limits instanceof Promise) return limits.then((l) => this.#prepare(l, false));
     return this.#prepare(limits, false);
+  }
+
+  /**
+   * The key of `view` under `p`: `<prefix>:<limit name>:` + the `key` option's subject, or
+   * `Limit.by`'s whole key, or `<route>:user:<id>` / `<route>:ip:<subject>`.
+   */
+  chargeOf(view: RequestView, p: PlannedLimit, custom: string | undefined): Charge {
+    const { algorithm, cost, costAfter } = p;
+    if (custom !== undefined)
+      return { keySpace: p.keySpace, subject: custom, algorithm, cost, costAfter };
+    if (p.byKeySpace !== undefined)
+      return { keySpace: p.byKeySpace, subject: '', algorithm, cost, costAfter };
+    const keySpaces = this.routeKeySpaces(p, view.route);
+    return view.userId !== undefined
+      ? {
+          keySpace: keySpaces.user,
+          subject: keySegment(String(view.userId)),
+          algorithm,
+          cost,
+          costAfter,
+        }
+      : {
+          keySpace: keySpaces.ip,
+          subject: ipSubject(view.ip, this.#config.ipv6Subnet),
+          algorithm,
+          cost,
+          costAfter,
+        };
   }
 
   /** The key spaces of `<prefix>:<limit name>:<route>:`, made once per route and limit. */

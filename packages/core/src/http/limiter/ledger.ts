@@ -1,6 +1,7 @@
-import type { Decision } from '../algorithms/decision.js';
-import type { Store } from '../stores/store.js';
-import type { HttpVerdict } from './verdict.js';
+import type { Decision } from '../../algorithms/decision.js';
+import type { Store } from '../../stores/store.js';
+import { type HttpVerdict, moreRestrictive } from '../verdict/verdict.js';
+import { type Charge, consumeAll, consumeAt } from './charge.js';
 
 /**
  * What one request has been through, remembered on an object that lives exactly as long as
@@ -58,15 +59,6 @@ export function remember(
 }
 
 /**
- * Whether `a` is more restrictive than `b`: a denial beats an admission; of two denials
- * the longer wait; of two admissions the fewer units remaining.
- */
-export function moreRestrictive(a: Decision, b: Decision): boolean {
-  if (a.allowed !== b.allowed) return !a.allowed;
-  return a.allowed ? a.remaining < b.remaining : a.retryAfterMs > b.retryAfterMs;
-}
-
-/**
  * Reports `verdict` for the request unless an earlier limiter reported a more restrictive
  * one. Returns `verdict` when it is now the one reported (remembered here; its headers and
  * decision are to be written), `undefined` when the earlier one stands (already written).
@@ -84,4 +76,56 @@ export function report(ledger: Ledger | undefined, verdict: HttpVerdict): HttpVe
 /** The verdict reported for this request so far (see {@link report}). */
 export function reportedOf(ledger: Ledger | undefined): HttpVerdict | undefined {
   return ledger?.[kReported];
+}
+
+/** Where {@link chargeOnce} charges: the store decided in, and the user's store itself. */
+export interface ChargeTarget {
+  store: Store;
+  origin: Store;
+}
+
+/**
+ * Consumes every charge or none. Keys this request was already charged for (e.g. a global
+ * and a per-route limiter with the same limit) are reported, not charged again; each
+ * admitted charge that is to be settled when the request ends (a cost, or a `costAfter`)
+ * is pushed on `toHold` when given.
+ */
+export function chargeOnce(
+  target: ChargeTarget,
+  charges: Charge[],
+  now: number,
+  ledger: Ledger | undefined,
+  toHold?: Charge[],
+): Decision[] | Promise<Decision[]> {
+  const { store, origin } = target;
+  const todo: Charge[] = [];
+  const decisions: (Decision | undefined)[] = new Array(charges.length);
+  for (let i = 0; i < charges.length; i++) {
+    const e = charges[i]!;
+    const previous = chargedFor(ledger, origin, e.keySpace.prefix, e.subject);
+    if (previous !== undefined) decisions[i] = previous;
+    else todo.push(e);
+  }
+  const record = (results: Decision[]): Decision[] => {
+    let j = 0;
+    for (let i = 0; i < charges.length; i++) {
+      if (decisions[i] === undefined) {
+        const d = results[j++]!;
+        decisions[i] = d;
+        remember(ledger, origin, charges[i]!.keySpace.prefix, charges[i]!.subject, d);
+        const e = charges[i]!;
+        if (toHold !== undefined && d.allowed && (e.cost > 0 || e.costAfter !== undefined))
+          toHold.push(e);
+      }
+    }
+    return decisions as Decision[];
+  };
+  if (todo.length === 0) return decisions as Decision[];
+  if (todo.length === 1) {
+    const e = todo[0]!;
+    const one = consumeAt(store, e, e.cost, now);
+    return one instanceof Promise ? one.then((d) => record([d])) : record([one]);
+  }
+  const all = consumeAll(store, todo, now);
+  return all instanceof Promise ? all.then(record) : record(all);
 }
