@@ -8,7 +8,8 @@ import {
   SluiceConfigError,
   type Store,
 } from '../../src/index.js';
-import { type Algorithm, CircuitBreaker, FailSafeStore } from '../../src/store-api.js';
+import { type Algorithm, FailSafeStore } from '../../src/store-api.js';
+import { CircuitBreaker } from '../../src/store-failure/circuit-breaker.js';
 
 function fakeClock() {
   const time = { ms: 10_000 };
