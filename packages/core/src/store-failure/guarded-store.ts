@@ -7,10 +7,10 @@ import { FailSafeStore, type StoreFailureLogger } from './store-failure.js';
 
 /** A limiter's store once its options are checked (see {@link guardedStore}). */
 export interface GuardedStore {
-  /** Where decisions go: `origin` behind a {@link FailSafeStore}, unless a {@link MemoryStore}. */
+  /** Where decisions go: `userStore` behind a {@link FailSafeStore}, unless a {@link MemoryStore}. */
   store: Store;
   /** The user's store itself. */
-  origin: Store;
+  userStore: Store;
 }
 
 /** The options {@link guardedStore} checks, as the user gave them (defaults applied). */
@@ -78,6 +78,6 @@ export function guardedStore({
   checkOverLimitOptions(cache);
   return {
     store: s instanceof MemoryStore ? s : new FailSafeStore(s, onStoreError, l, options, cache),
-    origin: s,
+    userStore: s,
   };
 }

@@ -6,7 +6,7 @@ import { consumeEach, type Store, type StoreRequest } from '../../stores/store.j
 /**
  * A key space: where a limit's keys for one route and kind of subject live; a key's text is
  * `prefix + subject`. For the limits that last as long as the limiter, `store` is the
- * store's own view of `prefix` (`scopeOf`, `Store.scope`: on a MemoryStore a key space of
+ * store's own view of `prefix` (`keySpaceView`, `Store.scope`: on a MemoryStore a key space of
  * its own, searched by the short subject, whose hash V8 caches on the string); `undefined`:
  * the full key is built per decision.
  */

@@ -65,7 +65,7 @@ export class HttpLimiter<Req = unknown> {
     this.#answer = new DenialAnswer(config as HttpConfig<unknown>);
     this.#byApp = config.store === undefined;
     this.#fixedPlan =
-      config.store === undefined ? undefined : this.#plan(config.store, config.origin!);
+      config.store === undefined ? undefined : this.#plan(config.store, config.userStore!);
   }
 
   /**
@@ -240,7 +240,7 @@ export class HttpLimiter<Req = unknown> {
     const ledger = ledgerOf(view.ledger ?? view.raw);
     const now = this.config.clock();
     const { prefix } = charge.keySpace;
-    const previous = chargedFor(ledger, plan.origin, prefix, charge.subject);
+    const previous = chargedFor(ledger, plan.userStore, prefix, charge.subject);
     if (previous !== undefined) return this.#make(view, planned, 0, previous, undefined, now);
     const decision = consumeAt(plan.store, charge, p.cost, now);
     const holds =
@@ -249,14 +249,14 @@ export class HttpLimiter<Req = unknown> {
       p.costAfter !== undefined;
     if (decision instanceof Promise) {
       return decision.then((d) => {
-        remember(ledger, plan.origin, prefix, charge.subject, d);
+        remember(ledger, plan.userStore, prefix, charge.subject, d);
         const v = this.#make(view, planned, 0, d, undefined, now);
         if (holds && d.allowed && (charge.cost > 0 || p.costAfter !== undefined))
           v.held = [holdCharge(plan.store, charge, d, now, p.name)];
         return v;
       });
     }
-    remember(ledger, plan.origin, prefix, charge.subject, decision);
+    remember(ledger, plan.userStore, prefix, charge.subject, decision);
     const v = this.#make(view, planned, 0, decision, undefined, now);
     if (holds && decision.allowed && (charge.cost > 0 || p.costAfter !== undefined)) {
       v.held = [holdCharge(plan.store, charge, decision, now, p.name)];
@@ -268,7 +268,7 @@ export class HttpLimiter<Req = unknown> {
   #defaultPlan(app: object | undefined): LimitPlan {
     const store = defaultStoreOf(app);
     const last = this.#lastPlan;
-    if (last !== undefined && last.origin === store) return last;
+    if (last !== undefined && last.userStore === store) return last;
     let plan = this.#plans.get(store);
     if (plan === undefined) {
       plan = this.#plan(store, store);
@@ -278,10 +278,10 @@ export class HttpLimiter<Req = unknown> {
     return plan;
   }
 
-  #plan(store: LimitPlan['store'], origin: LimitPlan['origin']): LimitPlan {
+  #plan(store: LimitPlan['store'], userStore: LimitPlan['userStore']): LimitPlan {
     const timed = this.metrics?.timed(store) ?? store;
     const config = this.config as HttpConfig<unknown>;
-    return new LimitPlan({ store: timed, origin, config, algorithms: this.#algorithms });
+    return new LimitPlan({ store: timed, userStore, config, algorithms: this.#algorithms });
   }
 
   #verdict(

@@ -16,8 +16,8 @@ const kReported = Symbol('sluice.reported');
 
 /** One admitted charge: a short list, looked up when the request reaches another limiter. */
 interface ChargeRecord {
-  /** The user's store, the plan's origin (limiters on different stores never share a key). */
-  origin: Store;
+  /** The user's store itself, the plan's `userStore` (limiters on different stores never share a key). */
+  userStore: Store;
   prefix: string;
   subject: string;
   decision: Decision;
@@ -32,29 +32,30 @@ export function ledgerOf(ledger: unknown): Ledger | undefined {
   return typeof ledger === 'object' && ledger !== null ? (ledger as Ledger) : undefined;
 }
 
-/** The decision this request was already charged for `prefix + subject` in `origin`, if any. */
+/** The decision this request was already charged for `prefix + subject` in `userStore`, if any. */
 export function chargedFor(
   ledger: Ledger | undefined,
-  origin: Store,
+  userStore: Store,
   prefix: string,
   subject: string,
 ): Decision | undefined {
   for (let c = ledger?.[kCharged]; c !== undefined; c = c.next) {
-    if (c.subject === subject && c.prefix === prefix && c.origin === origin) return c.decision;
+    if (c.subject === subject && c.prefix === prefix && c.userStore === userStore)
+      return c.decision;
   }
   return undefined;
 }
 
-/** Records an admitted charge of this request for `prefix + subject` in `origin`. */
+/** Records an admitted charge of this request for `prefix + subject` in `userStore`. */
 export function remember(
   ledger: Ledger | undefined,
-  origin: Store,
+  userStore: Store,
   prefix: string,
   subject: string,
   decision: Decision,
 ): void {
   if (ledger !== undefined && decision.allowed) {
-    ledger[kCharged] = { origin, prefix, subject, decision, next: ledger[kCharged] };
+    ledger[kCharged] = { userStore, prefix, subject, decision, next: ledger[kCharged] };
   }
 }
 
@@ -81,7 +82,7 @@ export function reportedOf(ledger: Ledger | undefined): HttpVerdict | undefined 
 /** Where {@link chargeOnce} charges: the store decided in, and the user's store itself. */
 export interface ChargeTarget {
   store: Store;
-  origin: Store;
+  userStore: Store;
 }
 
 /**
@@ -97,12 +98,12 @@ export function chargeOnce(
   ledger: Ledger | undefined,
   toHold?: Charge[],
 ): Decision[] | Promise<Decision[]> {
-  const { store, origin } = target;
+  const { store, userStore } = target;
   const todo: Charge[] = [];
   const decisions: (Decision | undefined)[] = new Array(charges.length);
   for (let i = 0; i < charges.length; i++) {
     const e = charges[i]!;
-    const previous = chargedFor(ledger, origin, e.keySpace.prefix, e.subject);
+    const previous = chargedFor(ledger, userStore, e.keySpace.prefix, e.subject);
     if (previous !== undefined) decisions[i] = previous;
     else todo.push(e);
   }
@@ -112,7 +113,7 @@ export function chargeOnce(
       if (decisions[i] === undefined) {
         const d = results[j++]!;
         decisions[i] = d;
-        remember(ledger, origin, charges[i]!.keySpace.prefix, charges[i]!.subject, d);
+        remember(ledger, userStore, charges[i]!.keySpace.prefix, charges[i]!.subject, d);
         const e = charges[i]!;
         if (toHold !== undefined && d.allowed && (e.cost > 0 || e.costAfter !== undefined))
           toHold.push(e);

@@ -3,7 +3,7 @@ import { calendarText } from '../../algorithms/calendar.js';
 import { SluiceConfigError } from '../../common/errors.js';
 import { type CostAfter, type Limit, limitAlgorithm } from '../../limits/limit.js';
 import type { RequestView } from '../../limits/request-view.js';
-import { type Store, scopeOf } from '../../stores/store.js';
+import { keySpaceView, type Store } from '../../stores/store.js';
 import type { HttpConfig } from '../options/options.js';
 import { keySegment } from '../request/key-segment.js';
 import { ipSubject } from '../request/keys.js';
@@ -49,7 +49,7 @@ export interface LimitPlanOptions {
   /** The store it decides in: the user's, timed when the `metrics` option is on. */
   store: Store;
   /** The user's store itself: what "the same key" means across limiters (charges.ts). */
-  origin: Store;
+  userStore: Store;
   config: HttpConfig<unknown>;
   /** The limiter's algorithms by quota, shared by its plans. */
   algorithms: Map<string, Algorithm>;
@@ -63,7 +63,7 @@ export interface LimitPlanOptions {
 export class LimitPlan {
   readonly store: Store;
   /** The user's store itself: what "the same key" means across limiters (charges.ts). */
-  readonly origin: Store;
+  readonly userStore: Store;
   /** The limits when they do not depend on the request, prepared once. */
   readonly static: PlannedLimit[] | undefined;
   readonly #config: HttpConfig<unknown>;
@@ -73,9 +73,9 @@ export class LimitPlan {
   readonly #perRequest = new Map<string | undefined, PlannedLimit[]>();
   #perRequestCount = 0;
 
-  constructor({ store, origin, config, algorithms }: LimitPlanOptions) {
+  constructor({ store, userStore, config, algorithms }: LimitPlanOptions) {
     this.store = store;
-    this.origin = origin;
+    this.userStore = userStore;
     this.#config = config;
     this.#algorithms = algorithms;
     const limits = config.limits;
@@ -146,7 +146,7 @@ export class LimitPlan {
 
   /** The key space of `prefix`; with the store's own view of it when `lasting`. */
   #keySpace(prefix: string, lasting: boolean): KeySpace {
-    return { prefix, store: lasting ? scopeOf(this.store, prefix) : undefined };
+    return { prefix, store: lasting ? keySpaceView(this.store, prefix) : undefined };
   }
 
   /**

@@ -212,7 +212,7 @@ export interface HttpConfig<Req> {
    */
   store: Store | undefined;
   /** The user's store itself: what "the same key" means across limiters (see charges.ts). */
-  origin: Store | undefined;
+  userStore: Store | undefined;
   clock: () => number;
   prefix: string;
   user: ((req: Req) => unknown) | undefined;

@@ -217,7 +217,7 @@ export function parseHttpOptions<Req>(options: HttpLimitOptions<Req, never>): Ht
     limits,
     algorithmFactory,
     store: options.store === undefined ? undefined : guarded.store,
-    origin: options.store === undefined ? undefined : guarded.origin,
+    userStore: options.store === undefined ? undefined : guarded.userStore,
     clock,
     prefix,
     user: fn('user', options.user),
