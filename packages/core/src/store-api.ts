@@ -32,7 +32,11 @@ export { limitAlgorithm } from './limits/limit.js';
 export { resolveLimitInput } from './limits/throttle-registry.js';
 export { DEFAULT_COOLDOWN_MS } from './store-failure/circuit-breaker.js';
 export { DEFAULT_OVER_LIMIT_KEYS } from './store-failure/over-limit-cache.js';
-export type { StoreErrorPolicy, StoreFailureLogger } from './store-failure/store-failure.js';
+export type {
+  FailSafeStoreOptions,
+  StoreErrorPolicy,
+  StoreFailureLogger,
+} from './store-failure/store-failure.js';
 export { DENY_RETRY_MS, FailSafeStore } from './store-failure/store-failure.js';
 export { keyErrorReason, StoreKeyError } from './store-failure/store-key-error.js';
 export type { Store, StoreRequest } from './stores/store.js';
