@@ -411,10 +411,10 @@ export class FailSafeStore implements Store {
    * the policy's.
    */
   #decide(key: string, algorithm: Algorithm, cost: number, nowMs: number): Decision {
-    return markWithoutStore(this.#decidePolicy(key, algorithm, cost, nowMs));
+    return markWithoutStore(this.#decideByMode(key, algorithm, cost, nowMs));
   }
 
-  #decidePolicy(key: string, algorithm: Algorithm, cost: number, nowMs: number): Decision {
+  #decideByMode(key: string, algorithm: Algorithm, cost: number, nowMs: number): Decision {
     const known = this.#overLimit?.answer(key, algorithm, cost, nowMs, true);
     if (known !== undefined) return known;
     const limit = algorithm.limit;
