@@ -8,14 +8,17 @@ import { Limit, MemoryStore, RateLimiter } from '@sluice/core';
 import { HttpLimiter, type HttpVerdict } from '@sluice/core/http';
 import ts from 'typescript';
 // The option parser and the defaults it applies, read where they are defined.
-import { HTTP_OPTION_NAMES, parseHttpOptions } from '../../packages/core/src/http/parse-options.js';
+import {
+  HTTP_OPTION_NAMES,
+  parseHttpOptions,
+} from '../../packages/core/src/http/options/parse-options.js';
 import { DEFAULT_COOLDOWN_MS } from '../../packages/core/src/store-failure/circuit-breaker.js';
 import { DEFAULT_OVER_LIMIT_KEYS } from '../../packages/core/src/store-failure/over-limit-cache.js';
 import { cells, codeSpans, pages, proseLines, ROOT } from './markdown.js';
 import { DOCS } from './paths.js';
 
 const PAGES = pages();
-const OPTIONS_FILE = path.join(ROOT, 'packages', 'core', 'src', 'http', 'options.ts');
+const OPTIONS_FILE = path.join(ROOT, 'packages', 'core', 'src', 'http', 'options', 'options.ts');
 
 /** Each `HttpLimitOptions` member's `@default` text (TSDoc), or `undefined` when it has none. */
 function tsdocDefaults(): Map<string, string | undefined> {

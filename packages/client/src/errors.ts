@@ -83,7 +83,7 @@ export class RateLimitedError extends Error {
   readonly retryAfterMs: number;
   /**
    * The name of the policy that holds the request back: a draft-8+ policy name (`"burst"`),
-   * the `X-RateLimit-Resource` of a GitHub-style answer, or `undefined` when the server
+   * the `X-RateLimit-Resource` of a GitHub-style response, or `undefined` when the server
    * named none (legacy and draft-6/7 headers, a bare `Retry-After`).
    */
   readonly policy: string | undefined;

@@ -18,7 +18,7 @@ export interface PacedFetchOptions {
    */
   maxWait?: number;
   /**
-   * How many times a 429 or 503 answer carrying `Retry-After` is retried after the wait it
+   * How many times a 429 or 503 response carrying `Retry-After` is retried after the wait it
    * names (an integer >= 0). After the last retry the 429 / 503 is returned as it is.
    * @default 2
    */

@@ -6,7 +6,7 @@ import { OriginState, type PolicyState, type Ticket } from './pacer/origin-state
 /**
  * The shape of `fetch` that {@link pacedFetch} wraps and returns: the global `fetch`, undici's,
  * node-fetch's, a test double. Only `status`, `headers.get` and, for a 429 / 503 problem
- * details body, `clone().json()` and `body.cancel()` are read from its answers.
+ * details body, `clone().json()` and `body.cancel()` are read from its responses.
  *
  * @example
  * ```ts
@@ -21,17 +21,17 @@ type AnyFetch = (input: unknown, init?: RequestInit) => Promise<Response>;
 
 /**
  * Wraps `fetch` in a `fetch` of the same signature that paces itself from the server's
- * answers, so it waits before it is denied instead of after:
+ * responses, so it waits before it is denied instead of after:
  *
- * - it learns each policy from the answers' headers (`RateLimit` / `RateLimit-Policy` of
+ * - it learns each policy from the responses' headers (`RateLimit` / `RateLimit-Policy` of
  *   draft-ietf-httpapi-ratelimit-headers-06 to -11, `X-RateLimit-*`, see
  *   {@link parseRateLimitHeaders}), per origin, policy name and partition key (`pk`);
  * - with nothing learnt yet for an origin it sends one request and holds the rest until its
- *   answer arrives, so a cold burst does not run into the limit;
- * - before sending, it waits while a policy the request's route last answered with is
+ *   response arrives, so a cold burst does not run into the limit;
+ * - before sending, it waits while a policy the request's route last came back with is
  *   spent, until the policy's reset (a route is a path with its id-like segments grouped:
- *   `/items/1` and `/items/2` are `/items/:id`); a route not answered yet sends one request
- *   and holds the rest until its answer; callers with different `Authorization` headers are
+ *   `/items/1` and `/items/2` are `/items/:id`); a route with no response yet sends one request
+ *   and holds the rest until its response; callers with different `Authorization` headers are
  *   paced apart;
  * - a `qu="concurrent-requests"` policy caps its requests in flight at its quota;
  * - a 429 or 503 with `Retry-After` (seconds or an HTTP date) is sent again after that wait,
@@ -56,7 +56,7 @@ type AnyFetch = (input: unknown, init?: RequestInit) => Promise<Response>;
  *
  * const api = pacedFetch(fetch, { maxWait: 30_000 });
  * // 1,000 calls at once: sent as fast as the server's policy allows, not faster.
- * const answers = await Promise.all(ids.map((id) => api(`https://api.example.com/items/${id}`)));
+ * const responses = await Promise.all(ids.map((id) => api(`https://api.example.com/items/${id}`)));
  * ```
  */
 export function pacedFetch<F extends FetchLike>(fetch: F, options?: PacedFetchOptions): F {
@@ -185,7 +185,7 @@ async function send(
     try {
       response = await fetch(attemptArgs(input, attempt >= retries), init);
     } catch (error) {
-      state.settle(ticket, undefined, config.clock());
+      state.record(ticket, undefined, config.clock());
       throw error;
     }
     const now = config.clock();
@@ -193,7 +193,7 @@ async function send(
     const status = response.status;
     const retryable = (status === 429 || status === 503) && info.retryAt !== undefined;
     const violated = retryable ? await violatedPolicies(response) : undefined;
-    const blocked = state.settle(ticket, info, now, retryable ? info.retryAt : undefined, violated);
+    const blocked = state.record(ticket, info, now, retryable ? info.retryAt : undefined, violated);
     if (!retryable || attempt >= retries) return response;
     const wait = info.retryAt! - now;
     await cancelBody(response);
@@ -227,7 +227,7 @@ async function admit(
       await state.waiters.wait(gate.until, false, signal);
       continue;
     }
-    // Waiting for an answer: the probe of a cold origin, a spent policy's requests in flight,
+    // Waiting for a response: the probe of a cold origin, a spent policy's requests in flight,
     // a concurrency slot.
     const left = deadline - now;
     if (left <= 0) {
@@ -238,7 +238,7 @@ async function admit(
   }
 }
 
-/** The wait to report when an answer was awaited past `maxWait`: the policy's window, else 1 s. */
+/** The wait to report when a response was awaited past `maxWait`: the policy's window, else 1 s. */
 function estimate(policy: PolicyState | undefined): number {
   return policy?.windowMs ?? 1000;
 }

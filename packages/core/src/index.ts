@@ -33,25 +33,19 @@ export type { WindowOptions } from './algorithms/window-options.js';
 export type { Duration } from './common/duration.js';
 export { parseDuration } from './common/duration.js';
 export { SluiceConfigError } from './common/errors.js';
-export type { MethodDecorator } from './http/decorators.js';
-export { SkipThrottle } from './http/decorators.js';
-export type { HeaderStyle, HeaderStyleName, HeadersOption } from './http/headers.js';
-export { ipSubject } from './http/keys.js';
-export type {
-  MeterLike,
-  MeterProviderLike,
-  MetricAttributes,
-  MetricsOption,
-  RequestResult,
-} from './http/metrics.js';
-export { METER_NAME } from './http/metrics.js';
-export type { HttpLimitOptions } from './http/options.js';
-export type { BodyStyle, QuotaExceededProblem } from './http/problem.js';
-export { QUOTA_EXCEEDED_TITLE, QUOTA_EXCEEDED_TYPE } from './http/problem.js';
-export type { ValidateOptions } from './http/proxy-warnings.js';
-export type { RequestView } from './http/request-view.js';
-export type { LimitedInfo, LimitMode } from './http/shadow.js';
-export type { HttpVerdict } from './http/verdict.js';
+export type { MeterLike, MeterProviderLike, MetricAttributes } from './http/metrics/meter.js';
+export type { MetricsOption, RequestResult } from './http/metrics/metrics.js';
+export { METER_NAME } from './http/metrics/metrics.js';
+export type { HttpLimitOptions } from './http/options/options.js';
+export type { MethodDecorator } from './http/request/decorators.js';
+export { SkipThrottle } from './http/request/decorators.js';
+export { ipSubject } from './http/request/keys.js';
+export type { ValidateOptions } from './http/request/proxy-warnings.js';
+export type { BodyStyle, QuotaExceededProblem } from './http/verdict/denial.js';
+export { QUOTA_EXCEEDED_TITLE, QUOTA_EXCEEDED_TYPE } from './http/verdict/denial.js';
+export type { HeaderStyle, HeaderStyleName, HeadersOption } from './http/verdict/headers.js';
+export type { LimitedInfo, LimitMode } from './http/verdict/shadow.js';
+export type { HttpVerdict } from './http/verdict/verdict.js';
 export type {
   CostAfter,
   CostAfterOptions,
@@ -66,6 +60,7 @@ export type {
   RefundOptions,
 } from './limits/rate-limiter.js';
 export { RateLimiter } from './limits/rate-limiter.js';
+export type { RequestView } from './limits/request-view.js';
 export type { LimitInput, LimitResolver } from './limits/throttle-registry.js';
 export { ThrottleRegistry, throttles } from './limits/throttle-registry.js';
 export type { ThrottleSpec } from './limits/throttle-string.js';

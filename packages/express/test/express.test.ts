@@ -12,12 +12,7 @@ import { markSkipThrottle } from '@sluice/core/http';
 import {
   type AdapterHarness,
   type AppSpec,
-  describeAppDataRules,
-  describeConfigRules,
-  describeHttpBehaviours,
-  describeOpsBehaviours,
-  describeOutcomeRules,
-  describePipelineRules,
+  describeAdapter,
   EPOCH,
   expectNoSecretInErrors,
   type RouteSpec,
@@ -139,12 +134,7 @@ const expressHarness: AdapterHarness = {
   },
 };
 
-describeHttpBehaviours(expressHarness);
-describeConfigRules(expressHarness);
-describeOpsBehaviours(expressHarness);
-describePipelineRules(expressHarness);
-describeAppDataRules(expressHarness);
-describeOutcomeRules(expressHarness);
+describeAdapter(expressHarness);
 
 describe('@sluice/express', () => {
   let server: Server | undefined;

@@ -6,27 +6,12 @@ import {
   SluiceConfigError,
   type Store,
 } from '@sluice/core';
-import {
-  describeAppDataRules,
-  describeConfigRules,
-  describeHttpBehaviours,
-  describeOpsBehaviours,
-  describeOutcomeRules,
-  describePipelineRules,
-  EPOCH,
-  expectNoSecret,
-  secretCarriers,
-} from '@sluice/test-kit';
+import { describeAdapter, EPOCH, expectNoSecret, secretCarriers } from '@sluice/test-kit';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { rateLimit, SkipThrottle, Throttle } from '../src/index.js';
 import { bearerAuth, call, fastifyHarness } from './fastify-harness.js';
 
-describeHttpBehaviours(fastifyHarness);
-describeConfigRules(fastifyHarness);
-describeOpsBehaviours(fastifyHarness);
-describePipelineRules(fastifyHarness);
-describeAppDataRules(fastifyHarness);
-describeOutcomeRules(fastifyHarness);
+describeAdapter(fastifyHarness);
 
 /** A fresh store and fake clock for one app. */
 function fixture() {

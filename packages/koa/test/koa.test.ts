@@ -6,12 +6,7 @@ import { markSkipThrottle } from '@sluice/core/http';
 import {
   type AdapterHarness,
   type AppSpec,
-  describeAppDataRules,
-  describeConfigRules,
-  describeHttpBehaviours,
-  describeOpsBehaviours,
-  describeOutcomeRules,
-  describePipelineRules,
+  describeAdapter,
   EPOCH,
   expectNoSecretInErrors,
   type Gate,
@@ -132,12 +127,7 @@ const koaHarness: AdapterHarness = {
   },
 };
 
-describeHttpBehaviours(koaHarness);
-describeConfigRules(koaHarness);
-describeOpsBehaviours(koaHarness);
-describePipelineRules(koaHarness);
-describeAppDataRules(koaHarness);
-describeOutcomeRules(koaHarness);
+describeAdapter(koaHarness);
 
 const ok = (ctx: Context) => {
   ctx.body = 'ok';

@@ -42,7 +42,7 @@ export class SluiceExplorer implements OnModuleInit {
         const throttled =
           classThrottled || reflect.getOwnMetadata(THROTTLE_METADATA, handler) !== undefined;
         if (!(isController ? routed || throttled : throttled)) continue;
-        this.routes.planFor(cls, handler);
+        this.routes.limitsFor(cls, handler);
         if (!this.routes.config.global && throttled && !guardedBy(cls) && !guardedBy(handler)) {
           throw new SluiceConfigError('global', false, '', {
             message:

@@ -47,7 +47,7 @@ export function guardedBy(target: object): boolean {
 function limit(routes: SluiceRoutes, context: ExecutionContext, global: boolean) {
   const cls = context.getClass();
   const handler = context.getHandler();
-  const plan = routes.planFor(cls, handler);
+  const plan = routes.limitsFor(cls, handler);
   if (plan.pipelines.length === 0) return true;
   if (global) {
     plan.local ??= guardedBy(cls) || guardedBy(handler);

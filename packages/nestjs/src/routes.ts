@@ -10,7 +10,7 @@ const getMetadata = (Reflect as unknown as { getMetadata(k: unknown, t: object):
   .getMetadata;
 
 /** What the guard runs for one handler: the global limit unless skipped, then its `@Throttle`s. */
-export interface HandlerPlan {
+export interface HandlerLimits {
   pipelines: readonly NestPipeline[];
   /**
    * `@UseGuards(SluiceGuard)` is on the handler or its controller: the guard runs there (after
@@ -65,7 +65,7 @@ export class SluiceRoutes {
   /** The module's parsed options. */
   readonly config: SluiceConfig;
   readonly #global: NestPipeline | undefined;
-  readonly #plans = new WeakMap<Function, WeakMap<Function, HandlerPlan>>();
+  readonly #handlers = new WeakMap<Function, WeakMap<Function, HandlerLimits>>();
 
   constructor(config: SluiceConfig) {
     this.config = config;
@@ -85,11 +85,11 @@ export class SluiceRoutes {
    * every controller's).
    * @throws SluiceConfigError for a malformed `@Throttle`, naming the class and handler.
    */
-  planFor(cls: Function, handler: Function): HandlerPlan {
-    let byHandler = this.#plans.get(cls);
+  limitsFor(cls: Function, handler: Function): HandlerLimits {
+    let byHandler = this.#handlers.get(cls);
     if (byHandler === undefined) {
       byHandler = new WeakMap();
-      this.#plans.set(cls, byHandler);
+      this.#handlers.set(cls, byHandler);
     }
     let plan = byHandler.get(handler);
     if (plan === undefined) {
@@ -99,7 +99,7 @@ export class SluiceRoutes {
     return plan;
   }
 
-  #build(cls: Function, handler: Function): HandlerPlan {
+  #build(cls: Function, handler: Function): HandlerLimits {
     const pipelines: NestPipeline[] = [];
     if (this.#global !== undefined && !skipsGlobal(cls, handler)) pipelines.push(this.#global);
     const entries = throttlesOf(cls, handler);

@@ -26,14 +26,13 @@ import type {
 } from '@sluice/test-kit';
 import { routeId, userIdFor } from '@sluice/test-kit';
 import {
-  type NestRequest,
-  type NestResponse,
   SkipThrottle,
   SluiceGuard,
   SluiceModule,
   type SluiceModuleOptions,
   Throttle,
 } from '../src/index.js';
+import type { NestRequest, NestResponse } from '../src/types.js';
 
 export type Platform = 'express' | 'fastify';
 

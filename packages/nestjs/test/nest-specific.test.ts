@@ -17,9 +17,8 @@ import {
 } from '@nestjs/common';
 import { Limit, MemoryStore, SluiceConfigError } from '@sluice/core';
 import { EPOCH, type TestResponse } from '@sluice/test-kit';
+import { defaultRequestResponse } from '../src/config.js';
 import {
-  defaultRequestResponse,
-  type NestRequest,
   SkipThrottle,
   SluiceGuard,
   SluiceModule,
@@ -27,6 +26,7 @@ import {
   Throttle,
   ThrottleException,
 } from '../src/index.js';
+import type { NestRequest } from '../src/types.js';
 import { type Platform, reply, send, startNest, urlOf } from './harness.js';
 
 const clock = () => EPOCH;

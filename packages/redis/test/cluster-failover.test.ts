@@ -103,13 +103,12 @@ it('a master SIGKILLed and its replica promoted: no wrong admission on the healt
   const fromRedis = new WeakSet<Decision>();
   const messages: string[] = [];
   // No over-limit cache: every decision on a healthy master must come from Redis itself.
-  const store = new FailSafeStore(
-    tapped(redis, fromRedis),
-    'insurance',
-    { warn: (m: string) => void messages.push(m) },
-    undefined,
-    false,
-  );
+  const store = new FailSafeStore({
+    store: tapped(redis, fromRedis),
+    onStoreError: 'insurance',
+    logger: { warn: (m: string) => void messages.push(m) },
+    overLimitCache: false,
+  });
   const users = Array.from({ length: 60 }, (_, i) => `failover:user-${i}`);
   for (const u of users) {
     for (let i = 0; i < LIMIT; i++) await otherStore.consume(u, algorithm, 1, 0);

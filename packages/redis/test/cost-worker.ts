@@ -8,8 +8,8 @@ import { Limit, type Store } from '@sluice/core';
 import { HttpLimiter } from '@sluice/core/http';
 import { Redis } from 'ioredis';
 // The pipeline's own pieces, below the adapters' surface: this worker stands in for an adapter.
-import { type HeldCharge, settle } from '../../core/src/http/outcome.js';
-import { LazyRequestView } from '../../core/src/http/request-view.js';
+import { type HeldCharge, settle } from '../../core/src/http/limiter/held.js';
+import { LazyRequestView } from '../../core/src/http/request/lazy-view.js';
 import { RedisStore } from '../src/index.js';
 
 let limiter: HttpLimiter<{ units: number }>;

@@ -403,9 +403,14 @@ describe('the failure logger (FailSafeStore, unit)', () => {
     const cooldown = () => {
       time.ms += 1000;
     };
-    const store = new FailSafeStore(flaky, 'insurance', logger, {
-      cooldownMs: 1000,
-      clock: () => time.ms,
+    const store = new FailSafeStore({
+      store: flaky,
+      onStoreError: 'insurance',
+      logger: logger,
+      breaker: {
+        cooldownMs: 1000,
+        clock: () => time.ms,
+      },
     });
     const limiter = new RateLimiter({ algorithm: gcra({ rate: 5, period: '1m' }), store, logger });
     await limiter.consume('a');

@@ -258,7 +258,7 @@ describe('a store failure in the log', () => {
       reset: () => Promise.resolve(),
     };
     const { calls, messages, logger } = spyLogger();
-    const store = new FailSafeStore(failing, 'deny', logger);
+    const store = new FailSafeStore({ store: failing, onStoreError: 'deny', logger: logger });
     await store.consume('user:carol@example.com', gcra({ rate: 1, period: '1s' }), 1, 0);
     expect(calls).toHaveLength(1);
     expect(calls[0]).toHaveLength(1);

@@ -2,6 +2,7 @@
 export * from './epoch.js';
 export * from './export-names.js';
 export * from './gate.js';
+export * from './http-adapter.js';
 export * from './http-appdata-rules.js';
 export * from './http-behaviours.js';
 export * from './http-config-rules.js';

@@ -24,7 +24,7 @@ export interface HeadersLike {
 }
 
 /**
- * One policy as one answer describes it: what {@link parseRateLimitHeaders} returns per
+ * One policy as one response describes it: what {@link parseRateLimitHeaders} returns per
  * policy. Times are absolute, in **ms** on the caller's clock.
  *
  * @example
@@ -63,7 +63,7 @@ export interface ObservedPolicy {
 }
 
 /**
- * The header form an answer used, most recent first: the one {@link parseRateLimitHeaders}
+ * The header form a response used, most recent first: the one {@link parseRateLimitHeaders}
  * read.
  *
  * @example
@@ -74,7 +74,7 @@ export interface ObservedPolicy {
 export type HeaderForm = 'draft-8' | 'draft-7' | 'draft-6' | 'legacy';
 
 /**
- * What one answer's headers say: its policies and its `Retry-After`.
+ * What one response's headers say: its policies and its `Retry-After`.
  *
  * @example
  * ```ts
@@ -99,10 +99,10 @@ const EPOCH_SECONDS_FROM = 1e9;
 const EPOCH_MS_FROM = 1e12;
 
 /**
- * Reads the rate-limit headers of one answer, never throwing: a malformed field is ignored
+ * Reads the rate-limit headers of one response, never throwing: a malformed field is ignored
  * as draft-ietf-httpapi-ratelimit-headers-11 asks ("Malformed RateLimit header fields MUST be
  * ignored"), and so is a malformed member or parameter (a negative `r`, a `q` that is not an
- * integer, a `w` of 0). Forms, the most recent found wins (the others on the same answer
+ * integer, a `w` of 0). Forms, the most recent found wins (the others on the same response
  * describe the same limit less exactly):
  *
  * - draft-8 to draft-11: `RateLimit-Policy: "name";q=…;w=…;qu=…;pk=:…:` and
@@ -114,11 +114,11 @@ const EPOCH_MS_FROM = 1e12;
  *   >= 1e12 in ms, else delta seconds), `X-RateLimit-Resource` (GitHub) as the policy name.
  *
  * `Retry-After` is delay-seconds or an HTTP date (RFC 9110 §10.2.3), the date read against
- * the answer's `Date` when it has one. Several members for one policy in a field (a
+ * the response's `Date` when it has one. Several members for one policy in a field (a
  * conflict) keep the most restrictive values: the least `q` and `r`, the longest `w` and `t`.
  *
- * @param headers - the answer's headers (`response.headers`).
- * @param now - when the answer arrived, in ms on the caller's clock.
+ * @param headers - the response's headers (`response.headers`).
+ * @param now - when the response arrived, in ms on the caller's clock.
  *
  * @example
  * ```ts
@@ -371,7 +371,7 @@ function resetField(text: string | undefined, now: number): number | undefined {
   return now + Math.ceil(v * 1000);
 }
 
-/** `Retry-After`: delay-seconds, or an HTTP date read against the answer's `Date`. */
+/** `Retry-After`: delay-seconds, or an HTTP date read against the response's `Date`. */
 function parseRetryAfter(headers: HeadersLike, now: number): number | undefined {
   const text = read(headers, 'retry-after')?.trim();
   if (text === undefined) return undefined;

@@ -4,7 +4,7 @@ import { Waiters } from './waiters.js';
 /** The most routes remembered per origin; the oldest is forgotten first. */
 const MAX_ROUTES = 1024;
 
-/** One request sent under a policy and not yet covered by a newer answer. */
+/** One request sent under a policy and not yet covered by a newer response. */
 interface Sent {
   seq: number;
   done: boolean;
@@ -17,11 +17,11 @@ export interface PolicyState {
   quota: number | undefined;
   windowMs: number | undefined;
   concurrent: boolean;
-  /** The request whose answer set `remaining` / `resetAt` (0: none yet). */
+  /** The request whose response set `remaining` / `resetAt` (0: none yet). */
   seenSeq: number;
   remaining: number | undefined;
   resetAt: number | undefined;
-  /** When the latest answer naming this policy arrived. */
+  /** When the latest response naming this policy arrived. */
   seenAt: number;
   /** Requests sent under this policy after `seenSeq`, in order. */
   sent: Sent[];
@@ -30,7 +30,7 @@ export interface PolicyState {
   /** Held back until then by a `Retry-After` that named this policy. */
   blockedUntil: number;
   /**
-   * For a policy whose headers give no window (legacy): the window guessed from its answers,
+   * For a policy whose headers give no window (legacy): the window guessed from its responses,
    * in ms (see {@link OriginState.observe}); `undefined`: none yet, or no longer trusted.
    */
   guessedWindowMs: number | undefined;
@@ -46,7 +46,7 @@ export type Gate =
   | { go: false; until: number; policy: PolicyState | undefined }
   | { go: false; until: undefined; policy: PolicyState | undefined; probe: boolean };
 
-/** A request sent: what {@link OriginState.settle} needs to account for its answer. */
+/** A request sent: what {@link OriginState.record} needs to account for its response. */
 export interface Ticket {
   seq: number;
   /** When it was sent (ms on the clock). */
@@ -59,7 +59,7 @@ export interface Ticket {
 
 /**
  * What one paced fetch knows of one origin: its policies (by name and partition key), which
- * policies each route (path) answered with, and who is waiting for an answer.
+ * policies each route (path) came back with, and who is waiting for a response.
  */
 export class OriginState {
   private readonly policies = new Map<string, PolicyState>();
@@ -76,7 +76,7 @@ export class OriginState {
     this.waiters = new Waiters(clock, sleep);
   }
 
-  /** Whether a request to `route` may go now, and if not until when (or until an answer). */
+  /** Whether a request to `route` may go now, and if not until when (or until a response). */
   check(route: string, now: number): Gate {
     if (!this.learnt) {
       if (this.probing) return { go: false, until: undefined, policy: undefined, probe: true };
@@ -84,8 +84,8 @@ export class OriginState {
     }
     const gating = this.routes.get(route);
     if (gating === undefined) {
-      // A route not answered yet: its policies are unknown (another route's spent login
-      // limit says nothing about it). One request finds out; the rest wait for its answer.
+      // A route with no response yet: its policies are unknown (another route's spent login
+      // limit says nothing about it). One request finds out; the rest wait for its response.
       if (this.blockedUntil > now)
         return { go: false, until: this.blockedUntil, policy: undefined };
       if (this.probingRoutes.has(route)) {
@@ -95,14 +95,14 @@ export class OriginState {
     }
     let until = this.blockedUntil > now ? this.blockedUntil : 0;
     let blocking: PolicyState | undefined;
-    let awaitAnswer: PolicyState | undefined;
+    let awaitResponse: PolicyState | undefined;
     for (const p of gating) {
       if (p.blockedUntil > now && p.blockedUntil > until) {
         until = p.blockedUntil;
         blocking = p;
       }
       if (p.concurrent) {
-        if (p.quota !== undefined && p.inFlight >= Math.max(1, p.quota)) awaitAnswer = p;
+        if (p.quota !== undefined && p.inFlight >= Math.max(1, p.quota)) awaitResponse = p;
         continue;
       }
       if (p.remaining === undefined) continue;
@@ -122,13 +122,13 @@ export class OriginState {
           blocking = p;
         }
       } else if (inFlight > 0) {
-        awaitAnswer = p;
+        awaitResponse = p;
       }
       // Else spent, with no reset known and nothing in flight: one request finds out.
     }
     if (until > now) return { go: false, until, policy: blocking };
-    if (awaitAnswer !== undefined) {
-      return { go: false, until: undefined, policy: awaitAnswer, probe: false };
+    if (awaitResponse !== undefined) {
+      return { go: false, until: undefined, policy: awaitResponse, probe: false };
     }
     return { go: true, probe: false, policies: gating };
   }
@@ -141,7 +141,7 @@ export class OriginState {
     for (const p of gate.policies) {
       const reset = effectiveReset(p);
       if (reset !== undefined && now >= reset && p.remaining !== undefined) {
-        // Back to full: the answers before this one no longer count.
+        // Back to full: the responses before this one no longer count.
         p.remaining = p.quota ?? 1;
         p.resetAt = undefined;
         p.sent = p.sent.filter((s) => !s.done);
@@ -161,10 +161,10 @@ export class OriginState {
   }
 
   /**
-   * Accounts for the answer to `ticket` (`info` undefined: the request failed without one).
+   * Accounts for the response to `ticket` (`info` undefined: the request failed without one).
    * `retryAt` / `violated` hold back the policies a 429 / 503 named.
    */
-  settle(
+  record(
     ticket: Ticket,
     info: RateLimitInfo | undefined,
     now: number,
@@ -183,7 +183,7 @@ export class OriginState {
     }
     const named: PolicyState[] = [];
     for (const o of info?.policies ?? []) named.push(this.observe(o, ticket, now));
-    // A route's policies are the ones its latest answer named (none: not limited).
+    // A route's policies are the ones its latest response named (none: not limited).
     if (info !== undefined && (named.length > 0 || !this.routes.has(ticket.route))) {
       this.routes.delete(ticket.route);
       this.routes.set(ticket.route, named);
@@ -191,7 +191,7 @@ export class OriginState {
     }
     let blocked: PolicyState | undefined;
     if (retryAt !== undefined) {
-      // The policy the answer says is spent, else the ones the problem body names, else all.
+      // The policy the response says is spent, else the ones the problem body names, else all.
       let targets = named.filter((p) => !p.concurrent && p.remaining === 0);
       if (targets.length === 0 && violated !== undefined) {
         targets = [...this.policies.values()].filter((p) => violated.includes(p.name ?? ''));
@@ -208,19 +208,19 @@ export class OriginState {
       }
       blocked = targets[0];
     }
-    this.waiters.answered();
+    this.waiters.responded();
     return blocked;
   }
 
   /**
-   * Merges one policy of an answer to `ticket` into what is known.
+   * Merges one policy of a response to `ticket` into what is known.
    *
    * A policy with no window in its headers (legacy) gets one guessed, since its reset comes
    * in whole epoch seconds, up to 1 s late. In a cycle that began from full at `cycleStart`,
-   * the answer after `k` requests says the quota is whole again by `reset`; a quota of `q`
+   * the response after `k` requests says the quota is whole again by `reset`; a quota of `q`
    * per `w` that refills evenly (GCRA) needs `k·w/q` after the first of them for that, so
    * `q·(reset - cycleStart)/k` is never less than `w`. The least of these is the guess, and
-   * the policy counts as full again `guess` after its latest answer. A fixed window can break
+   * the policy counts as full again `guess` after its latest response. A fixed window can break
    * that rule once: its 429 ends the guessing.
    */
   private observe(o: ObservedPolicy, ticket: Ticket, now: number): PolicyState {
@@ -249,7 +249,7 @@ export class OriginState {
     if (o.quota !== undefined) p.quota = o.quota;
     if (o.windowSeconds !== undefined) p.windowMs = o.windowSeconds * 1000;
     if (o.concurrent) p.concurrent = true;
-    // An answer older than the one already read says nothing new about the state.
+    // An response older than the one already read says nothing new about the state.
     if (seq >= p.seenSeq && (o.remaining !== undefined || o.resetAt !== undefined)) {
       p.seenSeq = seq;
       p.seenAt = now;
@@ -276,7 +276,7 @@ export class OriginState {
 /**
  * When a policy is back to full: the reset the server sent, or sooner when the policy has a
  * window `w` (a quota of `q` per `w` is whole again `w` after the last request it counted,
- * which was before its answer arrived), since a reset in whole seconds can be up to 1 s late.
+ * which was before its response arrived), since a reset in whole seconds can be up to 1 s late.
  */
 function effectiveReset(p: PolicyState): number | undefined {
   const window = p.windowMs ?? p.guessedWindowMs;

@@ -1,7 +1,7 @@
-/** One request held back: woken at `at` (ms on the clock), or by an answer if `onAnswer`. */
+/** One request waiting: woken at `at` (ms on the clock), or by a response if `onResponse`. */
 interface Waiter {
   at: number;
-  onAnswer: boolean;
+  onResponse: boolean;
   resolve: () => void;
 }
 
@@ -13,7 +13,7 @@ const MAX_SLEEP = 2_147_483_647;
 
 /**
  * The requests of one origin that wait: one timer for all of them (at the earliest wake-up),
- * and a wake-up of those waiting for an answer when one arrives.
+ * and a wake-up of those waiting for a response when one arrives.
  * perf: 1,000 requests waiting on one policy share one timer, not 1,000.
  */
 export class Waiters {
@@ -27,10 +27,10 @@ export class Waiters {
   ) {}
 
   /**
-   * Resolves at `at` at the latest (sooner on an answer when `onAnswer`); rejects with
+   * Resolves at `at` at the latest (sooner on a response when `onResponse`); rejects with
    * `signal.reason` when it aborts.
    */
-  wait(at: number, onAnswer: boolean, signal: AbortSignal | undefined): Promise<void> {
+  wait(at: number, onResponse: boolean, signal: AbortSignal | undefined): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const onAbort = () => {
         this.waiting.delete(waiter);
@@ -38,7 +38,7 @@ export class Waiters {
       };
       const waiter: Waiter = {
         at,
-        onAnswer,
+        onResponse,
         resolve: () => {
           signal?.removeEventListener('abort', onAbort);
           resolve();
@@ -50,10 +50,10 @@ export class Waiters {
     });
   }
 
-  /** An answer arrived: wakes the requests waiting for one. */
-  answered(): void {
+  /** An response arrived: wakes the requests waiting for one. */
+  responded(): void {
     for (const w of this.waiting) {
-      if (w.onAnswer) {
+      if (w.onResponse) {
         this.waiting.delete(w);
         w.resolve();
       }

@@ -1,6 +1,6 @@
 import type { Decision } from '../algorithms/decision.js';
-import type { ProxyTrust } from './proxy-warnings.js';
-import type { RequestView } from './request-view.js';
+import type { RequestView } from '../limits/request-view.js';
+import type { ProxyTrust } from './request/proxy-warnings.js';
 
 /**
  * What an adapter supplies so that the core's {@link HttpPipeline} can limit its

@@ -7,16 +7,17 @@
  *
  * @packageDocumentation
  */
+
+export type { RequestView } from '../limits/request-view.js';
 export type { HttpBinding } from './binding.js';
-export type { MethodDecorator } from './decorators.js';
-export { isThrottleSkipped, markSkipThrottle, methodDecorator } from './decorators.js';
-export { defaultStoreOf } from './default-store.js';
-export { HttpLimiter } from './http-limiter.js';
-export type { HttpLimitOptions } from './options.js';
-export type { FinishingResponse } from './outcome.js';
-export { whenFinished } from './outcome.js';
-export { misusedFactory, splitHttpOptions } from './parse-options.js';
+export { HttpLimiter } from './limiter/http-limiter.js';
+export type { HttpLimitOptions } from './options/options.js';
+export { misusedFactory, splitHttpOptions } from './options/parse-options.js';
 export { HttpPipeline, type LimiterScope } from './pipeline.js';
-export type { ProxyTrust } from './proxy-warnings.js';
-export type { RequestView } from './request-view.js';
-export type { HttpVerdict } from './verdict.js';
+export type { MethodDecorator } from './request/decorators.js';
+export { isThrottleSkipped, markSkipThrottle, methodDecorator } from './request/decorators.js';
+export { defaultStoreOf } from './request/default-store.js';
+export type { FinishingResponse } from './request/finished.js';
+export { whenFinished } from './request/finished.js';
+export type { ProxyTrust } from './request/proxy-warnings.js';
+export type { HttpVerdict } from './verdict/verdict.js';

@@ -1,13 +1,10 @@
 import type { HttpBinding } from './binding.js';
-import { ledgerOf, report } from './charges.js';
-import { anySkipMarks, isThrottleSkipped } from './decorators.js';
-import { HttpLimiter } from './http-limiter.js';
-import { routeKey } from './keys.js';
-import type { HttpLimitOptions } from './options.js';
-import { settle } from './outcome.js';
-import { ProxyWarnings } from './proxy-warnings.js';
-import { LazyRequestView, type RequestView } from './request-view.js';
-import type { HttpVerdict, Verdict } from './verdict.js';
+import { HttpLimiter, type RequestSource } from './limiter/http-limiter.js';
+import { ledgerOf, report } from './limiter/ledger.js';
+import type { HttpLimitOptions } from './options/options.js';
+import { anySkipMarks, isThrottleSkipped } from './request/decorators.js';
+import { ProxyWarnings } from './request/proxy-warnings.js';
+import type { HttpVerdict } from './verdict/verdict.js';
 
 /**
  * Which requests a limiter keys by route:
@@ -35,11 +32,8 @@ export class HttpPipeline<Req, Res> {
   /** The limiter that decides this pipeline's requests. */
   readonly limiter: HttpLimiter<Req>;
   readonly #binding: HttpBinding<Req, Res>;
+  readonly #source: RequestSource<Req, Res>;
   readonly #global: boolean;
-  /** No `store` option: each application's default store. */
-  readonly #byApp: boolean;
-  readonly #headersOf: (req: Req) => RequestView['headers'];
-  readonly #userOf: (req: Req) => unknown;
   /** The `validate` checks, while they run; `undefined` without them (or a binding that cannot tell). */
   readonly #proxy: ProxyWarnings | undefined;
 
@@ -51,9 +45,7 @@ export class HttpPipeline<Req, Res> {
     this.limiter = new HttpLimiter<Req>(options as HttpLimitOptions<Req, never>);
     this.#binding = binding;
     this.#global = scope === 'global';
-    this.#byApp = this.limiter.config.store === undefined;
-    this.#headersOf = binding.headers;
-    this.#userOf = binding.user;
+    this.#source = { binding, global: this.#global };
     this.#proxy =
       binding.trustProxy === undefined
         ? undefined
@@ -75,33 +67,10 @@ export class HttpPipeline<Req, Res> {
     }
     const proxy = this.#proxy;
     if (proxy !== undefined && proxy.remaining > 0) {
-      proxy.check(b.trustProxy!(req), () => this.#headersOf(req), b.app(req));
+      proxy.check(b.trustProxy!(req), () => b.headers(req), b.app(req));
     }
-    const user = this.limiter.userOf(req, this.#userOf);
-    if (user instanceof Promise) return user.then((u) => this.#check(req, res, u));
-    return this.#check(req, res, user);
-  }
-
-  /** {@link HttpPipeline.handle} once the user id is known. */
-  #check(
-    req: Req,
-    res: Res,
-    user: string | number | undefined,
-  ): HttpVerdict | Promise<HttpVerdict | undefined> | undefined {
-    const b = this.#binding;
-    const method = b.method(req);
     const ledger = b.ledger(req, res);
-    const view = new LazyRequestView(
-      method,
-      this.#global ? '*' : routeKey(method, b.route(req)),
-      b.ip(req),
-      user,
-      req,
-      this.#headersOf,
-      ledger,
-    );
-    // The application matters only for its default store (no `store` option).
-    const verdict = this.limiter.check(view, this.#byApp ? b.app(req) : undefined);
+    const verdict = this.limiter.decide(req, res, ledger, this.#source);
     if (verdict === undefined) return undefined;
     if (verdict instanceof Promise) {
       return verdict.then((v) => (v === undefined ? v : this.#write(req, res, ledger, v)));
@@ -110,21 +79,10 @@ export class HttpPipeline<Req, Res> {
   }
 
   /**
-   * Writes `v` unless an earlier limiter of the request reported a more restrictive one.
-   * Its held charges (leases, outcome-aware and `costAfter` charges) are settled when the
-   * binding reports the response finished or the connection closed.
+   * Writes `v` (headers through the binding, the decision exposed on the request) unless
+   * an earlier limiter of the request reported a more restrictive one.
    */
   #write(req: Req, res: Res, ledger: object, v: HttpVerdict): HttpVerdict {
-    const held = (v as Verdict).held;
-    if (held !== undefined && this.#binding.onFinished !== undefined) {
-      const { outcome, clock, logger } = this.limiter.config;
-      const metrics = this.limiter.metrics;
-      if (metrics !== undefined) for (const h of held) if (h.lease) metrics.lease(h.name, +1);
-      this.#binding.onFinished(req, res, (status) => {
-        if (metrics !== undefined) for (const h of held) if (h.lease) metrics.lease(h.name, -1);
-        void settle(held, outcome, req, res, status, clock, logger);
-      });
-    }
     const standing = report(ledgerOf(ledger), v);
     if (standing === undefined) return v;
     const b = this.#binding;

@@ -8,7 +8,7 @@ import { guardedStore } from '../store-failure/guarded-store.js';
 import type { OverLimitCacheOptions } from '../store-failure/over-limit-cache.js';
 import type { StoreErrorPolicy, StoreFailureLogger } from '../store-failure/store-failure.js';
 import { MemoryStore } from '../stores/memory-store.js';
-import { chargeTimeOf, type Store, scopeOf } from '../stores/store.js';
+import { chargeTimeOf, keySpaceView, type Store } from '../stores/store.js';
 
 /** Options of {@link RateLimiter}. */
 export interface RateLimiterOptions {
@@ -127,7 +127,7 @@ export class RateLimiter {
 
   constructor(options: RateLimiterOptions) {
     this.#config = parseLimiterOptions(options);
-    this.#keySpace = scopeOf(this.#config.store, `${this.#config.prefix}:`);
+    this.#keySpace = keySpaceView(this.#config.store, `${this.#config.prefix}:`);
   }
 
   /** The algorithm this limiter runs. */

@@ -1,7 +1,7 @@
 import { describe as describeValue, SluiceConfigError } from '../common/errors.js';
 import { brandClass, processGlobal } from '../common/process-global.js';
-import type { RequestView } from '../http/request-view.js';
 import { Limit } from './limit.js';
+import type { RequestView } from './request-view.js';
 import { parseThrottle, THROTTLE_NAME } from './throttle-string.js';
 
 /**

@@ -2,15 +2,16 @@ import { isRedisClientLike, SluiceConfigError } from '../common/errors.js';
 import { MemoryStore } from '../stores/memory-store.js';
 import type { Store } from '../stores/store.js';
 import { checkBreakerOptions } from './circuit-breaker.js';
+import { checkFailureMode } from './fail-safe-options.js';
 import { checkOverLimitOptions, type OverLimitCacheOptions } from './over-limit-cache.js';
-import { FailSafeStore, type StoreFailureLogger } from './store-failure.js';
+import { FailSafeStore } from './store-failure.js';
 
 /** A limiter's store once its options are checked (see {@link guardedStore}). */
 export interface GuardedStore {
-  /** Where decisions go: `origin` behind a {@link FailSafeStore}, unless a {@link MemoryStore}. */
+  /** Where decisions go: `userStore` behind a {@link FailSafeStore}, unless a {@link MemoryStore}. */
   store: Store;
   /** The user's store itself. */
-  origin: Store;
+  userStore: Store;
 }
 
 /** The options {@link guardedStore} checks, as the user gave them (defaults applied). */
@@ -66,18 +67,15 @@ export function guardedStore({
         : undefined,
     });
   }
-  if (onStoreError !== 'insurance' && onStoreError !== 'allow' && onStoreError !== 'deny') {
-    throw new SluiceConfigError('onStoreError', onStoreError, "'insurance', 'allow' or 'deny'");
-  }
-  const l = logger as StoreFailureLogger;
-  if (l === null || typeof l !== 'object' || typeof l.warn !== 'function') {
-    throw new SluiceConfigError('logger', logger, 'an object with warn(message)');
-  }
+  const mode = checkFailureMode(onStoreError, logger);
   const options = checkBreakerOptions(breaker);
   const cache = overLimit as OverLimitCacheOptions | false | undefined;
   checkOverLimitOptions(cache);
   return {
-    store: s instanceof MemoryStore ? s : new FailSafeStore(s, onStoreError, l, options, cache),
-    origin: s,
+    store:
+      s instanceof MemoryStore
+        ? s
+        : new FailSafeStore({ store: s, ...mode, breaker: options, overLimitCache: cache }),
+    userStore: s,
   };
 }

@@ -10,29 +10,15 @@ import {
   checkBreakerOptions,
 } from './circuit-breaker.js';
 import {
-  checkOverLimitOptions,
-  OverLimitCache,
-  type OverLimitCacheOptions,
-} from './over-limit-cache.js';
+  type FailSafeStoreOptions,
+  parseFailSafeOptions,
+  type StoreErrorPolicy,
+  type StoreFailureLogger,
+} from './fail-safe-options.js';
+import { checkOverLimitOptions, OverLimitCache } from './over-limit-cache.js';
 import { isStoreKeyError, keyErrorReason } from './store-key-error.js';
 
-/**
- * What a limiter does while its store fails (errors, or answers later than its timeout):
- *
- * - `'insurance'` (default): decide with an in-process {@link MemoryStore} until the store
- *   answers again (rate-limiter-flexible's "insurance limiter"); logs once per outage.
- * - `'allow'`: fail open: admit every request (`remaining` = limit).
- * - `'deny'`: fail closed: deny every request with `retryAfterMs` = {@link DENY_RETRY_MS}.
- *
- * A call answered by the policy after a timeout charges nothing on a stalled Redis (each
- * script carries its deadline); but when the reply was late in transit (the script ran in
- * time, the reply was held up on the way), or the call was given up when its node's breaker
- * opened and the node answered before the call's own deadline, it was charged all the same
- * (e.g. a request denied under `'deny'` that used one unit). A key whose state its
- * algorithm cannot read (another algorithm's value) is decided by the policy too, without
- * counting as a store failure.
- */
-export type StoreErrorPolicy = 'insurance' | 'allow' | 'deny';
+export type { FailSafeStoreOptions, StoreErrorPolicy, StoreFailureLogger };
 
 /**
  * Decisions a {@link FailSafeStore} made without its store because the store failed (the
@@ -61,16 +47,6 @@ export function decidedWithoutStore(decision: Decision, decisions?: readonly Dec
 
 /** `retryAfterMs` of the denials `onStoreError: 'deny'` gives: 1000 ms. */
 export const DENY_RETRY_MS = 1000;
-
-/** Where failure notices go: `console` by default. */
-export interface StoreFailureLogger {
-  /**
-   * Called once when a store starts failing, once when it answers again, and once per
-   * algorithm whose key holds state it cannot read. One line each, describing the error by
-   * kind: no key text, no user id, no script source (the error object is never passed).
-   */
-  warn(message: string, error?: unknown): void;
-}
 
 /** The most algorithms whose key errors are remembered as logged (then logged again). */
 const MAX_KEY_ERROR_NOTICES = 100;
@@ -116,21 +92,24 @@ interface DomainOf {
  *
  * @example
  * ```ts
- * const store = new FailSafeStore(new RedisStore({ client }), 'insurance', console, {
- *   cooldownMs: 500,
+ * const store = new FailSafeStore({
+ *   store: new RedisStore({ client }),
+ *   onStoreError: 'insurance',
+ *   breaker: { cooldownMs: 500 },
  * });
  * const limiter = new RateLimiter({ algorithm: gcra({ rate: 10, period: '1s' }), store });
  * ```
  *
- * @param breaker - the breakers' options (`cooldownMs` default 1000, `clock` default
- *   `performance.now`), unchecked here: {@link guardedStore} checks them.
- * @param overLimit - the over-limit cache: {@link OverLimitCacheOptions} (`maxKeys`, default
- *   10 000 keys), or `false` for none. Default: the cache with 10 000 keys.
- * @throws {@link SluiceConfigError} naming `overLimitCache` or `overLimitCache.maxKeys`.
+ * @param options - see {@link FailSafeStoreOptions}: `store`, `onStoreError` (default
+ *   `'insurance'`), `logger` (default `console`), `breaker`, `overLimitCache`.
+ * @throws {@link SluiceConfigError} naming `options`, `store`, `onStoreError`, `logger`,
+ *   `breaker`, `breaker.cooldownMs`, `breaker.clock`, `overLimitCache` or
+ *   `overLimitCache.maxKeys`, or every unknown option name.
  */
 export class FailSafeStore implements Store {
   readonly #store: Store;
-  readonly #policy: StoreErrorPolicy;
+  /** The failure mode (`onStoreError`). */
+  readonly #mode: StoreErrorPolicy;
   readonly #logger: StoreFailureLogger;
   readonly #breakerOptions: CircuitBreakerOptions | undefined;
   /** The breaker of the whole store, when it has no failure domains. */
@@ -151,17 +130,12 @@ export class FailSafeStore implements Store {
   /** Algorithms (by description) whose key errors were logged. */
   readonly #keyErrorsLogged = new Set<string>();
 
-  constructor(
-    store: Store,
-    policy: StoreErrorPolicy,
-    logger: StoreFailureLogger,
-    breaker?: CircuitBreakerOptions,
-    overLimit?: OverLimitCacheOptions | false,
-  ) {
-    const maxKeys = checkOverLimitOptions(overLimit);
+  constructor(options: FailSafeStoreOptions) {
+    const { store, onStoreError, logger, breaker, overLimitCache } = parseFailSafeOptions(options);
+    const maxKeys = checkOverLimitOptions(overLimitCache);
     this.#overLimit = maxKeys > 0 ? new OverLimitCache(maxKeys) : undefined;
     this.#store = store;
-    this.#policy = policy;
+    this.#mode = onStoreError;
     this.#logger = logger;
     this.#breakerOptions = breaker;
     this.#whole = new CircuitBreaker(breaker);
@@ -305,7 +279,7 @@ export class FailSafeStore implements Store {
 
   /** The policy's decisions of a whole {@link consumeAll} (full keys), without the store. */
   #decideAll(requests: readonly StoreRequest[], nowMs: number): Decision[] {
-    if (this.#policy !== 'insurance') {
+    if (this.#mode !== 'insurance') {
       return requests.map((r) => this.#decide(r.key, r.algorithm, r.cost, nowMs));
     }
     this.#insurance ??= new MemoryStore();
@@ -414,7 +388,7 @@ export class FailSafeStore implements Store {
     logged.add(name);
     const reason = typeof error.reason === 'string' ? error.reason : keyErrorReason(error.message);
     this.#logger.warn(
-      `sluice: limit ${name} (algorithm ${String(algorithm.kind)}): ${reason}, e.g. after its algorithm changed; onStoreError '${this.#policy}' decides such keys until they expire (the store is answering)`,
+      `sluice: limit ${name} (algorithm ${String(algorithm.kind)}): ${reason}, e.g. after its algorithm changed; onStoreError '${this.#mode}' decides such keys until they expire (the store is answering)`,
     );
   }
 
@@ -437,17 +411,17 @@ export class FailSafeStore implements Store {
    * the policy's.
    */
   #decide(key: string, algorithm: Algorithm, cost: number, nowMs: number): Decision {
-    return markWithoutStore(this.#decidePolicy(key, algorithm, cost, nowMs));
+    return markWithoutStore(this.#decideByMode(key, algorithm, cost, nowMs));
   }
 
-  #decidePolicy(key: string, algorithm: Algorithm, cost: number, nowMs: number): Decision {
+  #decideByMode(key: string, algorithm: Algorithm, cost: number, nowMs: number): Decision {
     const known = this.#overLimit?.answer(key, algorithm, cost, nowMs, true);
     if (known !== undefined) return known;
     const limit = algorithm.limit;
-    if (this.#policy === 'allow') {
+    if (this.#mode === 'allow') {
       return { allowed: true, limit, remaining: limit, retryAfterMs: 0, resetAfterMs: 0, cost };
     }
-    if (this.#policy === 'deny') {
+    if (this.#mode === 'deny') {
       return {
         allowed: false,
         limit,
@@ -473,7 +447,7 @@ export class FailSafeStore implements Store {
     }
     if (this.#down.size > 1) return; // the outage goes on: logged when it started
     this.#logger.warn(
-      `sluice: store failing (${describeError(error)}); onStoreError '${this.#policy}' decides until it answers`,
+      `sluice: store failing (${describeError(error)}); onStoreError '${this.#mode}' decides until it answers`,
     );
   }
 

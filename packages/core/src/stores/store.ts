@@ -31,7 +31,7 @@ export interface Store {
    * Optional: the key space of `prefix` (the keys under it) as a store of its own, so
    * `scope(p).consume(k, …)` decides exactly as `consume(p + k, …)`. Limiters ask for it once
    * per prefix and keep it; a store implements it when it can decide faster without building
-   * `p + k` per call (`MemoryStore`: a map of its own). Default: {@link scopeOf} prefixes
+   * `p + k` per call (`MemoryStore`: a map of its own). Default: {@link keySpaceView} prefixes
    * each key.
    */
   scope?(prefix: string): Store;
@@ -220,7 +220,7 @@ function collect(values: (Decision | Promise<Decision>)[]): Decision[] | Promise
 }
 
 /** The key space of `prefix` in `store`: `store.scope(prefix)`, or a view prefixing each key. */
-export function scopeOf(store: Store, prefix: string): Store {
+export function keySpaceView(store: Store, prefix: string): Store {
   if (typeof store.scope === 'function') return store.scope(prefix);
   const view: Store = {
     consume: (key, algorithm, cost, nowMs) => store.consume(prefix + key, algorithm, cost, nowMs),

@@ -92,14 +92,14 @@ describe('FailSafeStore.consumeAll', () => {
     inner.fail = true;
     const warnings: string[] = [];
     const time = { ms: 0 };
-    const store = new FailSafeStore(
-      inner,
-      'deny',
-      { warn: (m) => warnings.push(m) },
-      {
+    const store = new FailSafeStore({
+      store: inner,
+      onStoreError: 'deny',
+      logger: { warn: (m) => warnings.push(m) },
+      breaker: {
         clock: () => time.ms,
       },
-    );
+    });
     const first = await store.consumeAll(requests, EPOCH);
     expect(first.map((d) => d.allowed)).toEqual([false, false]);
     expect(warnings).toHaveLength(1);
@@ -116,7 +116,11 @@ describe('FailSafeStore.consumeAll', () => {
   it("'insurance' decides all-or-nothing on its in-process store, by the full keys", async () => {
     const inner = new AsyncStore();
     inner.fail = true;
-    const store = new FailSafeStore(inner, 'insurance', { warn: () => undefined });
+    const store = new FailSafeStore({
+      store: inner,
+      onStoreError: 'insurance',
+      logger: { warn: () => undefined },
+    });
     const small: StoreRequest[] = [
       { key: 'a', algorithm: fixedWindow({ limit: 1, window: '1m' }), cost: 1 },
       { key: 'b', algorithm: fixedWindow({ limit: 3, window: '1m' }), cost: 1 },
@@ -134,7 +138,11 @@ describe('FailSafeStore.consumeAll', () => {
       reset: () => undefined,
     };
     const memory = new MemoryStore();
-    const store = new FailSafeStore(inner, 'deny', { warn: () => undefined });
+    const store = new FailSafeStore({
+      store: inner,
+      onStoreError: 'deny',
+      logger: { warn: () => undefined },
+    });
     const tight: StoreRequest[] = [
       { key: 'x', prefix: 'p:', algorithm: fixedWindow({ limit: 1, window: '1m' }), cost: 1 },
       { key: 'y', prefix: 'p:', algorithm: fixedWindow({ limit: 5, window: '1m' }), cost: 1 },

@@ -286,7 +286,7 @@ describe('metrics', () => {
       const isolated =
         require('../../src/http/index.js') as typeof import('../../src/http/index.js');
       const { loadOpenTelemetryApi } =
-        require('../../src/http/metrics.js') as typeof import('../../src/http/metrics.js');
+        require('../../src/http/metrics/otel-loader.js') as typeof import('../../src/http/metrics/otel-loader.js');
       expect(loadOpenTelemetryApi()).toBeUndefined();
       const warnings: string[] = [];
       const logger = { warn: (m: string) => warnings.push(m) };

@@ -3,13 +3,9 @@
 // in Australia/Lord_Howe), a +5:45 zone, 29 February and anchor days 29–31; and the
 // quota's decisions count to the next edge.
 import fc from 'fast-check';
+import { calendarWindow } from '../../src/algorithms/calendar.js';
 import { Limit, MemoryStore, RateLimiter, SluiceConfigError } from '../../src/index.js';
-import {
-  type CalendarPeriod,
-  calendarEdges,
-  calendarQuota,
-  calendarWindow,
-} from '../../src/store-api.js';
+import { type CalendarPeriod, calendarEdges, calendarQuota } from '../../src/store-api.js';
 
 const RUNS = Number(process.env.SLUICE_PROPERTY_RUNS ?? 300);
 export const ZONES = [

@@ -8,7 +8,8 @@ import {
   SluiceConfigError,
   type Store,
 } from '../../src/index.js';
-import { type Algorithm, CircuitBreaker, FailSafeStore } from '../../src/store-api.js';
+import { type Algorithm, FailSafeStore } from '../../src/store-api.js';
+import { CircuitBreaker } from '../../src/store-failure/circuit-breaker.js';
 
 function fakeClock() {
   const time = { ms: 10_000 };
@@ -159,12 +160,12 @@ describe('FailSafeStore: breakers per failure domain', () => {
     if (domains) inner.failureDomain = (key) => key[0]!;
     const messages: string[] = [];
     const { time, clock } = fakeClock();
-    const store = new FailSafeStore(
-      inner,
-      'deny',
-      { warn: (m: string) => void messages.push(m) },
-      { cooldownMs: 1000, clock },
-    );
+    const store = new FailSafeStore({
+      store: inner,
+      onStoreError: 'deny',
+      logger: { warn: (m: string) => void messages.push(m) },
+      breaker: { cooldownMs: 1000, clock },
+    });
     const algorithm = fixedWindow({ limit: 5, window: 60_000 });
     const consume = (key: string) => store.consume(key, algorithm, 1, 0);
     return { inner, store, messages, time, consume };

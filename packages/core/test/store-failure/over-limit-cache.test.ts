@@ -16,7 +16,8 @@ import {
   slidingLog,
   slidingWindow,
 } from '../../src/index.js';
-import { type Algorithm, type FailSafeStore, OverLimitCache } from '../../src/store-api.js';
+import type { Algorithm, FailSafeStore } from '../../src/store-api.js';
+import { OverLimitCache } from '../../src/store-failure/over-limit-cache.js';
 import { costArb, deltaArb, RUNS } from '../properties/harness.js';
 
 const algorithms: [string, Algorithm, number][] = [

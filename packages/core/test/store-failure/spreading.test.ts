@@ -32,7 +32,7 @@ describe('a key whose state its algorithm cannot read', () => {
       reset: () => Promise.resolve(),
     };
     const { messages, logger } = spyLogger();
-    const store = new FailSafeStore(inner, 'deny', logger);
+    const store = new FailSafeStore({ store: inner, onStoreError: 'deny', logger: logger });
     for (let i = 0; i < 3; i++) {
       expect(await store.consume('user:carol', algorithm, 1, 0)).toMatchObject({
         allowed: false, // 'deny' decides it
@@ -60,7 +60,11 @@ describe('a breaker that opens', () => {
       failureDomain: (key) => (key.startsWith('a') ? 'node-a' : 'node-b'),
       failPending: (domain) => void failed.push(domain),
     };
-    const store = new FailSafeStore(inner, 'deny', spyLogger().logger);
+    const store = new FailSafeStore({
+      store: inner,
+      onStoreError: 'deny',
+      logger: spyLogger().logger,
+    });
     const first = store.consume('a1', algorithm, 1, 0);
     void store.consume('a2', algorithm, 1, 0);
     fail!(new Error('timed out'));
@@ -83,9 +87,14 @@ describe('a failing domain that no longer serves its keys (a failover)', () => {
       failureDomain: (key) => (key.startsWith('a') ? masterOfA : 'b'),
     };
     const { messages, logger } = spyLogger();
-    const store = new FailSafeStore(inner, 'insurance', logger, {
-      cooldownMs: 1000,
-      clock: () => time.ms,
+    const store = new FailSafeStore({
+      store: inner,
+      onStoreError: 'insurance',
+      logger: logger,
+      breaker: {
+        cooldownMs: 1000,
+        clock: () => time.ms,
+      },
     });
     await store.consume('a1', algorithm, 1, 0);
     expect(store.failing).toBe(true);
@@ -120,7 +129,11 @@ describe('the over-limit cache and a penalty (blockFor)', () => {
           : Promise.reject(new Error('connection refused')),
       reset: () => Promise.resolve(),
     };
-    const store = new FailSafeStore(inner, 'insurance', spyLogger().logger);
+    const store = new FailSafeStore({
+      store: inner,
+      onStoreError: 'insurance',
+      logger: spyLogger().logger,
+    });
     await store.consume('mallory', blocking, 1, 0);
     up = false;
     for (const at of [10, 1000, 30_000]) {
@@ -152,7 +165,11 @@ describe('a request across domains whose failure names the domain it waited on',
       reset: () => Promise.resolve(),
       failureDomain: (key) => (key.startsWith('a') ? 'node-a' : 'node-b'),
     };
-    const store = new FailSafeStore(inner, 'deny', spyLogger().logger);
+    const store = new FailSafeStore({
+      store: inner,
+      onStoreError: 'deny',
+      logger: spyLogger().logger,
+    });
     const decided = await store.consumeAll(
       [
         { key: 'a1', algorithm, cost: 1 },

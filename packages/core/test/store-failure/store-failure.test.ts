@@ -1,6 +1,12 @@
 import { EPOCH } from '@sluice/test-kit';
-import { type Decision, fixedWindow, RateLimiter, type Store } from '../../src/index.js';
-import type { Algorithm } from '../../src/store-api.js';
+import {
+  type Decision,
+  fixedWindow,
+  RateLimiter,
+  SluiceConfigError,
+  type Store,
+} from '../../src/index.js';
+import { type Algorithm, FailSafeStore } from '../../src/store-api.js';
 
 /** A store that fails (rejects) while `down` is true and counts calls otherwise. */
 class FlakyStore implements Store {
@@ -117,5 +123,54 @@ describe('onStoreError', () => {
           onStoreError: 'ignore' as never,
         }),
     ).toThrow(/onStoreError.*ignore/);
+  });
+});
+
+describe('new FailSafeStore(options)', () => {
+  const algorithm = fixedWindow({ limit: 1, window: '1m' });
+
+  it('takes an options object: onStoreError defaults to insurance, logger to console', async () => {
+    const flaky = new FlakyStore();
+    flaky.down = true;
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const store = new FailSafeStore({ store: flaky });
+      // 'insurance': an in-process store decides (limit 1: one admitted, then denied)
+      expect((await store.consume('k', algorithm, 1, EPOCH)).allowed).toBe(true);
+      expect((await store.consume('k', algorithm, 1, EPOCH)).allowed).toBe(false);
+      expect(warn).toHaveBeenCalledTimes(1);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it('every option by name: deny, a logger, no over-limit cache, a breaker', async () => {
+    const flaky = new FlakyStore();
+    const seen: string[] = [];
+    const store = new FailSafeStore({
+      store: flaky,
+      onStoreError: 'deny',
+      logger: { warn: (m) => void seen.push(m) },
+      overLimitCache: false,
+      breaker: { cooldownMs: 5000, clock: () => 0 },
+    });
+    flaky.down = true;
+    expect((await store.consume('k', algorithm, 1, EPOCH)).allowed).toBe(false);
+    expect(seen).toHaveLength(1);
+    expect(store.overLimitKeys).toBe(0);
+  });
+
+  it('names each unknown option, and a bad onStoreError, at construction', () => {
+    const flaky = new FlakyStore();
+    expect(() => new FailSafeStore({ store: flaky, policy: 'deny', cooldown: 1 } as never)).toThrow(
+      /"policy".*"cooldown"|"cooldown".*"policy"/,
+    );
+    expect(() => new FailSafeStore({ store: flaky, onStoreError: 'open' as never })).toThrow(
+      expect.objectContaining({ option: 'onStoreError' }),
+    );
+    expect(() => new FailSafeStore({ store: {} as never })).toThrow(
+      expect.objectContaining({ option: 'store' }),
+    );
+    expect(() => new FailSafeStore(flaky as never)).toThrow(SluiceConfigError);
   });
 });

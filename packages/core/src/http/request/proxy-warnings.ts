@@ -1,7 +1,7 @@
-import { SluiceConfigError } from '../common/errors.js';
-import { checkOptionNames } from '../common/known-options.js';
-import type { StoreFailureLogger } from '../store-failure/store-failure.js';
-import type { RequestView } from './request-view.js';
+import { SluiceConfigError } from '../../common/errors.js';
+import { checkOptionNames } from '../../common/known-options.js';
+import type { RequestView } from '../../limits/request-view.js';
+import type { StoreFailureLogger } from '../../store-failure/store-failure.js';
 
 /**
  * What the framework trusts of the proxies in front of it, as its adapter reads it from the

@@ -1,4 +1,4 @@
-import type { Decision } from '../algorithms/decision.js';
+import type { Decision } from '../../algorithms/decision.js';
 
 /**
  * Which rate-limit headers to send:

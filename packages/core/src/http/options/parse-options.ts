@@ -1,21 +1,21 @@
-import type { AlgorithmKind } from '../algorithms/algorithm.js';
-import { fixedWindow } from '../algorithms/fixed-window.js';
-import { slidingLog } from '../algorithms/sliding-log.js';
-import { slidingWindow } from '../algorithms/sliding-window.js';
-import { SluiceConfigError } from '../common/errors.js';
-import { checkOptionNames, optionNames } from '../common/known-options.js';
-import { integerAtLeast } from '../common/validate.js';
-import { defaultLimitAlgorithm, type LimitAlgorithmFactory } from '../limits/limit.js';
-import { resolveLimitInput, throttles } from '../limits/throttle-registry.js';
-import { guardedStore } from '../store-failure/guarded-store.js';
-import { MemoryStore } from '../stores/memory-store.js';
-import type { HeaderStyle, HeaderStyleName, HeadersOption } from './headers.js';
-import { createHttpMetrics } from './metrics.js';
+import type { AlgorithmKind } from '../../algorithms/algorithm.js';
+import { fixedWindow } from '../../algorithms/fixed-window.js';
+import { slidingLog } from '../../algorithms/sliding-log.js';
+import { slidingWindow } from '../../algorithms/sliding-window.js';
+import { SluiceConfigError } from '../../common/errors.js';
+import { checkOptionNames, optionNames } from '../../common/known-options.js';
+import { integerAtLeast } from '../../common/validate.js';
+import { defaultLimitAlgorithm, type LimitAlgorithmFactory } from '../../limits/limit.js';
+import { resolveLimitInput, throttles } from '../../limits/throttle-registry.js';
+import { guardedStore } from '../../store-failure/guarded-store.js';
+import { MemoryStore } from '../../stores/memory-store.js';
+import { createHttpMetrics } from '../metrics/metrics.js';
+import { parseValidate } from '../request/proxy-warnings.js';
+import { parseBodyStyle } from '../verdict/denial.js';
+import type { HeaderStyle, HeaderStyleName, HeadersOption } from '../verdict/headers.js';
+import { parseMode } from '../verdict/shadow.js';
 import type { HttpConfig, HttpLimitOptions } from './options.js';
 import { parseOutcome } from './outcome.js';
-import { parseBodyStyle } from './problem.js';
-import { parseValidate } from './proxy-warnings.js';
-import { parseMode } from './shadow.js';
 
 /**
  * Parsing of {@link HttpLimitOptions} into the fully-required {@link HttpConfig}: option
@@ -217,7 +217,7 @@ export function parseHttpOptions<Req>(options: HttpLimitOptions<Req, never>): Ht
     limits,
     algorithmFactory,
     store: options.store === undefined ? undefined : guarded.store,
-    origin: options.store === undefined ? undefined : guarded.origin,
+    userStore: options.store === undefined ? undefined : guarded.userStore,
     clock,
     prefix,
     user: fn('user', options.user),

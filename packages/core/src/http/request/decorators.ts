@@ -5,7 +5,7 @@
  * decorator (TypeScript 5+, the default) and as a legacy `experimentalDecorators` one.
  */
 
-import { processGlobal } from '../common/process-global.js';
+import { processGlobal } from '../../common/process-global.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: handlers of any framework signature
 type AnyFunction = (...args: any[]) => any;

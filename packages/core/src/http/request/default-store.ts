@@ -1,5 +1,5 @@
-import { processGlobal } from '../common/process-global.js';
-import { MemoryStore } from '../stores/memory-store.js';
+import { processGlobal } from '../../common/process-global.js';
+import { MemoryStore } from '../../stores/memory-store.js';
 
 /**
  * The default stores: each application instance's (limiters given no `store` share their

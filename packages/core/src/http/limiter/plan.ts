@@ -1,24 +1,14 @@
-import type { Algorithm } from '../algorithms/algorithm.js';
-import { calendarText } from '../algorithms/calendar.js';
-import { SluiceConfigError } from '../common/errors.js';
-import { type CostAfter, type Limit, limitAlgorithm } from '../limits/limit.js';
-import { type Store, scopeOf } from '../stores/store.js';
-import { ceilSeconds, type LimitPolicy } from './headers.js';
-import { keySegment } from './keys.js';
-import type { HttpConfig } from './options.js';
-import type { RequestView } from './request-view.js';
-
-/**
- * A key space: where a limit's keys for one route and kind of subject live; a key's text is
- * `prefix + subject`. For the limits that last as long as the limiter, `store` is the
- * store's own view of `prefix` (`scopeOf`, `Store.scope`: on a MemoryStore a key space of
- * its own, searched by the short subject, whose hash V8 caches on the string); `undefined`:
- * the full key is built per decision.
- */
-export interface KeySpace {
-  prefix: string;
-  store: Store | undefined;
-}
+import type { Algorithm } from '../../algorithms/algorithm.js';
+import { calendarText } from '../../algorithms/calendar.js';
+import { SluiceConfigError } from '../../common/errors.js';
+import { type CostAfter, type Limit, limitAlgorithm } from '../../limits/limit.js';
+import type { RequestView } from '../../limits/request-view.js';
+import { keySpaceView, type Store } from '../../stores/store.js';
+import type { HttpConfig } from '../options/options.js';
+import { keySegment } from '../request/key-segment.js';
+import { ipSubject } from '../request/keys.js';
+import { ceilSeconds, type LimitPolicy } from '../verdict/headers.js';
+import type { Charge, KeySpace } from './charge.js';
 
 /** `<prefix>:<limit name>:<route>:ip:` and `…:user:`. */
 export interface RouteKeySpaces {
@@ -59,7 +49,7 @@ export interface LimitPlanOptions {
   /** The store it decides in: the user's, timed when the `metrics` option is on. */
   store: Store;
   /** The user's store itself: what "the same key" means across limiters (charges.ts). */
-  origin: Store;
+  userStore: Store;
   config: HttpConfig<unknown>;
   /** The limiter's algorithms by quota, shared by its plans. */
   algorithms: Map<string, Algorithm>;
@@ -73,7 +63,7 @@ export interface LimitPlanOptions {
 export class LimitPlan {
   readonly store: Store;
   /** The user's store itself: what "the same key" means across limiters (charges.ts). */
-  readonly origin: Store;
+  readonly userStore: Store;
   /** The limits when they do not depend on the request, prepared once. */
   readonly static: PlannedLimit[] | undefined;
   readonly #config: HttpConfig<unknown>;
@@ -83,9 +73,9 @@ export class LimitPlan {
   readonly #perRequest = new Map<string | undefined, PlannedLimit[]>();
   #perRequestCount = 0;
 
-  constructor({ store, origin, config, algorithms }: LimitPlanOptions) {
+  constructor({ store, userStore, config, algorithms }: LimitPlanOptions) {
     this.store = store;
-    this.origin = origin;
+    this.userStore = userStore;
     this.#config = config;
     this.#algorithms = algorithms;
     const limits = config.limits;
@@ -100,6 +90,34 @@ export class LimitPlan {
     const limits = this.#config.limits.limitsFor(view);
     if (limits instanceof Promise) return limits.then((l) => this.#prepare(l, false));
     return this.#prepare(limits, false);
+  }
+
+  /**
+   * The key of `view` under `p`: `<prefix>:<limit name>:` + the `key` option's subject, or
+   * `Limit.by`'s whole key, or `<route>:user:<id>` / `<route>:ip:<subject>`.
+   */
+  chargeOf(view: RequestView, p: PlannedLimit, custom: string | undefined): Charge {
+    const { algorithm, cost, costAfter } = p;
+    if (custom !== undefined)
+      return { keySpace: p.keySpace, subject: custom, algorithm, cost, costAfter };
+    if (p.byKeySpace !== undefined)
+      return { keySpace: p.byKeySpace, subject: '', algorithm, cost, costAfter };
+    const keySpaces = this.routeKeySpaces(p, view.route);
+    return view.userId !== undefined
+      ? {
+          keySpace: keySpaces.user,
+          subject: keySegment(String(view.userId)),
+          algorithm,
+          cost,
+          costAfter,
+        }
+      : {
+          keySpace: keySpaces.ip,
+          subject: ipSubject(view.ip, this.#config.ipv6Subnet),
+          algorithm,
+          cost,
+          costAfter,
+        };
   }
 
   /** The key spaces of `<prefix>:<limit name>:<route>:`, made once per route and limit. */
@@ -128,7 +146,7 @@ export class LimitPlan {
 
   /** The key space of `prefix`; with the store's own view of it when `lasting`. */
   #keySpace(prefix: string, lasting: boolean): KeySpace {
-    return { prefix, store: lasting ? scopeOf(this.store, prefix) : undefined };
+    return { prefix, store: lasting ? keySpaceView(this.store, prefix) : undefined };
   }
 
   /**

@@ -1,18 +1,22 @@
-import type { AlgorithmKind } from '../algorithms/algorithm.js';
-import type { Decision } from '../algorithms/decision.js';
-import type { LimitAlgorithmFactory } from '../limits/limit.js';
-import type { LimitInput, ResolvedLimits, ThrottleRegistry } from '../limits/throttle-registry.js';
-import type { CircuitBreakerOptions } from '../store-failure/circuit-breaker.js';
-import type { OverLimitCacheOptions } from '../store-failure/over-limit-cache.js';
-import type { StoreErrorPolicy, StoreFailureLogger } from '../store-failure/store-failure.js';
-import type { Store } from '../stores/store.js';
-import type { HeaderStyle, HeadersOption } from './headers.js';
-import type { HttpMetrics, MetricsOption } from './metrics.js';
+import type { AlgorithmKind } from '../../algorithms/algorithm.js';
+import type { Decision } from '../../algorithms/decision.js';
+import type { LimitAlgorithmFactory } from '../../limits/limit.js';
+import type { RequestView } from '../../limits/request-view.js';
+import type {
+  LimitInput,
+  ResolvedLimits,
+  ThrottleRegistry,
+} from '../../limits/throttle-registry.js';
+import type { CircuitBreakerOptions } from '../../store-failure/circuit-breaker.js';
+import type { OverLimitCacheOptions } from '../../store-failure/over-limit-cache.js';
+import type { StoreErrorPolicy, StoreFailureLogger } from '../../store-failure/store-failure.js';
+import type { Store } from '../../stores/store.js';
+import type { HttpMetrics, MetricsOption } from '../metrics/metrics.js';
+import type { ValidateConfig, ValidateOptions } from '../request/proxy-warnings.js';
+import type { BodyStyle } from '../verdict/denial.js';
+import type { HeaderStyle, HeadersOption } from '../verdict/headers.js';
+import type { LimitedInfo, LimitMode } from '../verdict/shadow.js';
 import type { OutcomeRule } from './outcome.js';
-import type { BodyStyle } from './problem.js';
-import type { ValidateConfig, ValidateOptions } from './proxy-warnings.js';
-import type { RequestView } from './request-view.js';
-import type { LimitedInfo, LimitMode } from './shadow.js';
 
 /**
  * The options every adapter's `rateLimit(options)` and `throttle(limit, options)` accept.
@@ -208,7 +212,7 @@ export interface HttpConfig<Req> {
    */
   store: Store | undefined;
   /** The user's store itself: what "the same key" means across limiters (see charges.ts). */
-  origin: Store | undefined;
+  userStore: Store | undefined;
   clock: () => number;
   prefix: string;
   user: ((req: Req) => unknown) | undefined;

@@ -1,22 +1,11 @@
-import { createHash } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
-
-/** Key segments longer than this, or with characters outside {@link SAFE_SEGMENT}, are hashed. */
-export const MAX_SEGMENT_LENGTH = 100;
-
-/** Characters a key segment may keep as is; anything else (braces, control characters…) is hashed. */
-const SAFE_SEGMENT = /^[\w .:/@*+=-]*$/;
+import { describe, SluiceConfigError } from '../../common/errors.js';
+import { keySegment } from './key-segment.js';
 
 /**
- * A key segment safe to store: short, printable text is kept as is; anything long or
- * unusual (user-controlled text with `{`, `}`, control characters…) becomes `#` + a
- * 22-character SHA-256 digest, so no request can lengthen a key without bound or pick its
- * Redis Cluster slot.
+ * The subjects a request's keys are made of: the client IP (grouped by network), the user
+ * id, the `key` option's answer, and the route.
  */
-export function keySegment(text: string): string {
-  if (text.length <= MAX_SEGMENT_LENGTH && SAFE_SEGMENT.test(text)) return text;
-  return `#${createHash('sha256').update(text).digest('base64url').slice(0, 22)}`;
-}
 
 /**
  * The subject of a request's key: the client IP, grouped by network. IPv4 is kept
@@ -98,6 +87,35 @@ export function userIdOf(value: unknown): string | number | undefined {
   if (typeof value === 'string') return value === '' ? undefined : value;
   if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
   return undefined;
+}
+
+const USER_RESULT =
+  'the user option to return a user id (a string or a number), or undefined / null for no user';
+const USER_HINT = 'return the id itself, e.g. user: (req) => req.user?.id, not the user object';
+
+/**
+ * The `user` option's answer as a user id ({@link userIdOf}); `undefined` or `null`: no
+ * user. A value of another kind is a mistake.
+ * @throws {@link SluiceConfigError} naming `user` (the user object instead of its id…).
+ */
+export function checkedUser(id: unknown): string | number | undefined {
+  if (typeof id === 'string' || typeof id === 'number') return userIdOf(id);
+  if (id === undefined || id === null) return undefined;
+  throw new SluiceConfigError('user', id, USER_RESULT, { hint: USER_HINT });
+}
+
+/**
+ * The key segment of what the `key` option returned (or resolved to): a string, or a
+ * finite number (as text). Anything else (a promise of a promise, an object, `undefined`)
+ * is a `TypeError` naming the option, never a bucket shared by every request
+ * (`'[object Promise]'`, `'undefined'`).
+ */
+export function keySubject(value: unknown): string {
+  if (typeof value === 'string') return keySegment(value);
+  if (typeof value === 'number' && Number.isFinite(value)) return keySegment(String(value));
+  throw new TypeError(
+    `sluice: the key option must return a string or a finite number (or a promise of one), got ${describe(value)}`,
+  );
 }
 
 /** Route strings by pattern and method: built once, the same string object on every request. */

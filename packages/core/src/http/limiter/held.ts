@@ -1,95 +1,11 @@
-import type { Decision } from '../algorithms/decision.js';
-import { describe, SluiceConfigError } from '../common/errors.js';
-import type { CostAfter } from '../limits/limit.js';
-import type { StoreFailureLogger } from '../store-failure/store-failure.js';
-import { chargeTimeOf, type Store } from '../stores/store.js';
-import type { Charge } from './consume-all.js';
-
-/**
- * The Node-level part of an adapter's `HttpBinding.onFinished`: calls `done` once, with the
- * response's status when it finished, or `undefined` when its connection closed before it
- * finished (a client that went away). `res` is a Node `ServerResponse` (Express `res`, Koa
- * `ctx.res`, Fastify `reply.raw`) or anything with its `writableFinished`, `statusCode` and
- * `'finish'` / `'close'` events.
- *
- * @example
- * onFinished: (req, res, done) => whenFinished(res, done)
- */
-export function whenFinished(res: FinishingResponse, done: (status: number | undefined) => void) {
-  if (res.writableFinished === true) {
-    done(res.statusCode);
-    return;
-  }
-  let called = false;
-  const end = (finished: boolean) => {
-    if (called) return;
-    called = true;
-    res.removeListener('finish', onFinish);
-    res.removeListener('close', onClose);
-    done(finished || res.writableFinished === true ? res.statusCode : undefined);
-  };
-  // 'finish': the whole response was handed to the connection (some responses, e.g.
-  // light-my-request's, emit it without setting `writableFinished`); 'close' first: the
-  // connection went away before that.
-  const onFinish = () => end(true);
-  const onClose = () => end(false);
-  res.once('finish', onFinish);
-  res.once('close', onClose);
-}
-
-/** What {@link whenFinished} needs of a response (a Node `ServerResponse` has it all). */
-export interface FinishingResponse {
-  /** `true` once the whole response was handed to the OS (Node's `ServerResponse`). */
-  readonly writableFinished?: boolean;
-  /** The status sent (or to be sent). */
-  readonly statusCode: number;
-  /** Listens once for `'finish'` (response sent) or `'close'` (connection closed). */
-  once(event: 'finish' | 'close', listener: () => void): unknown;
-  /** Stops listening (the other event's listener, once one of them fired). */
-  removeListener(event: 'finish' | 'close', listener: () => void): unknown;
-}
-
-/**
- * The outcome options (express-rate-limit's names), parsed: which requests are
- * given back once their response is known.
- */
-export interface OutcomeRule<Req, Res> {
-  /** Give back the charge of a successful request. */
-  skipSuccessful: boolean;
-  /** Give back the charge of a failed request (closed early included). */
-  skipFailed: boolean;
-  /** Whether a finished request succeeded; default status < 400. */
-  wasSuccessful: ((req: Req, res: Res) => boolean | Promise<boolean>) | undefined;
-}
-
-/** Parses the outcome options; `undefined` when neither skip option is on. */
-export function parseOutcome<Req, Res>(options: {
-  skipSuccessfulRequests?: unknown;
-  skipFailedRequests?: unknown;
-  requestWasSuccessful?: unknown;
-}): OutcomeRule<Req, Res> | undefined {
-  const flag = (name: string, value: unknown): boolean => {
-    if (value === undefined) return false;
-    if (typeof value !== 'boolean') throw new SluiceConfigError(name, value, 'a boolean');
-    return value;
-  };
-  const skipSuccessful = flag('skipSuccessfulRequests', options.skipSuccessfulRequests);
-  const skipFailed = flag('skipFailedRequests', options.skipFailedRequests);
-  const wasSuccessful = options.requestWasSuccessful;
-  if (wasSuccessful !== undefined && typeof wasSuccessful !== 'function') {
-    throw new SluiceConfigError(
-      'requestWasSuccessful',
-      wasSuccessful,
-      'a function (req, res) => boolean | Promise<boolean>',
-    );
-  }
-  if (!skipSuccessful && !skipFailed) return undefined;
-  return {
-    skipSuccessful,
-    skipFailed,
-    wasSuccessful: wasSuccessful as OutcomeRule<Req, Res>['wasSuccessful'],
-  };
-}
+import type { Decision } from '../../algorithms/decision.js';
+import { describe } from '../../common/errors.js';
+import type { CostAfter } from '../../limits/limit.js';
+import type { StoreFailureLogger } from '../../store-failure/store-failure.js';
+import { chargeTimeOf, type Store } from '../../stores/store.js';
+import type { HttpMetrics } from '../metrics/metrics.js';
+import type { OutcomeRule } from '../options/outcome.js';
+import type { Charge } from './charge.js';
 
 /**
  * A held charge: one a limiter made for a request on arrival, settled when the request ends
@@ -212,4 +128,40 @@ async function unitsOf(
     return undefined;
   }
   return Math.ceil(units);
+}
+
+/** The request whose held charges are settled, and how its binding reports the end. */
+export interface FinishingRequest<Req, Res> {
+  req: Req;
+  res: Res;
+  /** The adapter's `HttpBinding.onFinished`. */
+  onFinished(req: Req, res: Res, done: (status: number | undefined) => void): void;
+}
+
+/**
+ * Settles `held` ({@link settle}) when the request's response finishes or its connection
+ * closes, counting its concurrency leases in the `sluice.leases` metric meanwhile.
+ */
+export function settleWhenFinished<Req, Res>(
+  held: readonly HeldCharge[],
+  request: FinishingRequest<Req, Res>,
+  config: {
+    outcome: OutcomeRule<Req, Res> | undefined;
+    clock: () => number;
+    logger: StoreFailureLogger;
+  },
+  metrics: HttpMetrics | undefined,
+): void {
+  const { req, res } = request;
+  const { outcome, clock, logger } = config;
+  if (metrics !== undefined) countLeases(metrics, held, +1);
+  request.onFinished(req, res, (status) => {
+    if (metrics !== undefined) countLeases(metrics, held, -1);
+    void settle(held, outcome, req, res, status, clock, logger);
+  });
+}
+
+/** Counts `held`'s concurrency leases in the `sluice.leases` metric (`delta` ±1). */
+function countLeases(metrics: HttpMetrics, held: readonly HeldCharge[], delta: number): void {
+  for (const h of held) if (h.lease) metrics.lease(h.name, delta);
 }

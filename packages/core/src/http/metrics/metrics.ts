@@ -1,8 +1,9 @@
-import { createRequire } from 'node:module';
-import type { Decision } from '../algorithms/decision.js';
-import { SluiceConfigError } from '../common/errors.js';
-import { decidedWithoutStore } from '../store-failure/store-failure.js';
-import type { Store, StoreRequest } from '../stores/store.js';
+import type { Decision } from '../../algorithms/decision.js';
+import { SluiceConfigError } from '../../common/errors.js';
+import { decidedWithoutStore } from '../../store-failure/store-failure.js';
+import type { Store, StoreRequest } from '../../stores/store.js';
+import type { MeterLike, MeterProviderLike, MetricAttributes } from './meter.js';
+import { loadOpenTelemetryApi } from './otel-loader.js';
 
 /**
  * OpenTelemetry metrics of the HTTP limiters, recorded through
@@ -27,38 +28,6 @@ import type { Store, StoreRequest } from '../stores/store.js';
 /** The `sluice.result` attribute of `sluice.requests`. */
 export type RequestResult = 'allowed' | 'limited' | 'shadow_limited' | 'store_error';
 
-/** Attribute values, as `@opentelemetry/api`'s `Attributes`. */
-export type MetricAttributes = Record<string, string>;
-
-/** What sluice uses of an OpenTelemetry `Meter` (`@opentelemetry/api`); a real one fits. */
-export interface MeterLike {
-  /** Creates `sluice.store.duration` (OpenTelemetry `Meter.createHistogram`). */
-  createHistogram(
-    name: string,
-    options?: { description?: string; unit?: string },
-  ): { record(value: number, attributes?: MetricAttributes): void };
-  /** Creates `sluice.leases` (OpenTelemetry `Meter.createUpDownCounter`). */
-  createUpDownCounter(
-    name: string,
-    options?: { description?: string; unit?: string },
-  ): { add(value: number, attributes?: MetricAttributes): void };
-  /** Creates `sluice.requests` (OpenTelemetry `Meter.createObservableCounter`). */
-  createObservableCounter(
-    name: string,
-    options?: { description?: string; unit?: string },
-  ): {
-    addCallback(
-      callback: (result: { observe(value: number, attributes?: MetricAttributes): void }) => void,
-    ): void;
-  };
-}
-
-/** What sluice uses of an OpenTelemetry `MeterProvider`; the SDK's `MeterProvider` fits. */
-export interface MeterProviderLike {
-  /** The meter of an instrumentation scope: sluice asks for {@link METER_NAME}. */
-  getMeter(name: string, version?: string): MeterLike;
-}
-
 /**
  * The `metrics` option:
  * - `false` (default): nothing recorded, `@opentelemetry/api` never loaded;
@@ -74,39 +43,7 @@ export type MetricsOption = boolean | { meterProvider: MeterProviderLike };
 /** The meter name (OpenTelemetry instrumentation scope) sluice records under. */
 export const METER_NAME = '@sluice/core';
 
-/** `@opentelemetry/api`, as far as sluice uses it. */
-interface OtelApi {
-  metrics: { getMeter(name: string): MeterLike };
-}
-
 let warnedMissing = false;
-
-/**
- * Loads `@opentelemetry/api` if it is installed: with this module's `require` (CommonJS),
- * else resolved from this file, then from the application's entry script, then from the
- * working directory. `undefined` when none finds it; never throws.
- */
-export function loadOpenTelemetryApi(): OtelApi | undefined {
-  const attempts: (() => unknown)[] = [];
-  if (typeof require === 'function') attempts.push(() => require('@opentelemetry/api'));
-  const bases = [
-    typeof __filename === 'string' ? __filename : undefined,
-    process.argv[1],
-    `${process.cwd()}/index.js`,
-  ];
-  for (const base of bases) {
-    if (base) attempts.push(() => createRequire(base)('@opentelemetry/api'));
-  }
-  for (const attempt of attempts) {
-    try {
-      const api = attempt() as OtelApi | undefined;
-      if (typeof api?.metrics?.getMeter === 'function') return api;
-    } catch {
-      // not installed where this base looks: try the next one
-    }
-  }
-  return undefined;
-}
 
 /**
  * Parses the `metrics` option into the limiter's {@link HttpMetrics}, or `undefined` when

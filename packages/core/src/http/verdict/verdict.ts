@@ -1,19 +1,13 @@
-import { STATUS_CODES } from 'node:http';
-import type { Decision } from '../algorithms/decision.js';
+import type { Decision } from '../../algorithms/decision.js';
+import type { HeldCharge } from '../limiter/held.js';
 import {
   type HeaderSetter,
   type HeaderStyle,
   headerNames,
   type LimitPolicy,
   pushPair,
-  retryAfterSeconds,
   writeRateLimitHeaders,
 } from './headers.js';
-import type { HttpConfig } from './options.js';
-import type { HeldCharge } from './outcome.js';
-import { PROBLEM_JSON_TYPE, quotaExceededBody } from './problem.js';
-import type { RequestView } from './request-view.js';
-import { ENFORCED, SHADOWED } from './shadow.js';
 
 /** What the core answers for one request; the adapter writes it to the response. */
 export interface HttpVerdict {
@@ -47,9 +41,6 @@ export interface HttpVerdict {
    */
   writeHeaders<T>(target: T, set: HeaderSetter<T>, lowercase?: boolean): void;
 }
-
-const JSON_TYPE = 'application/json; charset=utf-8';
-const TEXT = 'text/plain; charset=utf-8';
 
 /**
  * An {@link HttpVerdict}. Its headers are written straight to the response
@@ -151,69 +142,22 @@ export class Verdict implements HttpVerdict {
   }
 }
 
+/**
+ * Whether `a` is more restrictive than `b`: a denial beats an admission; of two denials
+ * the longer wait; of two admissions the fewer units remaining. The one rule for which
+ * decision a request reports, among its limits ({@link mostRestrictive}) and across the
+ * limiters it passed (ledger.ts).
+ */
+export function moreRestrictive(a: Decision, b: Decision): boolean {
+  if (a.allowed !== b.allowed) return !a.allowed;
+  return a.allowed ? a.remaining < b.remaining : a.retryAfterMs > b.retryAfterMs;
+}
+
 /** The index of the most restrictive of several decisions (the one a verdict reports). */
 export function mostRestrictive(decisions: readonly Decision[]): number {
   let reported = 0;
-  let allowed = true;
-  for (let i = 0; i < decisions.length; i++) {
-    const d = decisions[i]!;
-    const r = decisions[reported]!;
-    if (!d.allowed) {
-      if (allowed || d.retryAfterMs > r.retryAfterMs) reported = i;
-      allowed = false;
-    } else if (allowed && d.remaining < r.remaining) {
-      reported = i;
-    }
+  for (let i = 1; i < decisions.length; i++) {
+    if (moreRestrictive(decisions[i]!, decisions[reported]!)) reported = i;
   }
   return reported;
-}
-
-/**
- * The 429 answer of one limiter: status, `Retry-After` and body of a denial,
- * `onLimited` called once. Keeps the default body of its last denial: it only changes with
- * the `Retry-After` seconds.
- */
-export class DenialAnswer {
-  readonly #config: HttpConfig<unknown>;
-  #lastBody: [seconds: number, body: string] | undefined;
-
-  constructor(config: HttpConfig<unknown>) {
-    this.#config = config;
-  }
-
-  /** Fills the denial fields of `v` (a denied verdict) and calls `onLimited`. */
-  deny(view: RequestView, v: Verdict): void {
-    const c = this.#config;
-    const decision = v.decision;
-    v.retryAfterSeconds = retryAfterSeconds(decision, v.reportedConcurrent);
-    v.statusCode = c.statusCode;
-    c.onLimited?.(view, decision, ENFORCED);
-    if (c.problem && typeof c.message !== 'function') {
-      const detail = c.message ?? `Rate limit exceeded, retry in ${v.retryAfterSeconds} seconds`;
-      v.body = quotaExceededBody(c.statusCode, detail, v.violatedPolicies());
-      v.contentType = PROBLEM_JSON_TYPE;
-      return;
-    }
-    v.body = this.#body(view, decision, v.retryAfterSeconds);
-    v.contentType =
-      typeof v.body === 'string' && typeof c.message === 'function' ? TEXT : JSON_TYPE;
-  }
-
-  /** A denial `mode: 'shadow'` lets through: `onLimited` with `{ shadow: true }`, no answer. */
-  shadowed(view: RequestView, v: Verdict): void {
-    this.#config.onLimited?.(view, v.decision, SHADOWED);
-  }
-
-  #body(view: RequestView, decision: Decision, seconds: number): string | object {
-    const c = this.#config;
-    const message = c.message;
-    if (typeof message === 'function') return message(view, decision);
-    const last = this.#lastBody;
-    if (last !== undefined && last[0] === seconds) return last[1];
-    const text = message ?? `Rate limit exceeded, retry in ${seconds} seconds`;
-    const error = STATUS_CODES[c.statusCode] ?? 'Too Many Requests';
-    const body = `{"statusCode":${c.statusCode},"error":${JSON.stringify(error)},"message":${JSON.stringify(text)}}`;
-    this.#lastBody = [seconds, body];
-    return body;
-  }
 }

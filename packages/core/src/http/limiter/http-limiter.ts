@@ -1,30 +1,29 @@
-import type { Algorithm } from '../algorithms/algorithm.js';
-import type { Decision } from '../algorithms/decision.js';
-import { SluiceConfigError } from '../common/errors.js';
-import { isPromiseLike } from '../limits/throttle-registry.js';
-import { chargedFor, type Ledger, ledgerOf, remember } from './charges.js';
-import { type Charge, consumeAll, consumeAt } from './consume-all.js';
-import { defaultStoreOf } from './default-store.js';
-import { ipSubject, keySegment, userIdOf } from './keys.js';
-import type { HttpMetrics } from './metrics.js';
-import type { HttpConfig, HttpLimitOptions } from './options.js';
-import { holdCharge } from './outcome.js';
-import { parseHttpOptions } from './parse-options.js';
+import type { Algorithm } from '../../algorithms/algorithm.js';
+import type { Decision } from '../../algorithms/decision.js';
+import type { RequestView } from '../../limits/request-view.js';
+import { isPromiseLike } from '../../limits/throttle-registry.js';
+import type { HttpBinding } from '../binding.js';
+import type { HttpMetrics } from '../metrics/metrics.js';
+import type { HttpConfig, HttpLimitOptions } from '../options/options.js';
+import { parseHttpOptions } from '../options/parse-options.js';
+import { defaultStoreOf } from '../request/default-store.js';
+import { checkedUser, keySubject, routeKey, userIdOf } from '../request/keys.js';
+import { LazyRequestView } from '../request/lazy-view.js';
+import { DenialAnswer } from '../verdict/denial.js';
+import { ShadowVerdict } from '../verdict/shadow.js';
+import { type HttpVerdict, mostRestrictive, Verdict } from '../verdict/verdict.js';
+import { type Charge, consumeAt } from './charge.js';
+import { holdCharge, settleWhenFinished } from './held.js';
+import { chargedFor, chargeOnce, ledgerOf, remember } from './ledger.js';
 import { LimitPlan, type PlannedLimit } from './plan.js';
-import type { RequestView } from './request-view.js';
-import { keySubject } from './resolvers.js';
-import { ShadowVerdict } from './shadow-verdict.js';
-import { DenialAnswer, type HttpVerdict, mostRestrictive, Verdict } from './verdict.js';
 
-const USER_RESULT =
-  'the user option to return a user id (a string or a number), or undefined / null for no user';
-const USER_HINT = 'return the id itself, e.g. user: (req) => req.user?.id, not the user object';
-
-/** The `user` option's answer as a user id; a value of another kind is a mistake (thrown). */
-function checkedUser(id: unknown): string | number | undefined {
-  if (typeof id === 'string' || typeof id === 'number') return userIdOf(id);
-  if (id === undefined || id === null) return undefined;
-  throw new SluiceConfigError('user', id, USER_RESULT, { hint: USER_HINT });
+/**
+ * Where {@link HttpLimiter.decide} reads a framework's requests: the adapter's binding, and
+ * whether the limiter is global (one bucket across routes, route `*`) or per route.
+ */
+export interface RequestSource<Req, Res> {
+  binding: HttpBinding<Req, Res>;
+  global: boolean;
 }
 
 /**
@@ -55,6 +54,8 @@ export class HttpLimiter<Req = unknown> {
   /** The plan of the `store` option, made at construction; else one per default store. */
   readonly #fixedPlan: LimitPlan | undefined;
   readonly #plans = new WeakMap<object, LimitPlan>();
+  /** No `store` option: each application's default store. */
+  readonly #byApp: boolean;
   #lastPlan: LimitPlan | undefined;
 
   constructor(options: HttpLimitOptions<Req, never> = {}) {
@@ -62,8 +63,9 @@ export class HttpLimiter<Req = unknown> {
     this.config = config;
     this.metrics = config.metrics;
     this.#answer = new DenialAnswer(config as HttpConfig<unknown>);
+    this.#byApp = config.store === undefined;
     this.#fixedPlan =
-      config.store === undefined ? undefined : this.#plan(config.store, config.origin!);
+      config.store === undefined ? undefined : this.#plan(config.store, config.userStore!);
   }
 
   /**
@@ -84,6 +86,64 @@ export class HttpLimiter<Req = unknown> {
     if (user === undefined) return userIdOf(defaultUser(req));
     const id = user(req);
     return isPromiseLike(id) ? Promise.resolve(id).then(checkedUser) : checkedUser(id);
+  }
+
+  /**
+   * Decides one framework request from end to end, for {@link HttpPipeline}: its user id
+   * ({@link HttpLimiter.userOf}, the binding's convention by default), its view, the
+   * decision ({@link HttpLimiter.check}), and the verdict's held charges, which the limiter
+   * settles itself when the binding reports the response finished. The pipeline calls it
+   * once per request; nothing here calls the pipeline back.
+   *
+   * @param ledger - what `binding.ledger(req, res)` gave (see `RequestView.ledger`).
+   */
+  decide<Res>(
+    req: Req,
+    res: Res,
+    ledger: object,
+    source: RequestSource<Req, Res>,
+  ): HttpVerdict | Promise<HttpVerdict | undefined> | undefined {
+    const user = this.userOf(req, source.binding.user);
+    if (user instanceof Promise)
+      return user.then((u) => this.#request(req, res, ledger, source, u));
+    return this.#request(req, res, ledger, source, user);
+  }
+
+  /** {@link HttpLimiter.decide} once the user id is known. */
+  #request<Res>(
+    req: Req,
+    res: Res,
+    ledger: object,
+    source: RequestSource<Req, Res>,
+    user: string | number | undefined,
+  ): HttpVerdict | Promise<HttpVerdict | undefined> | undefined {
+    const b = source.binding;
+    const method = b.method(req);
+    const view = new LazyRequestView(
+      method,
+      source.global ? '*' : routeKey(method, b.route(req)),
+      b.ip(req),
+      user,
+      req,
+      b.headers,
+      ledger,
+    );
+    // The application matters only for its default store (no `store` option).
+    const verdict = this.check(view, this.#byApp ? b.app(req) : undefined);
+    if (verdict === undefined) return undefined;
+    if (verdict instanceof Promise) {
+      return verdict.then((v) => (v === undefined ? v : this.#hold(req, res, b, v)));
+    }
+    return this.#hold(req, res, b, verdict);
+  }
+
+  /** Settles `v`'s held charges when the response finishes (see {@link settleWhenFinished}). */
+  #hold<Res>(req: Req, res: Res, b: HttpBinding<Req, Res>, v: HttpVerdict): HttpVerdict {
+    const held = (v as Verdict).held;
+    if (held !== undefined && b.onFinished !== undefined) {
+      settleWhenFinished(held, { req, res, onFinished: b.onFinished }, this.config, this.metrics);
+    }
+    return v;
   }
 
   /**
@@ -145,8 +205,7 @@ export class HttpLimiter<Req = unknown> {
     if (planned.length === 1) return this.#checkOne(view, plan, planned, custom);
     const c = this.config;
     const charges: Charge[] = new Array(planned.length);
-    for (let i = 0; i < planned.length; i++)
-      charges[i] = this.#chargeOf(view, plan, planned[i]!, custom);
+    for (let i = 0; i < planned.length; i++) charges[i] = plan.chargeOf(view, planned[i]!, custom);
     const ledger = ledgerOf(view.ledger ?? view.raw);
     const now = c.clock();
     const toHold: Charge[] | undefined =
@@ -154,7 +213,7 @@ export class HttpLimiter<Req = unknown> {
       planned.some((p) => p.algorithm.concurrent === true || p.costAfter !== undefined)
         ? []
         : undefined;
-    const decided = this.#consume(plan, charges, now, ledger, toHold);
+    const decided = chargeOnce(plan, charges, now, ledger, toHold);
     const finish = (ds: Decision[]) => {
       const v = this.#verdict(view, planned, ds, now);
       if (toHold !== undefined && v.allowed && toHold.length > 0) {
@@ -177,11 +236,11 @@ export class HttpLimiter<Req = unknown> {
     custom: string | undefined,
   ): HttpVerdict | Promise<HttpVerdict> {
     const p = planned[0]!;
-    const charge = this.#chargeOf(view, plan, p, custom);
+    const charge = plan.chargeOf(view, p, custom);
     const ledger = ledgerOf(view.ledger ?? view.raw);
     const now = this.config.clock();
     const { prefix } = charge.keySpace;
-    const previous = chargedFor(ledger, plan.origin, prefix, charge.subject);
+    const previous = chargedFor(ledger, plan.userStore, prefix, charge.subject);
     if (previous !== undefined) return this.#make(view, planned, 0, previous, undefined, now);
     const decision = consumeAt(plan.store, charge, p.cost, now);
     const holds =
@@ -190,14 +249,14 @@ export class HttpLimiter<Req = unknown> {
       p.costAfter !== undefined;
     if (decision instanceof Promise) {
       return decision.then((d) => {
-        remember(ledger, plan.origin, prefix, charge.subject, d);
+        remember(ledger, plan.userStore, prefix, charge.subject, d);
         const v = this.#make(view, planned, 0, d, undefined, now);
         if (holds && d.allowed && (charge.cost > 0 || p.costAfter !== undefined))
           v.held = [holdCharge(plan.store, charge, d, now, p.name)];
         return v;
       });
     }
-    remember(ledger, plan.origin, prefix, charge.subject, decision);
+    remember(ledger, plan.userStore, prefix, charge.subject, decision);
     const v = this.#make(view, planned, 0, decision, undefined, now);
     if (holds && decision.allowed && (charge.cost > 0 || p.costAfter !== undefined)) {
       v.held = [holdCharge(plan.store, charge, decision, now, p.name)];
@@ -209,7 +268,7 @@ export class HttpLimiter<Req = unknown> {
   #defaultPlan(app: object | undefined): LimitPlan {
     const store = defaultStoreOf(app);
     const last = this.#lastPlan;
-    if (last !== undefined && last.origin === store) return last;
+    if (last !== undefined && last.userStore === store) return last;
     let plan = this.#plans.get(store);
     if (plan === undefined) {
       plan = this.#plan(store, store);
@@ -219,86 +278,10 @@ export class HttpLimiter<Req = unknown> {
     return plan;
   }
 
-  #plan(store: LimitPlan['store'], origin: LimitPlan['origin']): LimitPlan {
+  #plan(store: LimitPlan['store'], userStore: LimitPlan['userStore']): LimitPlan {
     const timed = this.metrics?.timed(store) ?? store;
     const config = this.config as HttpConfig<unknown>;
-    return new LimitPlan({ store: timed, origin, config, algorithms: this.#algorithms });
-  }
-
-  /**
-   * The key of `view` under `p`: `<prefix>:<limit name>:` + the `key` option's subject, or
-   * `Limit.by`'s whole key, or `<route>:user:<id>` / `<route>:ip:<subject>`.
-   */
-  #chargeOf(
-    view: RequestView,
-    plan: LimitPlan,
-    p: PlannedLimit,
-    custom: string | undefined,
-  ): Charge {
-    const { algorithm, cost, costAfter } = p;
-    if (custom !== undefined)
-      return { keySpace: p.keySpace, subject: custom, algorithm, cost, costAfter };
-    if (p.byKeySpace !== undefined)
-      return { keySpace: p.byKeySpace, subject: '', algorithm, cost, costAfter };
-    const keySpaces = plan.routeKeySpaces(p, view.route);
-    return view.userId !== undefined
-      ? {
-          keySpace: keySpaces.user,
-          subject: keySegment(String(view.userId)),
-          algorithm,
-          cost,
-          costAfter,
-        }
-      : {
-          keySpace: keySpaces.ip,
-          subject: ipSubject(view.ip, this.config.ipv6Subnet),
-          algorithm,
-          cost,
-          costAfter,
-        };
-  }
-
-  /**
-   * Consumes every charge or none. Keys this request was already charged for (e.g. a global
-   * and a per-route limiter with the same limit) are reported, not charged again.
-   */
-  #consume(
-    plan: LimitPlan,
-    charges: Charge[],
-    now: number,
-    ledger: Ledger | undefined,
-    toHold?: Charge[],
-  ): Decision[] | Promise<Decision[]> {
-    const todo: Charge[] = [];
-    const decisions: (Decision | undefined)[] = new Array(charges.length);
-    for (let i = 0; i < charges.length; i++) {
-      const e = charges[i]!;
-      const previous = chargedFor(ledger, plan.origin, e.keySpace.prefix, e.subject);
-      if (previous !== undefined) decisions[i] = previous;
-      else todo.push(e);
-    }
-    const record = (results: Decision[]): Decision[] => {
-      let j = 0;
-      for (let i = 0; i < charges.length; i++) {
-        if (decisions[i] === undefined) {
-          const d = results[j++]!;
-          decisions[i] = d;
-          remember(ledger, plan.origin, charges[i]!.keySpace.prefix, charges[i]!.subject, d);
-          const e = charges[i]!;
-          if (toHold !== undefined && d.allowed && (e.cost > 0 || e.costAfter !== undefined))
-            toHold.push(e);
-        }
-      }
-      return decisions as Decision[];
-    };
-    if (todo.length === 0) return decisions as Decision[];
-    if (todo.length === 1) {
-      const e = todo[0]!;
-      const one = consumeAt(plan.store, e, e.cost, now);
-      return one instanceof Promise ? one.then((d) => record([d])) : record([one]);
-    }
-    const all = consumeAll(plan.store, todo, now);
-    return all instanceof Promise ? all.then(record) : record(all);
+    return new LimitPlan({ store: timed, userStore, config, algorithms: this.#algorithms });
   }
 
   #verdict(

@@ -1,4 +1,16 @@
-import { SluiceConfigError } from '../common/errors.js';
+import type { Decision } from '../../algorithms/decision.js';
+import { SluiceConfigError } from '../../common/errors.js';
+import type { RequestView } from '../../limits/request-view.js';
+import { retryAfterSeconds } from './headers.js';
+import { ENFORCED, type LimitedInfo, SHADOWED } from './shadow.js';
+import { statusText } from './status-text.js';
+import type { Verdict } from './verdict.js';
+
+/**
+ * The whole 429 answer, in one file: the status, `Retry-After`, `onLimited`, and the body
+ * (sluice's JSON body, the draft-11 problem body of `body: 'problem'`, or the `message`
+ * function's own), with its media type.
+ */
 
 /**
  * The 429 body of `body: 'problem'`: an RFC 9457 problem details object
@@ -79,4 +91,66 @@ export function quotaExceededBody(status: number, detail: string, violated: stri
     'violated-policies': violated,
   };
   return JSON.stringify(problem);
+}
+
+/** What the 429 answer is made from: the parsed options it reads (see `HttpConfig`). */
+export interface DenialConfig {
+  statusCode: number;
+  /** `body: 'problem'`. */
+  problem: boolean;
+  message: string | ((req: RequestView, decision: Decision) => string | object) | undefined;
+  onLimited: ((req: RequestView, decision: Decision, info: LimitedInfo) => void) | undefined;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const TEXT = 'text/plain; charset=utf-8';
+
+/**
+ * The 429 answer of one limiter: status, `Retry-After` and body of a denial,
+ * `onLimited` called once. Keeps the default body of its last denial: it only changes with
+ * the `Retry-After` seconds.
+ */
+export class DenialAnswer {
+  readonly #config: DenialConfig;
+  #lastBody: [seconds: number, body: string] | undefined;
+
+  constructor(config: DenialConfig) {
+    this.#config = config;
+  }
+
+  /** Fills the denial fields of `v` (a denied verdict) and calls `onLimited`. */
+  deny(view: RequestView, v: Verdict): void {
+    const c = this.#config;
+    const decision = v.decision;
+    v.retryAfterSeconds = retryAfterSeconds(decision, v.reportedConcurrent);
+    v.statusCode = c.statusCode;
+    c.onLimited?.(view, decision, ENFORCED);
+    if (c.problem && typeof c.message !== 'function') {
+      const detail = c.message ?? `Rate limit exceeded, retry in ${v.retryAfterSeconds} seconds`;
+      v.body = quotaExceededBody(c.statusCode, detail, v.violatedPolicies());
+      v.contentType = PROBLEM_JSON_TYPE;
+      return;
+    }
+    v.body = this.#body(view, decision, v.retryAfterSeconds);
+    v.contentType =
+      typeof v.body === 'string' && typeof c.message === 'function' ? TEXT : JSON_TYPE;
+  }
+
+  /** A denial `mode: 'shadow'` lets through: `onLimited` with `{ shadow: true }`, no answer. */
+  shadowed(view: RequestView, v: Verdict): void {
+    this.#config.onLimited?.(view, v.decision, SHADOWED);
+  }
+
+  #body(view: RequestView, decision: Decision, seconds: number): string | object {
+    const c = this.#config;
+    const message = c.message;
+    if (typeof message === 'function') return message(view, decision);
+    const last = this.#lastBody;
+    if (last !== undefined && last[0] === seconds) return last[1];
+    const text = message ?? `Rate limit exceeded, retry in ${seconds} seconds`;
+    const error = statusText(c.statusCode);
+    const body = `{"statusCode":${c.statusCode},"error":${JSON.stringify(error)},"message":${JSON.stringify(text)}}`;
+    this.#lastBody = [seconds, body];
+    return body;
+  }
 }

@@ -1,8 +1,19 @@
-import type { Algorithm } from '../algorithms/algorithm.js';
-import type { Decision } from '../algorithms/decision.js';
-import type { CostAfter } from '../limits/limit.js';
-import { consumeEach, type Store, type StoreRequest } from '../stores/store.js';
-import type { KeySpace } from './plan.js';
+import type { Algorithm } from '../../algorithms/algorithm.js';
+import type { Decision } from '../../algorithms/decision.js';
+import type { CostAfter } from '../../limits/limit.js';
+import { consumeEach, type Store, type StoreRequest } from '../../stores/store.js';
+
+/**
+ * A key space: where a limit's keys for one route and kind of subject live; a key's text is
+ * `prefix + subject`. For the limits that last as long as the limiter, `store` is the
+ * store's own view of `prefix` (`keySpaceView`, `Store.scope`: on a MemoryStore a key space of
+ * its own, searched by the short subject, whose hash V8 caches on the string); `undefined`:
+ * the full key is built per decision.
+ */
+export interface KeySpace {
+  prefix: string;
+  store: Store | undefined;
+}
 
 /**
  * A charge: what one request takes under one limit: its key (key space and subject), the
