@@ -8,6 +8,7 @@ const packages = ['core', 'redis', 'koa', 'fastify', 'express', 'client', 'nestj
 const moduleNameMapper = {
   '^@sluice/core/http$': '<rootDir>/../core/src/http/index.ts',
   '^@sluice/core/store$': '<rootDir>/../core/src/store-api.ts',
+  '^@sluice/core/duration$': '<rootDir>/../core/src/duration-api.ts',
   '^@sluice/(core|redis|express|fastify|koa|client|nestjs|test-kit)$':
     '<rootDir>/../$1/src/index.ts',
   '^(\\.{1,2}/.*)\\.js$': '$1',
@@ -49,6 +50,7 @@ function project(displayName: string, dir: string, testMatch: string[]) {
       ...moduleNameMapper,
       '^@sluice/core/http$': `${root}/packages/core/src/http/index.ts`,
       '^@sluice/core/store$': `${root}/packages/core/src/store-api.ts`,
+      '^@sluice/core/duration$': `${root}/packages/core/src/duration-api.ts`,
       '^@sluice/(core|redis|express|fastify|koa|client|nestjs|test-kit)$': `${root}/packages/$1/src/index.ts`,
     },
     transform: {
