@@ -4,9 +4,16 @@ import path from 'node:path';
 // tsup uses it), with @sluice/core/duration taken from its source, it reaches no `node:`
 // module, and of @sluice/core it holds the duration parser and its error class only (with
 // `ms`), not the core's limiter, stores or HTTP pipeline.
+/** What this test uses of esbuild (tsup's; not a dependency of the workspace root). */
+interface Esbuild {
+  build(options: Record<string, unknown>): Promise<{
+    metafile: { inputs: Record<string, unknown> };
+    outputFiles: { text: string }[];
+  }>;
+}
 const esbuild = require(
   require.resolve('esbuild', { paths: [path.dirname(require.resolve('tsup'))] }),
-) as typeof import('esbuild');
+) as Esbuild;
 const PACKAGES = path.join(__dirname, '..', '..');
 
 test('bundles for the browser with no node: module; of the core only the duration parser', async () => {
