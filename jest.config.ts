@@ -8,6 +8,7 @@ const packages = ['core', 'redis', 'koa', 'fastify', 'express', 'client', 'nestj
 const moduleNameMapper = {
   '^@sluice/core/http$': '<rootDir>/../core/src/http/index.ts',
   '^@sluice/core/store$': '<rootDir>/../core/src/store-api.ts',
+  '^@sluice/core/duration$': '<rootDir>/../core/src/duration-api.ts',
   '^@sluice/(core|redis|express|fastify|koa|client|nestjs|test-kit)$':
     '<rootDir>/../$1/src/index.ts',
   '^(\\.{1,2}/.*)\\.js$': '$1',
@@ -34,47 +35,43 @@ const config: Config = {
   })),
 };
 
-// The runnable demo (examples/demo): its test starts the three apps and drives them.
-config.projects!.push({
-  displayName: 'examples',
-  rootDir: '<rootDir>/examples/demo',
-  testEnvironment: 'node',
-  testMatch: ['<rootDir>/test/**/*.test.ts'],
-  moduleNameMapper: {
-    ...moduleNameMapper,
-    '^@sluice/core/http$': '<rootDir>/../../packages/core/src/http/index.ts',
-    '^@sluice/core/store$': '<rootDir>/../../packages/core/src/store-api.ts',
-    '^@sluice/(core|redis|express|fastify|koa|client|nestjs|test-kit)$':
-      '<rootDir>/../../packages/$1/src/index.ts',
-  },
-  transform: {
-    '^.+\\.ts$': [
-      'ts-jest',
-      { tsconfig: '<rootDir>/tsconfig.test.json', diagnostics: { warnOnly: false } },
-    ],
-  },
-});
+/**
+ * A jest project outside packages/: `dir` (from the root), its tests in `testMatch`, the
+ * packages mapped to their sources as above, compiled with `dir`'s tsconfig.test.json.
+ */
+function project(displayName: string, dir: string, testMatch: string[]) {
+  const root = `<rootDir>/${dir.replace(/[^/]+/g, '..')}`;
+  return {
+    displayName,
+    rootDir: `<rootDir>/${dir}`,
+    testEnvironment: 'node',
+    testMatch,
+    moduleNameMapper: {
+      ...moduleNameMapper,
+      '^@sluice/core/http$': `${root}/packages/core/src/http/index.ts`,
+      '^@sluice/core/store$': `${root}/packages/core/src/store-api.ts`,
+      '^@sluice/core/duration$': `${root}/packages/core/src/duration-api.ts`,
+      '^@sluice/(core|redis|express|fastify|koa|client|nestjs|test-kit)$': `${root}/packages/$1/src/index.ts`,
+    },
+    transform: {
+      '^.+\\.ts$': [
+        'ts-jest',
+        { tsconfig: '<rootDir>/tsconfig.test.json', diagnostics: { warnOnly: false } },
+      ],
+    },
+  };
+}
 
-// The documentation site (docs/): its snippets compile and run, its plots and options
-// reference come from the code, and every page opens in headless Chromium.
-config.projects!.push({
-  displayName: 'docs',
-  rootDir: '<rootDir>/docs',
-  testEnvironment: 'node',
-  testMatch: ['<rootDir>/test/**/*.test.ts', '<rootDir>/snippets/**/*.test.ts'],
-  moduleNameMapper: {
-    ...moduleNameMapper,
-    '^@sluice/core/http$': '<rootDir>/../packages/core/src/http/index.ts',
-    '^@sluice/core/store$': '<rootDir>/../packages/core/src/store-api.ts',
-    '^@sluice/(core|redis|express|fastify|koa|client|nestjs|test-kit)$':
-      '<rootDir>/../packages/$1/src/index.ts',
-  },
-  transform: {
-    '^.+\\.ts$': [
-      'ts-jest',
-      { tsconfig: '<rootDir>/tsconfig.test.json', diagnostics: { warnOnly: false } },
-    ],
-  },
-});
+config.projects!.push(
+  // The runnable demos (examples/): their test starts the three apps and drives them, and
+  // starts every `pnpm demo*` line of the README from source.
+  project('examples', 'examples/demo', ['<rootDir>/test/**/*.test.ts']),
+  // The documentation site (docs/): its snippets compile and run, its plots and options
+  // reference come from the code, and every page opens in headless Chromium.
+  project('docs', 'docs', ['<rootDir>/test/**/*.test.ts', '<rootDir>/snippets/**/*.test.ts']),
+  // The fresh machine: scripts/provision.mjs (what `pnpm test` installs first) and the
+  // test-kit fixtures' errors when a binary is missing.
+  project('scripts', 'scripts', ['<rootDir>/test/**/*.test.ts']),
+);
 
 export default config;

@@ -21,10 +21,10 @@ const plots = [
     path.join(docs, 'data', 'pace-run.json'),
     path.join(docs, 'public', 'plots'),
   )),
-  await writePrefetchPlot(
+  ...(await writePrefetchPlot(
     path.join(docs, 'public', 'plots'),
     path.join(docs, 'data', 'prefetch-timeline.json'),
-  ),
+  )),
 ];
 console.log(`docs: ${plots.length} plots in public/plots`);
 await writeReference();

@@ -2,12 +2,11 @@
  * The plot of docs/guide/client.md: requests over time from one real run of `pnpm bench:pace`
  * (bench/src/pace.ts, data in docs/data/pace-run.json): 1,000 requests sent at once to a
  * sluice server at 10/s, through `pacedFetch` and through plain `fetch` with ky-style
- * retries. Cumulative answers by status; vega-lite rendered in Node, as the other plots.
+ * retries. Cumulative answers by status; vega-lite rendered in Node, in both widths and
+ * themes, as the other plots.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import * as vega from 'vega';
-import { compile, type TopLevelSpec } from 'vega-lite';
+import { existsSync, readFileSync } from 'node:fs';
+import { linePlot, THEMES, writeThemed } from './plot-theme.js';
 
 interface Run {
   answers: [number, number][];
@@ -30,7 +29,10 @@ function cumulative(run: Run, status: number, series: string): object[] {
   return points;
 }
 
-/** Writes `client-pacing.svg` into `outDir` from `dataFile`; returns the file, or none without data. */
+/**
+ * Writes `client-pacing.svg` and its phone and dark variants (plot-theme.ts) into `outDir`
+ * from `dataFile`; returns the files, or none without data.
+ */
 export async function writePacePlot(dataFile: string, outDir: string): Promise<string[]> {
   if (!existsSync(dataFile)) return [];
   const data = JSON.parse(readFileSync(dataFile, 'utf8')) as {
@@ -45,34 +47,25 @@ export async function writePacePlot(dataFile: string, outDir: string): Promise<s
     ...cumulative(unpaced, 200, `fetch + retries: 200 (${unpaced.served})`),
     ...cumulative(unpaced, 429, `fetch + retries: 429 (${unpaced.denied429})`),
   ];
-  const spec: TopLevelSpec = {
-    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: {
-      text: '1,000 requests at once to a sluice server at 10/s',
-      subtitle: `answers over time, cumulative (${data.headers} headers, 127.0.0.1, one real run)`,
-    },
-    width: 600,
-    height: 300,
-    background: 'white',
-    config: { font: 'Inter, system-ui, sans-serif', view: { stroke: '#ddd' } },
-    data: { values: rows },
-    mark: { type: 'line', interpolate: 'step-after' },
-    encoding: {
-      x: { field: 's', type: 'quantitative', title: 'time (s)' },
+  const wide = {
+    text: ['1,000 requests at once to a sluice server at 10/s'],
+    subtitle: [`answers over time, cumulative (${data.headers} headers, 127.0.0.1, one real run)`],
+  };
+  const narrow = {
+    text: ['1,000 requests at once', 'to a sluice server at 10/s'],
+    subtitle: ['answers over time, cumulative', `(${data.headers} headers, one real run)`],
+  };
+  return writeThemed(outDir, 'client-pacing', (size, theme) => {
+    const c = THEMES[theme];
+    return linePlot(size, theme, size === 'narrow' ? narrow : wide, rows, {
       y: { field: 'n', type: 'quantitative', title: 'answers' },
       color: {
         field: 'series',
         type: 'nominal',
         title: null,
         sort: null,
-        scale: { range: ['#2a9d4b', '#8fd19e', '#1f5fa8', '#d1495b'] },
-        legend: { orient: 'bottom', columns: 2, labelLimit: 300 },
+        scale: { range: [c.green, c.paleGreen, c.blue, c.red] },
       },
-    },
-  };
-  const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
-  const file = path.join(outDir, 'client-pacing.svg');
-  writeFileSync(file, await view.toSVG());
-  view.finalize();
-  return [file];
+    });
+  });
 }

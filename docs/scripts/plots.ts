@@ -5,10 +5,8 @@
  * in two widths (desktop, phone) and two themes (light, dark): the page shows the one that
  * fits (docs/.vitepress/theme/Plot.vue).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import * as vega from 'vega';
-import { compile, type TopLevelSpec } from 'vega-lite';
+import type { TopLevelSpec } from 'vega-lite';
+import { type PlotSize, type PlotTheme, SIZES, THEMES, writeThemed } from './plot-theme.js';
 import {
   ALGORITHMS,
   admittedBefore,
@@ -17,77 +15,6 @@ import {
   type Scenario,
   simulate,
 } from './traffic.js';
-
-/** The colours of a plot, for the site's light or dark theme (VitePress's own palette). */
-interface Theme {
-  background: string;
-  text: string;
-  grid: string;
-  admitted: string;
-  denied: string;
-  rule: string;
-}
-
-export const THEMES = {
-  light: {
-    background: '#ffffff',
-    text: '#3c3c43',
-    grid: '#e2e2e3',
-    admitted: '#1f8a3f',
-    denied: '#c8374b',
-    rule: '#767680',
-  },
-  dark: {
-    background: '#1b1b1f',
-    text: '#dfdfd6',
-    grid: '#3c3f44',
-    admitted: '#4cc26e',
-    denied: '#f27a89',
-    rule: '#a0a0a8',
-  },
-} as const satisfies Record<string, Theme>;
-
-/**
- * A plot's drawing size and type size. Drawn at the width the page shows it (the text
- * column: 624 px on a desktop, 342 px on a 390 px phone), so 1 px of the drawing is 1 px on
- * screen and a 12 px label stays 12 px; a wide drawing shrunk onto a phone would not.
- */
-export const SIZES = {
-  wide: { width: 624, font: 13 },
-  narrow: { width: 340, font: 12 },
-} as const;
-
-export type PlotTheme = keyof typeof THEMES;
-export type PlotSize = keyof typeof SIZES;
-
-/** The file of a scenario's plot: `login.svg`, `login-dark.svg`, `login-narrow.svg`… */
-export function plotFile(id: string, size: PlotSize, theme: PlotTheme): string {
-  return `${id}${size === 'narrow' ? '-narrow' : ''}${theme === 'dark' ? '-dark' : ''}.svg`;
-}
-
-/**
- * The SVG `svg`, `width` px wide. In Node, without a canvas, vega estimates a text's width
- * (0.8 em a character, about 1.5 times the real one) and widens the drawing to fit the row
- * labels' estimates; the real labels fit the plot area, so the drawing is cut to its width.
- */
-function cropWidth(svg: string, width: number): string {
-  const root =
-    /^<svg [^>]*width="(\d+(?:\.\d+)?)" height="(\d+(?:\.\d+)?)" viewBox="0 0 \d+(?:\.\d+)? \d+(?:\.\d+)?"/.exec(
-      svg,
-    );
-  if (root === null) throw new Error('plots: vega wrote an SVG without width, height and viewBox');
-  if (Number(root[1]) <= width) return svg;
-  const height = root[2];
-  return svg
-    .replace(
-      root[0],
-      root[0].replace(
-        /width="[^"]+" height="[^"]+" viewBox="[^"]+"/,
-        `width="${width}" height="${height}" viewBox="0 0 ${width} ${height}"`,
-      ),
-    )
-    .replace(/<rect width="[^"]+" height="([^"]+)"/, `<rect width="${width}" height="$1"`);
-}
 
 /** Every algorithm as a row with its name and figures above it, each request a tick. */
 function spec(scenario: Scenario, rows: object[], size: PlotSize, theme: PlotTheme): TopLevelSpec {
@@ -182,11 +109,10 @@ function spec(scenario: Scenario, rows: object[], size: PlotSize, theme: PlotThe
 }
 
 /**
- * Writes every scenario's plot into `outDir` in each size and theme ({@link plotFile});
+ * Writes every scenario's plot into `outDir` in each size and theme (`plotFile`);
  * returns the files written.
  */
 export async function writePlots(outDir: string): Promise<string[]> {
-  mkdirSync(outDir, { recursive: true });
   const results = simulate();
   const files: string[] = [];
   for (const scenario of SCENARIOS) {
@@ -202,17 +128,11 @@ export async function writePlots(outDir: string): Promise<string[]> {
         retryAfter: o.retryAfter,
       }));
     });
-    for (const size of Object.keys(SIZES) as PlotSize[]) {
-      for (const theme of Object.keys(THEMES) as PlotTheme[]) {
-        const view = new vega.View(vega.parse(compile(spec(scenario, rows, size, theme)).spec), {
-          renderer: 'none',
-        });
-        const file = path.join(outDir, plotFile(scenario.id, size, theme));
-        writeFileSync(file, cropWidth(await view.toSVG(), SIZES[size].width));
-        view.finalize();
-        files.push(file);
-      }
-    }
+    files.push(
+      ...(await writeThemed(outDir, scenario.id, (size, theme) =>
+        spec(scenario, rows, size, theme),
+      )),
+    );
   }
   return files;
 }

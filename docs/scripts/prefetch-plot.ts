@@ -2,12 +2,11 @@
  * The prefetch plot of docs/guide/features/prefetch.md: admitted requests over time, 4
  * processes on one Redis key, without and with prefetch, from a real run
  * (data/prefetch-timeline.json, written by `pnpm bench:prefetch-timeline`), against the
- * quota (burst + rate x t). Rendered to SVG by vega-lite + vega in Node, as plots.ts.
+ * quota (burst + rate x t). Rendered to SVG by vega-lite + vega in Node, in both widths and
+ * themes, as plots.ts.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import * as vega from 'vega';
-import { compile, type TopLevelSpec } from 'vega-lite';
+import { readFileSync } from 'node:fs';
+import { linePlot, THEMES, writeThemed } from './plot-theme.js';
 
 /** What `pnpm bench:prefetch-timeline` writes. */
 interface Timeline {
@@ -24,6 +23,10 @@ interface Timeline {
   runs: { prefetch: boolean; admitted: number[][]; offered: number; scriptCalls: number }[];
 }
 
+/** A legend label "<what>: <figures>" as two lines, split at its last ': '. */
+const TWO_LINES =
+  "[substring(datum.label, 0, lastindexof(datum.label, ': ')), substring(datum.label, lastindexof(datum.label, ': ') + 2)]";
+
 /** Cumulative admissions of a run every `step` ms (all processes together). */
 function cumulative(admitted: number[][], seconds: number, step: number): [number, number][] {
   const all = admitted.flat().sort((a, b) => a - b);
@@ -36,8 +39,11 @@ function cumulative(admitted: number[][], seconds: number, step: number): [numbe
   return out;
 }
 
-/** Writes `prefetch.svg` into `outDir` from `dataFile`; returns the file written. */
-export async function writePrefetchPlot(outDir: string, dataFile: string): Promise<string> {
+/**
+ * Writes `prefetch.svg` and its phone and dark variants (plot-theme.ts) into `outDir` from
+ * `dataFile`; returns the files written.
+ */
+export async function writePrefetchPlot(outDir: string, dataFile: string): Promise<string[]> {
   const data = JSON.parse(readFileSync(dataFile, 'utf8')) as Timeline;
   const { config } = data;
   const rows: object[] = [];
@@ -54,27 +60,31 @@ export async function writePrefetchPlot(outDir: string, dataFile: string): Promi
   for (let t = 0; t <= config.seconds * 1000; t += 100) {
     rows.push({ s: t / 1000, admitted: config.burst + (config.rate * t) / 1000, series: quota });
   }
-  const spec: TopLevelSpec = {
-    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: {
-      text: `Admitted over time: ${config.processes} processes, one Redis key`,
-      subtitle: `each process offers ${config.offeredPerProcess} requests/s; GCRA ${config.rate}/s, burst ${config.burst}; redis-server ${config.redis}, ${data.date}`,
-    },
-    width: 600,
-    height: 300,
-    background: 'white',
-    config: { font: 'Inter, system-ui, sans-serif', view: { stroke: '#ddd' } },
-    data: { values: rows },
-    mark: { type: 'line', interpolate: 'step-after' },
-    encoding: {
-      x: { field: 's', type: 'quantitative', title: 'time (s)' },
-      y: { field: 'admitted', type: 'quantitative', title: 'admitted so far (all processes)' },
+  const title = `Admitted over time: ${config.processes} processes, one Redis key`;
+  const offered = `each process offers ${config.offeredPerProcess} requests/s`;
+  const gcra = `GCRA ${config.rate}/s, burst ${config.burst}`;
+  const where = `redis-server ${config.redis}, ${data.date}`;
+  const wide = { text: [title], subtitle: [`${offered}; ${gcra}; ${where}`] };
+  const narrow = {
+    text: ['Admitted over time:', `${config.processes} processes, one Redis key`],
+    subtitle: [`${offered};`, `${gcra};`, where],
+  };
+  const files = await writeThemed(outDir, 'prefetch', (size, theme) => {
+    const c = THEMES[theme];
+    return linePlot(size, theme, size === 'narrow' ? narrow : wide, rows, {
+      y: {
+        field: 'admitted',
+        type: 'quantitative',
+        title: size === 'narrow' ? 'admitted so far' : 'admitted so far (all processes)',
+      },
       color: {
         field: 'series',
         type: 'nominal',
         title: null,
-        scale: { range: ['#888', '#2a9d4b', '#1f6fb2'] },
-        legend: { orient: 'bottom', direction: 'vertical', labelLimit: 600 },
+        // alphabetical: quota (dashed grey), with prefetch, without prefetch
+        scale: { range: [c.grey, c.green, c.blue] },
+        // A series name is "<what>: <figures>": on a phone, two lines (at the last ': ').
+        legend: size === 'narrow' ? { labelExpr: TWO_LINES } : {},
       },
       strokeDash: {
         field: 'series',
@@ -88,11 +98,7 @@ export async function writePrefetchPlot(outDir: string, dataFile: string): Promi
           ],
         },
       },
-    },
-  };
-  const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
-  const file = path.join(outDir, 'prefetch.svg');
-  writeFileSync(file, await view.toSVG());
-  view.finalize();
-  return file;
+    });
+  });
+  return files;
 }

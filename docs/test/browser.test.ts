@@ -2,9 +2,12 @@
 // .vitepress/dist on 127.0.0.1, opens every page reachable from the home page in headless
 // Chromium (Debian's, driven by playwright-core) and fails on a console error, a page error,
 // a failed or 4xx/5xx request, a broken internal link or anchor, an image that did not
-// load, a table wider than its column at 1280 px, or raw markdown in the sidebar. Then the
-// algorithm plots: readable at 1280 px and at 390 px (text >= 10 px as shown) and drawn on
-// a dark background in dark mode. Screenshots go to docs/.test-output/screenshots/.
+// load, a table or code block wider than its column at 1280 px, or raw markdown in the
+// sidebar. Then every plot (algorithms, client, prefetch): readable at 1280 px and at 390 px
+// (text >= 10 px as shown) and drawn on a dark background in dark mode; the NestJS page at
+// 390 px with nothing cut off; and the search: another library's API name (ThrottlerModule,
+// getTracker…) finds the migration page that translates it first, showing the name.
+// Screenshots go to docs/.test-output/screenshots/.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import os from 'node:os';
@@ -66,18 +69,34 @@ interface PageElement {
 }
 
 /**
- * Runs in the page (a string: the repository's tsconfig has no DOM types): every table of
- * the page's content wider than the column it is in, as "table N: W px in C px", and
- * whether the sidebar shows raw markdown (a backtick).
+ * Runs in the page (a string: the repository's tsconfig has no DOM types): every table and
+ * code block of the page's content wider than the box it is in (cut off, or behind a
+ * sideways scrollbar a phone does not show), as "table N: W px in C px", the page's width,
+ * and whether the sidebar shows raw markdown (a backtick).
  */
 const LAYOUT_PROBE = `(() => {
-  const tables = [...document.querySelectorAll('.vp-doc table')]
+  const clipped = (selector, what) => [...document.querySelectorAll(selector)]
     .map((t, i) => ({ i, scroll: t.scrollWidth, client: t.clientWidth }))
     .filter((t) => t.scroll > t.client + 1)
-    .map((t) => 'table ' + (t.i + 1) + ': ' + t.scroll + ' px in ' + t.client + ' px');
+    .map((t) => what + ' ' + (t.i + 1) + ': ' + t.scroll + ' px in ' + t.client + ' px');
+  const tables = clipped('.vp-doc table', 'table');
+  const code = clipped('.vp-doc div[class*="language-"] pre', 'code block');
   const sidebar = document.querySelector('.VPSidebar');
-  return { tables, sidebarMarkdown: sidebar !== null && sidebar.textContent.includes('\u0060') };
+  return {
+    tables,
+    code,
+    pageWidth: document.documentElement.scrollWidth,
+    sidebarMarkdown: sidebar !== null && sidebar.textContent.includes('\u0060'),
+  };
 })()`;
+
+/** What {@link LAYOUT_PROBE} reports. */
+interface Layout {
+  tables: string[];
+  code: string[];
+  pageWidth: number;
+  sidebarMarkdown: boolean;
+}
 
 /** What {@link PLOT_PROBE} reports of one plot shown on the page. */
 interface PlotProbe {
@@ -263,14 +282,12 @@ describe('the documentation site in headless Chromium', () => {
           };
         });
         ids.set(current, new Set(found.ids));
-        const layout = (await page.evaluate(LAYOUT_PROBE)) as {
-          tables: string[];
-          sidebarMarkdown: boolean;
-        };
+        const layout = (await page.evaluate(LAYOUT_PROBE)) as Layout;
         // The generated API reference has wide signature tables of its own; every written
-        // page's tables fit the column at 1280 px.
+        // page's tables and code blocks fit the column at 1280 px.
         if (!current.startsWith('/reference/api/')) {
-          for (const t of layout.tables) problems.push(`${current}: ${t} (clipped at 1280 px)`);
+          for (const t of [...layout.tables, ...layout.code])
+            problems.push(`${current}: ${t} (clipped at 1280 px)`);
         }
         if (layout.sidebarMarkdown) problems.push(`${current}: raw markdown in the sidebar`);
         for (const img of found.images) {
@@ -321,95 +338,166 @@ describe('the documentation site in headless Chromium', () => {
     expect(existsSync(path.join(OUTPUT, 'algorithms.png'))).toBe(true);
   });
 
-  it('shows the algorithm plots readable at 1280 px and at 390 px, and dark in dark mode', async () => {
+  it('shows every plot (algorithms, client, prefetch) readable at 1280 px and at 390 px, and dark in dark mode', async () => {
     if (base === undefined) throw new Error('the site was not built and served (see above)');
+    // Each case's drawing: the file name's suffix before `.svg` (plot-theme.ts's plotFile).
     const cases = [
-      {
-        name: 'algorithms-1280',
-        width: 1280,
-        height: 900,
-        dark: false,
-        file: /\/plots\/\w+\.svg$/,
-        minPx: 11,
-      },
-      {
-        name: 'algorithms-390',
-        width: 390,
-        height: 844,
-        dark: false,
-        file: /\/plots\/\w+-narrow\.svg$/,
-        minPx: 10,
-      },
-      {
-        name: 'algorithms-dark',
-        width: 1280,
-        height: 900,
-        dark: true,
-        file: /\/plots\/\w+-dark\.svg$/,
-        minPx: 11,
-      },
-      {
-        name: 'algorithms-390-dark',
-        width: 390,
-        height: 844,
-        dark: true,
-        file: /\/plots\/\w+-narrow-dark\.svg$/,
-        minPx: 10,
-      },
+      { name: '1280', width: 1280, height: 900, dark: false, suffix: '', minPx: 11 },
+      { name: '390', width: 390, height: 844, dark: false, suffix: '-narrow', minPx: 10 },
+      { name: 'dark', width: 1280, height: 900, dark: true, suffix: '-dark', minPx: 11 },
+      { name: '390-dark', width: 390, height: 844, dark: true, suffix: '-narrow-dark', minPx: 10 },
+    ];
+    const pages = [
+      { name: 'algorithms', path: '/guide/algorithms.html', plots: 3 },
+      { name: 'client', path: '/guide/client.html', plots: 1 },
+      { name: 'prefetch', path: '/guide/features/prefetch.html', plots: 1 },
     ];
     const problems: string[] = [];
     mkdirSync(OUTPUT, { recursive: true });
     for (const c of cases) {
-      const dir = mkdtempSync(path.join(os.tmpdir(), 'sluice-docs-chromium-'));
-      const context = await chromium.launchPersistentContext(dir, {
-        executablePath: CHROMIUM,
-        headless: true,
-        args: ARGS,
-        viewport: { width: c.width, height: c.height },
-        // VitePress's appearance follows the system's until the reader picks one.
-        colorScheme: c.dark ? 'dark' : 'light',
-      });
-      try {
-        const page = context.pages()[0] ?? (await context.newPage());
-        await page.goto(`${base}/guide/algorithms.html`, { waitUntil: 'networkidle' });
-        const probe = (await page.evaluate(PLOT_PROBE)) as {
-          dark: boolean;
-          width: number;
-          plots: PlotProbe[];
-        };
-        const where = `${c.name}:`;
-        if (probe.dark !== c.dark)
-          problems.push(`${where} the page is ${probe.dark ? 'dark' : 'light'}`);
-        if (probe.plots.length !== 3)
-          problems.push(`${where} ${probe.plots.length} plots shown, not 3`);
-        for (const p of probe.plots) {
-          const at = `${where} ${new URL(p.src).pathname}`;
-          if (!c.file.test(p.src)) problems.push(`${at}: not the drawing for this width and theme`);
-          // The text as shown: the drawing's font size times the scale it is shown at.
-          const px = p.minFont * (p.shown / p.drawn);
-          if (!(px >= c.minPx))
-            problems.push(`${at}: text shown at ${px.toFixed(1)} px (< ${c.minPx})`);
-          if (p.right > probe.width + 0.5) problems.push(`${at}: wider than the screen`);
-          const background = luminance(p.corner);
-          const text = Math.min(
-            ...p.textFills.filter(Boolean).map((f) => (c.dark ? luminance(f) : 1 - luminance(f))),
-          );
-          if (c.dark ? background > 0.1 : background < 0.8)
-            problems.push(
-              `${at}: background luminance ${background.toFixed(2)} in ${c.dark ? 'dark' : 'light'} mode`,
+      await withPage(c, async (page) => {
+        for (const shown of pages) {
+          await page.goto(`${base}${shown.path}`, { waitUntil: 'networkidle' });
+          const probe = (await page.evaluate(PLOT_PROBE)) as {
+            dark: boolean;
+            width: number;
+            plots: PlotProbe[];
+          };
+          const where = `${shown.name}-${c.name}:`;
+          if (probe.dark !== c.dark)
+            problems.push(`${where} the page is ${probe.dark ? 'dark' : 'light'}`);
+          if (probe.plots.length !== shown.plots)
+            problems.push(`${where} ${probe.plots.length} plots shown, not ${shown.plots}`);
+          for (const p of probe.plots) {
+            const at = `${where} ${new URL(p.src).pathname}`;
+            const suffix = /((?:-narrow)?(?:-dark)?)\.svg$/.exec(p.src)?.[1];
+            if (suffix !== c.suffix)
+              problems.push(`${at}: not the drawing for this width and theme`);
+            // The text as shown: the drawing's font size times the scale it is shown at.
+            const px = p.minFont * (p.shown / p.drawn);
+            if (!(px >= c.minPx))
+              problems.push(`${at}: text shown at ${px.toFixed(1)} px (< ${c.minPx})`);
+            if (p.right > probe.width + 0.5) problems.push(`${at}: wider than the screen`);
+            const background = luminance(p.corner);
+            const text = Math.min(
+              ...p.textFills.filter(Boolean).map((f) => (c.dark ? luminance(f) : 1 - luminance(f))),
             );
-          if (!(text > 0.5)) problems.push(`${at}: text does not stand out from the background`);
+            if (c.dark ? background > 0.1 : background < 0.8)
+              problems.push(
+                `${at}: background luminance ${background.toFixed(2)} in ${c.dark ? 'dark' : 'light'} mode`,
+              );
+            if (!(text > 0.5)) problems.push(`${at}: text does not stand out from the background`);
+          }
+          // The first plot with the text above it, as a reader scrolled there sees it.
+          await page.evaluate(`[...document.querySelectorAll('.vp-doc img[src*="/plots/"]')]
+            .find((img) => img.getBoundingClientRect().width > 0)
+            ?.scrollIntoView({ block: 'center' })`);
+          await page.screenshot({ path: path.join(OUTPUT, `${shown.name}-${c.name}.png`) });
         }
-        // The first plot with the text above it, as a reader scrolled there sees it.
-        await page.evaluate(`[...document.querySelectorAll('.vp-doc img[src*="/plots/"]')]
-          .find((img) => img.getBoundingClientRect().width > 0)
-          ?.scrollIntoView({ block: 'center' })`);
-        await page.screenshot({ path: path.join(OUTPUT, `${c.name}.png`) });
-      } finally {
-        await context.close();
-        rmSync(dir, { recursive: true, force: true });
+      });
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('the NestJS page at 390 px: no code block or table cut off, nothing wider than the screen', async () => {
+    if (base === undefined) throw new Error('the site was not built and served (see above)');
+    const problems: string[] = [];
+    for (const c of [
+      { width: 390, height: 844, dark: false },
+      { width: 1280, height: 900, dark: false },
+    ]) {
+      await withPage(c, async (page) => {
+        await page.goto(`${base}/guide/nestjs.html`, { waitUntil: 'networkidle' });
+        const layout = (await page.evaluate(LAYOUT_PROBE)) as Layout;
+        for (const t of [...layout.tables, ...layout.code]) problems.push(`${c.width} px: ${t}`);
+        if (layout.pageWidth > c.width)
+          problems.push(`${c.width} px: the page is ${layout.pageWidth} px wide`);
+        // The page's first TypeScript block (the controller), as a reader scrolled there sees it.
+        await page.evaluate(`document.querySelectorAll('.vp-doc div[class*="language-"]')[1]
+          ?.scrollIntoView({ block: 'start' })`);
+        await page.screenshot({ path: path.join(OUTPUT, `nestjs-${c.width}.png`) });
+      });
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it("search finds the old APIs' names: the migration page that translates each comes first, showing it", async () => {
+    if (base === undefined) throw new Error('the site was not built and served (see above)');
+    // Names a reader of another library types, each answered on a migration page.
+    const OLD_NAMES = [
+      'ThrottlerModule',
+      'getTracker',
+      'ThrottlerGuard',
+      'ThrottlerStorageRedisService',
+      'RateLimiterRedis',
+      'timeWindow',
+    ];
+    // sluice's own names still lead to sluice's pages first.
+    const OWN_NAMES = ['SluiceModule', 'RedisStore', 'Limit'];
+    const found: Record<string, { href: string; text: string } | undefined> = {};
+    await withPage({ width: 1280, height: 900, dark: false }, async (page) => {
+      await page.goto(`${base}/`, { waitUntil: 'networkidle' });
+      for (const term of [...OLD_NAMES, ...OWN_NAMES]) {
+        await page.click('.VPNavBarSearch button');
+        const input = page.locator('.VPLocalSearchBox input');
+        await input.fill(term);
+        // The box searches as the reader types; the results settle on the term's.
+        await page
+          .waitForFunction(
+            `document.querySelector('.VPLocalSearchBox input')?.value === ${JSON.stringify(term)} &&
+           document.querySelectorAll('.VPLocalSearchBox .result').length > 0`,
+            undefined,
+            { timeout: 10_000 },
+          )
+          .catch(() => undefined);
+        await page.waitForTimeout(300);
+        found[term] = (await page.evaluate(`(() => {
+          const first = document.querySelector('.VPLocalSearchBox .result');
+          return first ? { href: first.getAttribute('href'), text: first.textContent } : undefined;
+        })()`)) as { href: string; text: string } | undefined;
+        if (term === 'getTracker')
+          await page.screenshot({ path: path.join(OUTPUT, 'search-getTracker.png') });
+        await page.keyboard.press('Escape');
       }
+    });
+    const problems: string[] = [];
+    for (const term of OLD_NAMES) {
+      const first = found[term];
+      if (first === undefined) problems.push(`${term}: no result`);
+      else {
+        if (!first.href.startsWith('/migrating/'))
+          problems.push(`${term}: the first result is ${first.href}, not a migration page`);
+        if (!first.text.toLowerCase().includes(term.toLowerCase()))
+          problems.push(`${term}: the first result does not show the name`);
+      }
+    }
+    for (const term of OWN_NAMES) {
+      const first = found[term];
+      if (first === undefined || first.href.startsWith('/migrating/'))
+        problems.push(`${term}: the first result is ${first?.href ?? 'none'}, not a sluice page`);
     }
     expect(problems).toEqual([]);
   });
 });
+
+/** A fresh Chromium at `viewport`, in the light or dark appearance, for `use`; then closed. */
+async function withPage(
+  viewport: { width: number; height: number; dark: boolean },
+  use: (page: import('playwright-core').Page) => Promise<void>,
+): Promise<void> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'sluice-docs-chromium-'));
+  const context = await chromium.launchPersistentContext(dir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    viewport: { width: viewport.width, height: viewport.height },
+    // VitePress's appearance follows the system's until the reader picks one.
+    colorScheme: viewport.dark ? 'dark' : 'light',
+  });
+  try {
+    await use(context.pages()[0] ?? (await context.newPage()));
+  } finally {
+    await context.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -8,6 +8,8 @@ export default defineConfig({
     index: 'src/index.ts',
     'http/index': 'src/http/index.ts',
     'store/index': 'src/store-api.ts',
+    // `@sluice/core/duration`: the duration parser alone, for @sluice/client.
+    'duration/index': 'src/duration-api.ts',
   },
   format: ['esm', 'cjs'],
   splitting: true,

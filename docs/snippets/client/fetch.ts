@@ -2,7 +2,7 @@ import { pacedFetch, RateLimitedError } from '@sluice/client';
 
 // #region fetch
 // One paced fetch per API client: it learns the server's policies from its answers.
-const api = pacedFetch(fetch, { maxWait: 30_000, retries: 2 });
+const api = pacedFetch(fetch, { maxWait: '30s', retries: 2 });
 
 export async function item(base: string, id: number): Promise<unknown> {
   try {

@@ -1,3 +1,4 @@
+import { type Duration, durationMs } from '@sluice/core/duration';
 import { SluiceConfigError } from './errors.js';
 
 /**
@@ -5,18 +6,21 @@ import { SluiceConfigError } from './errors.js';
  *
  * @example
  * ```ts
- * const api = pacedFetch(fetch, { maxWait: 10_000, retries: 1 });
+ * const api = pacedFetch(fetch, { maxWait: '10s', retries: 1 });
  * ```
  */
 export interface PacedFetchOptions {
   /**
-   * The longest a request may wait, in **ms**, in all (before it is sent and before each
-   * retry). When the policy the client last saw needs a longer wait, the request is not sent
-   * and rejects at once with {@link RateLimitedError}. `Infinity` waits as long as the
-   * server says.
-   * @default 60_000
+   * The longest a request may wait in all (before it is sent and before each retry): a
+   * number of **ms** (`0` never waits, `Infinity` waits as long as the server says) or a
+   * duration string read as `@sluice/core` reads one (`'500ms'`, `'30s'`, `'1 minute'`,
+   * `'2m'`, `'1h'`). When the policy the client last saw needs a longer wait, the request is
+   * not sent and rejects at once with {@link RateLimitedError}.
+   * @default 60_000 (60 s)
+   * @throws {@link SluiceConfigError} naming `maxWait` for a negative or NaN number or a
+   * string that is not a duration.
    */
-  maxWait?: number;
+  maxWait?: Duration;
   /**
    * How many times a 429 or 503 response carrying `Retry-After` is retried after the wait it
    * names (an integer >= 0). After the last retry the 429 / 503 is returned as it is.
@@ -72,8 +76,8 @@ const PEER_HINTS: Record<string, string> = {
   limit: 'write "retries" (a number of retries); the pace comes from the server',
   maxRetries: 'write "retries"',
   retryDelay: 'the delay comes from the server\'s Retry-After; "maxWait" caps it',
-  maxWaitMs: 'write "maxWait" (ms)',
-  timeout: 'write "maxWait" (ms), the longest a request waits for the rate limit',
+  maxWaitMs: 'write "maxWait" (ms or a string like \'30s\')',
+  timeout: 'write "maxWait" (ms or \'30s\'), the longest a request waits for the rate limit',
   minTime: "the pace comes from the server's headers; no static rate is needed",
   maxConcurrent: 'the cap on requests in flight comes from a "concurrent-requests" policy',
   interval: "the pace comes from the server's headers; no static rate is needed",
@@ -103,10 +107,7 @@ export function parseOptions(fetchFn: unknown, options: unknown): PacedFetchConf
       `sluice: unknown option${unknown.length > 1 ? 's' : ''} ${parts.join(', ')} in pacedFetch(); it takes ${KNOWN.join(', ')}`,
     );
   }
-  const maxWait = o.maxWait ?? DEFAULT_MAX_WAIT;
-  if (typeof maxWait !== 'number' || Number.isNaN(maxWait) || maxWait < 0) {
-    throw new SluiceConfigError('maxWait', maxWait, 'a number of ms >= 0 (or Infinity)');
-  }
+  const maxWait = parseMaxWait(o.maxWait ?? DEFAULT_MAX_WAIT);
   const retries = o.retries ?? DEFAULT_RETRIES;
   if (typeof retries !== 'number' || !Number.isInteger(retries) || retries < 0) {
     throw new SluiceConfigError('retries', retries, 'an integer >= 0');
@@ -125,6 +126,22 @@ export function parseOptions(fetchFn: unknown, options: unknown): PacedFetchConf
     clock: clock as () => number,
     sleep: sleep as PacedFetchConfig['sleep'],
   };
+}
+
+/**
+ * `maxWait` in ms: a number >= 0 (Infinity included) as it is, a string through the core's
+ * duration parser (the same strings as every sluice duration).
+ */
+function parseMaxWait(value: unknown): number {
+  const ms = typeof value === 'number' ? (value >= 0 ? value : undefined) : durationMs(value);
+  if (ms === undefined) {
+    throw new SluiceConfigError(
+      'maxWait',
+      value,
+      "a duration: a number of ms >= 0 (or Infinity), or a string like '500ms', '30s', '1 minute', '1h'",
+    );
+  }
+  return ms;
 }
 
 /** An option name as messages show it (a key can carry anything: a token, a URL). */

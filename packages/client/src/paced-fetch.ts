@@ -45,7 +45,7 @@ type AnyFetch = (input: unknown, init?: RequestInit) => Promise<Response>;
  * Works in Node, browsers and edge runtimes (no Node-only import).
  *
  * @param fetch - the `fetch` to wrap (`globalThis.fetch`, ky's or axios's underlying one…).
- * @param options - {@link PacedFetchOptions}: `maxWait` (ms, default 60 s), `retries`
+ * @param options - {@link PacedFetchOptions}: `maxWait` (ms or `'30s'`, default 60 s), `retries`
  *   (default 2), `clock` and `sleep` (tests).
  * @returns a function with `fetch`'s signature.
  * @throws {@link SluiceConfigError} at creation for a bad option or an unknown option name.
@@ -54,7 +54,7 @@ type AnyFetch = (input: unknown, init?: RequestInit) => Promise<Response>;
  * ```ts
  * import { pacedFetch } from '@sluice/client';
  *
- * const api = pacedFetch(fetch, { maxWait: 30_000 });
+ * const api = pacedFetch(fetch, { maxWait: '30s' });
  * // 1,000 calls at once: sent as fast as the server's policy allows, not faster.
  * const responses = await Promise.all(ids.map((id) => api(`https://api.example.com/items/${id}`)));
  * ```

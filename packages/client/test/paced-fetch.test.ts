@@ -1,4 +1,4 @@
-import { SluiceConfigError as CoreConfigError } from '@sluice/core';
+import { SluiceConfigError as CoreConfigError, parseDuration } from '@sluice/core';
 import { EPOCH } from '@sluice/test-kit';
 import { pacedFetch, RateLimitedError, SluiceConfigError } from '../src/index.js';
 import { startServer } from './servers.js';
@@ -35,7 +35,10 @@ describe('options are checked at creation', () => {
   it.each([
     ['maxWait', { maxWait: -1 }],
     ['maxWait', { maxWait: Number.NaN }],
-    ['maxWait', { maxWait: '10s' }],
+    ['maxWait', { maxWait: '10 parsecs' }],
+    ['maxWait', { maxWait: '' }],
+    ['maxWait', { maxWait: '-5s' }],
+    ['maxWait', { maxWait: {} }],
     ['retries', { retries: -1 }],
     ['retries', { retries: Number.NaN }],
     ['retries', { retries: 1.5 }],
@@ -72,10 +75,70 @@ describe('options are checked at creation', () => {
     expect(() => pacedFetch(undefined as never)).toThrow(SluiceConfigError);
   });
 
+  it('a bad maxWait string: the message says what a duration is, and shows no part of the string', () => {
+    let error: unknown;
+    try {
+      pacedFetch(fetch, { maxWait: '30 fortnights-secret' });
+    } catch (e) {
+      error = e;
+    }
+    expect((error as SluiceConfigError).option).toBe('maxWait');
+    expect((error as Error).message).toMatch(/a string like '500ms', '30s', '1 minute'/);
+    expect((error as Error).message).not.toContain('fortnights');
+  });
+
   it('accepts the defaults, 0 and Infinity', () => {
     expect(typeof pacedFetch(fetch)).toBe('function');
     expect(() => pacedFetch(fetch, { maxWait: 0, retries: 0 })).not.toThrow();
     expect(() => pacedFetch(fetch, { maxWait: Number.POSITIVE_INFINITY })).not.toThrow();
+  });
+});
+
+describe('maxWait takes the durations the core takes', () => {
+  // The server's policy says: nothing left, the window resets in 5 s.
+  const fiveSeconds = (time: VirtualTime) =>
+    scripted(time, () => ({
+      headers: { 'RateLimit-Policy': '"api";q=1;w=5', RateLimit: '"api";r=0;t=5' },
+    }));
+
+  it.each([
+    ['10s', 'waits 5 s and sends'],
+    ['1 minute', 'waits 5 s and sends'],
+    [6000, 'waits 5 s and sends'],
+    ['4s', 'rejects at once'],
+    ['4500ms', 'rejects at once'],
+    [4000, 'rejects at once'],
+  ])('maxWait %p: a 5 s wait %s', async (maxWait, outcome) => {
+    const time = new VirtualTime(EPOCH);
+    const server = fiveSeconds(time);
+    const api = pacedFetch(server.fetch, { ...virtual(time), maxWait });
+    await api('https://a.test/x');
+    const second = await time.run(
+      api('https://a.test/x').then(
+        (r) => r.status,
+        (e: unknown) => e,
+      ),
+    );
+    if (outcome === 'rejects at once') {
+      expect(second).toBeInstanceOf(RateLimitedError);
+      expect(server.sent).toHaveLength(1);
+      expect(time.now).toBe(EPOCH);
+    } else {
+      expect(second).toBe(200);
+      expect(server.sent).toHaveLength(2);
+      expect(time.now - EPOCH).toBeGreaterThanOrEqual(5000);
+    }
+  });
+
+  it("reads a string as the core's parseDuration does", () => {
+    for (const text of ['250ms', '30s', '1 minute', '2m', '1h']) {
+      expect(() => pacedFetch(fetch, { maxWait: text })).not.toThrow();
+      expect(() => parseDuration('maxWait', text)).not.toThrow();
+    }
+    for (const text of ['soon', '5 parsecs', '0s']) {
+      expect(() => pacedFetch(fetch, { maxWait: text })).toThrow(SluiceConfigError);
+      expect(() => parseDuration('maxWait', text)).toThrow(CoreConfigError);
+    }
   });
 });
 

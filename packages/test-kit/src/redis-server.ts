@@ -58,24 +58,69 @@ function listenOnce(port: number): Promise<number> {
   });
 }
 
-async function cli(port: number, ...args: string[]): Promise<string> {
-  const { stdout } = await run('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args]);
-  return stdout;
+/**
+ * What to do when `binary` is not installed: the one place the fixtures name the fix
+ * (scripts/provision.mjs, which `pnpm test` runs, installs every binary they start).
+ */
+export function missingBinaryMessage(binary: string): string {
+  const pkg = binary === 'redis-cli' ? 'redis-server' : binary;
+  return (
+    `${binary} is not installed (not found on PATH): run \`node scripts/provision.mjs\` ` +
+    `(as root; \`pnpm test\` runs it) or \`apt-get install -y ${pkg}\``
+  );
 }
 
-async function waitReady(port: number, child: ChildProcess): Promise<void> {
+function isMissing(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+}
+
+async function cli(port: number, ...args: string[]): Promise<string> {
+  try {
+    const { stdout } = await run('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args]);
+    return stdout;
+  } catch (error) {
+    if (isMissing(error)) throw new Error(missingBinaryMessage('redis-cli'));
+    throw error;
+  }
+}
+
+/**
+ * Spawns `binary` (a Redis server or sentinel) and records a spawn failure, so that
+ * {@link waitReady} names the binary that is missing instead of an unhandled 'error'.
+ */
+function spawnServer(binary: string, args: string[]): ChildProcess & { spawnError?: Error } {
+  const child: ChildProcess & { spawnError?: Error } = spawn(binary, args, { stdio: 'ignore' });
+  child.once('error', (error) => {
+    child.spawnError = isMissing(error) ? new Error(missingBinaryMessage(binary)) : error;
+  });
+  return child;
+}
+
+/** Waits until `binary` (started by {@link spawnServer}) on `port` answers PING. */
+async function waitReady(
+  binary: string,
+  port: number,
+  child: ChildProcess & { spawnError?: Error },
+): Promise<void> {
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null)
-      throw new Error(`redis-server on ${port} exited with ${child.exitCode}`);
+    if (child.spawnError !== undefined) throw child.spawnError;
+    if (child.exitCode !== null) {
+      // a failed spawn reports its exit before its 'error': let the error land first
+      await new Promise((r) => setImmediate(r));
+      if (child.spawnError !== undefined) throw child.spawnError;
+      throw new Error(`${binary} on ${port} exited with ${child.exitCode}`);
+    }
     try {
       if ((await cli(port, 'PING')).trim() === 'PONG') return;
-    } catch {
+    } catch (error) {
+      if (error instanceof Error && error.message === missingBinaryMessage('redis-cli'))
+        throw error;
       // not up yet
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`redis-server on ${port} did not become ready`);
+  throw new Error(`${binary} on ${port} did not become ready`);
 }
 
 /** Starts a standalone `redis-server` (no persistence) on a free port. */
@@ -84,24 +129,26 @@ export async function startRedis(extraArgs: string[] = []): Promise<RedisProcess
   const dir = mkdtempSync(join(tmpdir(), `sluice-redis-${port}-`));
   let child: ChildProcess;
   const launch = async () => {
-    child = spawn(
-      'redis-server',
-      [
-        '--port',
-        String(port),
-        '--bind',
-        '127.0.0.1',
-        '--save',
-        '',
-        '--appendonly',
-        'no',
-        '--dir',
-        dir,
-        ...extraArgs,
-      ],
-      { stdio: 'ignore' },
-    );
-    await waitReady(port, child);
+    child = spawnServer('redis-server', [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+      ...extraArgs,
+    ]);
+    try {
+      await waitReady('redis-server', port, child);
+    } catch (error) {
+      // not ready (or no redis-cli to ask): stop what was started before reporting it
+      child.kill('SIGKILL');
+      throw error;
+    }
   };
   await launch();
   const killChild = async () => {
@@ -267,9 +314,9 @@ export async function startSentinel(name = 'sluice-master'): Promise<RedisSentin
           '',
         ].join('\n'),
       );
-      const child = spawn('redis-sentinel', [config], { stdio: 'ignore' });
+      const child = spawnServer('redis-sentinel', [config]);
       sentinels.push({ port, child, dir });
-      await waitReady(port, child);
+      await waitReady('redis-sentinel', port, child);
     }
     await until(30_000, 'the sentinels did not discover each other and the replica', async () => {
       for (const { port } of sentinels) {
