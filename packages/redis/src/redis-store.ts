@@ -9,10 +9,8 @@ import {
 } from '@sluice/core/store';
 import { AllOrNothing, type Part } from './batching/all-or-nothing.js';
 import { DeadlineQueue } from './batching/deadline-queue.js';
-import { masterOf } from './batching/engine.js';
 import { ServerClocks } from './batching/server-clock.js';
 import { SingleKeyBatches } from './batching/single-key.js';
-import { CALENDAR_WINDOW } from './calendar-window.lua.js';
 import {
   type RedisClient,
   type ScriptClient,
@@ -25,15 +23,13 @@ import {
   RedisVersionError,
   redisVersionOf,
 } from './clients/version.js';
-import { FIXED_WINDOW } from './fixed-window.lua.js';
-import { GCRA } from './gcra.lua.js';
-import type { LuaTwin } from './lua-common.js';
-import { penaltyTwin } from './penalty.lua.js';
-import { Prefetch } from './prefetch.js';
-import { type PrefetchOptions, parsePrefetch } from './prefetch-options.js';
+import { type PrefetchOptions, parsePrefetch } from './prefetch/options.js';
+import { Prefetch, type PrefetchLostError } from './prefetch/prefetch.js';
 import { keySlot, redisKey } from './redis-key.js';
-import { SLIDING_LOG } from './sliding-log.lua.js';
-import { SLIDING_WINDOW } from './sliding-window.lua.js';
+import type { LuaTwin } from './twins/lua-common.js';
+import { noTwin, STORE_TWINS, twinOf } from './twins/registry.js';
+
+export { LUA_SOURCES } from './twins/registry.js';
 
 const REDIS_STORE_OPTIONS = optionNames<RedisStoreOptions>({
   client: true,
@@ -95,48 +91,6 @@ export interface RedisStoreOptions {
    * ```
    */
   prefetch?: PrefetchOptions;
-}
-
-/** Each algorithm's Lua twin, by `Algorithm.kind`. */
-const TWINS: Readonly<Record<Algorithm['kind'], LuaTwin>> = {
-  gcra: GCRA,
-  'fixed-window': FIXED_WINDOW,
-  'sliding-window': SLIDING_WINDOW,
-  'sliding-log': SLIDING_LOG,
-  'calendar-window': CALENDAR_WINDOW,
-};
-
-/**
- * {@link TWINS} as a Map: a custom Algorithm's `kind` can be any value, and one like
- * `'constructor'` must not find an Object property.
- */
-const TWIN_OF_KIND: ReadonlyMap<unknown, LuaTwin> = new Map(Object.entries(TWINS));
-
-/** The penalty twin (`Limit.blockFor`) of each twin, by the inner algorithm's kind. */
-const PENALTY_OF_KIND: ReadonlyMap<unknown, LuaTwin> = new Map(
-  Object.entries(TWINS).map(([kind, twin]) => [kind, penaltyTwin(twin)]),
-);
-
-/** The twin that runs `algorithm`: its kind's, or for a penalty its inner kind's penalty twin. */
-function twinOf(algorithm: Algorithm): LuaTwin | undefined {
-  const inner = algorithm.inner;
-  if (inner !== undefined) {
-    return inner.inner === undefined ? PENALTY_OF_KIND.get(inner.kind) : undefined;
-  }
-  return TWIN_OF_KIND.get(algorithm.kind);
-}
-
-/** The Lua source of each algorithm's twin, by `Algorithm.kind` (for tools and tests). */
-export const LUA_SOURCES: Readonly<Record<Algorithm['kind'], string>> = Object.fromEntries(
-  Object.entries(TWINS).map(([kind, twin]) => [kind, twin.single.source]),
-) as Record<Algorithm['kind'], string>;
-
-/** The rejection of a call whose algorithm has a kind with no Lua twin (a custom Algorithm). */
-function noTwin(kind: unknown): TypeError {
-  const name = typeof kind === 'string' ? JSON.stringify(kind) : String(kind);
-  return new TypeError(
-    `sluice: RedisStore has no Lua twin for algorithm kind ${name} (it runs ${Object.keys(TWINS).join(', ')})`,
-  );
 }
 
 /**
@@ -240,17 +194,25 @@ export class RedisStore implements Store {
     this.timeoutMs = timeoutMs;
     this.#deadlines = new DeadlineQueue(timeoutMs);
     const clocks = new ServerClocks();
-    const down = () => this.#down();
+    const down = () => driver.down();
     const deadlines = this.#deadlines;
-    this.#singleKey = new SingleKeyBatches({ client, cluster, deadlines, clocks, down });
-    const twins = [...Object.values(TWINS), ...PENALTY_OF_KIND.values()];
-    this.#allOrNothing = new AllOrNothing({ client, cluster, deadlines, clocks, twins });
+    const twins = STORE_TWINS;
+    // The engines get the client resolved once (`driver`), never the raw client.
+    this.#allOrNothing = new AllOrNothing({ client: driver, cluster, deadlines, clocks, twins });
+    this.#singleKey = new SingleKeyBatches({
+      client: driver,
+      cluster,
+      deadlines,
+      clocks,
+      down,
+      giveBack: (part, now, at) => this.#allOrNothing.refundOne(part, now, at),
+    });
     const prefetch = parsePrefetch(options.prefetch);
     this.prefetcher =
       prefetch &&
       new Prefetch({
         config: prefetch,
-        client,
+        client: driver,
         cluster,
         deadlines,
         clocks,
@@ -261,7 +223,7 @@ export class RedisStore implements Store {
         decide: (key, twin, algorithm, cost, nowMs) =>
           this.#decide(twin, key, algorithm, cost, nowMs),
       });
-    if (cluster) this.failureDomain = (key) => masterOf(client, keySlot(this.keyFor(key))) ?? '';
+    if (cluster) this.failureDomain = (key) => driver.masterOf(keySlot(this.keyFor(key))) ?? '';
   }
 
   /**
@@ -303,15 +265,7 @@ export class RedisStore implements Store {
       return this.#afterCheck(() => this.consume(key, algorithm, cost, nowMs));
     }
     const prefetch = this.prefetcher;
-    if (prefetch?.handles(algorithm)) {
-      if (cost > 0) {
-        const now = this.clock === 'client' ? nowMs : '';
-        return prefetch.consume(key, twin, algorithm, cost, now, nowMs);
-      }
-      return this.#decide(twin, key, algorithm, 0, nowMs).then((peek) =>
-        prefetch.withHeld(key, algorithm, peek),
-      );
-    }
+    if (prefetch !== undefined) return prefetch.consume(key, twin, algorithm, cost, nowMs);
     return this.#decide(twin, key, algorithm, cost, nowMs);
   }
 
@@ -357,12 +311,8 @@ export class RedisStore implements Store {
       if (twin === undefined) return Promise.reject(noTwin(algorithm.kind));
       parts.push({ key: this.keyFor(fullKey(r)), twin, algorithm, cost: r.cost });
     }
-    const prefetch = this.prefetcher;
-    if (prefetch !== undefined && requests.every((r) => prefetch.handles(r.algorithm))) {
-      const now = this.clock === 'client' ? nowMs : '';
-      const decided = prefetch.consumeAll(requests.map(fullKey), parts, now, nowMs);
-      if (decided !== undefined) return Promise.resolve(decided);
-    }
+    const decided = this.prefetcher?.consumeAll(requests.map(fullKey), parts, nowMs);
+    if (decided !== undefined) return Promise.resolve(decided);
     if (this.#version !== true) return this.#afterCheck(() => this.consumeAll(requests, nowMs));
     const down = this.#down();
     if (down) return Promise.reject(down);
@@ -408,8 +358,7 @@ export class RedisStore implements Store {
     // Decisions asked for before this reset reach Redis before its DEL.
     this.#singleKey.flush();
     this.#allOrNothing.flush();
-    this.prefetcher?.forget(key);
-    this.prefetcher?.flush();
+    this.prefetcher?.reset(key);
     await this.#deadlines.wrap(this.#driver.del(this.keyFor(key)));
   }
 
@@ -472,12 +421,24 @@ export class RedisStore implements Store {
   /**
    * Gives back every unit this process holds from option `prefetch` (and those of fetches
    * still in flight, once they land) and resolves when Redis has them; later requests are
-   * decided in Redis one by one. Call it on shutdown, before closing the client. Does not
-   * close the client. Resolves at once without `prefetch`.
+   * decided in Redis one by one. Call it on shutdown, before closing the client: the store
+   * installs no signal handler, so a process stopped by Ctrl-C (`SIGINT`) or `SIGTERM` gives
+   * its units back only if the app calls it from its own handler. Does not close the client.
+   * Resolves at once without `prefetch`.
+   *
+   * @throws {@link PrefetchLostError} (a rejection) when units could not be given back:
+   *   the client was closed first, or Redis did not answer within `timeoutMs`. It says how
+   *   many units of how many keys stay charged (never which keys).
    *
    * @example
    * ```ts
-   * process.on('SIGTERM', async () => { await store.close(); await client.quit(); });
+   * for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+   *   process.once(signal, async () => {
+   *     await store.close(); // first: the client must still be open
+   *     await client.quit();
+   *     process.exit(0);
+   *   });
+   * }
    * ```
    */
   async close(): Promise<void> {

@@ -1,12 +1,12 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FIXED_WINDOW } from '../src/fixed-window.lua.js';
-import { GCRA } from '../src/gcra.lua.js';
-import type { LuaTwin } from '../src/lua-common.js';
-import { multiScript } from '../src/lua-multi.js';
-import { penaltyTwin } from '../src/penalty.lua.js';
-import { SLIDING_LOG } from '../src/sliding-log.lua.js';
-import { SLIDING_WINDOW } from '../src/sliding-window.lua.js';
+import { FIXED_WINDOW } from '../src/twins/fixed-window.lua.js';
+import { GCRA } from '../src/twins/gcra.lua.js';
+import type { LuaTwin } from '../src/twins/lua-common.js';
+import { multiScript } from '../src/twins/lua-multi.js';
+import { penaltyTwin } from '../src/twins/penalty.lua.js';
+import { SLIDING_LOG } from '../src/twins/sliding-log.lua.js';
+import { SLIDING_WINDOW } from '../src/twins/sliding-window.lua.js';
 
 // Every script the store sends, as Redis receives it after template assembly, is held in
 // test/scripts/*.lua: a change to a twin or to the shared prelude shows in review as a Lua

@@ -1,6 +1,6 @@
-import { scriptClient } from '../clients/client.js';
-import { EXPIRED } from '../lua-common.js';
-import type { LuaScript, RedisClient } from '../lua-script.js';
+import type { ScriptClient } from '../clients/client.js';
+import { EXPIRED } from '../twins/lua-common.js';
+import type { LuaScript } from '../twins/lua-script.js';
 import { type DeadlineQueue, type Pending, StoreTimeoutError } from './deadline-queue.js';
 import type { ServerClocks } from './server-clock.js';
 
@@ -79,14 +79,10 @@ export class Batch<C extends Call<never>> implements Pending {
   }
 }
 
-/** The master serving `slot` in a Cluster client's slot table, undefined before it is loaded. */
-export function masterOf(client: RedisClient, slot: number): string | undefined {
-  return scriptClient(client)?.masterOf(slot);
-}
-
 /** What every batching path shares (see {@link BatchEngine}). */
 export interface EngineOptions {
-  client: RedisClient;
+  /** The store's client, resolved once (`scriptClient`). */
+  client: ScriptClient;
   /** Whether `client` is a `Cluster`: batches are then per slot. */
   cluster: boolean;
   deadlines: DeadlineQueue;
@@ -113,7 +109,7 @@ export interface EngineOptions {
  * (subclass) keeps its argument layout (`script`, `args`) and its decoding (`decode`).
  */
 export abstract class BatchEngine<A, C extends Call<A>, B extends Batch<C>> {
-  protected readonly client: RedisClient;
+  protected readonly client: ScriptClient;
   protected readonly cluster: boolean;
   protected readonly deadlines: DeadlineQueue;
   readonly #clocks: ServerClocks;
@@ -231,7 +227,7 @@ export abstract class BatchEngine<A, C extends Call<A>, B extends Batch<C>> {
     // The deadline runs from the send, not from the first call: a batch held back because
     // this process's event loop was blocked has not waited on Redis.
     this.deadlines.track(batch);
-    const node = this.cluster ? masterOf(this.client, batch.slot) : '';
+    const node = this.cluster ? this.client.masterOf(batch.slot) : '';
     batch.node = node;
     if (batch.abandonable) batch.server = node;
     const cutoff = batch.cutoff === 'send' ? batch.deadline : batch.cutoff;

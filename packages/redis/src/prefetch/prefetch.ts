@@ -1,50 +1,14 @@
 import type { Decision } from '@sluice/core';
 import { type Algorithm, chargeTimeOf, withChargeTime } from '@sluice/core/store';
-import type { DeadlineQueue } from './batching/deadline-queue.js';
-import {
-  type Answer,
-  FetchCalls,
-  type FetchPart,
-  type ScriptNow,
-} from './batching/prefetch-calls.js';
-import type { ServerClocks } from './batching/server-clock.js';
-import type { LuaTwin } from './lua-common.js';
-import type { RedisClient } from './lua-script.js';
-import { FETCH_STRIDE, FetchMode } from './prefetch.lua.js';
-import type { PrefetchConfig } from './prefetch-options.js';
-import { keySlot } from './redis-key.js';
-
-/**
- * Units of one key a process holds: taken from Redis by one fetch (charged there at
- * `at`), decided from in process until they run out or the lease ends, then the unused
- * ones given back.
- */
-interface Lease {
-  readonly key: string;
-  readonly redisKey: string;
-  readonly twin: LuaTwin;
-  readonly algorithm: Algorithm;
-  /** Units fetched and not (or no longer) used. */
-  held: number;
-  /** Units used by admitted requests (what a local give-back may return). */
-  used: number;
-  /** Redis's `remaining` after the fetch's charge. */
-  readonly remaining: number;
-  /** Redis's `resetAfterMs` after the fetch's charge. */
-  readonly resetAfterMs: number;
-  /** The store caller's `nowMs` at the fetch. */
-  readonly fetchedMs: number;
-  /** Ends (on the caller's clock) at this `nowMs`. */
-  readonly endsMs: number;
-  /** Ends at this `performance.now()` at the latest (the give-back timer). */
-  readonly deadline: number;
-  /** When the fetch was charged (Redis TIME, or the client's now), for the give-back. */
-  readonly at: number;
-  /** The fetch reply's 4th value (the twins' refunds need it). */
-  readonly reset: number;
-  /** Given back, or being given back: its units are no longer used. */
-  done: boolean;
-}
+import type { DeadlineQueue } from '../batching/deadline-queue.js';
+import type { ServerClocks } from '../batching/server-clock.js';
+import type { ScriptClient } from '../clients/client.js';
+import { keySlot } from '../redis-key.js';
+import type { LuaTwin } from '../twins/lua-common.js';
+import { type Answer, FetchCalls, type FetchPart, givePart, type ScriptNow } from './calls.js';
+import { FETCH_STRIDE, FetchMode } from './fetch.lua.js';
+import { covers, giveBackPart, type Lease, localDecision, spend } from './lease.js';
+import type { PrefetchConfig } from './options.js';
 
 /** One request of a key, as {@link Prefetch.consume} took it. */
 interface Request {
@@ -61,7 +25,7 @@ interface Waiter extends Request {
   reject: (error: unknown) => void;
 }
 
-/** A store's decision of one request in Redis, without prefetch. */
+/** The store's own decision of one request in Redis (no prefetch). */
 export type Decide = (
   key: string,
   twin: LuaTwin,
@@ -70,10 +34,44 @@ export type Decide = (
   nowMs: number,
 ) => Promise<Decision>;
 
+/**
+ * The rejection of `RedisStore.close()` when units held by its prefetch could not be given
+ * back (the client was closed before the store, or Redis did not answer): they stay charged
+ * in Redis until the key's quota refills. Says how many units of how many keys, never which.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await store.close();
+ * } catch (error) {
+ *   if (error instanceof PrefetchLostError) console.warn(error.message); // e.g. 99 units of 1 key
+ * }
+ * await client.quit();
+ * ```
+ */
+export class PrefetchLostError extends Error {
+  /** Units left charged in Redis. */
+  readonly units: number;
+  /** Keys they belong to. */
+  readonly keys: number;
+
+  constructor(units: number, keys: number, cause: unknown) {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    super(
+      `sluice: RedisStore.close() could not give back ${units} prefetched unit${units === 1 ? '' : 's'} of ${keys} key${keys === 1 ? '' : 's'} (${why}): they stay charged until the quota refills; close the store before the client`,
+      { cause },
+    );
+    this.name = 'PrefetchLostError';
+    this.units = units;
+    this.keys = keys;
+  }
+}
+
 /** What a {@link Prefetch} is built from: its store's parts. */
 export interface PrefetchParts {
   readonly config: PrefetchConfig;
-  readonly client: RedisClient;
+  /** The store's client, resolved once. */
+  readonly client: ScriptClient;
   /** Whether `client` is a Cluster: calls are grouped by slot. */
   readonly cluster: boolean;
   readonly deadlines: DeadlineQueue;
@@ -90,16 +88,22 @@ export interface PrefetchParts {
 }
 
 /**
- * The prefetch of a `RedisStore` (option `prefetch`): per key, a lease of units fetched
- * from Redis in one script call (charged there at once), from which the key's next requests
- * are decided in process; unused units are given back, exactly (each twin's refund), when
- * the lease ends (`ttl`, or the end of the fetch's window for the window algorithms, so no
- * unit is used in a window it was not charged in), when a later fetch replaces it, and on
- * `close()`. Fetches and give-backs asked for in one turn of the event loop share one
- * script call per node.
+ * The prefetch of a `RedisStore` (option `prefetch`), one layer over the store's Redis
+ * paths: the store hands it every call, and it decides from units held in process what it
+ * can, and passes the rest to the store's own decision (`decide`).
+ *
+ * Per key, a lease of units fetched from Redis in one script call (charged there at once),
+ * from which the key's next requests are decided in process; unused units are given back,
+ * exactly (each twin's refund), when the lease ends (`ttl`, or the end of the fetch's window
+ * for the window algorithms, so no unit is used in a window it was not charged in), when a
+ * later fetch replaces it, and on `close()`. Fetches and give-backs asked for in one turn
+ * of the event loop share one script call per node.
  *
  * A request the lease cannot cover goes to Redis (one fetch per key at a time: requests
  * arriving meanwhile wait for it), so nothing is denied in process that Redis would admit.
+ * Concurrency limits, calendar quotas and penalties (`blockFor`) are decided by the store
+ * in Redis, request by request: a block must hold on every process at once, which units
+ * held in one process cannot know.
  */
 export class Prefetch {
   readonly units: number;
@@ -166,10 +170,18 @@ export class Prefetch {
     });
   }
 
-  /** Whether requests under `algorithm` are prefetched (not a concurrency limit, not closed). */
+  /**
+   * Whether requests under `algorithm` are prefetched: not once closed, not a concurrency
+   * limit, not a calendar quota (its window moves with every edge), not a penalty (a block
+   * set by one process's denial must stop the others at once).
+   */
   handles(algorithm: Algorithm): boolean {
-    // A calendar quota's window moves with every edge: decided in Redis, request by request.
-    return !this.#closed && algorithm.concurrent !== true && algorithm.kind !== 'calendar-window';
+    return (
+      !this.#closed &&
+      algorithm.concurrent !== true &&
+      algorithm.inner === undefined &&
+      algorithm.kind !== 'calendar-window'
+    );
   }
 
   /** Units of `key` this process holds now (0 without a live lease). */
@@ -179,31 +191,28 @@ export class Prefetch {
   }
 
   /**
-   * Decides one request (`cost` >= 1): from the key's lease when it covers `cost`, else by
-   * a fetch (waiting first for one already in flight for the key).
+   * Decides one request of the store: from the key's lease when it covers `cost`, else by
+   * a fetch (waiting first for one already in flight for the key). A peek (`cost` 0) asks
+   * Redis and adds what this process holds; an algorithm it does not handle goes to the
+   * store's own decision.
    */
-  // biome-ignore lint/complexity/useMaxParams: perf: per request; the store's own consume arguments, positional
   consume(
     key: string,
     twin: LuaTwin,
     algorithm: Algorithm,
     cost: number,
-    now: ScriptNow,
     nowMs: number,
   ): Decision | Promise<Decision> {
+    if (!this.handles(algorithm)) return this.#decide(key, twin, algorithm, cost, nowMs);
+    if (cost <= 0) {
+      return this.#decide(key, twin, algorithm, 0, nowMs).then((peek) =>
+        this.#withHeld(key, algorithm, peek),
+      );
+    }
     this.#lastNow = nowMs;
     const lease = this.#leases.get(key);
-    if (
-      lease !== undefined &&
-      lease.held >= cost &&
-      lease.algorithm === algorithm &&
-      lease.endsMs > nowMs &&
-      !lease.done
-    ) {
-      lease.held -= cost;
-      lease.used += cost;
-      return this.#local(lease, cost, nowMs);
-    }
+    if (covers(lease, algorithm, cost, nowMs)) return spend(lease, cost, nowMs);
+    const now = this.#serverTime ? '' : nowMs;
     const waiting = this.#waiting.get(key);
     if (waiting !== undefined) {
       // A fetch of this key is in flight: wait for it (see #landed).
@@ -212,17 +221,6 @@ export class Prefetch {
       });
     }
     return this.#lead(key, { twin, algorithm, cost, now, nowMs }, []);
-  }
-
-  /** Whether `lease` is live for `algorithm` and covers `cost`. */
-  #covers(lease: Lease | undefined, algorithm: Algorithm, cost: number, nowMs: number): boolean {
-    return (
-      lease !== undefined &&
-      lease.held >= cost &&
-      lease.algorithm === algorithm &&
-      lease.endsMs > nowMs &&
-      !lease.done
-    );
   }
 
   /**
@@ -286,10 +284,8 @@ export class Prefetch {
     const rest: Waiter[] = [];
     for (const w of waiting) {
       const lease = this.#leases.get(key);
-      if (this.#covers(lease, w.algorithm, w.cost, w.nowMs)) {
-        lease!.held -= w.cost;
-        lease!.used += w.cost;
-        w.resolve(this.#local(lease!, w.cost, w.nowMs));
+      if (covers(lease, w.algorithm, w.cost, w.nowMs)) {
+        w.resolve(spend(lease, w.cost, w.nowMs));
       } else if (!d.allowed || w.algorithm !== leader.algorithm || !this.handles(w.algorithm)) {
         // Denied just now, or another limit on this key: decided in Redis, together.
         w.resolve(this.#decide(key, w.twin, w.algorithm, w.cost, w.nowMs));
@@ -312,9 +308,9 @@ export class Prefetch {
   consumeAll(
     keys: readonly string[],
     parts: readonly { key: string; twin: LuaTwin; algorithm: Algorithm; cost: number }[],
-    now: ScriptNow,
     nowMs: number,
   ): Decision[] | Promise<Decision[]> | undefined {
+    if (!parts.every((p) => this.handles(p.algorithm))) return undefined;
     if (new Set(keys).size !== keys.length) return undefined;
     if (this.#cluster) {
       const slot = keySlot(parts[0]!.key);
@@ -322,27 +318,14 @@ export class Prefetch {
     }
     this.#lastNow = nowMs;
     const leases = keys.map((key) => this.#leases.get(key));
-    const covered = leases.every(
-      (lease, i) =>
-        lease !== undefined &&
-        !lease.done &&
-        lease.algorithm === parts[i]!.algorithm &&
-        lease.endsMs > nowMs &&
-        (lease.held >= parts[i]!.cost || parts[i]!.cost === 0),
-    );
-    if (covered) {
-      return leases.map((lease, i) => {
-        const cost = parts[i]!.cost;
-        lease!.held -= cost;
-        lease!.used += cost;
-        return this.#local(lease!, cost, nowMs);
-      });
+    if (leases.every((lease, i) => covers(lease, parts[i]!.algorithm, parts[i]!.cost, nowMs))) {
+      return leases.map((lease, i) => spend(lease!, parts[i]!.cost, nowMs));
     }
     const fetch = parts.map((p, i) =>
       this.#part(keys[i]!, p.key, p.twin, p.algorithm, p.cost, leases[i]),
     );
     this.#sweepEnded(nowMs);
-    return this.#fetch(fetch, now, nowMs);
+    return this.#fetch(fetch, this.#serverTime ? '' : nowMs, nowMs);
   }
 
   /**
@@ -358,23 +341,16 @@ export class Prefetch {
     atMs: number,
   ): Decision | undefined {
     const lease = this.#leases.get(key);
-    if (
-      lease === undefined ||
-      lease.done ||
-      lease.algorithm !== algorithm ||
-      lease.at !== atMs ||
-      lease.used < cost ||
-      lease.endsMs <= nowMs
-    ) {
+    if (!covers(lease, algorithm, 0, nowMs) || lease.at !== atMs || lease.used < cost) {
       return undefined;
     }
     lease.held += cost;
     lease.used -= cost;
-    return { ...this.#local(lease, 0, nowMs) };
+    return { ...localDecision(lease, 0, nowMs) };
   }
 
   /** A peek from Redis (`decision`, cost 0) plus the units this process holds of `key`. */
-  withHeld(key: string, algorithm: Algorithm, decision: Decision): Decision {
+  #withHeld(key: string, algorithm: Algorithm, decision: Decision): Decision {
     const lease = this.#leases.get(key);
     if (lease === undefined || lease.done || lease.held === 0 || lease.algorithm !== algorithm) {
       return decision;
@@ -382,13 +358,18 @@ export class Prefetch {
     return { ...decision, remaining: Math.min(decision.limit, decision.remaining + lease.held) };
   }
 
-  /** Forgets the key's lease without giving back (the key is being deleted). */
-  forget(key: string): void {
+  /**
+   * Forgets the key's lease without giving back (the key is being deleted), then sends every
+   * open script call, so they reach Redis before the `DEL`.
+   */
+  reset(key: string): void {
     const lease = this.#leases.get(key);
-    if (lease === undefined) return;
-    lease.done = true;
-    lease.held = 0;
-    this.#leases.delete(key);
+    if (lease !== undefined) {
+      lease.done = true;
+      lease.held = 0;
+      this.#leases.delete(key);
+    }
+    this.#calls.flush();
   }
 
   /**
@@ -413,11 +394,6 @@ export class Prefetch {
     }
   }
 
-  /** Sends every open script call now (e.g. before a `DEL` that must come after them). */
-  flush(): void {
-    this.#calls.flush();
-  }
-
   /** Resolves once every script call sent so far (and the give-backs they lead to) answered. */
   settled(): Promise<void> {
     return this.#calls.settled();
@@ -432,7 +408,8 @@ export class Prefetch {
   /**
    * Gives back every unit this process holds (and those of fetches still in flight, when
    * they land), then resolves once Redis has them; later requests are decided in Redis
-   * one by one.
+   * one by one. Rejects with {@link PrefetchLostError} when a give-back failed (the client
+   * was closed first, or Redis did not answer): the count of units left charged, never a key.
    */
   async close(): Promise<void> {
     this.#closed = true;
@@ -442,23 +419,8 @@ export class Prefetch {
     this.#queue = [];
     this.#head = 0;
     await this.settled();
-  }
-
-  /** An admitted request decided from `lease` (already charged `cost`). */
-  #local(lease: Lease, cost: number, nowMs: number): Decision {
-    const elapsed = nowMs - lease.fetchedMs;
-    return withChargeTime(
-      {
-        allowed: true,
-        limit: lease.algorithm.limit,
-        // What Redis said after the fetch, plus what this process still holds.
-        remaining: lease.remaining + lease.held,
-        retryAfterMs: 0,
-        resetAfterMs: elapsed > 0 ? Math.max(0, lease.resetAfterMs - elapsed) : lease.resetAfterMs,
-        cost,
-      },
-      lease.at,
-    );
+    const lost = this.#calls.takeLost();
+    if (lost.units > 0) throw new PrefetchLostError(lost.units, lost.keys, lost.error);
   }
 
   /** The part of a fetch for `key`, giving back first what its previous lease holds. */
@@ -471,20 +433,14 @@ export class Prefetch {
     cost: number,
     lease: Lease | undefined,
   ): FetchPart {
-    const part: FetchPart = { key, redisKey, twin, algorithm, cost, give: 0, at: 0, reset: 0 };
-    if (lease !== undefined && !lease.done) {
-      if (lease.algorithm === algorithm && lease.held > 0) {
-        part.give = lease.held;
-        part.at = lease.at;
-        part.reset = lease.reset;
-        lease.held = 0;
-        lease.done = true;
-      } else {
-        this.#end(lease);
-      }
-      if (this.#leases.get(key) === lease) this.#leases.delete(key);
+    if (lease === undefined || lease.done) {
+      return givePart({ key, redisKey, twin, algorithm }, 0, 0, 0, cost);
     }
-    return part;
+    if (this.#leases.get(key) === lease) this.#leases.delete(key);
+    // The same limit: the fetch gives its lease back first, in one script call.
+    if (lease.algorithm === algorithm) return giveBackPart(lease, cost);
+    this.#end(lease);
+    return givePart({ key, redisKey, twin, algorithm }, 0, 0, 0, cost);
   }
 
   /** Fetches for `parts` (one request) and decides it. */
@@ -515,7 +471,6 @@ export class Prefetch {
         algorithm,
         held: took - cost,
         used: cost,
-        remaining: d.remaining,
         resetAfterMs: d.resetAfterMs,
         fetchedMs: nowMs,
         endsMs: nowMs + this.#life(algorithm, d, at),
@@ -525,6 +480,7 @@ export class Prefetch {
         done: false,
       };
       if (lease.held > 0) this.#install(lease);
+      // Redis's remaining now, plus what this process holds: exact at the fetch.
       return withChargeTime(
         {
           allowed: true,
@@ -569,21 +525,8 @@ export class Prefetch {
   #end(lease: Lease): void {
     if (this.#leases.get(lease.key) === lease) this.#leases.delete(lease.key);
     if (lease.done) return;
-    lease.done = true;
-    const give = lease.held;
-    lease.held = 0;
-    if (give === 0) return;
-    const part: FetchPart = {
-      key: lease.key,
-      redisKey: lease.redisKey,
-      twin: lease.twin,
-      algorithm: lease.algorithm,
-      cost: 0,
-      give,
-      at: lease.at,
-      reset: lease.reset,
-    };
-    this.#calls.giveBack([part], this.#now());
+    const part = giveBackPart(lease);
+    if (part.give > 0) this.#calls.giveBack([part], this.#now());
   }
 
   /** The time of a give-back: Redis TIME, unless the store runs on the caller's clock. */
