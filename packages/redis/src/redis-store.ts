@@ -104,9 +104,12 @@ export interface RedisStoreOptions {
  * A call that times out charges nothing, even if Redis runs it later (after a stall): each
  * script carries its callers' deadline on Redis's own clock (the offset from this process's
  * clock is measured from the `TIME` each reply carries) and does nothing once it is past.
- * Only a call whose script ran in time but whose reply arrived too late (the reply itself
- * held up) can still be charged. Until the first reply from a server, calls carry no
- * deadline.
+ * A call whose script ran in time but whose reply arrived too late (the reply itself held
+ * up), or that was given up when its node's breaker opened, is given back when its reply
+ * arrives, by its algorithm's refund. What can stay charged: a call whose reply never
+ * arrives (the connection lost after the script ran), a give-back that fails, and the block
+ * a late denial under `blockFor` started. Until the first reply from a server, calls carry
+ * no deadline.
  *
  * ```ts
  * const store = new RedisStore({ client: new Redis(), timeoutMs: 200 });

@@ -4,7 +4,7 @@
 // given back: the call leaves nothing charged. Replies are held up by a TCP proxy that
 // delays only Redis's replies (reply-delay.ts), on every client.
 import { fixedWindow, RateLimiter, slidingLog } from '@sluice/core';
-import type { StoreRequest } from '@sluice/core/store';
+import type { Algorithm, StoreRequest } from '@sluice/core/store';
 import { type RedisProcess, startRedis } from '@sluice/test-kit';
 import { Redis } from 'ioredis';
 import { RedisStore, StoreTimeoutError } from '../src/index.js';
@@ -36,13 +36,18 @@ afterAll(async () => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
 /** What `key` has left in Redis, read without the proxy. */
-async function left(store: RedisStore, key: string, algo = algorithm): Promise<number> {
+async function left(store: RedisStore, key: string, algo: Algorithm = algorithm): Promise<number> {
   const truth = new RedisStore({ client: direct, prefix: store.prefix });
   return (await truth.consume(key, algo, 0, Date.now())).remaining;
 }
 
 /** Waits until `key` has `expected` left (the late replies and their give-backs are in), or 5 s. */
-async function settle(store: RedisStore, key: string, expected: number, algo = algorithm) {
+async function settle(
+  store: RedisStore,
+  key: string,
+  expected: number,
+  algo: Algorithm = algorithm,
+) {
   const until = performance.now() + 5000;
   let now = await left(store, key, algo);
   while (now !== expected && performance.now() < until) {

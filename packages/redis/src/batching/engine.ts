@@ -54,6 +54,8 @@ export class Batch<C extends Call<never>> implements Pending {
   deadline = 0;
   /** Every call answered (or the batch timed out). */
   settled = false;
+  /** Told when the batch fails unanswered (timed out, given up, failed): the client's `lost`. */
+  onLost: ((node: string | undefined) => void) | undefined;
 
   constructor(group: string | number, slot: number) {
     this.group = group;
@@ -62,6 +64,7 @@ export class Batch<C extends Call<never>> implements Pending {
 
   /** Rejects every call not yet answered (a timeout, a failed send, a node given up). */
   reject(error: Error): void {
+    this.onLost?.(this.node);
     this.settled = true;
     for (const call of this.calls) {
       if (call.settled) continue;
@@ -123,6 +126,8 @@ export abstract class BatchEngine<A, C extends Call<A>, B extends Batch<C>> {
   #openBySlot = new Map<string | number, Map<number, B>>();
   /** Batches opened since the last flush, in the order they were opened. */
   #pending: B[] = [];
+  /** The client's `lost`, on a Cluster client that has one: told of each failed batch. */
+  readonly #lost: ((node: string | undefined) => void) | undefined;
 
   constructor(options: EngineOptions) {
     this.client = options.client;
@@ -133,6 +138,9 @@ export abstract class BatchEngine<A, C extends Call<A>, B extends Batch<C>> {
     this.#raw = options.raw ?? false;
     this.#down = options.down;
     this.#inflight = options.inflight ? new Set() : undefined;
+    const client = options.client;
+    this.#lost =
+      options.cluster && client.lost !== undefined ? (node) => client.lost!(node) : undefined;
   }
 
   /** The script `batch` runs. */
@@ -229,6 +237,7 @@ export abstract class BatchEngine<A, C extends Call<A>, B extends Batch<C>> {
     this.deadlines.track(batch);
     const node = this.cluster ? this.client.masterOf(batch.slot) : '';
     batch.node = node;
+    batch.onLost = this.#lost;
     if (batch.abandonable) batch.server = node;
     const cutoff = batch.cutoff === 'send' ? batch.deadline : batch.cutoff;
     const deadline =
