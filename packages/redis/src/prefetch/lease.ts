@@ -3,6 +3,8 @@ import { type Algorithm, withChargeTime } from '@sluice/core/store';
 import type { LuaTwin } from '../twins/lua-common.js';
 import { type FetchPart, givePart } from './calls.js';
 
+export type { FetchPart } from './calls.js';
+
 /**
  * Units of one key a process holds: taken from Redis by one fetch (charged there at
  * `at`), decided from in process until they run out or the lease ends, then the unused
@@ -79,6 +81,20 @@ export function localDecision(lease: Lease, cost: number, nowMs: number): Decisi
     },
     lease.at,
   );
+}
+
+/**
+ * How long a lease fetched at `at` (its decision `d`'s time) may be used: `ttlMs`, and for
+ * the window algorithms no longer than the window it was charged in.
+ */
+export function leaseLife(ttlMs: number, algorithm: Algorithm, d: Decision, at: number): number {
+  const base = algorithm.inner ?? algorithm;
+  if (base.kind === 'fixed-window') return Math.min(ttlMs, d.resetAfterMs);
+  if (base.kind === 'sliding-window') {
+    const windowMs = base.params[1]!;
+    return Math.min(ttlMs, windowMs - (((at % windowMs) + windowMs) % windowMs));
+  }
+  return ttlMs;
 }
 
 /**

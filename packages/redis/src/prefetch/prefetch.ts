@@ -1,73 +1,20 @@
 import type { Decision } from '@sluice/core';
-import { type Algorithm, chargeTimeOf, withChargeTime } from '@sluice/core/store';
+import type { Algorithm } from '@sluice/core/store';
 import type { DeadlineQueue } from '../batching/deadline-queue.js';
 import type { ServerClocks } from '../batching/server-clock.js';
 import type { ScriptClient } from '../clients/client.js';
 import { keySlot } from '../redis-key.js';
 import type { LuaTwin } from '../twins/lua-common.js';
-import { type Answer, FetchCalls, type FetchPart, givePart, type ScriptNow } from './calls.js';
-import { FETCH_STRIDE, FetchMode } from './fetch.lua.js';
-import { covers, giveBackPart, type Lease, localDecision, spend } from './lease.js';
+import { FetchCalls, type ScriptNow } from './calls.js';
+import { type Decide, Fetches } from './fetches.js';
+import { covers, localDecision, spend } from './lease.js';
+import { Leases } from './leases.js';
+import { PrefetchLostError } from './lost-error.js';
 import type { PrefetchConfig } from './options.js';
 
-/** One request of a key, as {@link Prefetch.consume} took it. */
-interface Request {
-  twin: LuaTwin;
-  algorithm: Algorithm;
-  cost: number;
-  now: ScriptNow;
-  nowMs: number;
-}
-
-/** A request waiting for its key's fetch in flight. */
-interface Waiter extends Request {
-  resolve: (decision: Decision | Promise<Decision>) => void;
-  reject: (error: unknown) => void;
-}
-
-/** The store's own decision of one request in Redis (no prefetch). */
-export type Decide = (
-  key: string,
-  twin: LuaTwin,
-  algorithm: Algorithm,
-  cost: number,
-  nowMs: number,
-) => Promise<Decision>;
-
-/**
- * The rejection of `RedisStore.close()` when units held by its prefetch could not be given
- * back (the client was closed before the store, or Redis did not answer): they stay charged
- * in Redis until the key's quota refills. Says how many units of how many keys, never which.
- *
- * @example
- * ```ts
- * try {
- *   await store.close();
- * } catch (error) {
- *   if (error instanceof PrefetchLostError) console.warn(error.message); // e.g. 99 units of 1 key
- * }
- * await client.quit();
- * ```
- */
-export class PrefetchLostError extends Error {
-  /** Units left charged in Redis. */
-  readonly units: number;
-  /** Keys they belong to. */
-  readonly keys: number;
-
-  constructor(units: number, keys: number, cause: unknown) {
-    const why = cause instanceof Error ? cause.message : String(cause);
-    super(
-      `sluice: RedisStore.close() could not give back ${units} prefetched unit${units === 1 ? '' : 's'} of ${keys} key${keys === 1 ? '' : 's'} (${why}): they stay charged until the quota refills; close the store before the client`,
-      { cause },
-    );
-    this.name = 'PrefetchLostError';
-    this.units = units;
-    this.keys = keys;
-  }
-}
-
 /** What a {@link Prefetch} is built from: its store's parts. */
+export type { Decide } from './fetches.js';
+
 export interface PrefetchParts {
   readonly config: PrefetchConfig;
   /** The store's client, resolved once. */
@@ -111,33 +58,13 @@ export class Prefetch {
   readonly #cluster: boolean;
   /** Its script calls. */
   readonly #calls: FetchCalls;
-  /** Live leases by store key. */
-  readonly #leases = new Map<string, Lease>();
-  /** Leases in the order they were made (their ends are nearly in order): the sweep's queue. */
-  #queue: Lease[] = [];
-  #head = 0;
-  /**
-   * The keys with a single-key fetch in flight, and the requests waiting for it: when it
-   * lands they take from its units, and those it cannot cover are fetched for together
-   * (never one fetch after another, never many at once).
-   */
-  readonly #waiting = new Map<string, Waiter[]>();
-  #timer: NodeJS.Timeout | undefined;
-  /** The latest `nowMs` a caller gave: the time the timer's sweep uses. */
-  #lastNow = 0;
+  /** The leases, by key and in the order they were made. */
+  readonly #leases: Leases;
+  /** The fetches in flight, and the requests waiting for them. */
+  readonly #fetches: Fetches;
   #closed = false;
-  /**
-   * Whether a timer ends leases after `ttl` of real time (default). Tests that drive time
-   * with a fake clock turn it off and call {@link Prefetch.sweep}.
-   * @internal
-   */
-  realTime = true;
   /** Whether scripts run on Redis TIME (the store's `clock: 'server'`). */
   readonly #serverTime: boolean;
-  /** The store's check for a client that knows its connection is lost. */
-  readonly #down: () => Error | undefined;
-  /** The Redis key of a store key (built only for a fetch: a local decision needs none). */
-  readonly #keyFor: (key: string) => string;
   /** The store's own decision in Redis (no prefetch), for one request's cost. */
   readonly #decide: Decide;
 
@@ -155,8 +82,6 @@ export class Prefetch {
   }: PrefetchParts) {
     this.#decide = decide;
     this.#serverTime = serverTime;
-    this.#down = down;
-    this.#keyFor = keyFor;
     this.units = config.units;
     this.ttlMs = config.ttlMs;
     this.#cluster = cluster;
@@ -168,6 +93,34 @@ export class Prefetch {
       clocks,
       twins,
     });
+    this.#leases = new Leases(config.ttlMs, (part) => this.#calls.giveBack([part], this.#now()));
+    this.#fetches = new Fetches({
+      calls: this.#calls,
+      leases: this.#leases,
+      ttlMs: config.ttlMs,
+      down,
+      keyFor,
+      decide,
+      handles: (algorithm) => this.handles(algorithm),
+    });
+  }
+
+  /**
+   * Whether a timer ends leases after `ttl` of real time (default). Tests that drive time
+   * with a fake clock turn it off and call {@link Prefetch.sweep}.
+   * @internal
+   */
+  set realTime(on: boolean) {
+    this.#leases.realTime = on;
+  }
+
+  /**
+   * Ends every lease whose end has come by `nowMs` (the caller's clock); their unused units
+   * are given back in the next script call. For tests on a fake clock.
+   * @internal
+   */
+  sweep(nowMs: number): void {
+    this.#leases.sweep(nowMs);
   }
 
   /**
@@ -186,8 +139,7 @@ export class Prefetch {
 
   /** Units of `key` this process holds now (0 without a live lease). */
   held(key: string): number {
-    const lease = this.#leases.get(key);
-    return lease === undefined || lease.done ? 0 : lease.held;
+    return this.#leases.held(key);
   }
 
   /**
@@ -209,95 +161,11 @@ export class Prefetch {
         this.#withHeld(key, algorithm, peek),
       );
     }
-    this.#lastNow = nowMs;
+    this.#leases.lastNow = nowMs;
     const lease = this.#leases.get(key);
     if (covers(lease, algorithm, cost, nowMs)) return spend(lease, cost, nowMs);
     const now = this.#serverTime ? '' : nowMs;
-    const waiting = this.#waiting.get(key);
-    if (waiting !== undefined) {
-      // A fetch of this key is in flight: wait for it (see #landed).
-      return new Promise<Decision>((resolve, reject) => {
-        waiting.push({ twin, algorithm, cost, now, nowMs, resolve, reject });
-      });
-    }
-    return this.#lead(key, { twin, algorithm, cost, now, nowMs }, []);
-  }
-
-  /**
-   * Fetches for `leader` and `group` together (their costs summed: one request to Redis),
-   * while later requests of the key wait; decides each of them from the answer.
-   */
-  #lead(key: string, leader: Request, group: Waiter[]): Promise<Decision> {
-    this.#waiting.set(key, []);
-    let total = leader.cost;
-    for (const w of group) total += w.cost;
-    const lease = this.#leases.get(key);
-    // The key's own lease, ended, is given back by the fetch itself (one script call); then
-    // the other leases past their end go back (the timer would take them within ttl).
-    const part = this.#part(key, this.#keyFor(key), leader.twin, leader.algorithm, total, lease);
-    this.#sweepEnded(leader.nowMs);
-    const fetched = this.#fetch([part], leader.now, leader.nowMs).then(
-      (decisions) => decisions[0]!,
-    );
-    const landed = fetched.then(
-      (d) => this.#landed(key, leader, group, d, undefined),
-      (error: unknown) => this.#landed(key, leader, group, undefined, error),
-    );
-    return landed;
-  }
-
-  /**
-   * A fetch for `leader` and `group` answered `d` (or failed with `error`): each of them
-   * gets the admission (charged together) or, when the sum did not fit, a decision in Redis
-   * for its own cost (the leader alone: Redis's denial as it is). Then the requests that
-   * waited meanwhile take from the new lease, in order; those it cannot cover are fetched
-   * for together, by the first of them. Resolves to the leader's decision.
-   */
-  #landed(
-    key: string,
-    leader: Request,
-    group: Waiter[],
-    d: Decision | undefined,
-    error: unknown,
-  ): Decision | Promise<Decision> {
-    const waiting = this.#waiting.get(key) ?? [];
-    this.#waiting.delete(key);
-    if (d === undefined) {
-      for (const w of group) w.reject(error);
-      for (const w of waiting) w.reject(error);
-      throw error;
-    }
-    let mine: Decision | Promise<Decision> = d;
-    if (d.allowed) {
-      const at = chargeTimeOf(d);
-      const own = (cost: number) => {
-        const decision = { ...d, cost };
-        return at === undefined ? decision : withChargeTime(decision, at);
-      };
-      mine = own(leader.cost);
-      for (const w of group) w.resolve(own(w.cost));
-    } else if (group.length > 0) {
-      // The sum did not fit: each one alone, in Redis (near the limit, some may).
-      mine = this.#decide(key, leader.twin, leader.algorithm, leader.cost, leader.nowMs);
-      for (const w of group) w.resolve(this.#decide(key, w.twin, w.algorithm, w.cost, w.nowMs));
-    }
-    const rest: Waiter[] = [];
-    for (const w of waiting) {
-      const lease = this.#leases.get(key);
-      if (covers(lease, w.algorithm, w.cost, w.nowMs)) {
-        w.resolve(spend(lease, w.cost, w.nowMs));
-      } else if (!d.allowed || w.algorithm !== leader.algorithm || !this.handles(w.algorithm)) {
-        // Denied just now, or another limit on this key: decided in Redis, together.
-        w.resolve(this.#decide(key, w.twin, w.algorithm, w.cost, w.nowMs));
-      } else {
-        rest.push(w);
-      }
-    }
-    if (rest.length > 0) {
-      const [first, ...others] = rest;
-      first!.resolve(this.#lead(key, first!, others));
-    }
-    return mine;
+    return this.#fetches.one(key, { twin, algorithm, cost, now, nowMs });
   }
 
   /**
@@ -316,16 +184,12 @@ export class Prefetch {
       const slot = keySlot(parts[0]!.key);
       if (parts.some((p) => keySlot(p.key) !== slot)) return undefined;
     }
-    this.#lastNow = nowMs;
+    this.#leases.lastNow = nowMs;
     const leases = keys.map((key) => this.#leases.get(key));
     if (leases.every((lease, i) => covers(lease, parts[i]!.algorithm, parts[i]!.cost, nowMs))) {
       return leases.map((lease, i) => spend(lease!, parts[i]!.cost, nowMs));
     }
-    const fetch = parts.map((p, i) =>
-      this.#part(keys[i]!, p.key, p.twin, p.algorithm, p.cost, leases[i]),
-    );
-    this.#sweepEnded(nowMs);
-    return this.#fetch(fetch, this.#serverTime ? '' : nowMs, nowMs);
+    return this.#fetches.all(keys, parts, leases, this.#serverTime ? '' : nowMs, nowMs);
   }
 
   /**
@@ -363,46 +227,13 @@ export class Prefetch {
    * open script call, so they reach Redis before the `DEL`.
    */
   reset(key: string): void {
-    const lease = this.#leases.get(key);
-    if (lease !== undefined) {
-      lease.done = true;
-      lease.held = 0;
-      this.#leases.delete(key);
-    }
+    this.#leases.forget(key);
     this.#calls.flush();
-  }
-
-  /**
-   * Ends every lease whose end has come: on the caller's clock (`nowMs`), or, with
-   * `perfNow`, by the timer (`ttl` of real time after its fetch). Their unused units are
-   * given back in the next script call.
-   */
-  sweep(nowMs: number, perfNow = -1): void {
-    const queue = this.#queue;
-    while (this.#head < queue.length) {
-      const lease = queue[this.#head]!;
-      if (!lease.done && lease.endsMs > nowMs && lease.deadline > perfNow) break;
-      this.#end(lease);
-      this.#head++;
-    }
-    if (this.#head === queue.length) {
-      this.#queue = [];
-      this.#head = 0;
-    } else if (this.#head > 1024) {
-      this.#queue = queue.slice(this.#head);
-      this.#head = 0;
-    }
   }
 
   /** Resolves once every script call sent so far (and the give-backs they lead to) answered. */
   settled(): Promise<void> {
     return this.#calls.settled();
-  }
-
-  /** {@link Prefetch.sweep} when the oldest lease has ended by `nowMs`. */
-  #sweepEnded(nowMs: number): void {
-    const head = this.#queue[this.#head];
-    if (head !== undefined && (head.done || head.endsMs <= nowMs)) this.sweep(nowMs);
   }
 
   /**
@@ -413,137 +244,14 @@ export class Prefetch {
    */
   async close(): Promise<void> {
     this.#closed = true;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
-    for (const lease of this.#queue.slice(this.#head)) this.#end(lease);
-    this.#queue = [];
-    this.#head = 0;
+    this.#leases.close();
     await this.settled();
     const lost = this.#calls.takeLost();
     if (lost.units > 0) throw new PrefetchLostError(lost.units, lost.keys, lost.error);
   }
 
-  /** The part of a fetch for `key`, giving back first what its previous lease holds. */
-  // biome-ignore lint/complexity/useMaxParams: perf: per fetch part; positional, no options object per call
-  #part(
-    key: string,
-    redisKey: string,
-    twin: LuaTwin,
-    algorithm: Algorithm,
-    cost: number,
-    lease: Lease | undefined,
-  ): FetchPart {
-    if (lease === undefined || lease.done) {
-      return givePart({ key, redisKey, twin, algorithm }, 0, 0, 0, cost);
-    }
-    if (this.#leases.get(key) === lease) this.#leases.delete(key);
-    // The same limit: the fetch gives its lease back first, in one script call.
-    if (lease.algorithm === algorithm) return giveBackPart(lease, cost);
-    this.#end(lease);
-    return givePart({ key, redisKey, twin, algorithm }, 0, 0, 0, cost);
-  }
-
-  /** Fetches for `parts` (one request) and decides it. */
-  #fetch(parts: FetchPart[], now: ScriptNow, nowMs: number): Promise<Decision[]> {
-    const down = this.#down();
-    if (down !== undefined) {
-      this.#calls.giveBackAgain(parts, now);
-      return Promise.reject(down);
-    }
-    return this.#calls
-      .queue(FetchMode.Fetch, parts, now)
-      .then((answer) => this.#answer(parts, answer, now, nowMs));
-  }
-
-  #answer(parts: FetchPart[], answer: Answer, now: ScriptNow, nowMs: number): Decision[] {
-    const { values, clock, charged } = answer;
-    const at = now === '' ? clock : now;
-    return parts.map((part, i) => {
-      const offset = i * FETCH_STRIDE;
-      const { twin, algorithm, cost } = part;
-      if (!charged) return twin.decode(values, offset, algorithm, cost);
-      const took = values[offset + FETCH_STRIDE - 1]!;
-      const d = twin.decode(values, offset, algorithm, took);
-      const lease: Lease = {
-        key: part.key,
-        redisKey: part.redisKey,
-        twin,
-        algorithm,
-        held: took - cost,
-        used: cost,
-        resetAfterMs: d.resetAfterMs,
-        fetchedMs: nowMs,
-        endsMs: nowMs + this.#life(algorithm, d, at),
-        deadline: performance.now() + this.ttlMs,
-        at,
-        reset: values[offset + 3]!,
-        done: false,
-      };
-      if (lease.held > 0) this.#install(lease);
-      // Redis's remaining now, plus what this process holds: exact at the fetch.
-      return withChargeTime(
-        {
-          allowed: true,
-          limit: d.limit,
-          remaining: d.remaining + lease.held,
-          retryAfterMs: 0,
-          resetAfterMs: d.resetAfterMs,
-          cost,
-        },
-        at,
-      );
-    });
-  }
-
-  /**
-   * How long a lease fetched at `at` (the decision's time) may be used: `ttl`, and for the
-   * window algorithms no longer than the window it was charged in.
-   */
-  #life(algorithm: Algorithm, d: Decision, at: number): number {
-    const base = algorithm.inner ?? algorithm;
-    if (base.kind === 'fixed-window') return Math.min(this.ttlMs, d.resetAfterMs);
-    if (base.kind === 'sliding-window') {
-      const windowMs = base.params[1]!;
-      return Math.min(this.ttlMs, windowMs - (((at % windowMs) + windowMs) % windowMs));
-    }
-    return this.ttlMs;
-  }
-
-  #install(lease: Lease): void {
-    if (this.#closed) {
-      this.#end(lease);
-      return;
-    }
-    const old = this.#leases.get(lease.key);
-    if (old !== undefined) this.#end(old);
-    this.#leases.set(lease.key, lease);
-    this.#queue.push(lease);
-    if (this.#timer === undefined && this.realTime) this.#arm(this.ttlMs);
-  }
-
-  /** Ends `lease`: gives back what it holds (in the next script call). */
-  #end(lease: Lease): void {
-    if (this.#leases.get(lease.key) === lease) this.#leases.delete(lease.key);
-    if (lease.done) return;
-    const part = giveBackPart(lease);
-    if (part.give > 0) this.#calls.giveBack([part], this.#now());
-  }
-
   /** The time of a give-back: Redis TIME, unless the store runs on the caller's clock. */
   #now(): ScriptNow {
-    return this.#serverTime ? '' : this.#lastNow;
+    return this.#serverTime ? '' : this.#leases.lastNow;
   }
-
-  #arm(delayMs: number): void {
-    this.#timer = setTimeout(this.#onTimer, Math.max(1, Math.ceil(delayMs)));
-    this.#timer.unref();
-  }
-
-  readonly #onTimer = (): void => {
-    this.#timer = undefined;
-    const perfNow = performance.now();
-    this.sweep(this.#lastNow, perfNow);
-    const head = this.#queue[this.#head];
-    if (head !== undefined) this.#arm(head.deadline - perfNow);
-  };
 }
