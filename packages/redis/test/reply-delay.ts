@@ -17,14 +17,23 @@ export async function replyDelayProxy(redisPort: number): Promise<ReplyDelay> {
     const upstream = createConnection({ host: '127.0.0.1', port: redisPort });
     sockets.add(downstream).add(upstream);
     downstream.pipe(upstream);
-    // Each chunk leaves no earlier than the one before it: replies keep their order.
-    let last = 0;
-    upstream.on('data', (chunk) => {
-      const at = Math.max(last, performance.now() + delayMs);
-      last = at;
-      const wait = at - performance.now();
-      if (wait <= 0) downstream.write(chunk);
-      else setTimeout(() => downstream.writable && downstream.write(chunk), wait);
+    // One queue per connection, sent in order by one timer: replies keep their order (a
+    // timer per chunk would not: Node truncates each delay to whole ms).
+    const queue: { at: number; chunk: Buffer }[] = [];
+    let timer: NodeJS.Timeout | undefined;
+    const pump = () => {
+      timer = undefined;
+      const now = performance.now();
+      while (queue.length > 0 && queue[0]!.at <= now) {
+        const { chunk } = queue.shift()!;
+        if (downstream.writable) downstream.write(chunk);
+      }
+      if (queue.length > 0) timer = setTimeout(pump, Math.ceil(queue[0]!.at - now));
+    };
+    upstream.on('data', (chunk: Buffer) => {
+      const last = queue.length > 0 ? queue[queue.length - 1]!.at : 0;
+      queue.push({ at: Math.max(last, performance.now() + delayMs), chunk });
+      if (timer === undefined) pump();
     });
     const end = () => {
       downstream.destroy();

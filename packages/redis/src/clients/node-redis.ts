@@ -119,7 +119,7 @@ interface ClusterNode {
 /** How often the topology is reloaded while a Cluster node fails, ms. */
 const WATCH_EVERY_MS = 250;
 /** How long after the last failed call it is reloaded, ms. */
-const WATCH_FOR_MS = 10_000;
+const WATCH_FOR_MS = 3000;
 
 /**
  * `ScriptClient.lost` of a node-redis cluster: while calls to a node fail or time out, its
