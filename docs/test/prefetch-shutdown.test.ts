@@ -3,8 +3,7 @@
 // back the units it held, so the next process sees every unused unit back. The quota is
 // 1000 a day (API_LIMIT) so that a lost unit does not refill within the test (one unit per 86 s).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import { type RedisProcess, startRedis } from '@sluice/test-kit';
+import { freePort, type RedisProcess, startRedis } from '@sluice/test-kit';
 import { DOCS, stop, TSX } from './paths.js';
 
 jest.setTimeout(120_000);
@@ -18,17 +17,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await redis?.stop();
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 interface App {
   child: ChildProcess;
