@@ -79,7 +79,8 @@ export class Fetches {
     if (waiting !== undefined) {
       // A fetch of this key is in flight: wait for it (see #landed).
       return new Promise<Decision>((resolve, reject) => {
-        waiting.push({ ...request, resolve, reject });
+        const { twin, algorithm, cost, now, nowMs } = request;
+        waiting.push({ twin, algorithm, cost, now, nowMs, resolve, reject });
       });
     }
     return this.#lead(key, request, []);
