@@ -21,7 +21,7 @@ import type { Algorithm } from '@sluice/core/store';
 import { RedisStore } from '@sluice/redis';
 import { Redis } from 'ioredis';
 // The batch script itself, for its CPU per key: internal to the package, read from its source.
-import { GCRA_BATCH_LUA } from '../../packages/redis/src/gcra.lua.js';
+import { GCRA_BATCH_LUA } from '../../packages/redis/src/twins/gcra.lua.js';
 import { parseCommand, shared } from './cli/args.js';
 import { GCRA_CONFIG, gcraAlgo, measureRate, plainTable, withRedis } from './measure/common.js';
 

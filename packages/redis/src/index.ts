@@ -7,9 +7,10 @@
  */
 
 export { StoreTimeoutError } from './batching/deadline-queue.js';
+export type { RedisClient } from './clients/client.js';
 export { SUPPORTED_CLIENTS } from './clients/client.js';
 export { MIN_REDIS_VERSION, RedisVersionError } from './clients/version.js';
-export type { RedisClient } from './lua-script.js';
-export type { PrefetchOptions } from './prefetch-options.js';
-export type { RedisStoreOptions } from './redis-store.js';
+export type { RedisStoreOptions } from './options.js';
+export { PrefetchLostError } from './prefetch/lost-error.js';
+export type { PrefetchOptions } from './prefetch/options.js';
 export { LUA_SOURCES, RedisStore } from './redis-store.js';

@@ -1,143 +1,24 @@
-import { type Decision, SluiceConfigError, type Store } from '@sluice/core';
-import {
-  type Algorithm,
-  checkOptionNames,
-  fullKey,
-  isRedisClientLike,
-  optionNames,
-  type StoreRequest,
-} from '@sluice/core/store';
+import type { Decision, Store } from '@sluice/core';
+import { type Algorithm, fullKey, type StoreRequest } from '@sluice/core/store';
 import { AllOrNothing, type Part } from './batching/all-or-nothing.js';
 import { DeadlineQueue } from './batching/deadline-queue.js';
-import { masterOf } from './batching/engine.js';
 import { ServerClocks } from './batching/server-clock.js';
 import { SingleKeyBatches } from './batching/single-key.js';
-import { CALENDAR_WINDOW } from './calendar-window.lua.js';
-import {
-  type RedisClient,
-  type ScriptClient,
-  SUPPORTED_CLIENTS,
-  scriptClient,
-} from './clients/client.js';
+import type { RedisClient, ScriptClient } from './clients/client.js';
 import {
   isSupportedVersion,
   type MIN_REDIS_VERSION,
   RedisVersionError,
   redisVersionOf,
 } from './clients/version.js';
-import { FIXED_WINDOW } from './fixed-window.lua.js';
-import { GCRA } from './gcra.lua.js';
-import type { LuaTwin } from './lua-common.js';
-import { penaltyTwin } from './penalty.lua.js';
-import { Prefetch } from './prefetch.js';
-import { type PrefetchOptions, parsePrefetch } from './prefetch-options.js';
+import { parseStoreOptions, type RedisStoreOptions } from './options.js';
+import type { PrefetchLostError } from './prefetch/lost-error.js';
+import { Prefetch } from './prefetch/prefetch.js';
 import { keySlot, redisKey } from './redis-key.js';
-import { SLIDING_LOG } from './sliding-log.lua.js';
-import { SLIDING_WINDOW } from './sliding-window.lua.js';
+import type { LuaTwin } from './twins/lua-common.js';
+import { noTwin, STORE_TWINS, twinOf } from './twins/registry.js';
 
-const REDIS_STORE_OPTIONS = optionNames<RedisStoreOptions>({
-  client: true,
-  prefix: true,
-  hashTag: true,
-  clock: true,
-  timeoutMs: true,
-  prefetch: true,
-});
-
-/** Options of {@link RedisStore}. */
-export interface RedisStoreOptions {
-  /**
-   * The Redis client, told apart by shape: ioredis or iovalkey (`new Redis(...)`,
-   * `new Cluster(...)`, `new Redis({ sentinels, name })`), or node-redis 5/6
-   * (`createClient()`, `createCluster()`, `createSentinel()` of the `redis` package; call
-   * its `connect()` yourself). The store never closes it.
-   */
-  client: RedisClient;
-  /** Prepended to every Redis key, before the hash tag; no `{` or `}`. Default `''`. */
-  prefix?: string;
-  /**
-   * Whether Redis keys carry a Cluster hash tag: `<prefix>{<key>}` when true,
-   * `<prefix><key>` when false (see `redisKey` for the hashing of long or unusual keys,
-   * the same in both forms). Default `client.isCluster`: tagged on a `Cluster`, untagged on
-   * a standalone `Redis`, where the braces would only cost memory. Pass `true` on a
-   * standalone `Redis` to store the keys a Cluster would use (e.g. before migrating its
-   * data to a Cluster); `false` on a `Cluster` is a config error, since every key of one
-   * limit must share a slot there.
-   */
-  hashTag?: boolean;
-  /**
-   * Whose clock decides: `'server'` (default) takes the time from Redis `TIME`, so app
-   * servers' clocks do not matter; `'client'` uses the limiter's `clock` (tests, or when
-   * every server's clock is trusted).
-   */
-  clock?: 'server' | 'client';
-  /**
-   * A call that takes longer than this many **ms** rejects with `StoreTimeoutError`, which the
-   * limiter's `onStoreError` policy handles. Default 500.
-   */
-  timeoutMs?: number;
-  /**
-   * Off by default. `{ units, ttl }`: a process takes up to `units` of a key's quota in one
-   * script call (charged in Redis at once), decides the key's next requests from them in
-   * process, with no round trip, and gives back exactly what it did not use when `ttl`
-   * (ms, or a string such as `'100ms'`) ends, or on {@link RedisStore.close}. N processes
-   * together never admit more than the quota. Fewer units are fetched as a key nears its
-   * limit (at most a quarter of what is left), so a key with little left is decided in
-   * Redis request by request. For hot keys (many decisions per key per `ttl`); the price:
-   * units one process holds are unavailable to another for at most `ttl`, and a crashed
-   * process loses at most `units` per key until the bucket refills. Concurrency limits
-   * are never prefetched. Envoy's rate limit quota service and Kong's `sync_rate` do this in
-   * gateways.
-   *
-   * @example
-   * ```ts
-   * new RedisStore({ client, prefetch: { units: 50, ttl: '100ms' } })
-   * ```
-   */
-  prefetch?: PrefetchOptions;
-}
-
-/** Each algorithm's Lua twin, by `Algorithm.kind`. */
-const TWINS: Readonly<Record<Algorithm['kind'], LuaTwin>> = {
-  gcra: GCRA,
-  'fixed-window': FIXED_WINDOW,
-  'sliding-window': SLIDING_WINDOW,
-  'sliding-log': SLIDING_LOG,
-  'calendar-window': CALENDAR_WINDOW,
-};
-
-/**
- * {@link TWINS} as a Map: a custom Algorithm's `kind` can be any value, and one like
- * `'constructor'` must not find an Object property.
- */
-const TWIN_OF_KIND: ReadonlyMap<unknown, LuaTwin> = new Map(Object.entries(TWINS));
-
-/** The penalty twin (`Limit.blockFor`) of each twin, by the inner algorithm's kind. */
-const PENALTY_OF_KIND: ReadonlyMap<unknown, LuaTwin> = new Map(
-  Object.entries(TWINS).map(([kind, twin]) => [kind, penaltyTwin(twin)]),
-);
-
-/** The twin that runs `algorithm`: its kind's, or for a penalty its inner kind's penalty twin. */
-function twinOf(algorithm: Algorithm): LuaTwin | undefined {
-  const inner = algorithm.inner;
-  if (inner !== undefined) {
-    return inner.inner === undefined ? PENALTY_OF_KIND.get(inner.kind) : undefined;
-  }
-  return TWIN_OF_KIND.get(algorithm.kind);
-}
-
-/** The Lua source of each algorithm's twin, by `Algorithm.kind` (for tools and tests). */
-export const LUA_SOURCES: Readonly<Record<Algorithm['kind'], string>> = Object.fromEntries(
-  Object.entries(TWINS).map(([kind, twin]) => [kind, twin.single.source]),
-) as Record<Algorithm['kind'], string>;
-
-/** The rejection of a call whose algorithm has a kind with no Lua twin (a custom Algorithm). */
-function noTwin(kind: unknown): TypeError {
-  const name = typeof kind === 'string' ? JSON.stringify(kind) : String(kind);
-  return new TypeError(
-    `sluice: RedisStore has no Lua twin for algorithm kind ${name} (it runs ${Object.keys(TWINS).join(', ')})`,
-  );
-}
+export { LUA_SOURCES } from './twins/registry.js';
 
 /**
  * A {@link Store} on Redis, Valkey, Redis Cluster or Sentinel, through ioredis 5/6, iovalkey
@@ -150,9 +31,12 @@ function noTwin(kind: unknown): TypeError {
  * A call that times out charges nothing, even if Redis runs it later (after a stall): each
  * script carries its callers' deadline on Redis's own clock (the offset from this process's
  * clock is measured from the `TIME` each reply carries) and does nothing once it is past.
- * Only a call whose script ran in time but whose reply arrived too late (the reply itself
- * held up) can still be charged. Until the first reply from a server, calls carry no
- * deadline.
+ * A call whose script ran in time but whose reply arrived too late (the reply itself held
+ * up), or that was given up when its node's breaker opened, is given back when its reply
+ * arrives, by its algorithm's refund. What can stay charged: a call whose reply never
+ * arrives (the connection lost after the script ran), a give-back that fails, and the block
+ * a late denial under `blockFor` started. Until the first reply from a server, calls carry
+ * no deadline.
  *
  * ```ts
  * const store = new RedisStore({ client: new Redis(), timeoutMs: 200 });
@@ -197,41 +81,9 @@ export class RedisStore implements Store {
   #lastTwin: LuaTwin | undefined;
 
   constructor(options: RedisStoreOptions) {
-    if (options === null || typeof options !== 'object') {
-      throw new SluiceConfigError(
-        'options',
-        options,
-        'an object { client, prefix?, hashTag?, clock?, timeoutMs?, prefetch? }',
-      );
-    }
-    if (isRedisClientLike(options)) {
-      throw new SluiceConfigError('options', options, 'an object { client, … }', {
-        hint: 'pass the client as an option: `new RedisStore({ client })`',
-      });
-    }
-    checkOptionNames(options, REDIS_STORE_OPTIONS, 'new RedisStore()');
-    const { client, prefix = '', clock = 'server', timeoutMs = 500 } = options;
-    const driver = scriptClient(client);
-    if (driver === undefined) throw new SluiceConfigError('client', client, SUPPORTED_CLIENTS);
+    const { client, driver, prefix, hashTag, clock, timeoutMs, prefetch } =
+      parseStoreOptions(options);
     const cluster = driver.cluster;
-    const { hashTag = cluster } = options;
-    if (typeof hashTag !== 'boolean' || (cluster && !hashTag)) {
-      throw new SluiceConfigError(
-        'hashTag',
-        hashTag,
-        cluster ? 'true (or unset) on a Cluster' : 'a boolean',
-      );
-    }
-    // Braces in the prefix would be the key's hash tag: every key in one Cluster slot.
-    if (typeof prefix !== 'string' || prefix.includes('{') || prefix.includes('}')) {
-      throw new SluiceConfigError('prefix', prefix, 'a string without { or }');
-    }
-    if (clock !== 'server' && clock !== 'client') {
-      throw new SluiceConfigError('clock', clock, "'server' or 'client'");
-    }
-    if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-      throw new SluiceConfigError('timeoutMs', timeoutMs, 'a finite number of ms > 0');
-    }
     this.client = client;
     this.#driver = driver;
     this.prefix = prefix;
@@ -240,17 +92,24 @@ export class RedisStore implements Store {
     this.timeoutMs = timeoutMs;
     this.#deadlines = new DeadlineQueue(timeoutMs);
     const clocks = new ServerClocks();
-    const down = () => this.#down();
+    const down = () => driver.down();
     const deadlines = this.#deadlines;
-    this.#singleKey = new SingleKeyBatches({ client, cluster, deadlines, clocks, down });
-    const twins = [...Object.values(TWINS), ...PENALTY_OF_KIND.values()];
-    this.#allOrNothing = new AllOrNothing({ client, cluster, deadlines, clocks, twins });
-    const prefetch = parsePrefetch(options.prefetch);
+    const twins = STORE_TWINS;
+    // The engines get the client resolved once (`driver`), never the raw client.
+    this.#allOrNothing = new AllOrNothing({ client: driver, cluster, deadlines, clocks, twins });
+    this.#singleKey = new SingleKeyBatches({
+      client: driver,
+      cluster,
+      deadlines,
+      clocks,
+      down,
+      giveBack: (part, now, at) => this.#allOrNothing.refundOne(part, now, at),
+    });
     this.prefetcher =
       prefetch &&
       new Prefetch({
         config: prefetch,
-        client,
+        client: driver,
         cluster,
         deadlines,
         clocks,
@@ -261,7 +120,7 @@ export class RedisStore implements Store {
         decide: (key, twin, algorithm, cost, nowMs) =>
           this.#decide(twin, key, algorithm, cost, nowMs),
       });
-    if (cluster) this.failureDomain = (key) => masterOf(client, keySlot(this.keyFor(key))) ?? '';
+    if (cluster) this.failureDomain = (key) => driver.masterOf(keySlot(this.keyFor(key))) ?? '';
   }
 
   /**
@@ -303,15 +162,7 @@ export class RedisStore implements Store {
       return this.#afterCheck(() => this.consume(key, algorithm, cost, nowMs));
     }
     const prefetch = this.prefetcher;
-    if (prefetch?.handles(algorithm)) {
-      if (cost > 0) {
-        const now = this.clock === 'client' ? nowMs : '';
-        return prefetch.consume(key, twin, algorithm, cost, now, nowMs);
-      }
-      return this.#decide(twin, key, algorithm, 0, nowMs).then((peek) =>
-        prefetch.withHeld(key, algorithm, peek),
-      );
-    }
+    if (prefetch !== undefined) return prefetch.consume(key, twin, algorithm, cost, nowMs);
     return this.#decide(twin, key, algorithm, cost, nowMs);
   }
 
@@ -357,12 +208,8 @@ export class RedisStore implements Store {
       if (twin === undefined) return Promise.reject(noTwin(algorithm.kind));
       parts.push({ key: this.keyFor(fullKey(r)), twin, algorithm, cost: r.cost });
     }
-    const prefetch = this.prefetcher;
-    if (prefetch !== undefined && requests.every((r) => prefetch.handles(r.algorithm))) {
-      const now = this.clock === 'client' ? nowMs : '';
-      const decided = prefetch.consumeAll(requests.map(fullKey), parts, now, nowMs);
-      if (decided !== undefined) return Promise.resolve(decided);
-    }
+    const decided = this.prefetcher?.consumeAll(requests.map(fullKey), parts, nowMs);
+    if (decided !== undefined) return Promise.resolve(decided);
     if (this.#version !== true) return this.#afterCheck(() => this.consumeAll(requests, nowMs));
     const down = this.#down();
     if (down) return Promise.reject(down);
@@ -408,8 +255,7 @@ export class RedisStore implements Store {
     // Decisions asked for before this reset reach Redis before its DEL.
     this.#singleKey.flush();
     this.#allOrNothing.flush();
-    this.prefetcher?.forget(key);
-    this.prefetcher?.flush();
+    this.prefetcher?.reset(key);
     await this.#deadlines.wrap(this.#driver.del(this.keyFor(key)));
   }
 
@@ -472,12 +318,24 @@ export class RedisStore implements Store {
   /**
    * Gives back every unit this process holds from option `prefetch` (and those of fetches
    * still in flight, once they land) and resolves when Redis has them; later requests are
-   * decided in Redis one by one. Call it on shutdown, before closing the client. Does not
-   * close the client. Resolves at once without `prefetch`.
+   * decided in Redis one by one. Call it on shutdown, before closing the client: the store
+   * installs no signal handler, so a process stopped by Ctrl-C (`SIGINT`) or `SIGTERM` gives
+   * its units back only if the app calls it from its own handler. Does not close the client.
+   * Resolves at once without `prefetch`.
+   *
+   * @throws {@link PrefetchLostError} (a rejection) when units could not be given back:
+   *   the client was closed first, or Redis did not answer within `timeoutMs`. It says how
+   *   many units of how many keys stay charged (never which keys).
    *
    * @example
    * ```ts
-   * process.on('SIGTERM', async () => { await store.close(); await client.quit(); });
+   * for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+   *   process.once(signal, async () => {
+   *     await store.close(); // first: the client must still be open
+   *     await client.quit();
+   *     process.exit(0);
+   *   });
+   * }
    * ```
    */
   async close(): Promise<void> {

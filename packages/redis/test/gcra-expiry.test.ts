@@ -5,7 +5,7 @@ import { chargeTimeOf, StoreKeyError } from '@sluice/core/store';
 import { type RedisProcess, startRedis } from '@sluice/test-kit';
 import { Redis } from 'ioredis';
 import { RedisStore } from '../src/index.js';
-import { SLACK_MS } from '../src/lua-common.js';
+import { SLACK_MS } from '../src/twins/lua-common.js';
 
 let server: RedisProcess;
 let client: Redis;

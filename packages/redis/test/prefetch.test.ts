@@ -6,16 +6,17 @@ import {
   type Decision,
   fixedWindow,
   gcra,
+  penalty,
   RateLimiter,
   SluiceConfigError,
   slidingLog,
   slidingWindow,
 } from '@sluice/core';
-import type { Algorithm } from '@sluice/core/store';
+import { type Algorithm, parsePenalty } from '@sluice/core/store';
 import { EPOCH, type RedisProcess, scriptCalls, startRedis } from '@sluice/test-kit';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
-import { RedisStore } from '../src/index.js';
+import { PrefetchLostError, RedisStore } from '../src/index.js';
 
 const RUNS = Number(process.env.SLUICE_PREFETCH_RUNS ?? 25);
 const LIMIT = 40;
@@ -185,7 +186,7 @@ describe('prefetch', () => {
     await s.close();
   });
 
-  test('a decision reports what Redis holds plus what this process holds', async () => {
+  test('the fetch reports Redis plus what this process holds; a decision from held units what it holds', async () => {
     const s = store(50);
     const limiter = new RateLimiter({ algorithm, store: s, clock: () => EPOCH });
     const truth = new RateLimiter({
@@ -193,15 +194,102 @@ describe('prefetch', () => {
       store: new RedisStore({ client, clock: 'client' }),
       clock: () => EPOCH,
     });
+    const first = await limiter.consume('truthful'); // the fetch
+    expect(first.remaining).toBe(1000 - 1);
     let last: Decision | undefined;
-    for (let i = 0; i < 7; i++) last = await limiter.consume('truthful');
-    const redis = (await truth.peek('truthful')).remaining;
-    expect(last!.remaining).toBe(redis + s.prefetcher!.held('sl:truthful'));
+    for (let i = 0; i < 6; i++) last = await limiter.consume('truthful');
     expect(s.prefetcher!.held('sl:truthful')).toBe(43);
-    // A peek adds what this process holds too.
-    expect((await limiter.peek('truthful')).remaining).toBe(last!.remaining);
+    // Other processes may have used what Redis had left at the fetch: only the units held
+    // here are sure.
+    expect(last!.remaining).toBe(43);
+    // A peek asks Redis and adds what this process holds.
+    const redis = (await truth.peek('truthful')).remaining;
+    expect((await limiter.peek('truthful')).remaining).toBe(redis + 43);
+    expect(redis + 43).toBe(1000 - 7);
     await s.close();
     expect((await truth.peek('truthful')).remaining).toBe(1000 - 7);
+  });
+
+  test.each(ALGORITHMS)(
+    '%s: 4 stores on one key, no decision reports more than Redis plus its own holding',
+    async (name, make) => {
+      const algo = make();
+      const stores = Array.from({ length: 4 }, () => store(8));
+      const limiters = stores.map(
+        (st) =>
+          new RateLimiter({ algorithm: algo, store: st, clock: () => EPOCH, ...failOnStoreError }),
+      );
+      const truth = new RateLimiter({
+        algorithm: algo,
+        store: new RedisStore({ client, clock: 'client' }),
+        clock: () => EPOCH,
+      });
+      const key = `remaining-${name}`;
+      let over = 0;
+      for (let i = 0; i < 60; i++) {
+        const n = i % 4;
+        const d = await limiters[n]!.consume(key);
+        const redis = (await truth.peek(key)).remaining;
+        const allowed = redis + stores[n]!.prefetcher!.held(`sl:${key}`);
+        if (d.remaining > allowed) over++;
+      }
+      expect(over).toBe(0);
+      await Promise.all(stores.map((st) => st.close()));
+    },
+  );
+
+  test('a block (blockFor) holds on every store with prefetch: none admits from units it held', async () => {
+    const blocked = penalty(fixedWindow({ limit: 40, window: '1h' }), parsePenalty('30s'));
+    const stores = Array.from({ length: 4 }, () => store(8));
+    const limiters = stores.map(
+      (st) =>
+        new RateLimiter({ algorithm: blocked, store: st, clock: () => EPOCH, ...failOnStoreError }),
+    );
+    // Each store decides a few requests: on main each then holds units of the key.
+    for (const limiter of limiters) for (let i = 0; i < 2; i++) await limiter.consume('blocked');
+    // Store 0 alone uses up the quota, and its next request is denied: the key is blocked.
+    let denied: Decision | undefined;
+    for (let i = 0; i < 100 && denied === undefined; i++) {
+      const d = await limiters[0]!.consume('blocked');
+      if (!d.allowed) denied = d;
+    }
+    expect(denied?.retryAfterMs).toBeGreaterThan(29_000);
+    // Every store, the ones that held units before the block too, denies during the block.
+    const during = await Promise.all(
+      limiters.flatMap((limiter) => Array.from({ length: 10 }, () => limiter.consume('blocked'))),
+    );
+    expect(during.filter((d) => d.allowed)).toHaveLength(0);
+    await Promise.all(stores.map((st) => st.close()));
+  });
+
+  test('close() after the client quit says how many units it could not give back', async () => {
+    const own = new Redis({ port: server.port, host: '127.0.0.1' });
+    const s = new RedisStore({ client: own, clock: 'client', prefetch: { units: 100, ttl: '1h' } });
+    const limiter = new RateLimiter({ algorithm, store: s, clock: () => EPOCH });
+    await limiter.consume('quit-first');
+    expect(s.prefetcher!.held('sl:quit-first')).toBe(99);
+    await own.quit();
+    const error = await s.close().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(PrefetchLostError);
+    expect((error as PrefetchLostError).units).toBe(99);
+    expect((error as PrefetchLostError).message).toMatch(/99 prefetched units of 1 key/);
+    expect((error as PrefetchLostError).message).not.toContain('quit-first');
+  });
+
+  test('close() with the client open gives every held unit back and resolves', async () => {
+    const s = store(100);
+    const limiter = new RateLimiter({ algorithm, store: s, clock: () => EPOCH });
+    await limiter.consume('close-open');
+    await expect(s.close()).resolves.toBeUndefined();
+    const truth = new RateLimiter({
+      algorithm,
+      store: new RedisStore({ client, clock: 'client' }),
+      clock: () => EPOCH,
+    });
+    expect((await truth.peek('close-open')).remaining).toBe(1000 - 1);
   });
 
   test('fetches less as a key nears its limit, and never denies from held units alone', async () => {
@@ -232,7 +320,7 @@ describe('prefetch', () => {
     const peek = await limiter.refund('back', { charge });
     expect(await scriptCalls(client)).toBe(before);
     expect(s.prefetcher!.held('sl:back')).toBe(49);
-    expect(peek.remaining).toBe(999);
+    expect(peek.remaining).toBe(49);
     await s.close();
   });
 

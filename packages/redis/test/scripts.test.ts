@@ -1,12 +1,14 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FIXED_WINDOW } from '../src/fixed-window.lua.js';
-import { GCRA } from '../src/gcra.lua.js';
-import type { LuaTwin } from '../src/lua-common.js';
-import { multiScript } from '../src/lua-multi.js';
-import { penaltyTwin } from '../src/penalty.lua.js';
-import { SLIDING_LOG } from '../src/sliding-log.lua.js';
-import { SLIDING_WINDOW } from '../src/sliding-window.lua.js';
+import { fetchScript } from '../src/prefetch/fetch.lua.js';
+import { FIXED_WINDOW } from '../src/twins/fixed-window.lua.js';
+import { GCRA } from '../src/twins/gcra.lua.js';
+import type { LuaTwin } from '../src/twins/lua-common.js';
+import { multiScript } from '../src/twins/lua-multi.js';
+import { penaltyTwin } from '../src/twins/penalty.lua.js';
+import { STORE_TWINS } from '../src/twins/registry.js';
+import { SLIDING_LOG } from '../src/twins/sliding-log.lua.js';
+import { SLIDING_WINDOW } from '../src/twins/sliding-window.lua.js';
 
 // Every script the store sends, as Redis receives it after template assembly, is held in
 // test/scripts/*.lua: a change to a twin or to the shared prelude shows in review as a Lua
@@ -22,6 +24,8 @@ function assembled(): Map<string, string> {
     scripts.set(`${twin.name}.batch.lua`, twin.batch.source);
   }
   scripts.set('all-or-nothing.lua', multiScript(ALL).source);
+  // The prefetch script, over every twin the store runs (calendar quotas included).
+  scripts.set('prefetch.lua', fetchScript(STORE_TWINS).source);
   return scripts;
 }
 

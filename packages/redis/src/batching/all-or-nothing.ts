@@ -1,10 +1,10 @@
 import type { Decision } from '@sluice/core';
 import { type Algorithm, keyErrorReason, StoreKeyError, withChargeTime } from '@sluice/core/store';
-import type { LuaTwin } from '../lua-common.js';
-import { MULTI_WIDTH, MultiMode, multiScript } from '../lua-multi.js';
 import { keySlot } from '../redis-key.js';
+import type { LuaTwin } from '../twins/lua-common.js';
+import { MULTI_WIDTH, MultiMode, multiScript } from '../twins/lua-multi.js';
 import { StoreTimeoutError } from './deadline-queue.js';
-import { Batch, type Call, type EngineOptions, MAX_BATCH, masterOf } from './engine.js';
+import { Batch, type Call, type EngineOptions, MAX_BATCH } from './engine.js';
 import { type Answer, MultiKeyEngine } from './multi-key.js';
 
 /** One key of an all-or-nothing request. */
@@ -162,7 +162,7 @@ export class AllOrNothing extends MultiKeyEngine<MultiCall, MultiBatch> {
     try {
       for (let g = 0; g < groups.length && denied < 0; g++) {
         const job: Job = { parts, group: groups[g]!, now };
-        request.server = masterOf(this.client, job.group.slot);
+        request.server = this.client.masterOf(job.group.slot);
         const answer = await this.#one(job, MultiMode.Charge, deadline);
         if (answer.charged) {
           charged.push({
@@ -268,6 +268,26 @@ export class AllOrNothing extends MultiKeyEngine<MultiCall, MultiBatch> {
       }
     }
     return this.keysThen(keys, argv);
+  }
+
+  /**
+   * A reply for a charge its caller gave up on (answered by the failure policy): the script
+   * ran before the call's deadline, but its reply came too late. What it charged is given
+   * back with each twin's refund (best effort: a refund that fails leaves it charged). A
+   * request across slots gives back its other groups itself.
+   */
+  protected override late(
+    batch: MultiBatch,
+    call: MultiCall,
+    reply: unknown[],
+    offset: number,
+    status: unknown,
+  ): void {
+    if (batch.mode !== MultiMode.Charge || status !== 1) return;
+    const { parts, group, now } = call.job;
+    const values = reply.slice(offset, offset + group.parts.length * MULTI_WIDTH) as number[];
+    const at = now === '' ? batch.clock : now;
+    this.#refund(parts, { group, at, values }, now).catch(() => undefined);
   }
 
   protected keyError(call: MultiCall, message: string): Error {

@@ -1,6 +1,6 @@
-import { scriptClient } from '../clients/client.js';
-import { EXPIRED } from '../lua-common.js';
-import type { LuaScript, RedisClient } from '../lua-script.js';
+import type { ScriptClient } from '../clients/client.js';
+import { EXPIRED } from '../twins/lua-common.js';
+import type { LuaScript } from '../twins/lua-script.js';
 import { type DeadlineQueue, type Pending, StoreTimeoutError } from './deadline-queue.js';
 import type { ServerClocks } from './server-clock.js';
 
@@ -54,6 +54,8 @@ export class Batch<C extends Call<never>> implements Pending {
   deadline = 0;
   /** Every call answered (or the batch timed out). */
   settled = false;
+  /** Told when the batch fails unanswered (timed out, given up, failed): the client's `lost`. */
+  onLost: ((node: string | undefined) => void) | undefined;
 
   constructor(group: string | number, slot: number) {
     this.group = group;
@@ -62,6 +64,7 @@ export class Batch<C extends Call<never>> implements Pending {
 
   /** Rejects every call not yet answered (a timeout, a failed send, a node given up). */
   reject(error: Error): void {
+    this.onLost?.(this.node);
     this.settled = true;
     for (const call of this.calls) {
       if (call.settled) continue;
@@ -79,14 +82,10 @@ export class Batch<C extends Call<never>> implements Pending {
   }
 }
 
-/** The master serving `slot` in a Cluster client's slot table, undefined before it is loaded. */
-export function masterOf(client: RedisClient, slot: number): string | undefined {
-  return scriptClient(client)?.masterOf(slot);
-}
-
 /** What every batching path shares (see {@link BatchEngine}). */
 export interface EngineOptions {
-  client: RedisClient;
+  /** The store's client, resolved once (`scriptClient`). */
+  client: ScriptClient;
   /** Whether `client` is a `Cluster`: batches are then per slot. */
   cluster: boolean;
   deadlines: DeadlineQueue;
@@ -113,7 +112,7 @@ export interface EngineOptions {
  * (subclass) keeps its argument layout (`script`, `args`) and its decoding (`decode`).
  */
 export abstract class BatchEngine<A, C extends Call<A>, B extends Batch<C>> {
-  protected readonly client: RedisClient;
+  protected readonly client: ScriptClient;
   protected readonly cluster: boolean;
   protected readonly deadlines: DeadlineQueue;
   readonly #clocks: ServerClocks;
@@ -127,6 +126,8 @@ export abstract class BatchEngine<A, C extends Call<A>, B extends Batch<C>> {
   #openBySlot = new Map<string | number, Map<number, B>>();
   /** Batches opened since the last flush, in the order they were opened. */
   #pending: B[] = [];
+  /** The client's `lost`, on a Cluster client that has one: told of each failed batch. */
+  readonly #lost: ((node: string | undefined) => void) | undefined;
 
   constructor(options: EngineOptions) {
     this.client = options.client;
@@ -137,6 +138,9 @@ export abstract class BatchEngine<A, C extends Call<A>, B extends Batch<C>> {
     this.#raw = options.raw ?? false;
     this.#down = options.down;
     this.#inflight = options.inflight ? new Set() : undefined;
+    const client = options.client;
+    this.#lost =
+      options.cluster && client.lost !== undefined ? (node) => client.lost!(node) : undefined;
   }
 
   /** The script `batch` runs. */
@@ -231,8 +235,9 @@ export abstract class BatchEngine<A, C extends Call<A>, B extends Batch<C>> {
     // The deadline runs from the send, not from the first call: a batch held back because
     // this process's event loop was blocked has not waited on Redis.
     this.deadlines.track(batch);
-    const node = this.cluster ? masterOf(this.client, batch.slot) : '';
+    const node = this.cluster ? this.client.masterOf(batch.slot) : '';
     batch.node = node;
+    batch.onLost = this.#lost;
     if (batch.abandonable) batch.server = node;
     const cutoff = batch.cutoff === 'send' ? batch.deadline : batch.cutoff;
     const deadline =

@@ -1,5 +1,5 @@
-import type { LuaTwin } from '../lua-common.js';
-import type { LuaScript } from '../lua-script.js';
+import type { LuaTwin } from '../twins/lua-common.js';
+import type { LuaScript } from '../twins/lua-script.js';
 import { type Batch, BatchEngine, type Call, type EngineOptions } from './engine.js';
 
 /**

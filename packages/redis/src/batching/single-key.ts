@@ -1,11 +1,15 @@
 import type { Decision } from '@sluice/core';
 import { type Algorithm, keyErrorReason, StoreKeyError, withChargeTime } from '@sluice/core/store';
-import type { LuaTwin } from '../lua-common.js';
-import type { LuaScript } from '../lua-script.js';
 import { keySlot } from '../redis-key.js';
+import type { LuaTwin } from '../twins/lua-common.js';
+import type { LuaScript } from '../twins/lua-script.js';
+import type { Part } from './all-or-nothing.js';
 import { Batch, BatchEngine, type Call, type EngineOptions } from './engine.js';
 
 export { MAX_BATCH } from './engine.js';
+
+/** Gives back `part.cost` units charged at `at` (ms, on the clock of `now`; '' = Redis TIME). */
+export type GiveBack = (part: Part, now: number | '', at: number) => Promise<unknown>;
 
 /** One decision asked for. */
 interface KeyCall extends Call<Decision> {
@@ -86,9 +90,16 @@ class KeyBatch extends Batch<KeyCall> {
 export class SingleKeyBatches extends BatchEngine<Decision, KeyCall, KeyBatch> {
   /** The batch the last call joined, while open: the common case, no lookup. */
   #last: KeyBatch | undefined;
+  /** Gives back `part.cost` units charged at `at` (the store's refund). */
+  readonly #giveBack: GiveBack;
 
-  constructor(options: Omit<EngineOptions, 'statuses' | 'raw'>) {
+  /**
+   * @param options.giveBack - gives back what a call charged when its reply came after its
+   *   caller was answered without it (timed out, or its node's breaker opened).
+   */
+  constructor(options: Omit<EngineOptions, 'statuses' | 'raw'> & { giveBack: GiveBack }) {
     super({ ...options, statuses: false, raw: true });
+    this.#giveBack = options.giveBack;
   }
 
   /** Queues one decision; `now` is '' for Redis TIME. Settles within the deadline queue's timeout. */
@@ -154,6 +165,25 @@ export class SingleKeyBatches extends BatchEngine<Decision, KeyCall, KeyBatch> {
     return batch.now === '' && decision.allowed && cost > 0
       ? withChargeTime(decision, batch.clock)
       : decision;
+  }
+
+  /**
+   * A reply for a call its caller gave up on (answered by the failure policy): the script
+   * ran before the call's deadline, but its reply came too late. What it charged is given
+   * back with its twin's refund, so the call leaves nothing charged (best effort: a refund
+   * that fails leaves it charged).
+   */
+  protected override late(batch: KeyBatch, call: KeyCall, reply: unknown[], at: number): void {
+    const { cost } = call;
+    if (cost <= 0 || typeof reply[at] !== 'number') return;
+    const stride = batch.twin.replyWidth;
+    const decision = batch.twin.decodeReply(reply as number[], at, call.algorithm, cost);
+    if (!decision.allowed) return;
+    // The call's key: the keys lead the argv, in call order (one call, one key).
+    const key = batch.argv[at / stride] as string;
+    const now = (batch.nowAndCost?.[(2 * at) / stride] ?? batch.now) as number | '';
+    const part = { key, twin: batch.twin, algorithm: call.algorithm, cost };
+    this.#giveBack(part, now, now === '' ? batch.clock : now).catch(() => undefined);
   }
 
   protected keyError(call: KeyCall, message: string): Error {

@@ -48,6 +48,12 @@ export interface ScriptClient {
    * after the reconnect, long after its caller got a fallback decision.
    */
   down(): Error | undefined;
+  /**
+   * Optional: calls to `server` (a {@link ScriptClient.masterOf} value; undefined: unknown)
+   * failed or timed out. A Cluster client that does not follow a failover by itself
+   * reloads its topology meanwhile (node-redis); ioredis does on its own.
+   */
+  lost?(server?: string): void;
 }
 
 const adapters = new WeakMap<object, ScriptClient>();

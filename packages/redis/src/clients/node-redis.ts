@@ -9,6 +9,11 @@ interface NodeRedis {
   /** Cluster only: each slot's master (`address` is `host:port`). */
   readonly slots?: ({ master?: { address?: string } } | undefined)[];
   readonly masters?: unknown;
+  /**
+   * Cluster only: its slot table, whose `rediscover(startWith)` reloads the topology from
+   * the node `startWith` (public in node-redis 5 and 6's types).
+   */
+  readonly _slots?: { rediscover?(startWith: unknown): Promise<void> };
   /** Sentinel only. */
   getMasterNode?: unknown;
 }
@@ -91,6 +96,7 @@ export function nodeRedisClient(client: object): ScriptClient {
     del: (key) => send(key, ['DEL', key]),
     info: () => send(undefined, ['INFO', 'server']).then(String),
     masterOf: cluster ? (slot) => c.slots?.[slot]?.master?.address : () => '',
+    lost: cluster ? topologyWatch(c) : undefined,
     down() {
       if (!c.isOpen) return DOWN_ERRORS.close;
       if (c.isReady !== false) {
@@ -101,5 +107,46 @@ export function nodeRedisClient(client: object): ScriptClient {
       // reconnecting after a lost connection (calls fail at once).
       return wasReady ? DOWN_ERRORS.reconnecting : undefined;
     },
+  };
+}
+
+/** A master of a node-redis cluster as its `masters` list has it. */
+interface ClusterNode {
+  address?: string;
+  client?: { isReady?: boolean };
+}
+
+/** How often the topology is reloaded while a Cluster node fails, ms. */
+const WATCH_EVERY_MS = 250;
+/** How long after the last failed call it is reloaded, ms. */
+const WATCH_FOR_MS = 3000;
+
+/**
+ * `ScriptClient.lost` of a node-redis cluster: while calls to a node fail or time out, its
+ * topology is reloaded from a healthy master every {@link WATCH_EVERY_MS}, so the client
+ * follows a replica's promotion within that. node-redis reloads it by itself only on a
+ * `MOVED` (which a dead master never answers) and, in node-redis 6, 5 s after a node starts
+ * reconnecting (its `topologyRefreshOnReconnectionAttemptStrategy`): 3 to 6 s of requests
+ * decided by the failure policy after the promotion. ioredis refreshes its slots on its own.
+ */
+function topologyWatch(c: NodeRedis): (server?: string) => void {
+  let until = 0;
+  let failed: string | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const tick = () => {
+    timer = undefined;
+    if (performance.now() > until || !c.isOpen) return;
+    const masters = (Array.isArray(c.masters) ? c.masters : []) as ClusterNode[];
+    const healthy = masters.find((m) => m.address !== failed && m.client?.isReady === true);
+    if (healthy?.client !== undefined) {
+      c._slots?.rediscover?.(healthy.client)?.catch(() => undefined);
+    }
+    timer = setTimeout(tick, WATCH_EVERY_MS);
+    timer.unref();
+  };
+  return (server) => {
+    until = performance.now() + WATCH_FOR_MS;
+    if (server !== undefined) failed = server;
+    if (timer === undefined) tick();
   };
 }

@@ -1,12 +1,12 @@
 import type { Algorithm } from '@sluice/core/store';
-import type { LuaTwin } from '../lua-common.js';
-import { FETCH_STRIDE, FetchMode, fetchScript } from '../prefetch.lua.js';
-import { SHARE } from '../prefetch-options.js';
+import { Batch, type Call, type EngineOptions, MAX_BATCH } from '../batching/engine.js';
+import { type Answer, MultiKeyEngine } from '../batching/multi-key.js';
 import { keySlot } from '../redis-key.js';
-import { Batch, type Call, type EngineOptions, MAX_BATCH } from './engine.js';
-import { type Answer, MultiKeyEngine } from './multi-key.js';
+import type { LuaTwin } from '../twins/lua-common.js';
+import { FETCH_STRIDE, FetchMode, fetchScript } from './fetch.lua.js';
+import { SHARE } from './options.js';
 
-export type { Answer } from './multi-key.js';
+export type { Answer } from '../batching/multi-key.js';
 
 /** One key of a fetch or give-back. */
 export interface FetchPart {
@@ -22,6 +22,21 @@ export interface FetchPart {
   give: number;
   at: number;
   reset: number;
+}
+
+/**
+ * The part of a script call for `of`'s key that gives back `give` units charged at `at`
+ * (whose reply's 4th value was `reset`), then asks `cost` units (0: a give-back alone).
+ */
+export function givePart(
+  of: Pick<FetchPart, 'key' | 'redisKey' | 'twin' | 'algorithm'>,
+  give: number,
+  at: number,
+  reset: number,
+  cost = 0,
+): FetchPart {
+  const { key, redisKey, twin, algorithm } = of;
+  return { key, redisKey, twin, algorithm, cost, give, at, reset };
 }
 
 /** One request of a script call: its parts, in one slot. */
@@ -57,6 +72,8 @@ export type ScriptNow = number | '';
  */
 export class FetchCalls extends MultiKeyEngine<FetchCall, FetchBatch> {
   readonly #units: number;
+  /** Units whose give-back failed (left charged in Redis), of how many keys, and why. */
+  #lost = { units: 0, keys: 0, error: undefined as unknown };
 
   /** @param options.units - the most units a fetch takes of one key. */
   constructor(
@@ -73,16 +90,33 @@ export class FetchCalls extends MultiKeyEngine<FetchCall, FetchBatch> {
     this.#units = options.units;
   }
 
-  /** Gives back `parts`' `give` units (best effort: a failure leaves them charged). */
+  /**
+   * Gives back `parts`' `give` units (best effort: a failure leaves them charged, counted
+   * in {@link FetchCalls.takeLost}).
+   */
   giveBack(parts: readonly FetchPart[], now: ScriptNow): void {
-    this.queue(FetchMode.GiveBack, parts, now).catch(() => undefined);
+    this.queue(FetchMode.GiveBack, parts, now).catch((error: unknown) => {
+      const lost = this.#lost;
+      for (const part of parts) {
+        if (part.give === 0) continue;
+        lost.units += part.give;
+        lost.keys++;
+      }
+      lost.error = error;
+    });
+  }
+
+  /** The units (and keys) whose give-back failed since the last call, and the last error. */
+  takeLost(): { units: number; keys: number; error: unknown } {
+    const lost = this.#lost;
+    this.#lost = { units: 0, keys: 0, error: undefined };
+    return lost;
   }
 
   /** Gives back again what a fetch that never ran was to give back first. */
   giveBackAgain(parts: readonly FetchPart[], now: ScriptNow): void {
     for (const part of parts) {
-      if (part.give === 0) continue;
-      this.queue(FetchMode.GiveBack, [{ ...part, cost: 0 }], now).catch(() => undefined);
+      if (part.give > 0) this.giveBack([givePart(part, part.give, part.at, part.reset)], now);
     }
   }
 
@@ -144,13 +178,16 @@ export class FetchCalls extends MultiKeyEngine<FetchCall, FetchBatch> {
     status: unknown,
   ): void {
     if (status !== 1) return;
-    const parts = call.parts.map((part, i) => ({
-      ...part,
-      cost: 0,
-      give: reply[offset + i * FETCH_STRIDE + FETCH_STRIDE - 1] as number,
-      at: call.now === '' ? batch.clock : call.now,
-      reset: reply[offset + i * FETCH_STRIDE + 3] as number,
-    }));
-    this.queue(FetchMode.GiveBack, parts, call.now).catch(() => undefined);
+    const at = call.now === '' ? batch.clock : call.now;
+    const parts = call.parts.map((part, i) => {
+      const values = offset + i * FETCH_STRIDE;
+      return givePart(
+        part,
+        reply[values + FETCH_STRIDE - 1] as number,
+        at,
+        reply[values + 3] as number,
+      );
+    });
+    this.giveBack(parts, call.now);
   }
 }

@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type RedisClient, type ScriptClient, scriptClient } from './clients/client.js';
-
-export type { RedisClient } from './clients/client.js';
+import type { ScriptClient } from '../clients/client.js';
 
 /**
  * A Lua script run by `EVALSHA` (one round trip), falling back to `EVAL` (which also loads
@@ -21,25 +19,17 @@ export class LuaScript {
     this.sha1 = createHash('sha1').update(source).digest('hex');
   }
 
-  /** Runs the script on one key. */
-  run(client: RedisClient, key: string, args: (string | number)[]): Promise<unknown> {
-    return this.runMany(client, 1, [key, ...args]);
-  }
-
   /**
-   * Runs the script with `argv` = `numKeys` keys, then the arguments (no copy made). With
+   * Runs the script on `driver` (the store's client, resolved once) with `argv` = `numKeys` keys, then the arguments (no copy made). With
    * `raw`, bulk strings in the reply (only error texts, in our scripts) stay Buffers and the
    * reply array is not copied; integers are numbers either way.
    */
   runMany(
-    client: RedisClient,
+    driver: ScriptClient,
     numKeys: number,
     argv: (string | number)[],
     raw = false,
   ): Promise<unknown> {
-    // perf: one WeakMap lookup per script call (a batch of decisions), not per decision.
-    const driver = scriptClient(client);
-    if (driver === undefined) return Promise.reject(new TypeError('sluice: not a Redis client'));
     return driver.evalsha(this.sha1, numKeys, argv, raw).catch((error: unknown) => {
       if (error instanceof Error && error.message.startsWith('NOSCRIPT')) {
         return driver.eval(this.source, numKeys, argv);

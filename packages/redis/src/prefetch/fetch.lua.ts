@@ -1,6 +1,6 @@
-import { EXPIRED, LUA_PRELUDE, type LuaTwin } from './lua-common.js';
-import { MULTI_WIDTH } from './lua-multi.js';
-import { LuaScript } from './lua-script.js';
+import { EXPIRED, LUA_PRELUDE, type LuaTwin } from '../twins/lua-common.js';
+import { MULTI_WIDTH } from '../twins/lua-multi.js';
+import { LuaScript } from '../twins/lua-script.js';
 
 /**
  * What the prefetch script does with its keys (ARGV[2]): `Fetch`: give back each key's
