@@ -15,3 +15,4 @@ export * from './redis-server.js';
 export * from './secrets.js';
 export * from './type-equality.js';
 export * from './vectors.js';
+export * from './postgres.js';
