@@ -16,3 +16,6 @@ export * from './secrets.js';
 export * from './type-equality.js';
 export * from './vectors.js';
 export * from './postgres.js';
+export * from './store-algorithms.js';
+export * from './store-conformance.js';
+export * from './store-traces.js';
