@@ -17,7 +17,7 @@ interface StoreModule {
 type Message =
   | { type: 'setup'; module: string }
   | { type: 'prepare'; algorithm: string; key: string; calls: number }
-  | { type: 'go' }
+  | { type: 'go'; startAt: number }
   | { type: 'exit' };
 
 /** What a worker reports after a race. */
@@ -63,6 +63,11 @@ async function handle(message: Message): Promise<void> {
     }
     case 'go': {
       const { limiter, key, calls, failures } = prepared!;
+      const wait = message.startAt - Date.now();
+      if (wait > 2) await new Promise((r) => setTimeout(r, wait - 2));
+      while (Date.now() < message.startAt) {
+        // The last ms: wait for the shared start instant.
+      }
       const startedAt = wallClock();
       const decisions = await Promise.all(Array.from({ length: calls }, () => limiter.consume(key)));
       const endedAt = wallClock();
