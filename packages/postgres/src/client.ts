@@ -20,7 +20,7 @@ export interface PostgresJsSql {
   unsafe(query: string, parameters?: unknown[], options?: { prepare?: boolean }): PromiseLike<
     readonly Record<string, unknown>[]
   >;
-  array?: unknown;
+  begin(run: (tx: PostgresJsSql) => PromiseLike<unknown>): PromiseLike<unknown>;
 }
 
 /** What {@link PostgresStore} takes as `client`. */
@@ -35,8 +35,8 @@ export interface SqlClient {
    * `undefined` without rows. `name`: a prepared statement's name (pg), prepared either way.
    */
   value(text: string, values: unknown[], name?: string): Promise<unknown>;
-  /** Runs a script of several statements (no parameters). */
-  exec(text: string): Promise<void>;
+  /** Runs a script of several statements (no parameters) in one transaction. */
+  transaction(text: string): Promise<void>;
 }
 
 /** What a client that is neither is told (SluiceConfigError's `expected`). */
@@ -54,8 +54,8 @@ export function sqlClient(client: unknown): SqlClient | undefined {
         const row = rows[0];
         return row === undefined ? undefined : Object.values(row)[0];
       },
-      async exec(text) {
-        await sql.unsafe(text);
+      async transaction(text) {
+        await sql.begin((tx) => tx.unsafe(text));
       },
     };
   }
@@ -72,8 +72,8 @@ export function sqlClient(client: unknown): SqlClient | undefined {
         const result = await pg.query({ text, values, rowMode: 'array', name });
         return result.rows[0]?.[0];
       },
-      async exec(text) {
-        await pg.query({ text });
+      async transaction(text) {
+        await pg.query({ text: `BEGIN;\n${text}\nCOMMIT;` });
       },
     };
   }

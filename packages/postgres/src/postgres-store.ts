@@ -95,7 +95,7 @@ export class PostgresStore implements Store {
    * startup, before the first decision. Needs the right to create in the schema.
    */
   async migrate(): Promise<void> {
-    await this.#sql.exec(this.#migration);
+    await this.#sql.transaction(this.#migration);
   }
 
   consume(key: string, algorithm: Algorithm, cost: number, nowMs: number): Promise<Decision> {

@@ -8,13 +8,12 @@ import { slidingLogSql } from './sliding-log.sql.js';
 import { slidingWindowSql } from './sliding-window.sql.js';
 
 /**
- * The whole migration: the table and every function, in one transaction under an advisory
+ * The whole migration: the table and every function, to run in one transaction, under an advisory
  * lock (two processes migrating at once would otherwise fail on `CREATE OR REPLACE
  * FUNCTION`'s "tuple concurrently updated").
  */
 export function migrationSql(q: SqlNames, config: Pick<PostgresStoreConfig, 'logged'>): string {
   return [
-    'BEGIN;',
     `SELECT pg_advisory_xact_lock(hashtext('sluice:' || ${literal(q.table)}));`,
     decideSql(q, config.logged),
     gcraSql(q),
@@ -22,7 +21,6 @@ export function migrationSql(q: SqlNames, config: Pick<PostgresStoreConfig, 'log
     slidingWindowSql(q),
     slidingLogSql(q),
     penaltySql(q),
-    'COMMIT;',
   ].join('\n');
 }
 
