@@ -8,7 +8,7 @@
  * median of `--rounds` reported.
  */
 import { createPostgresDatabase } from '@sluice/test-kit';
-import { STORE_SUBJECTS, type Ready, type StoreSubject } from './cases/stores.js';
+import { type Ready, STORE_SUBJECTS, type StoreSubject } from './cases/stores.js';
 import { parseCommand, shared } from './cli/args.js';
 import { measureRate, median, withRedis } from './measure/common.js';
 

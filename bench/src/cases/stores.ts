@@ -7,11 +7,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PostgresStore as RateLimitPostgresql } from '@acpr/rate-limit-postgresql';
 import { gcra, RateLimiter, type Store } from '@sluice/core';
 import { PostgresStore } from '@sluice/postgres';
 import { RedisStore } from '@sluice/redis';
 import { SqliteStore } from '@sluice/sqlite';
-import { PostgresStore as RateLimitPostgresql } from '@acpr/rate-limit-postgresql';
 import Database from 'better-sqlite3';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -60,7 +60,8 @@ export const STORE_SUBJECTS: StoreSubject[] = [
   {
     store: 'postgres',
     label: 'sluice PostgresStore (pg)',
-    config: 'new PostgresStore({ client: new pg.Pool({ max: 8 }) }), UNLOGGED, server clock, gcra, RateLimiter.consume',
+    config:
+      'new PostgresStore({ client: new pg.Pool({ max: 8 }) }), UNLOGGED, server clock, gcra, RateLimiter.consume',
     async setup(s) {
       const pool = new pg.Pool({ ...s.pg, max: 8 });
       const store = new PostgresStore({ client: pool, sweepIntervalMs: 0 });
@@ -82,7 +83,8 @@ export const STORE_SUBJECTS: StoreSubject[] = [
   {
     store: 'postgres',
     label: 'rate-limiter-flexible RateLimiterPostgres',
-    config: "new RateLimiterPostgres({ storeClient: new pg.Pool({ max: 8 }), tableName: 'rlflx', points: 1e9, duration: 60 }), consume(key)",
+    config:
+      "new RateLimiterPostgres({ storeClient: new pg.Pool({ max: 8 }), tableName: 'rlflx', points: 1e9, duration: 60 }), consume(key)",
     async setup(s) {
       const pool = new pg.Pool({ ...s.pg, max: 8 });
       const limiter = await new Promise<RateLimiterPostgres>((resolve, reject) => {
@@ -97,7 +99,8 @@ export const STORE_SUBJECTS: StoreSubject[] = [
   {
     store: 'postgres',
     label: 'express-rate-limit + @acpr/rate-limit-postgresql',
-    config: "new PostgresStore(config, 'b') (aggregated), init({ windowMs: 60_000 }), increment(key)",
+    config:
+      "new PostgresStore(config, 'b') (aggregated), init({ windowMs: 60_000 }), increment(key)",
     async setup(s) {
       const store = new RateLimitPostgresql({ ...s.pg, max: 8 }, 'b');
       store.init({ windowMs: 60_000 } as never);
@@ -105,9 +108,7 @@ export const STORE_SUBJECTS: StoreSubject[] = [
       const probe = new pg.Client(s.pg);
       await probe.connect();
       for (let i = 0; i < 100; i++) {
-        const { rows } = await probe.query(
-          "SELECT 1 FROM pg_proc WHERE proname = 'agg_increment'",
-        );
+        const { rows } = await probe.query("SELECT 1 FROM pg_proc WHERE proname = 'agg_increment'");
         if (rows.length > 0) break;
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -121,7 +122,8 @@ export const STORE_SUBJECTS: StoreSubject[] = [
   {
     store: 'sqlite',
     label: 'sluice SqliteStore, store.consume (sync)',
-    config: 'new SqliteStore({ database: new Database(file) }), WAL, consume(key, gcra, 1, Date.now()) in a loop',
+    config:
+      'new SqliteStore({ database: new Database(file) }), WAL, consume(key, gcra, 1, Date.now()) in a loop',
     sync: true,
     async setup() {
       const db = new Database(join(mkdtempSync(join(tmpdir(), 'sluice-bench-')), 'a.db'));
@@ -130,7 +132,7 @@ export const STORE_SUBJECTS: StoreSubject[] = [
         consume(key) {
           if (!store.consume(key, algorithm, 1, Date.now()).allowed) throw new Error('denied');
         },
-        close: async () => db.close(),
+        close: async () => void db.close(),
       };
     },
   },
@@ -140,23 +142,33 @@ export const STORE_SUBJECTS: StoreSubject[] = [
     config: 'the same store behind a RateLimiter (FailSafeStore: a promise per decision)',
     async setup() {
       const db = new Database(join(mkdtempSync(join(tmpdir(), 'sluice-bench-')), 'b.db'));
-      return through(new SqliteStore({ database: db, sweepIntervalMs: 0 }), async () => db.close());
+      return through(
+        new SqliteStore({ database: db, sweepIntervalMs: 0 }),
+        async () => void db.close(),
+      );
     },
   },
   {
     store: 'sqlite',
     label: 'rate-limiter-flexible RateLimiterSQLite (better-sqlite3)',
-    config: "new RateLimiterSQLite({ storeClient: db, storeType: 'better-sqlite3', tableName: 'rlflx', points: 1e9, duration: 60 }), consume(key)",
+    config:
+      "new RateLimiterSQLite({ storeClient: db, storeType: 'better-sqlite3', tableName: 'rlflx', points: 1e9, duration: 60 }), consume(key)",
     async setup() {
       const db = new Database(join(mkdtempSync(join(tmpdir(), 'sluice-bench-')), 'c.db'));
       db.pragma('journal_mode = WAL');
       const limiter = await new Promise<RateLimiterSQLite>((resolve, reject) => {
         const l: RateLimiterSQLite = new RateLimiterSQLite(
-          { storeClient: db, storeType: 'better-sqlite3', tableName: 'rlflx', points: 1e9, duration: 60 },
+          {
+            storeClient: db,
+            storeType: 'better-sqlite3',
+            tableName: 'rlflx',
+            points: 1e9,
+            duration: 60,
+          },
           (error?: unknown) => (error ? reject(error) : resolve(l)),
         );
       });
-      return { consume: (key) => limiter.consume(key), close: async () => db.close() };
+      return { consume: (key) => limiter.consume(key), close: async () => void db.close() };
     },
   },
   {

@@ -192,7 +192,7 @@ function encode(groups: Group[]): unknown[] {
   const alg: number[] = [];
   const costs: number[] = [];
   const ats: number[] = [];
-  let nows: (number | null)[] | null = null;
+  const nows: (number | null)[] = [];
   let g = 0;
   for (const group of groups) {
     g++;
@@ -212,12 +212,14 @@ function encode(groups: Group[]): unknown[] {
       alg.push(a);
       costs.push(r.cost);
       ats.push(r.at);
-      if (r.now !== null) (nows ??= []).push(r.now);
+      nows.push(r.now);
     }
   }
   // Every statement locks its keys in one order (UTF-16 code units): no deadlock.
   const distinct = [...keyIndex.keys()].sort();
-  distinct.forEach((k, i) => keyIndex.set(k, i + 1));
+  for (const [i, k] of distinct.entries()) keyIndex.set(k, i + 1);
   const kidx = keys.map((k) => keyIndex.get(k)!);
-  return [distinct, kidx, ops, grp, alg, costs, nows, ats, kinds, params, offsets, lengths];
+  // One clock per store: every `now` is the caller's, or none is (the database's clock).
+  const times = nows[0] === null ? null : nows;
+  return [distinct, kidx, ops, grp, alg, costs, times, ats, kinds, params, offsets, lengths];
 }

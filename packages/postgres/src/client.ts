@@ -14,13 +14,19 @@ export interface PgQueryable {
   connect?: unknown;
 }
 
-/** A postgres.js `sql` function, as far as the store uses it. */
-export interface PostgresJsSql {
+/** What runs a query in postgres.js: its `sql`, or a transaction's. */
+export interface PostgresJsQuery {
+  unsafe(
+    query: string,
+    parameters?: never[],
+    options?: { prepare?: boolean },
+  ): PromiseLike<readonly Record<string, unknown>[]>;
+}
+
+/** A postgres.js `sql` function (`postgres(url)`), as far as the store uses it. */
+export interface PostgresJsSql extends PostgresJsQuery {
   (...args: never[]): unknown;
-  unsafe(query: string, parameters?: unknown[], options?: { prepare?: boolean }): PromiseLike<
-    readonly Record<string, unknown>[]
-  >;
-  begin(run: (tx: PostgresJsSql) => PromiseLike<unknown>): PromiseLike<unknown>;
+  begin(run: (tx: PostgresJsQuery) => PromiseLike<unknown>): PromiseLike<unknown>;
 }
 
 /** What {@link PostgresStore} takes as `client`. */
@@ -50,7 +56,7 @@ export function sqlClient(client: unknown): SqlClient | undefined {
     return {
       kind: 'postgres.js',
       async value(text, values) {
-        const rows = await sql.unsafe(text, values, { prepare: true });
+        const rows = await sql.unsafe(text, values as never[], { prepare: true });
         const row = rows[0];
         return row === undefined ? undefined : Object.values(row)[0];
       },

@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 export { StoreAbandonedError, StoreTimeoutError } from './batch.js';
-export type { PgQueryable, PostgresClient, PostgresJsSql } from './client.js';
+export type { PgQueryable, PostgresClient, PostgresJsQuery, PostgresJsSql } from './client.js';
 export { SUPPORTED_CLIENTS } from './client.js';
 export type { PostgresStoreOptions } from './options.js';
 export { PostgresStore } from './postgres-store.js';

@@ -99,7 +99,7 @@ export class PostgresStore implements Store {
   }
 
   consume(key: string, algorithm: Algorithm, cost: number, nowMs: number): Promise<Decision> {
-    const one = this.#request(key, algorithm, cost, nowMs, 0, 0);
+    const one = this.#request(key, algorithm, cost, nowMs);
     if (one instanceof TypeError) return Promise.reject(one);
     return this.#batcher.add([one]).then(first);
   }
@@ -112,7 +112,7 @@ export class PostgresStore implements Store {
   consumeAll(requests: readonly StoreRequest[], nowMs: number): Promise<Decision[]> {
     const batch: Request[] = [];
     for (const r of requests) {
-      const one = this.#request(fullKey(r), r.algorithm, r.cost, nowMs, 0, 0);
+      const one = this.#request(fullKey(r), r.algorithm, r.cost, nowMs);
       if (one instanceof TypeError) return Promise.reject(one);
       batch.push(one);
     }
@@ -132,7 +132,7 @@ export class PostgresStore implements Store {
     nowMs: number,
     atMs: number,
   ): Promise<Decision> {
-    const one = this.#request(key, algorithm, cost, nowMs, 1, atMs);
+    const one = this.#request(key, algorithm, cost, nowMs, atMs);
     if (one instanceof TypeError) return Promise.reject(one);
     return this.#batcher.add([one]).then(first);
   }
@@ -162,13 +162,13 @@ export class PostgresStore implements Store {
     this.#sweeper.stop();
   }
 
+  /** A consume, or with `refundAt` a refund of a charge decided then. */
   #request(
     key: string,
     algorithm: Algorithm,
     cost: number,
     nowMs: number,
-    op: 0 | 1,
-    at: number,
+    refundAt?: number,
   ): Request | TypeError {
     // A calendar quota's SQL parameters are the edges around the caller's time.
     if (algorithm.at !== undefined) algorithm = algorithm.at(nowMs);
@@ -176,7 +176,8 @@ export class PostgresStore implements Store {
     if (kind === undefined) return noTwin(algorithm.kind);
     const client = this.clock === 'client';
     this.#sweeper.saw(nowMs);
-    return { key, op, algorithm, kind, cost, now: client ? nowMs : null, at };
+    const op = refundAt === undefined ? 0 : 1;
+    return { key, op, algorithm, kind, cost, now: client ? nowMs : null, at: refundAt ?? 0 };
   }
 }
 

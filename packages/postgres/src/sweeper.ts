@@ -1,6 +1,6 @@
 import type { PostgresStoreConfig } from './options.js';
-import type { SqlNames } from './sql/names.js';
 import { sweepSql } from './sql/decide.sql.js';
+import type { SqlNames } from './sql/names.js';
 
 /** Ms a row outlives its state's expiry before a sweep deletes it (clock skew margin). */
 export const SWEEP_SLACK_MS = 1000;
@@ -54,8 +54,9 @@ export class Sweeper {
       const cutoff =
         clock === 'client'
           ? this.#lastNow - SWEEP_SLACK_MS
-          : Number(await sql.value('SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)', [])) -
-            SWEEP_SLACK_MS;
+          : Number(
+              await sql.value('SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)', []),
+            ) - SWEEP_SLACK_MS;
       const n = Number(await sql.value(this.#text, [cutoff, sweepBatch]));
       total += n;
       if (n < sweepBatch) break;

@@ -1,5 +1,9 @@
 import { join } from 'node:path';
-import { createPostgresDatabase, describeStoreConformance, type PostgresDatabase } from '@sluice/test-kit';
+import {
+  createPostgresDatabase,
+  describeStoreConformance,
+  type PostgresDatabase,
+} from '@sluice/test-kit';
 import pg from 'pg';
 import { PostgresStore } from '../src/index.js';
 

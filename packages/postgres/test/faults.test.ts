@@ -124,7 +124,9 @@ describe('sweeping', () => {
     await store.migrate();
     const algorithm = fixedWindow({ limit: 5, window: '1m' });
     const burst = (prefix: string, n: number, now: number) =>
-      Promise.all(Array.from({ length: n }, (_, i) => store.consume(`${prefix}${i}`, algorithm, 1, now)));
+      Promise.all(
+        Array.from({ length: n }, (_, i) => store.consume(`${prefix}${i}`, algorithm, 1, now)),
+      );
     await burst('old', 20_000, EPOCH);
     await burst('new', 5000, EPOCH + 180_000);
     const count = async () =>

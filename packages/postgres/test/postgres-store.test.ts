@@ -34,7 +34,11 @@ describe('PostgresStore', () => {
         algorithm: slidingLog({ limit: 2, window: '1m' }),
         store,
         onStoreError: 'deny',
-        logger: { warn: (m) => { throw new Error(m); } },
+        logger: {
+          warn: (m) => {
+            throw new Error(m);
+          },
+        },
       });
       const decisions = [];
       for (let i = 0; i < 3; i++) decisions.push(await limiter.consume('js'));

@@ -8,6 +8,7 @@
 export interface SqliteStatement {
   run(...params: unknown[]): unknown;
   get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
 }
 
 /** A better-sqlite3 `Database` or a `node:sqlite` `DatabaseSync`, as far as the store uses it. */

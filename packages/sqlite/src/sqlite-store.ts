@@ -44,8 +44,10 @@ export class SqliteStore implements Store {
   /** The table (option `table`). */
   readonly table: string;
   readonly #config: SqliteStoreConfig;
-  readonly #decide: SqliteStatement;
-  readonly #refund: SqliteStatement;
+  /** The statement of a decision on an existing row, then the one that also inserts. */
+  readonly #decide: readonly [SqliteStatement, SqliteStatement];
+  readonly #refund: readonly [SqliteStatement, SqliteStatement];
+  readonly #expired: SqliteStatement;
   readonly #delete: SqliteStatement;
   readonly #sweep: SqliteStatement;
   #timer: NodeJS.Timeout | undefined;
@@ -77,7 +79,6 @@ export class SqliteStore implements Store {
         `CREATE TABLE IF NOT EXISTS ${t} (key TEXT PRIMARY KEY NOT NULL, state TEXT,
           expires_at REAL GENERATED ALWAYS AS (${EXPIRY_SQL}) VIRTUAL)`,
       );
-      db.exec(`CREATE INDEX IF NOT EXISTS "${config.table}_expires" ON ${t} (expires_at)`);
       // A read-only file (or directory) fails here, at construction, not on a request.
       db.exec('BEGIN IMMEDIATE; ROLLBACK');
     } catch (error) {
@@ -94,16 +95,20 @@ export class SqliteStore implements Store {
     db.function('sluice_refund', { deterministic: false }, (state: string | null) =>
       this.#giveBack(state),
     );
+    const update = (fn: string) => db.prepare(`UPDATE ${t} SET state = ${fn}(state) WHERE key = ?`);
     const upsert = (fn: string) =>
       db.prepare(
         `INSERT INTO ${t} (key, state) VALUES (?, ${fn}(NULL))
          ON CONFLICT (key) DO UPDATE SET state = ${fn}(state)`,
       );
-    this.#decide = upsert('sluice_step');
-    this.#refund = upsert('sluice_refund');
+    this.#decide = [update('sluice_step'), upsert('sluice_step')];
+    this.#refund = [update('sluice_refund'), upsert('sluice_refund')];
     this.#delete = db.prepare(`DELETE FROM ${t} WHERE key = ?`);
+    // A sweep finds expired keys with a read (which, in WAL mode, never blocks a writer),
+    // then deletes them in one short write that checks each is still expired.
+    this.#expired = db.prepare(`SELECT key FROM ${t} WHERE expires_at < ? LIMIT ?`);
     this.#sweep = db.prepare(
-      `DELETE FROM ${t} WHERE rowid IN (SELECT rowid FROM ${t} WHERE expires_at < ? LIMIT ?)`,
+      `DELETE FROM ${t} WHERE key IN (SELECT value FROM json_each(?)) AND expires_at < ?`,
     );
     if (config.sweepIntervalMs > 0) {
       this.#timer = setInterval(() => {
@@ -123,8 +128,7 @@ export class SqliteStore implements Store {
     this.#now = nowMs;
     this.#cost = cost;
     if (nowMs > this.#lastNow) this.#lastNow = nowMs;
-    this.#decide.run(key);
-    return this.#take();
+    return this.#run(this.#decide, key);
   }
 
   /**
@@ -156,8 +160,7 @@ export class SqliteStore implements Store {
     this.#now = nowMs;
     this.#cost = cost;
     this.#at = atMs;
-    this.#refund.run(key);
-    return this.#take();
+    return this.#run(this.#refund, key);
   }
 
   reset(key: string): void {
@@ -174,9 +177,13 @@ export class SqliteStore implements Store {
     const batch = this.#config.sweepBatch;
     let total = 0;
     for (let pass = 0; pass < maxPasses; pass++) {
-      const { changes } = this.#sweep.run(cutoff, batch) as { changes: number | bigint };
-      total += Number(changes);
-      if (Number(changes) < batch) break;
+      const rows = this.#expired.all(cutoff, batch) as { key: string }[];
+      if (rows.length > 0) {
+        const keys = JSON.stringify(rows.map((r) => r.key));
+        const { changes } = this.#sweep.run(keys, cutoff) as { changes: number | bigint };
+        total += Number(changes);
+      }
+      if (rows.length < batch) break;
     }
     return total;
   }
@@ -187,7 +194,15 @@ export class SqliteStore implements Store {
     this.#timer = undefined;
   }
 
-  #take(): Decision {
+  /**
+   * Runs the decision's `UPDATE` (one statement for an existing key); when no row was
+   * there, the `INSERT … ON CONFLICT DO UPDATE` (exact even when another process inserted
+   * the key in between: the conflict runs the step on its row).
+   */
+  #run(statements: readonly [SqliteStatement, SqliteStatement], key: string): Decision {
+    this.#decision = undefined;
+    statements[0].run(key);
+    if (this.#decision === undefined) statements[1].run(key);
     const decision = this.#decision!;
     this.#decision = undefined;
     return decision;

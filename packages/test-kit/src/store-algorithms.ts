@@ -66,7 +66,10 @@ export const STORE_ALGORITHMS: readonly StoreAlgorithm[] = [
     name: 'gcra 5/s blockFor 2s x2 up to 10s',
     scale: 200,
     build: () =>
-      penalty(gcra({ rate: 5, period: '1s' }), parsePenalty(2000, { backoff: 2, maxBlock: 10_000 })),
+      penalty(
+        gcra({ rate: 5, period: '1s' }),
+        parsePenalty(2000, { backoff: 2, maxBlock: 10_000 }),
+      ),
   },
   {
     name: 'slidingWindow 4/1s blockFor 1.5s',

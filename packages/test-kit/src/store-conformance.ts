@@ -119,7 +119,12 @@ export function describeStoreConformance(harness: StoreHarness): void {
                 if (d.allowed) allowed++;
                 else denied++;
                 if (JSON.stringify(actual[i]) !== JSON.stringify(d)) {
-                  expect({ trace: t, op: i, ops: ops.slice(0, i + 1), decision: actual[i] }).toEqual({
+                  expect({
+                    trace: t,
+                    op: i,
+                    ops: ops.slice(0, i + 1),
+                    decision: actual[i],
+                  }).toEqual({
                     trace: t,
                     op: i,
                     ops: ops.slice(0, i + 1),
@@ -168,7 +173,9 @@ export function describeStoreConformance(harness: StoreHarness): void {
         let workers: Worker[] = [];
         const overlaps: number[] = [];
         beforeAll(async () => {
-          workers = Array.from({ length: PROCESSES }, () => startStoreWorker(harness.workerEnv?.()));
+          workers = Array.from({ length: PROCESSES }, () =>
+            startStoreWorker(harness.workerEnv?.()),
+          );
           const ready = workers.map((w) => w.next('ready'));
           for (const w of workers) w.child.send({ type: 'setup', module: workerModule });
           await Promise.all(ready);

@@ -25,7 +25,12 @@ export type TraceOp =
  * denied gives back nothing), part of them or all, and, for algorithms with debt, negative
  * refunds (`costAfter` settling above its reserve).
  */
-export function randomTrace(algorithm: Algorithm, scale: number, length: number, seed: number): TraceOp[] {
+export function randomTrace(
+  algorithm: Algorithm,
+  scale: number,
+  length: number,
+  seed: number,
+): TraceOp[] {
   const rand = seededRandom(seed);
   const int = (min: number, max: number) => min + Math.floor(rand() * (max - min + 1));
   const s = Math.max(1, Math.ceil(scale));
@@ -35,7 +40,15 @@ export function randomTrace(algorithm: Algorithm, scale: number, length: number,
   for (let i = 0; i < length; i++) {
     const r = rand();
     const dt =
-      r < 0.3 ? 0 : r < 0.45 ? int(1, 3) : r < 0.8 ? int(0, s) : r < 0.9 ? int(1, 3) * s : int(0, 5 * s);
+      r < 0.3
+        ? 0
+        : r < 0.45
+          ? int(1, 3)
+          : r < 0.8
+            ? int(0, s)
+            : r < 0.9
+              ? int(1, 3) * s
+              : int(0, 5 * s);
     const kind = rand();
     if (refundable && i > 0 && kind < 0.15) {
       const charge = int(0, i - 1);
@@ -47,7 +60,15 @@ export function randomTrace(algorithm: Algorithm, scale: number, length: number,
     } else {
       const c = rand();
       const cost =
-        c < 0.15 ? 0 : c < 0.7 ? 1 : c < 0.85 ? int(0, limit) : c < 0.92 ? limit : int(limit + 1, limit + 3);
+        c < 0.15
+          ? 0
+          : c < 0.7
+            ? 1
+            : c < 0.85
+              ? int(0, limit)
+              : c < 0.92
+                ? limit
+                : int(limit + 1, limit + 3);
       ops.push({ op: 'consume', dt, cost });
     }
   }

@@ -69,7 +69,9 @@ async function handle(message: Message): Promise<void> {
         // The last ms: wait for the shared start instant.
       }
       const startedAt = wallClock();
-      const decisions = await Promise.all(Array.from({ length: calls }, () => limiter.consume(key)));
+      const decisions = await Promise.all(
+        Array.from({ length: calls }, () => limiter.consume(key)),
+      );
       const endedAt = wallClock();
       const allowed = decisions.filter((d) => d.allowed).length;
       const report: StoreWorkerReport = {
