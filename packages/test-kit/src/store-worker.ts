@@ -40,7 +40,7 @@ const wallClock = () => performance.timeOrigin + performance.now();
 async function handle(message: Message): Promise<void> {
   switch (message.type) {
     case 'setup': {
-      factory = require(message.module) as StoreModule;
+      factory = (await import(message.module)) as StoreModule;
       store = await factory.createStore();
       send({ type: 'ready' });
       return;
