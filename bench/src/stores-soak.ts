@@ -1,5 +1,5 @@
 /**
- * `pnpm bench:stores-soak`: the stores under a long mixed load (DESIGN §17, issue 34):
+ * `pnpm bench:stores-soak`: the stores under a long mixed load:
  * `--workers` processes for `--ms`, each deciding random stacks of 1 to 3 limits (mixed
  * algorithms, `consumeAll` for a stack) over `--keys` keys with `--inflight` loops, straight
  * on the store, with its periodic sweep on. Passes with 0 PostgreSQL deadlocks, 0

@@ -1,6 +1,6 @@
 /**
  * `pnpm bench:stores`: decisions/s of sluice's PostgreSQL, SQLite and Redis stores beside
- * their peers, in one run (DESIGN §17: Postgres >= 10 k/s over 10 k keys from one process,
+ * their peers, in one run (targets: Postgres >= 10 k/s over 10 k keys from one process,
  * aim 30 k; SQLite >= 50 k/s in one process): a database of its own on the local
  * PostgreSQL (created and dropped), a redis-server of its own, SQLite files in a scratch
  * folder. Async subjects keep `--inflight` calls outstanding over `--keys` keys round

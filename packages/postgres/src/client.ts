@@ -5,17 +5,20 @@
 
 /** A `pg` Pool or Client, as far as the store uses it. */
 export interface PgQueryable {
+  /** Runs one statement (`rowMode: 'array'`; `name`: a prepared statement). */
   query(config: {
     text: string;
     values?: unknown[];
     name?: string;
     rowMode?: 'array';
   }): Promise<{ rows: unknown[][] }>;
+  /** Present on a Pool and a Client: how `pg` is told apart from other objects with `query`. */
   connect?: unknown;
 }
 
 /** What runs a query in postgres.js: its `sql`, or a transaction's. */
 export interface PostgresJsQuery {
+  /** Runs `query` with `parameters` (`prepare: true`: a named prepared statement). */
   unsafe(
     query: string,
     parameters?: never[],
@@ -26,6 +29,7 @@ export interface PostgresJsQuery {
 /** A postgres.js `sql` function (`postgres(url)`), as far as the store uses it. */
 export interface PostgresJsSql extends PostgresJsQuery {
   (...args: never[]): unknown;
+  /** Runs `run` in one transaction (the migration). */
   begin(run: (tx: PostgresJsQuery) => PromiseLike<unknown>): PromiseLike<unknown>;
 }
 

@@ -6,15 +6,21 @@
 
 /** A prepared statement, as far as the store uses it (both drivers have these). */
 export interface SqliteStatement {
+  /** Runs it, synchronously; better-sqlite3 and node:sqlite answer `{ changes, … }`. */
   run(...params: unknown[]): unknown;
+  /** Runs it and returns its first row. */
   get(...params: unknown[]): unknown;
+  /** Runs it and returns every row. */
   all(...params: unknown[]): unknown[];
 }
 
 /** A better-sqlite3 `Database` or a `node:sqlite` `DatabaseSync`, as far as the store uses it. */
 export interface SqliteDatabase {
+  /** Compiles one statement. */
   prepare(sql: string): SqliteStatement;
+  /** Runs statements without parameters. */
   exec(sql: string): unknown;
+  /** Registers a JavaScript function callable from SQL (the algorithms' steps). */
   function(
     name: string,
     options: { deterministic?: boolean; varargs?: boolean },
