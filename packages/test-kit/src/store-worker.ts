@@ -6,7 +6,7 @@
 // `module` exports `createStore(): Promise<Store>` and `closeStore(): Promise<void>`. On
 // 'go' the worker fires all `calls` consumes at once on the shared key and reports how many
 // were admitted, and every decision made by anything but the store (must be none).
-import { RateLimiter, type Store } from '@sluice/core';
+import { type Decision, RateLimiter, type Store } from '@sluice/core';
 import { storeAlgorithm } from './store-algorithms.js';
 
 interface StoreModule {
@@ -69,9 +69,15 @@ async function handle(message: Message): Promise<void> {
         // The last ms: wait for the shared start instant.
       }
       const startedAt = wallClock();
-      const decisions = await Promise.all(
-        Array.from({ length: calls }, () => limiter.consume(key)),
-      );
+      // Fired in chunks a turn apart, none awaited: on an asynchronous store all are in flight
+      // together; a synchronous one decides each chunk at once, so the firing spans turns
+      // and the processes interleave.
+      const pending: Promise<Decision>[] = [];
+      for (let i = 0; i < calls; i++) {
+        if (i > 0 && i % 25 === 0) await new Promise((r) => setImmediate(r));
+        pending.push(limiter.consume(key));
+      }
+      const decisions = await Promise.all(pending);
       const endedAt = wallClock();
       const allowed = decisions.filter((d) => d.allowed).length;
       const report: StoreWorkerReport = {
