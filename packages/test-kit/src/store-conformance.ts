@@ -40,8 +40,7 @@ const TRACE_LENGTH = 40;
 const PROCESSES = 4;
 const CALLS = 250;
 const ROUNDS = Number(process.env.SLUICE_STORE_ROUNDS ?? 10);
-/** The short soak of the test suite (the 60 s one is `pnpm bench:stores-soak`). */
-const SOAK_WORKERS = 4;
+/** The short soak of the test suite, in the race's processes (the 60 s one: `pnpm bench:stores-soak`). */
 const SOAK_MS = Number(process.env.SLUICE_STORE_SOAK_MS ?? 3000);
 
 /** The path of the ts-node runner for worker processes (`fork(tsWorkerPath(), [worker])`). */
@@ -178,40 +177,6 @@ export function describeStoreConformance(harness: StoreHarness): void {
 
     const workerModule = harness.workerModule;
     (workerModule === undefined ? describe.skip : describe)(
-      `soak: ${SOAK_WORKERS} processes, random stacks over 1000 keys, ${SOAK_MS} ms`,
-      () => {
-        it('no deadlock, no busy error, no error of any kind reaches a caller', async () => {
-          const workers = Array.from({ length: SOAK_WORKERS }, () =>
-            startStoreWorker(
-              { ...harness.workerEnv?.(), SLUICE_SOAK_WORKER: '1' },
-              join(__dirname, 'store-soak-worker.ts'),
-            ),
-          );
-          try {
-            const ready = workers.map((w) => w.next('ready'));
-            for (const w of workers) w.child.send({ type: 'setup', module: workerModule });
-            await Promise.all(ready);
-            const done = workers.map((w) => w.next<SoakReport>('done'));
-            for (const [i, w] of workers.entries()) {
-              w.child.send({ type: 'run', ms: SOAK_MS, keys: 1000, inflight: 8, seed: i + 1 });
-            }
-            const reports = await Promise.all(done);
-            const sum = (f: (r: SoakReport) => number) => reports.reduce((n, r) => n + f(r), 0);
-            expect({
-              deadlocks: sum((r) => r.deadlocks),
-              busy: sum((r) => r.busy),
-              errors: reports.map((r) => r.errors),
-            }).toEqual({ deadlocks: 0, busy: 0, errors: reports.map(() => ({})) });
-            // Stacks were decided, both ways.
-            expect(sum((r) => r.decisions)).toBeGreaterThan(SOAK_WORKERS * 50);
-            expect(sum((r) => r.allowed)).toBeGreaterThan(0);
-          } finally {
-            for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
-          }
-        }, 120_000);
-      },
-    );
-    (workerModule === undefined ? describe.skip : describe)(
       `${PROCESSES} processes x ${CALLS} concurrent consumes on one key, ${ROUNDS} rounds`,
       () => {
         let workers: Worker[] = [];
@@ -261,6 +226,23 @@ export function describeStoreConformance(harness: StoreHarness): void {
           },
           60_000,
         );
+
+        it(`soak, ${SOAK_MS} ms: random stacks over 1000 keys from every process: no deadlock, no busy error, no error reaches a caller`, async () => {
+          const done = workers.map((w) => w.next<SoakReport>('soaked'));
+          for (const [i, w] of workers.entries()) {
+            w.child.send({ type: 'soak', ms: SOAK_MS, keys: 1000, inflight: 8, seed: i + 1 });
+          }
+          const reports = await Promise.all(done);
+          const sum = (f: (r: SoakReport) => number) => reports.reduce((n, r) => n + f(r), 0);
+          expect({
+            deadlocks: sum((r) => r.deadlocks),
+            busy: sum((r) => r.busy),
+            errors: reports.map((r) => r.errors),
+          }).toEqual({ deadlocks: 0, busy: 0, errors: reports.map(() => ({})) });
+          // Stacks were decided.
+          expect(sum((r) => r.decisions)).toBeGreaterThan(PROCESSES * 50);
+          expect(sum((r) => r.allowed)).toBeGreaterThan(0);
+        }, 120_000);
 
         it('the processes really raced: their firing overlapped', () => {
           expect(overlaps).toHaveLength(ROUNDS);

@@ -2,12 +2,14 @@
 // ts-worker.cjs. Protocol over IPC:
 //   parent -> { type: 'setup', module }          worker -> { type: 'ready' }
 //   parent -> { type: 'prepare', algorithm, key, calls, consumeAll? } -> { type: 'prepared' }
-//   parent -> { type: 'go' }                     worker -> { type: 'done', allowed, failures, ... }
+//   parent -> { type: 'go', startAt }            worker -> { type: 'done', allowed, failures, ... }
+//   parent -> { type: 'soak', ms, keys, inflight, seed }  worker -> { type: 'soaked', ...SoakReport }
 // `module` exports `createStore(): Promise<Store>` and `closeStore(): Promise<void>`. On
 // 'go' the worker fires all `calls` consumes at once on the shared key and reports how many
 // were admitted, and every decision made by anything but the store (must be none).
 import { type Decision, RateLimiter, type Store } from '@sluice/core';
 import { storeAlgorithm } from './store-algorithms.js';
+import { soak } from './store-soak-worker.js';
 
 interface StoreModule {
   createStore(): Promise<Store>;
@@ -18,6 +20,7 @@ type Message =
   | { type: 'setup'; module: string }
   | { type: 'prepare'; algorithm: string; key: string; calls: number }
   | { type: 'go'; startAt: number }
+  | { type: 'soak'; ms: number; keys: number; inflight: number; seed: number }
   | { type: 'exit' };
 
 /** What a worker reports after a race. */
@@ -89,6 +92,10 @@ async function handle(message: Message): Promise<void> {
         endedAt,
       };
       send(report);
+      return;
+    }
+    case 'soak': {
+      send({ type: 'soaked', ...(await soak(store!, message)) });
       return;
     }
     case 'exit': {
