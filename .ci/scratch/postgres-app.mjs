@@ -10,7 +10,12 @@ import pg from 'pg';
 
 const which = process.argv[2];
 const name = `sluice_ci_${randomBytes(6).toString('hex')}`;
-const admin = new pg.Client({ host: '127.0.0.1', port: 5432, user: 'postgres', database: 'postgres' });
+const admin = new pg.Client({
+  host: '127.0.0.1',
+  port: 5432,
+  user: 'postgres',
+  database: 'postgres',
+});
 await admin.connect();
 await admin.query(`CREATE DATABASE ${name}`);
 const url = `postgres://postgres@127.0.0.1:5432/${name}`;
