@@ -3,13 +3,23 @@ import type { Config } from 'jest';
 // One jest project per package. Tests import sibling packages (and the private
 // @sluice/test-kit, what they share) by name; the moduleNameMapper
 // points those names at the TypeScript sources so `pnpm test` needs no prior build.
-const packages = ['core', 'redis', 'koa', 'fastify', 'express', 'client', 'nestjs'];
+const packages = [
+  'core',
+  'redis',
+  'koa',
+  'fastify',
+  'express',
+  'client',
+  'nestjs',
+  'postgres',
+  'sqlite',
+];
 
 const moduleNameMapper = {
   '^@sluice/core/http$': '<rootDir>/../core/src/http/index.ts',
   '^@sluice/core/store$': '<rootDir>/../core/src/store-api.ts',
   '^@sluice/core/duration$': '<rootDir>/../core/src/duration-api.ts',
-  '^@sluice/(core|redis|express|fastify|koa|client|nestjs|test-kit)$':
+  '^@sluice/([a-z-]+)$':
     '<rootDir>/../$1/src/index.ts',
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };
@@ -51,7 +61,7 @@ function project(displayName: string, dir: string, testMatch: string[]) {
       '^@sluice/core/http$': `${root}/packages/core/src/http/index.ts`,
       '^@sluice/core/store$': `${root}/packages/core/src/store-api.ts`,
       '^@sluice/core/duration$': `${root}/packages/core/src/duration-api.ts`,
-      '^@sluice/(core|redis|express|fastify|koa|client|nestjs|test-kit)$': `${root}/packages/$1/src/index.ts`,
+      '^@sluice/([a-z-]+)$': `${root}/packages/$1/src/index.ts`,
     },
     transform: {
       '^.+\\.ts$': [

@@ -51,6 +51,12 @@ export const REQUIREMENTS = [
     apt: ['redis-sentinel'],
   },
   {
+    name: 'g++, make, python3',
+    why: "better-sqlite3's native addon (@sluice/sqlite), built by node-gyp when no prebuilt binary can be downloaded",
+    present: (env) => onPath('g++', env) && onPath('make', env) && onPath('python3', env),
+    apt: ['g++', 'make', 'python3'],
+  },
+  {
     name: 'chromium',
     why: "the docs site's browser test (CHROMIUM_PATH, default /usr/bin/chromium)",
     present: (env) => isExecutable(chromiumPath(env)),

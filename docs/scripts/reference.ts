@@ -28,6 +28,8 @@ export const ENTRY_POINTS = [
   'packages/koa/src/index.ts',
   'packages/nestjs/src/index.ts',
   'packages/redis/src/index.ts',
+  'packages/postgres/src/index.ts',
+  'packages/sqlite/src/index.ts',
   'packages/client/src/index.ts',
 ].map((p) => path.join(root, p));
 
@@ -76,6 +78,8 @@ const MODULE_NAMES: Record<string, string> = {
   'koa/src': '@sluice/koa',
   'nestjs/src': '@sluice/nestjs',
   'redis/src': '@sluice/redis',
+  'postgres/src': '@sluice/postgres',
+  'sqlite/src': '@sluice/sqlite',
   'client/src': '@sluice/client',
 };
 

@@ -45,7 +45,9 @@ beforeAll(() => {
 afterAll(() => rmSync(bin, { recursive: true, force: true }));
 
 const PNPM10 = { npm_config_user_agent: 'pnpm/10.34.9 npm/? node/v20.20.2 linux x64' };
-const ALL = ['redis-server', 'redis-cli', 'redis-sentinel', 'apt-get', 'npm', 'sudo'];
+// A machine of this kind ships g++, make and python3 (node-gyp's toolchain).
+const BUILD = ['g++', 'make', 'python3'];
+const ALL = ['redis-server', 'redis-cli', 'redis-sentinel', 'apt-get', 'npm', 'sudo', ...BUILD];
 
 test('everything present: exits 0 and prints nothing', async () => {
   const r = await provision({ PATH: machineWith(...ALL), CHROMIUM_PATH: chromium, ...PNPM10 });
@@ -53,7 +55,7 @@ test('everything present: exits 0 and prints nothing', async () => {
 });
 
 test('no redis-sentinel, no Chromium: apt-get update, then one install of both (dry run)', async () => {
-  const PATH = machineWith('redis-server', 'redis-cli', 'apt-get', 'npm', 'sudo');
+  const PATH = machineWith('redis-server', 'redis-cli', 'apt-get', 'npm', 'sudo', ...BUILD);
   const r = await provision(
     { PATH, CHROMIUM_PATH: path.join(bin, 'no-chromium'), ...PNPM10 },
     '--dry-run',
@@ -68,7 +70,7 @@ test('no redis-sentinel, no Chromium: apt-get update, then one install of both (
 });
 
 test('no redis-cli: installs redis-server (the package that ships both)', async () => {
-  const PATH = machineWith('redis-server', 'redis-sentinel', 'apt-get', 'sudo');
+  const PATH = machineWith('redis-server', 'redis-sentinel', 'apt-get', 'sudo', ...BUILD);
   const r = await provision({ PATH, CHROMIUM_PATH: chromium, ...PNPM10 }, '--dry-run');
   expect(r.code).toBe(0);
   expect(r.stdout.trim().split('\n').at(-1)).toMatch(/install -y redis-server$/);
@@ -87,7 +89,7 @@ test('no pnpm: npm install -g pnpm@10; a pnpm 11 counts as missing', async () =>
 });
 
 test('cannot install (no apt-get): one line naming what is missing and what to run, exit 1', async () => {
-  const PATH = machineWith('redis-server', 'redis-cli', 'npm', 'sudo');
+  const PATH = machineWith('redis-server', 'redis-cli', 'npm', 'sudo', ...BUILD);
   const r = await provision({ PATH, CHROMIUM_PATH: path.join(bin, 'none'), ...PNPM10 });
   expect(r.code).toBe(1);
   expect(r.stdout).toBe('');

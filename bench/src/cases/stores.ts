@@ -1,0 +1,183 @@
+/**
+ * The subjects of `pnpm bench:stores` (../stores.ts): sluice's PostgreSQL, SQLite and Redis
+ * stores and their peers, each built from the servers of one run and turned into one
+ * `consume(key)`. Every limit is too large to deny: the bench measures decisions, and a
+ * denial throws (the limits would be wrong).
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PostgresStore as RateLimitPostgresql } from '@acpr/rate-limit-postgresql';
+import { gcra, RateLimiter, type Store } from '@sluice/core';
+import { PostgresStore } from '@sluice/postgres';
+import { RedisStore } from '@sluice/redis';
+import { SqliteStore } from '@sluice/sqlite';
+import Database from 'better-sqlite3';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import postgres from 'postgres';
+import { RateLimiterPostgres, RateLimiterSQLite } from 'rate-limiter-flexible';
+
+/** What a run provides: a database of its own, a redis-server, a scratch folder. */
+export interface StoreBenchServers {
+  pg: { host: string; port: number; user: string; database: string };
+  pgUrl: string;
+  redisPort: number;
+}
+
+/** One subject, ready: `consume(key)` and what to close afterwards. */
+export interface Ready {
+  consume(key: string): Promise<unknown> | unknown;
+  close(): Promise<void>;
+}
+
+export interface StoreSubject {
+  /** Which store: the row group of the report. */
+  store: 'postgres' | 'sqlite' | 'redis';
+  label: string;
+  /** How it is configured, for the report. */
+  config: string;
+  /** `true` when `consume` answers synchronously (measured in a loop, not with in-flight calls). */
+  sync?: boolean;
+  setup(servers: StoreBenchServers): Promise<Ready>;
+}
+
+/** A limit no bench run reaches: 1e9 per minute, burst 1e9. */
+const algorithm = gcra({ rate: 1e9, period: '1m', burst: 1e9 });
+
+function through(store: Store, close: () => Promise<void>): Ready {
+  const limiter = new RateLimiter({ algorithm, store, onStoreError: 'deny', prefix: 'b' });
+  return {
+    async consume(key) {
+      const d = await limiter.consume(key);
+      if (!d.allowed) throw new Error('sluice denied a request: the bench limits are wrong');
+    },
+    close,
+  };
+}
+
+export const STORE_SUBJECTS: StoreSubject[] = [
+  {
+    store: 'postgres',
+    label: 'sluice PostgresStore (pg)',
+    config:
+      'new PostgresStore({ client: new pg.Pool({ max: 8 }) }), UNLOGGED, server clock, gcra, RateLimiter.consume',
+    async setup(s) {
+      const pool = new pg.Pool({ ...s.pg, max: 8 });
+      const store = new PostgresStore({ client: pool, sweepIntervalMs: 0 });
+      await store.migrate();
+      return through(store, () => pool.end());
+    },
+  },
+  {
+    store: 'postgres',
+    label: 'sluice PostgresStore (postgres.js)',
+    config: 'new PostgresStore({ client: postgres(url, { max: 8 }) }), same table',
+    async setup(s) {
+      const sql = postgres(s.pgUrl, { max: 8, onnotice: () => {} });
+      const store = new PostgresStore({ client: sql, sweepIntervalMs: 0 });
+      await store.migrate();
+      return through(store, () => sql.end());
+    },
+  },
+  {
+    store: 'postgres',
+    label: 'rate-limiter-flexible RateLimiterPostgres',
+    config:
+      "new RateLimiterPostgres({ storeClient: new pg.Pool({ max: 8 }), tableName: 'rlflx', points: 1e9, duration: 60 }), consume(key)",
+    async setup(s) {
+      const pool = new pg.Pool({ ...s.pg, max: 8 });
+      const limiter = await new Promise<RateLimiterPostgres>((resolve, reject) => {
+        const l: RateLimiterPostgres = new RateLimiterPostgres(
+          { storeClient: pool, tableName: 'rlflx', points: 1e9, duration: 60 },
+          (error?: unknown) => (error ? reject(error) : resolve(l)),
+        );
+      });
+      return { consume: (key) => limiter.consume(key), close: () => pool.end() };
+    },
+  },
+  {
+    store: 'postgres',
+    label: 'express-rate-limit + @acpr/rate-limit-postgresql',
+    config:
+      "new PostgresStore(config, 'b') (aggregated), init({ windowMs: 60_000 }), increment(key)",
+    async setup(s) {
+      const store = new RateLimitPostgresql({ ...s.pg, max: 8 }, 'b');
+      store.init({ windowMs: 60_000 } as never);
+      // Its constructor starts its migrations without a promise: wait for the function.
+      const probe = new pg.Client(s.pg);
+      await probe.connect();
+      for (let i = 0; i < 100; i++) {
+        const { rows } = await probe.query("SELECT 1 FROM pg_proc WHERE proname = 'agg_increment'");
+        if (rows.length > 0) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await probe.end();
+      return {
+        consume: (key) => store.increment(key),
+        close: () => (store as unknown as { pool: pg.Pool }).pool.end(),
+      };
+    },
+  },
+  {
+    store: 'sqlite',
+    label: 'sluice SqliteStore, store.consume (sync)',
+    config:
+      'new SqliteStore({ database: new Database(file) }), WAL, consume(key, gcra, 1, Date.now()) in a loop',
+    sync: true,
+    async setup() {
+      const db = new Database(join(mkdtempSync(join(tmpdir(), 'sluice-bench-')), 'a.db'));
+      const store = new SqliteStore({ database: db, sweepIntervalMs: 0 });
+      return {
+        consume(key) {
+          if (!store.consume(key, algorithm, 1, Date.now()).allowed) throw new Error('denied');
+        },
+        close: async () => void db.close(),
+      };
+    },
+  },
+  {
+    store: 'sqlite',
+    label: 'sluice SqliteStore, RateLimiter.consume',
+    config: 'the same store behind a RateLimiter (FailSafeStore: a promise per decision)',
+    async setup() {
+      const db = new Database(join(mkdtempSync(join(tmpdir(), 'sluice-bench-')), 'b.db'));
+      return through(
+        new SqliteStore({ database: db, sweepIntervalMs: 0 }),
+        async () => void db.close(),
+      );
+    },
+  },
+  {
+    store: 'sqlite',
+    label: 'rate-limiter-flexible RateLimiterSQLite (better-sqlite3)',
+    config:
+      "new RateLimiterSQLite({ storeClient: db, storeType: 'better-sqlite3', tableName: 'rlflx', points: 1e9, duration: 60 }), consume(key)",
+    async setup() {
+      const db = new Database(join(mkdtempSync(join(tmpdir(), 'sluice-bench-')), 'c.db'));
+      db.pragma('journal_mode = WAL');
+      const limiter = await new Promise<RateLimiterSQLite>((resolve, reject) => {
+        const l: RateLimiterSQLite = new RateLimiterSQLite(
+          {
+            storeClient: db,
+            storeType: 'better-sqlite3',
+            tableName: 'rlflx',
+            points: 1e9,
+            duration: 60,
+          },
+          (error?: unknown) => (error ? reject(error) : resolve(l)),
+        );
+      });
+      return { consume: (key) => limiter.consume(key), close: async () => void db.close() };
+    },
+  },
+  {
+    store: 'redis',
+    label: 'sluice RedisStore (ioredis)',
+    config: 'new RedisStore({ client: new Redis() }), one connection, gcra, RateLimiter.consume',
+    async setup(s) {
+      const client = new Redis({ host: '127.0.0.1', port: s.redisPort });
+      return through(new RedisStore({ client }), async () => client.disconnect());
+    },
+  },
+];

@@ -1,0 +1,22 @@
+// A limiter on PostgreSQL: one table and its functions, created once by migrate().
+import { gcra, RateLimiter } from '@sluice/core';
+import { PostgresStore } from '@sluice/postgres';
+import pg from 'pg';
+
+// #region store
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+const store = new PostgresStore({ client: pool }); // the database's clock decides
+await store.migrate(); // at deploy or startup: CREATE UNLOGGED TABLE sluice_limits, functions
+
+const limiter = new RateLimiter({ algorithm: gcra({ rate: 60, period: '1m' }), store });
+const decision = await limiter.consume('user:42');
+// #endregion store
+console.log(decision.allowed);
+
+// #region postgresjs
+import postgres from 'postgres';
+
+const sql = postgres(process.env.DATABASE_URL ?? 'postgres://localhost/app');
+const onPostgresJs = new PostgresStore({ client: sql, table: 'api_limits', logged: true });
+// #endregion postgresjs
+void onPostgresJs;

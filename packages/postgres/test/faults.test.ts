@@ -1,0 +1,140 @@
+// The fault contract on PostgreSQL: a call that times out charges nothing even when the
+// database runs it later; the limiter decides it by its policy; calls in flight are given up
+// at once when asked (breaker open); the database clock decides whatever the app clock says.
+import { fixedWindow, RateLimiter } from '@sluice/core';
+import { createPostgresDatabase, EPOCH, type PostgresDatabase } from '@sluice/test-kit';
+import pg from 'pg';
+import { PostgresStore, StoreTimeoutError } from '../src/index.js';
+
+let db: PostgresDatabase;
+let pool: pg.Pool;
+
+beforeAll(async () => {
+  db = await createPostgresDatabase();
+  pool = new pg.Pool({ ...db.config, max: 6 });
+  await new PostgresStore({ client: pool, sweepIntervalMs: 0 }).migrate();
+}, 30_000);
+
+afterAll(async () => {
+  await pool?.end();
+  await db?.drop();
+});
+
+/** Holds `key`'s row locked from another connection until the result is called. */
+async function holdRow(key: string): Promise<() => Promise<void>> {
+  const client = await pool.connect();
+  await client.query('BEGIN');
+  await client.query('SELECT 1 FROM sluice_limits WHERE key = $1 FOR UPDATE', [key]);
+  return async () => {
+    await client.query('COMMIT');
+    client.release();
+  };
+}
+
+const minute = fixedWindow({ limit: 10, window: '1m' });
+
+describe('a call that times out charges nothing', () => {
+  it('the statement waits on a held row past its deadline, then decides nothing', async () => {
+    const store = new PostgresStore({ client: pool, timeoutMs: 150, sweepIntervalMs: 0 });
+    // A first answer: the store knows the database clock's offset (deadlines need it).
+    expect((await store.consume('held', minute, 1, Date.now())).remaining).toBe(9);
+    const release = await holdRow('held');
+    const started = performance.now();
+    await expect(store.consume('held', minute, 3, Date.now())).rejects.toBeInstanceOf(
+      StoreTimeoutError,
+    );
+    expect(performance.now() - started).toBeLessThan(1000);
+    await release();
+    // The statement ran once the row was free: past its deadline, it charged nothing.
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await store.consume('held', minute, 0, Date.now())).remaining).toBe(9);
+  });
+
+  it('through a limiter: the policy answers at the timeout, and nothing is charged', async () => {
+    const store = new PostgresStore({ client: pool, timeoutMs: 150, sweepIntervalMs: 0 });
+    const warnings: string[] = [];
+    const limiter = new RateLimiter({
+      algorithm: minute,
+      store,
+      onStoreError: 'deny',
+      logger: { warn: (m) => void warnings.push(m) },
+      prefix: 'policy',
+    });
+    expect((await limiter.consume('k')).remaining).toBe(9);
+    const release = await holdRow('policy:k');
+    const denied = await limiter.consume('k');
+    expect(denied).toMatchObject({ allowed: false, retryAfterMs: 1000 });
+    expect(warnings).toHaveLength(1);
+    await release();
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await store.consume('policy:k', minute, 0, Date.now())).remaining).toBe(9);
+  });
+
+  it('failPending gives up every call in flight at once', async () => {
+    const store = new PostgresStore({ client: pool, timeoutMs: 10_000, sweepIntervalMs: 0 });
+    await store.consume('pending', minute, 1, Date.now());
+    const release = await holdRow('pending');
+    const call = store.consume('pending', minute, 1, Date.now());
+    await new Promise((r) => setTimeout(r, 50));
+    store.failPending();
+    await expect(call).rejects.toThrow(/given up/);
+    await release();
+  });
+});
+
+describe('the database clock decides', () => {
+  it('an app clock skewed by +30 s gives the decisions of an exact one', async () => {
+    const store = new PostgresStore({ client: pool, sweepIntervalMs: 0 });
+    const algorithm = fixedWindow({ limit: 5, window: '10s' });
+    const exact = new RateLimiter({ algorithm, store, prefix: 'exact' });
+    const skewed = new RateLimiter({
+      algorithm,
+      store,
+      prefix: 'skewed',
+      clock: () => Date.now() + 30_000,
+    });
+    const run = async (limiter: RateLimiter) => {
+      const out = [];
+      for (let i = 0; i < 8; i++) out.push(await limiter.consume('u'));
+      return out;
+    };
+    const [a, b] = await Promise.all([run(exact), run(skewed)]);
+    expect(b.map((d) => [d.allowed, d.remaining])).toEqual(a.map((d) => [d.allowed, d.remaining]));
+    expect(a.map((d) => d.allowed)).toEqual([true, true, true, true, true, false, false, false]);
+    // Times count from the database's clock, not 30 s off.
+    for (const [i, d] of b.entries()) {
+      expect(Math.abs(d.resetAfterMs - a[i]!.resetAfterMs)).toBeLessThan(1000);
+      expect(d.resetAfterMs).toBeLessThanOrEqual(10_000);
+    }
+  });
+});
+
+describe('sweeping', () => {
+  it('keys of 1-minute windows: after a sweep, rows <= the keys active in the last 2 minutes', async () => {
+    // Scaled down from the 1M of bench/src/stores-sweep.ts: 20 000 keys, then 5 000 more
+    // 3 minutes later, on the caller's clock.
+    const store = new PostgresStore({
+      client: pool,
+      clock: 'client',
+      sweepIntervalMs: 0,
+      sweepBatch: 3000,
+      table: 'sweep_test',
+      timeoutMs: 30_000,
+    });
+    await store.migrate();
+    const algorithm = fixedWindow({ limit: 5, window: '1m' });
+    const burst = (prefix: string, n: number, now: number) =>
+      Promise.all(
+        Array.from({ length: n }, (_, i) => store.consume(`${prefix}${i}`, algorithm, 1, now)),
+      );
+    await burst('old', 20_000, EPOCH);
+    await burst('new', 5000, EPOCH + 180_000);
+    const count = async () =>
+      Number((await pool.query('SELECT count(*) FROM sweep_test')).rows[0].count);
+    expect(await count()).toBe(25_000);
+    expect(await store.sweep()).toBe(20_000);
+    expect(await count()).toBe(5000);
+    // Live keys kept their state.
+    expect((await store.consume('new1', algorithm, 0, EPOCH + 180_001)).remaining).toBe(4);
+  }, 60_000);
+});

@@ -1,0 +1,276 @@
+// The store conformance suite, described once and run by every store's tests (Postgres,
+// SQLite, Redis...): the redis-cell vectors; random traces of every algorithm and feature
+// (consumes, peeks, refunds, debts, penalties, leases) decided exactly as MemoryStore
+// decides them; several limits all-or-nothing under concurrency; and exactness across 4
+// OS processes racing on one key.
+import { type ChildProcess, fork } from 'node:child_process';
+import { join } from 'node:path';
+import { fixedWindow, MemoryStore, type Store, toCellReply } from '@sluice/core';
+import { EPOCH } from './epoch.js';
+import { HUNDRED_PER_HOUR, STORE_ALGORITHMS } from './store-algorithms.js';
+import type { SoakReport } from './store-soak-worker.js';
+import { randomTrace, runTrace } from './store-traces.js';
+import type { StoreWorkerReport } from './store-worker.js';
+import { replayVector, vectorRuns } from './vectors.js';
+
+/** What a store's test gives the suite. */
+export interface StoreHarness {
+  /** The store's name, for test titles. */
+  name: string;
+  /** Starts what the store needs (a database...); before any other call. */
+  setup(): Promise<void>;
+  teardown(): Promise<void>;
+  /** A store deciding at the time each call gives (the limiter's clock). */
+  clientClockStore(): Store;
+  /**
+   * The absolute path of a module that worker processes load: it exports
+   * `createStore(): Promise<Store>` (a store of the same data, its default clock) and
+   * `closeStore()`. Reads what it needs from the environment {@link StoreHarness.workerEnv}
+   * gives. Without it, the cross-process race is not run.
+   */
+  workerModule?: string;
+  workerEnv?(): Record<string, string>;
+  /**
+   * How many random traces run at once (default: all of them). A store whose keys expire in
+   * real time while its decisions use the trace's clock (Redis with `clock: 'client'`) needs
+   * few: a trace slowed past a key's TTL on a loaded machine would find it gone.
+   */
+  traceConcurrency?: number;
+}
+
+/** Operations per algorithm in the differential traces (`SLUICE_STORE_OPS`, default 10 000). */
+export const STORE_OPS = Number(process.env.SLUICE_STORE_OPS ?? 10_000);
+/** Ops per trace: traces run side by side, each op after the previous one's answer. */
+const TRACE_LENGTH = 40;
+/** The cross-process race: 4 processes x 250 concurrent consumes, 10 rounds. */
+const PROCESSES = 4;
+const CALLS = 250;
+const ROUNDS = Number(process.env.SLUICE_STORE_ROUNDS ?? 10);
+/** The short soak of the test suite, in the race's processes (the 60 s one: `pnpm bench:stores-soak`). */
+const SOAK_MS = Number(process.env.SLUICE_STORE_SOAK_MS ?? 3000);
+
+/** The path of the ts-node runner for worker processes (`fork(tsWorkerPath(), [worker])`). */
+export function tsWorkerPath(): string {
+  return join(__dirname, 'ts-worker.cjs');
+}
+
+export interface Worker {
+  child: ChildProcess;
+  next<T = unknown>(type: string): Promise<T>;
+}
+
+/**
+ * Forks a worker (store-worker.ts by default); `next(type)` resolves with its next message
+ * of `type`.
+ */
+export function startStoreWorker(
+  env: Record<string, string> = {},
+  worker = join(__dirname, 'store-worker.ts'),
+): Worker {
+  const child = fork(tsWorkerPath(), [worker], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, ...env },
+  });
+  const waiting = new Map<string, (message: unknown) => void>();
+  const rejecters = new Set<(error: Error) => void>();
+  let failed: Error | undefined;
+  const failAll = (error: Error) => {
+    failed = error;
+    for (const reject of rejecters) reject(error);
+  };
+  child.on('message', (message: { type: string; error?: string }) => {
+    if (message.type === 'error') return failAll(new Error(`worker failed: ${message.error}`));
+    const resolve = waiting.get(message.type);
+    waiting.delete(message.type);
+    resolve?.(message);
+  });
+  child.on('exit', (code, signal) => failAll(new Error(`worker exited (${code ?? signal})`)));
+  return {
+    child,
+    next: <T>(type: string) =>
+      new Promise<T>((resolve, reject) => {
+        if (failed) return reject(failed);
+        rejecters.add(reject);
+        waiting.set(type, (message) => {
+          rejecters.delete(reject);
+          resolve(message as T);
+        });
+      }),
+  };
+}
+
+/** Runs `task(0)` … `task(count - 1)`, at most `width` at a time. */
+async function runPool(
+  count: number,
+  width: number,
+  task: (i: number) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < count) await task(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(width, count) }, lane));
+}
+
+/** Runs the store conformance suite on the store of `harness`. */
+export function describeStoreConformance(harness: StoreHarness): void {
+  describe(`${harness.name}: store conformance`, () => {
+    beforeAll(() => harness.setup(), 60_000);
+    afterAll(() => harness.teardown(), 60_000);
+
+    describe('redis-cell vectors', () => {
+      it.each(vectorRuns().map((run) => ({ run, label: run.label })))('$label', async ({ run }) => {
+        const replies = await replayVector(run, harness.clientClockStore(), `vec:${Math.random()}`);
+        expect(replies).toEqual(run.steps.map((s) => s.cell));
+      });
+    });
+
+    describe(`${STORE_OPS} random operations per algorithm decide as MemoryStore does`, () => {
+      it.each(STORE_ALGORITHMS.map((a) => ({ a, name: a.name })))(
+        '$name',
+        async ({ a }) => {
+          const algorithm = a.build();
+          const memory = new MemoryStore({ maxKeys: 1_000_000 });
+          const store = harness.clientClockStore();
+          const traces = Math.ceil(STORE_OPS / TRACE_LENGTH);
+          const run = `diff:${Math.random().toString(36).slice(2)}:`;
+          let allowed = 0;
+          let denied = 0;
+          await runPool(traces, harness.traceConcurrency ?? traces, async (t) => {
+            const ops = randomTrace(algorithm, a.scale, TRACE_LENGTH, t + 1);
+            // Any ms of a day, so aligned windows and calendar edges are hit at every phase.
+            const start = EPOCH + Math.floor(((t * 7919) % 1000) * 86_400);
+            const expected = await runTrace(memory, `k${t}`, algorithm, start, ops);
+            const actual = await runTrace(store, `${run}${t}`, algorithm, start, ops);
+            for (const [i, d] of expected.entries()) {
+              if (d.allowed) allowed++;
+              else denied++;
+              if (JSON.stringify(actual[i]) !== JSON.stringify(d)) {
+                expect({
+                  trace: t,
+                  op: i,
+                  ops: ops.slice(0, i + 1),
+                  decision: actual[i],
+                }).toEqual({
+                  trace: t,
+                  op: i,
+                  ops: ops.slice(0, i + 1),
+                  decision: d,
+                });
+              }
+            }
+          });
+          // The traces reach both outcomes (otherwise the comparison proves little).
+          expect(allowed).toBeGreaterThan(STORE_OPS / 10);
+          expect(denied).toBeGreaterThan(STORE_OPS / 20);
+        },
+        120_000,
+      );
+    });
+
+    it('several limits are all-or-nothing under concurrency: [5/min, 100/day] admit 5, the day charged 5', async () => {
+      const store = harness.clientClockStore();
+      if (typeof store.consumeAll !== 'function') throw new Error('the store has no consumeAll');
+      const minute = fixedWindow({ limit: 5, window: '1m' });
+      const day = fixedWindow({ limit: 100, window: '1d' });
+      const k = `aon:${Math.random().toString(36).slice(2)}`;
+      const now = EPOCH + 1000;
+      const all = await Promise.all(
+        Array.from({ length: 40 }, () =>
+          store.consumeAll!(
+            [
+              { key: `${k}:m`, algorithm: minute, cost: 1 },
+              { key: `${k}:d`, algorithm: day, cost: 1 },
+            ],
+            now,
+          ),
+        ),
+      );
+      expect(all.filter((ds) => ds.every((d) => d.allowed))).toHaveLength(5);
+      // The 35 others charged nothing: the day limit lost exactly 5.
+      const peek = await store.consume(`${k}:d`, day, 0, now);
+      expect(peek.remaining).toBe(95);
+    });
+
+    const workerModule = harness.workerModule;
+    (workerModule === undefined ? describe.skip : describe)(
+      `${PROCESSES} processes x ${CALLS} concurrent consumes on one key, ${ROUNDS} rounds`,
+      () => {
+        let workers: Worker[] = [];
+        const overlaps: number[] = [];
+        /** Each round's [start, end] per process, ms from the shared start instant. */
+        const spans: number[][][] = [];
+        beforeAll(async () => {
+          workers = Array.from({ length: PROCESSES }, () =>
+            startStoreWorker(harness.workerEnv?.()),
+          );
+          const ready = workers.map((w) => w.next('ready'));
+          for (const w of workers) w.child.send({ type: 'setup', module: workerModule });
+          await Promise.all(ready);
+        }, 120_000);
+        afterAll(() => {
+          for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
+        });
+
+        it.each(
+          Array.from({ length: ROUNDS }, (_, round) => ({
+            round: round + 1,
+            algorithm: HUNDRED_PER_HOUR[round % HUNDRED_PER_HOUR.length]!.name,
+          })),
+        )(
+          'round $round ($algorithm): admitted = 100',
+          async ({ algorithm }) => {
+            const key = `race:${Math.random().toString(36).slice(2)}`;
+            const prepared = workers.map((w) => w.next('prepared'));
+            for (const w of workers) {
+              w.child.send({ type: 'prepare', algorithm, key, calls: CALLS });
+            }
+            await Promise.all(prepared);
+            const done = workers.map((w) => w.next<StoreWorkerReport>('done'));
+            // Every process starts at the same instant (each waits for it).
+            const startAt = Date.now() + 250;
+            for (const w of workers) w.child.send({ type: 'go', startAt });
+            const reports = await Promise.all(done);
+            expect(reports.flatMap((r) => r.failures)).toEqual([]);
+            const allowed = reports.reduce((sum, r) => sum + r.allowed, 0);
+            expect(allowed).toBe(100);
+            // The processes really raced: their firing overlapped.
+            const overlap =
+              Math.min(...reports.map((r) => r.endedAt)) -
+              Math.max(...reports.map((r) => r.startedAt));
+            overlaps.push(overlap);
+            spans.push(reports.map((r) => [r.startedAt - startAt, r.endedAt - startAt]));
+          },
+          60_000,
+        );
+
+        it(`soak, ${SOAK_MS} ms: random stacks over 1000 keys from every process: no deadlock, no busy error, no error reaches a caller`, async () => {
+          const done = workers.map((w) => w.next<SoakReport>('soaked'));
+          for (const [i, w] of workers.entries()) {
+            w.child.send({ type: 'soak', ms: SOAK_MS, keys: 1000, inflight: 8, seed: i + 1 });
+          }
+          const reports = await Promise.all(done);
+          const sum = (f: (r: SoakReport) => number) => reports.reduce((n, r) => n + f(r), 0);
+          expect({
+            deadlocks: sum((r) => r.deadlocks),
+            busy: sum((r) => r.busy),
+            errors: reports.map((r) => r.errors),
+          }).toEqual({ deadlocks: 0, busy: 0, errors: reports.map(() => ({})) });
+          // Stacks were decided.
+          expect(sum((r) => r.decisions)).toBeGreaterThan(PROCESSES * 50);
+          expect(sum((r) => r.allowed)).toBeGreaterThan(0);
+        }, 120_000);
+
+        it('the processes really raced: their firing overlapped', () => {
+          expect(overlaps).toHaveLength(ROUNDS);
+          if (!overlaps.some((ms) => ms > 0)) {
+            throw new Error(`the processes never overlapped: ${JSON.stringify(spans)}`);
+          }
+        });
+      },
+    );
+  });
+}
+
+/** {@link toCellReply}, re-exported for stores' own vector checks. */
+export { toCellReply };

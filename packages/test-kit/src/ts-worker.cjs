@@ -1,0 +1,44 @@
+// Runs a TypeScript worker in a child process straight from the sources, with no prior
+// build: `fork(tsWorkerPath(), ['/abs/path/worker.ts'])` (see store-conformance.ts).
+// ts-node transpiles .ts on require (CommonJS); `@sluice/<name>` resolves to
+// packages/<name>/src/index.ts (`@sluice/core/store` and `/http` to their entries) and
+// `./x.js` to `./x.ts`, as jest.config.ts's moduleNameMapper does for the tests.
+const Module = require('node:module');
+const { existsSync } = require('node:fs');
+const path = require('node:path');
+
+const packagesDir = path.resolve(__dirname, '..', '..');
+const resolve = Module._resolveFilename;
+Module._resolveFilename = function resolveTs(request, parent, ...rest) {
+  if (request === '@sluice/core/http') {
+    return resolve.call(this, path.join(packagesDir, 'core/src/http/index.ts'), parent, ...rest);
+  }
+  if (request === '@sluice/core/store') {
+    return resolve.call(this, path.join(packagesDir, 'core/src/store-api.ts'), parent, ...rest);
+  }
+  const named = /^@sluice\/([a-z-]+)$/.exec(request);
+  if (named) {
+    return resolve.call(this, path.join(packagesDir, named[1], 'src', 'index.ts'), parent, ...rest);
+  }
+  if (request.startsWith('.') && request.endsWith('.js') && parent?.filename?.endsWith('.ts')) {
+    const ts = path.resolve(path.dirname(parent.filename), `${request.slice(0, -3)}.ts`);
+    if (existsSync(ts)) return ts;
+  }
+  return resolve.call(this, request, parent, ...rest);
+};
+
+require('ts-node').register({
+  transpileOnly: true,
+  skipProject: true,
+  compilerOptions: {
+    module: 'CommonJS',
+    moduleResolution: 'Node10',
+    target: 'ES2022',
+    esModuleInterop: true,
+  },
+  moduleTypes: { '**/*.ts': 'cjs' },
+});
+
+const worker = process.argv[2];
+if (!worker) throw new Error('usage: ts-worker.cjs <worker.ts>');
+require(path.resolve(worker));
