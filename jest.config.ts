@@ -77,4 +77,18 @@ config.projects!.push({
   },
 });
 
+// The benchmarks (bench/): the committed pages are what the committed results render.
+config.projects!.push({
+  displayName: 'bench',
+  rootDir: '<rootDir>/bench',
+  testEnvironment: 'node',
+  testMatch: ['<rootDir>/test/**/*.test.ts'],
+  transform: {
+    '^.+\\.ts$': [
+      'ts-jest',
+      { tsconfig: '<rootDir>/tsconfig.test.json', diagnostics: { warnOnly: false } },
+    ],
+  },
+});
+
 export default config;

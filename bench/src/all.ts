@@ -11,7 +11,9 @@
  * Traffic goes to 127.0.0.1 only (the parts start their own redis-server and HTTP servers).
  *
  * Flags: `--only core,redis,http` runs a subset; `--quick` runs one short round per figure
- * (a smoke test of the suite, marked as such in the note); `--report-only`.
+ * (a smoke test of the suite, marked as such in the note); `--report-only`; `--out <dir>`
+ * writes the three pages there instead (the re-render test compares them with the committed
+ * ones).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -48,13 +50,23 @@ const { values: args } = parseCommand({
       type: 'boolean',
       help: 'rewrite the pages from the last run in bench/results/ without measuring',
     },
+    results: {
+      type: 'string',
+      arg: 'dir',
+      help: "the folder of the parts' JSON (default bench/results)",
+    },
+    out: {
+      type: 'string',
+      arg: 'dir',
+      help: 'write the three pages into this folder instead of docs/ and bench/ (the re-render test)',
+    },
   },
 });
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const benchDir = path.resolve(here, '..');
 const root = path.resolve(benchDir, '..');
-const results = path.join(benchDir, 'results');
+const results = path.resolve(args.results ?? path.join(benchDir, 'results'));
 const docs = path.join(root, 'docs');
 const PAGE = path.join(docs, 'benchmarks.md');
 const RESULTS = path.join(root, RESULTS_FILE);
@@ -211,12 +223,17 @@ async function main(): Promise<void> {
     outcome: readJson<OutcomeReport>('outcome.json', run, 'outcome'),
     chartFile: CHART,
   };
-  mkdirSync(docs, { recursive: true });
-  writeFileSync(path.join(docs, CHART), await renderChart(input));
-  writeFileSync(PAGE, renderPage(input));
-  writeFileSync(RESULTS, renderResults({ ...input, chartFile: `../docs/${CHART}` }));
+  const out = args.out === undefined ? undefined : path.resolve(args.out);
+  const [chartAt, pageAt, resultsAt] =
+    out === undefined
+      ? [path.join(docs, CHART), PAGE, RESULTS]
+      : [path.join(out, CHART), path.join(out, 'benchmarks.md'), path.join(out, 'results.md')];
+  mkdirSync(path.dirname(chartAt), { recursive: true });
+  writeFileSync(chartAt, await renderChart(input));
+  writeFileSync(pageAt, renderPage(input));
+  writeFileSync(resultsAt, renderResults({ ...input, chartFile: `../docs/${CHART}` }));
   console.log(
-    `\nwrote ${path.relative(root, PAGE)}, docs/${CHART} and ${RESULTS_FILE} (run: ${(run.totalSeconds / 60).toFixed(1)} min${run.totalSeconds > 600 ? ', OVER the 10-minute budget' : ''})`,
+    `\nwrote ${[pageAt, chartAt, resultsAt].map((x) => path.relative(root, x)).join(', ')} (run: ${(run.totalSeconds / 60).toFixed(1)} min${run.totalSeconds > 600 ? ', OVER the 10-minute budget' : ''})`,
   );
 }
 

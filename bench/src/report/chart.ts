@@ -17,16 +17,38 @@ export interface Bar {
 
 const HTTP_PANEL = 'HTTP: requests/s';
 
-/** Every limiter the chart can show, in the order bars are stacked within a case. */
+/**
+ * Every subject the chart can show, each its own colour and legend entry, in the order bars
+ * are stacked within a case: sluice's variants in blues (the same limiter on another client or
+ * with prefetch), each peer a colour of its own. A bar of a subject not listed here is an error,
+ * so a new subject cannot be drawn in another's colour or dropped from the legend.
+ */
 const LIMITERS: [string, string][] = [
   ['unlimited', '#7f7f7f'],
   ['sluice', '#1f77b4'],
+  ['sluice (prefetch)', '#08306b'],
+  ['sluice on iovalkey', '#6baed6'],
+  ['sluice on node-redis 6', '#17becf'],
   ['rate-limiter-flexible', '#ff7f0e'],
   ['@fastify/rate-limit', '#2ca02c'],
   ['express-rate-limit', '#d62728'],
   ['koa-ratelimit', '#9467bd'],
+  ['@nestjs/throttler', '#8c564b'],
+  ['@nestjs/throttler + Redis storage', '#e377c2'],
   ['redis-benchmark', '#bcbd22'],
 ];
+
+/** Names too long for a legend column, as the chart shows them. */
+const SHORT: Record<string, string> = {
+  '@nestjs/throttler + @nest-lab/throttler-storage-redis': '@nestjs/throttler + Redis storage',
+};
+
+/** The chart's name of a Redis throughput row's subject (its label names the client). */
+function redisSubject(label: string): string {
+  if (!label.startsWith('sluice')) return 'rate-limiter-flexible';
+  const client = /, (iovalkey|node-redis 6)/.exec(label)?.[1];
+  return client === undefined ? 'sluice' : `sluice on ${client}`;
+}
 
 function chartBars(input: ReportInput): Bar[] {
   const bars: Bar[] = [];
@@ -34,7 +56,8 @@ function chartBars(input: ReportInput): Bar[] {
   if (http !== undefined) {
     const panel = `${HTTP_PANEL}, ${http.config.connections} connections (medians)`;
     for (const c of http.cases)
-      for (const r of c.rows) bars.push({ panel, case: c.title, limiter: r.limiter, value: r.rps });
+      for (const r of c.rows)
+        bars.push({ panel, case: c.title, limiter: SHORT[r.limiter] ?? r.limiter, value: r.rps });
   }
   if (core !== undefined) {
     const panel = 'memory store: decisions/s, one at a time (medians)';
@@ -66,7 +89,7 @@ function chartBars(input: ReportInput): Bar[] {
       bars.push({
         panel,
         case: label,
-        limiter: r.sluice ? 'sluice' : 'rate-limiter-flexible',
+        limiter: redisSubject(r.label),
         value: r.rate,
       });
     }
@@ -138,6 +161,9 @@ export function chartSpecOf(bars: readonly Bar[], title: string): TopLevelSpec {
     slot: all.slice(0, i).filter((x) => x.panel === b.panel && x.case === b.case).length,
   }));
   const panels = [...new Set(slotted.map((b) => b.panel))];
+  const unknown = slotted.find((b) => !LIMITERS.some(([name]) => name === b.limiter));
+  if (unknown !== undefined)
+    throw new Error(`chart: no colour for ${unknown.limiter} (add it to LIMITERS in chart.ts)`);
   const shown = LIMITERS.filter(([name]) => slotted.some((b) => b.limiter === name));
   const labelPx = Math.ceil(0.56 * FONT_PX * LINE_CHARS);
   const color = {
@@ -145,7 +171,7 @@ export function chartSpecOf(bars: readonly Bar[], title: string): TopLevelSpec {
     type: 'nominal' as const,
     title: null,
     scale: { domain: shown.map(([name]) => name), range: shown.map(([, c]) => c) },
-    legend: { orient: 'top' as const, columns: 2, symbolType: 'square' },
+    legend: { orient: 'top' as const, columns: 2, symbolType: 'square', labelLimit: 260 },
   };
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
