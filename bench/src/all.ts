@@ -23,14 +23,16 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseCommand, scriptArgs } from './cli/args.js';
 import { redisServerVersion } from './measure/common.js';
-import type { OutcomeReport } from './outcome.js';
 import { renderChart } from './report/chart.js';
-import type { CoreReport } from './report/core-part.js';
-import type { HttpReport } from './report/http-part.js';
-import { RESULTS_FILE, renderPage } from './report/page.js';
-import type { RedisReport } from './report/redis-part.js';
-import { renderResults } from './report/results.js';
-import type { PartRun, RunInfo } from './report/types.js';
+import { renderPage, renderResults } from './report/render.js';
+import type {
+  CoreReport,
+  HttpReport,
+  OutcomeReport,
+  PartRun,
+  RedisReport,
+  RunInfo,
+} from './report/types.js';
 
 const { values: args } = parseCommand({
   usage: 'pnpm bench -- [options]',
@@ -69,7 +71,7 @@ const root = path.resolve(benchDir, '..');
 const results = path.resolve(args.results ?? path.join(benchDir, 'results'));
 const docs = path.join(root, 'docs');
 const PAGE = path.join(docs, 'benchmarks.md');
-const RESULTS = path.join(root, RESULTS_FILE);
+const RESULTS = path.join(root, 'bench', 'results.md');
 const CHART = 'benchmarks.svg';
 const RUN_FILE = path.join(results, 'run.json');
 
@@ -221,7 +223,6 @@ async function main(): Promise<void> {
     redis: readJson<RedisReport>('redis.json', run, 'redis'),
     http: readJson<HttpReport>('http.json', run, 'http'),
     outcome: readJson<OutcomeReport>('outcome.json', run, 'outcome'),
-    chartFile: CHART,
   };
   const out = args.out === undefined ? undefined : path.resolve(args.out);
   const [chartAt, pageAt, resultsAt] =
@@ -230,8 +231,8 @@ async function main(): Promise<void> {
       : [path.join(out, CHART), path.join(out, 'benchmarks.md'), path.join(out, 'results.md')];
   mkdirSync(path.dirname(chartAt), { recursive: true });
   writeFileSync(chartAt, await renderChart(input));
-  writeFileSync(pageAt, renderPage(input));
-  writeFileSync(resultsAt, renderResults({ ...input, chartFile: `../docs/${CHART}` }));
+  writeFileSync(pageAt, renderPage(input, CHART));
+  writeFileSync(resultsAt, renderResults(input, `../docs/${CHART}`));
   console.log(
     `\nwrote ${[pageAt, chartAt, resultsAt].map((x) => path.relative(root, x)).join(', ')} (run: ${(run.totalSeconds / 60).toFixed(1)} min${run.totalSeconds > 600 ? ', OVER the 10-minute budget' : ''})`,
   );

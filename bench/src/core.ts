@@ -13,17 +13,14 @@
  */
 import { corePairs, FIXED_CONFIG, heapSubjects, RLF_CONFIG } from './cases/core.js';
 import { parseCommand, shared } from './cli/args.js';
-import { GCRA_CONFIG, machine, RESIDENT_CONFIG } from './measure/common.js';
-import { FLAT_MIN_RATIO, heapPerKey, type ScaleRow, scaleAt } from './measure/core-heap.js';
+import { GCRA_CONFIG, machine, median, RESIDENT_CONFIG } from './measure/common.js';
+import { heapPerKey, scaleAt } from './measure/core-heap.js';
 import { IN_FLIGHT, makeKeys, measurePairs } from './measure/core-loops.js';
 import { runPeers } from './measure/core-peers.js';
-import {
-  type CoreReport,
-  heapSection,
-  scaleSection,
-  throughputSection,
-} from './report/core-part.js';
-import { finishPart } from './report/part.js';
+import { finishPart, overall } from './report/part.js';
+import { renderPart } from './report/render.js';
+import type { CoreReport } from './report/types.js';
+import { coreFailed } from './report/verdicts.js';
 
 const { values: args } = parseCommand({
   usage: 'pnpm bench:core -- [options]',
@@ -80,19 +77,14 @@ async function main(): Promise<void> {
     },
     throughput: [],
     heap: [],
-    overall: 'PASS',
   };
   console.log(`machine: ${host.cores} cores, ${host.cpu}, Node ${host.node}, ${host.platform}`);
-  console.log(
-    `throughput: median of ${ROUNDS} rounds, ~${MEASURE_MS} ms per measurement, sluice and RLF interleaved; rows without "in flight" await each decision one at a time, "256 in flight" rows keep 256 calls outstanding (Promise.all per 256)\n`,
-  );
 
   // --- heap first, on a clean heap ---
-  const heapRows: [string, number, number][] = [];
   if (!args['peers-only'])
     for (const [name, subject] of Object.entries(heapSubjects(MANY))) {
       const [overhead, withKeys] = await heapPerKey(subject, MANY);
-      heapRows.push([name, overhead, withKeys]);
+      report.heap.push({ name, keys: MANY, overhead, withKeys });
     }
 
   // --- sluice vs every peer (heap with key text, then awaited decisions/s) ---
@@ -104,33 +96,39 @@ async function main(): Promise<void> {
       heapKeys: args['peer-heap-keys'],
     });
   }
-  let failed = report.peers?.rows.some((r) => r.verdict === 'FAIL') ?? false;
-  if (args['peers-only']) return finishPart(report, failed, args.json);
 
-  // --- throughput ---
-  const pairs = corePairs({ one: ['user:42'], many: makeKeys(MANY) }, MANY, MEASURE_MS);
-  await measurePairs(pairs, ROUNDS);
-  if (
-    throughputSection(report, pairs, `RateLimiter + MemoryStore, ${GCRA_CONFIG} / ${FIXED_CONFIG}`)
-  )
-    failed = true;
-  if (heapSection(report, heapRows, MANY)) failed = true;
-
-  if (args.scale) {
-    const rows: ScaleRow[] = [];
-    for (const n of args['scale-keys']) {
-      rows.push(await scaleAt(n, args['scale-rounds'], MEASURE_MS));
-      process.stderr.write(`scale ${n} keys done\n`);
+  if (!args['peers-only']) {
+    // --- throughput ---
+    const pairs = corePairs({ one: ['user:42'], many: makeKeys(MANY) }, MANY, MEASURE_MS);
+    await measurePairs(pairs, ROUNDS);
+    for (const c of pairs)
+      report.throughput.push({
+        label: c.label,
+        judged: c.judged,
+        sluice: median(c.a_),
+        rlf: median(c.b_),
+        sluiceRounds: c.a_,
+        rlfRounds: c.b_,
+      });
+    if (args.scale) {
+      const rows = [];
+      for (const n of args['scale-keys']) {
+        const r = await scaleAt(n, args['scale-rounds'], MEASURE_MS);
+        rows.push({
+          ...r,
+          sluice: median(r.sluice),
+          rlf: median(r.rlf),
+          store: median(r.store),
+          sluiceRounds: r.sluice,
+          rlfRounds: r.rlf,
+          storeRounds: r.store,
+        });
+        process.stderr.write(`scale ${n} keys done\n`);
+      }
+      report.scale = { config: RESIDENT_CONFIG, rounds: args['scale-rounds'], rows };
     }
-    const how = {
-      config: RESIDENT_CONFIG,
-      rounds: args['scale-rounds'],
-      ms: MEASURE_MS,
-      flatMinRatio: FLAT_MIN_RATIO,
-    };
-    if (scaleSection(report, rows, how)) failed = true;
   }
-  finishPart(report, failed, args.json);
+  finishPart(renderPart('core', { core: report }), overall(coreFailed(report)), args.json, report);
 }
 
 await main();

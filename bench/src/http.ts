@@ -48,9 +48,11 @@ import {
   SLUICE_CONFIG,
 } from './cases/http-cases.js';
 import { parseCommand, shared } from './cli/args.js';
-import { canPin, machine, pin, redisServerVersion, withRedis } from './measure/common.js';
-import { type HttpReport, judge, printCases, type ServerFigures } from './report/http-part.js';
-import { writeJson } from './report/part.js';
+import { canPin, machine, median, pin, redisServerVersion, withRedis } from './measure/common.js';
+import { finishPart, overall } from './report/part.js';
+import { renderPart } from './report/render.js';
+import type { HttpCase, HttpReport, HttpRow } from './report/types.js';
+import { judgeHttp } from './report/verdicts.js';
 
 const { values: args } = parseCommand({
   usage: 'pnpm bench:http -- [options]',
@@ -80,10 +82,53 @@ const CONNECTIONS = args.connections;
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
 
-interface Server extends ServerFigures {
+/** One server: its process, and its figures per round. */
+interface Server {
   framework: Framework;
+  variant: Variant;
+  label: string;
   child: ChildProcess;
   port: number;
+  /** Rate-limit header names and status of one request made before the measurements. */
+  probe: string;
+  rps: number[];
+  cpuUs: number[];
+  busy: number[];
+  /** Redis script calls per request (Redis variants only). */
+  redisCalls: number[];
+  /** The redis-server's CPU (user + system) per request, µs (Redis variants only). */
+  redisCpuUs: number[];
+}
+
+/** A case's rows from its servers' rounds: medians, and limited / unlimited per round. */
+function caseOf(g: Group, base: Server, limited: Server[]): HttpCase {
+  const perRound = (s: Server, f: (x: number, b: number) => number, xs: 'rps' | 'cpuUs') =>
+    s[xs].map((x, i) => f(x, base[xs][i]!));
+  const row = (s: Server): HttpRow => {
+    const isBase = s === base;
+    const ratioRounds = isBase ? null : perRound(s, (x, b) => x / b, 'rps');
+    const baseline = BASELINES.some(([v]) => v === s.variant);
+    return {
+      limiter: isBase ? 'unlimited' : s.label,
+      role: isBase ? 'unlimited' : s === limited[0] ? 'sluice' : baseline ? 'baseline' : 'peer',
+      variant: s.variant,
+      rps: median(s.rps),
+      rpsRounds: s.rps,
+      ratio: ratioRounds && median(ratioRounds),
+      ratioRounds,
+      cpuUs: median(s.cpuUs),
+      cpuUsRounds: s.cpuUs,
+      deltaUs: isBase ? null : median(perRound(s, (x, b) => x - b, 'cpuUs')),
+      cpuRatio: isBase ? null : median(perRound(s, (x, b) => b / x, 'cpuUs')),
+      busy: median(s.busy),
+      busyRounds: s.busy,
+      redisCalls: s.redisCalls.length > 0 ? median(s.redisCalls) : null,
+      redisCallsRounds: s.redisCalls.length > 0 ? s.redisCalls : null,
+      redisCpuUs: s.redisCpuUs.length > 0 ? median(s.redisCpuUs) : null,
+      probe: s.probe,
+    };
+  };
+  return { id: g.id, title: g.title, framework: g.framework, rows: [base, ...limited].map(row) };
 }
 
 const PIN = canPin();
@@ -305,30 +350,14 @@ async function main(groups: Group[], redis: RedisProcess | undefined): Promise<v
   const { servers, order } = await runServers(groups, redis);
   const id = (f: Framework, v: Variant) => `${f}/${v}`;
   const cases = groups.map((g) =>
-    judge(
+    caseOf(
       g,
       servers.get(id(g.framework, g.base))!,
       g.limited.map(([v]) => servers.get(id(g.framework, v))!),
     ),
   );
-  printCases(cases, redis !== undefined);
   console.log('first response of each server (status, rate-limit headers):');
   for (const s of order) console.log(`  ${s.framework} ${s.label}: ${s.probe}`);
-  console.log('per-round req/s:');
-  for (const s of order)
-    console.log(
-      `  ${s.framework} ${s.label}: ${s.rps.map((x) => Math.round(x)).join(' ')}  (µs/req ${s.cpuUs.map((x) => x.toFixed(1)).join(' ')})`,
-    );
-  const loadEnd = os.loadavg();
-  console.log(
-    `load average (1 min) at start ${loadStart[0]!.toFixed(2)}, at end ${loadEnd[0]!.toFixed(2)} (other work on this machine skews every figure)`,
-  );
-  const overall = {
-    rps: cases.every((c) => c.verdict === 'PASS') ? 'PASS' : 'FAIL',
-    cpu: cases.every((c) => c.cpuVerdict === 'PASS') ? 'PASS' : 'FAIL',
-  } as const;
-  console.log(`\noverall: ${overall.rps} on req/s ratios; ${overall.cpu} on CPU ratios`);
-  if (args.json === undefined) return;
   const report: HttpReport = {
     kind: 'http',
     date: new Date().toISOString(),
@@ -352,12 +381,16 @@ async function main(groups: Group[], redis: RedisProcess | undefined): Promise<v
               pinning: redisPinning,
             },
       loadStart,
-      loadEnd,
+      loadEnd: os.loadavg(),
     },
     cases,
-    overall,
   };
-  writeJson(args.json, report);
+  // A failed verdict is reported, not an exit code: the HTTP rows are judged on two ratios.
+  const verdicts = cases.map(judgeHttp);
+  const rps = overall(verdicts.some((v) => v.verdict === 'FAIL'));
+  const cpu = overall(verdicts.some((v) => v.cpuVerdict === 'FAIL'));
+  const section = renderPart('http', { http: report });
+  finishPart(section, `${rps} on req/s ratios; ${cpu} on CPU ratios`, args.json, report);
 }
 
 const groups = selectGroups();

@@ -16,7 +16,9 @@ import { RedisStore } from '@sluice/redis';
 import { Redis } from 'ioredis';
 import { parseCommand, shared } from './cli/args.js';
 import { measureRate, median, withRedis } from './measure/common.js';
-import { writeJson } from './report/part.js';
+import { finishPart } from './report/part.js';
+import { renderPart } from './report/render.js';
+import type { OutcomeReport } from './report/types.js';
 
 const { values: args } = parseCommand({
   usage: 'node --import tsx src/outcome.ts [options] (a part of pnpm bench)',
@@ -31,19 +33,7 @@ const { values: args } = parseCommand({
 const ROUNDS = args.rounds;
 const MS = args.ms;
 
-/** One row: a path on a store, requests/s per round and their median. */
-export interface OutcomeRow {
-  store: 'memory' | 'redis';
-  path: 'allow' | 'refund' | 'lease';
-  rounds: number[];
-  median: number;
-}
-
-export interface OutcomeReport {
-  rows: OutcomeRow[];
-  rounds: number;
-  ms: number;
-}
+type OutcomeRow = OutcomeReport['rows'][number];
 
 const KEYS = Array.from({ length: 1000 }, (_, i) => `user:${i}`);
 
@@ -104,20 +94,12 @@ await withRedis(async (server) => {
   }
 });
 
-const fmt = (x: number) => Math.round(x).toLocaleString('en-US');
-console.log('path     store   requests/s (median)   vs allow   rounds');
-for (const row of rows) {
-  const allow = rows.find((r) => r.store === row.store && r.path === 'allow')!.median;
-  console.log(
-    `${row.path.padEnd(8)} ${row.store.padEnd(7)} ${fmt(row.median).padStart(19)}   ${(row.median / allow).toFixed(2).padStart(8)}   ${row.rounds.map(fmt).join(' ')}`,
-  );
-}
 const memoryLease = rows.find((r) => r.store === 'memory' && r.path === 'lease')!;
 const memoryAllow = rows.find((r) => r.store === 'memory' && r.path === 'allow')!;
-console.log(
-  `overall: a lease (take + release) on the memory store runs at ${(memoryLease.median / memoryAllow.median).toFixed(2)} of the allow path`,
+const report: OutcomeReport = { rows, rounds: ROUNDS, ms: MS };
+finishPart(
+  renderPart('outcome', { outcome: report }),
+  `a lease (take + release) on the memory store runs at ${(memoryLease.median / memoryAllow.median).toFixed(2)} of the allow path`,
+  args.json,
+  report,
 );
-if (args.json !== undefined) {
-  const report: OutcomeReport = { rows, rounds: ROUNDS, ms: MS };
-  writeJson(args.json, report);
-}

@@ -131,8 +131,6 @@ export interface Subject {
   client: { disconnect(): void; ping(): Promise<unknown> };
   consume: Consume;
   rates: number[];
-  /** sluice on another client than ioredis: the ioredis row of the same mode it must keep up with. */
-  sameModeAs?: Subject;
 }
 
 /** `limiter` on a client of its own (a rejection, e.g. RLF over its limit, aborts the run). */

@@ -165,8 +165,8 @@ export interface Pair {
   /** Sluice's side, async limiter or sync store. */
   a: () => Promise<number> | number;
   b: () => Promise<number>;
-  /** The least sluice / peer ratio that passes; none: shown for information. */
-  target: number | undefined;
+  /** Held to bench/targets.json's core.vsRlf; false: shown for information. */
+  judged: boolean;
   a_: number[];
   b_: number[];
 }

@@ -5,8 +5,8 @@
 import type { RedisProcess } from '@sluice/test-kit';
 import { Redis } from 'ioredis';
 import { PEERS, RLF, sluice, subject } from '../cases/redis-peers.js';
-import type { RedisReport } from '../report/redis-part.js';
-import { measureRate, median, plainTable, RESIDENT_CONFIG, residentAlgo } from './common.js';
+import type { RedisReport } from '../report/types.js';
+import { measureRate, median, RESIDENT_CONFIG, residentAlgo } from './common.js';
 import {
   FILL_INFLIGHT,
   fill,
@@ -28,8 +28,6 @@ export interface ScaleOptions {
   /** Subjects of the used_memory-per-subject rows. */
   peerKeys: number;
 }
-
-const fmtRate = (x: number) => `${(x / 1e3).toFixed(1)} k/s`;
 
 interface ScaleRow {
   keys: number;
@@ -78,18 +76,15 @@ async function scaleAt(port: number, mem: Redis, n: number, o: ScaleOptions): Pr
   }
 }
 
-/** Flat: cost per decision at the most keys within 1.25x of that at the fewest (rate ratio >= 0.8). */
-const FLAT_MIN_RATIO = 0.8;
-
 /**
  * `--scale`: decisions/s and used_memory per key at each of `--scale-keys`, then used_memory
- * per subject of sluice and every peer; whether both verdicts passed.
+ * per subject of sluice and every peer, into `report`.
  */
 export async function scaleSection(
   server: RedisProcess,
   report: RedisReport,
   o: ScaleOptions,
-): Promise<boolean> {
+): Promise<void> {
   const rows: ScaleRow[] = [];
   const client = new Redis({ port: server.port, host: '127.0.0.1' });
   try {
@@ -101,48 +96,11 @@ export async function scaleSection(
   } finally {
     client.disconnect();
   }
-  const st = plainTable([
-    'scale: keys',
-    'sluice decisions/s',
-    'RLF decisions/s',
-    'sluice / RLF',
-    'sluice used_memory B/key',
-    'RLF used_memory B/key',
-    'fill s (sluice | RLF)',
-  ]);
-  for (const row of rows) {
-    st.push([
-      row.keys.toLocaleString('en-US'),
-      fmtRate(median(row.sluice)),
-      fmtRate(median(row.rlf)),
-      `${(median(row.sluice) / median(row.rlf)).toFixed(2)}x`,
-      `${row.memSluice.toFixed(1)} B`,
-      `${row.memRlf.toFixed(1)} B`,
-      `${row.fillSluice.toFixed(1)} | ${row.fillRlf.toFixed(1)}`,
-    ]);
-  }
-  console.log(st.toString());
-  const first = rows[0]!;
-  const last = rows.at(-1)!;
-  const flatness = {
-    sluice: median(last.sluice) / median(first.sluice),
-    rlf: median(last.rlf) / median(first.rlf),
-  };
-  const flatPass = flatness.sluice >= FLAT_MIN_RATIO;
-  console.log(
-    `scale: sluice RedisStore ${RESIDENT_CONFIG} (T = 1 h: every key stays in Redis), RLF as above, both auto-pipelining; keys pre-filled by consuming each once with ${FILL_INFLIGHT} calls in flight (sluice coalesces them into batched EVALSHA); used_memory = INFO memory delta over the fill / keys; median of ${o.rounds} interleaved rounds of ~${o.ms} ms, ${o.inflight} in flight over all keys round robin.`,
-  );
-  console.log(
-    `flat (decisions/s at ${last.keys} keys / at ${first.keys} keys, >= ${FLAT_MIN_RATIO}): sluice ${flatness.sluice.toFixed(2)} ${flatPass ? 'PASS' : 'FAIL'}; RLF ${flatness.rlf.toFixed(2)} (info)`,
-  );
   report.scale = {
     config: RESIDENT_CONFIG,
     rounds: o.rounds,
     ms: o.ms,
     fillInFlight: FILL_INFLIGHT,
-    flatMinRatio: FLAT_MIN_RATIO,
-    flatness,
-    verdict: flatPass ? 'PASS' : 'FAIL',
     rows: rows.map((r) => ({
       keys: r.keys,
       sluice: median(r.sluice),
@@ -156,12 +114,10 @@ export async function scaleSection(
     })),
   };
 
-  console.log('');
   report.peerMemory = await peerMemorySection(
     server.port,
     o.peerKeys,
     [SLUICE_RESIDENT, ...PEERS],
     o.rounds,
   );
-  return flatPass && report.peerMemory.verdict !== 'FAIL';
 }
