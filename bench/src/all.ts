@@ -81,7 +81,7 @@ const PARTS: { name: Name; script: string; node: string[]; args: string[]; quick
     name: 'core',
     script: 'src/core.ts',
     node: ['--expose-gc', '--import', 'tsx'],
-    args: ['--scale', '--no-peers', '--json', 'results/core.json'],
+    args: ['--scale', '--no-peers', '--json'],
     quick: ['--rounds', '1', '--ms', '200', '--scale-rounds', '1'],
   },
   {
@@ -89,28 +89,28 @@ const PARTS: { name: Name; script: string; node: string[]; args: string[]; quick
     name: 'peers',
     script: 'src/core.ts',
     node: ['--expose-gc', '--import', 'tsx'],
-    args: ['--peers-only', '--json', 'results/peers.json'],
+    args: ['--peers-only', '--json'],
     quick: ['--rounds', '1', '--ms', '200', '--peer-heap-keys', '100000'],
   },
   {
     name: 'redis',
     script: 'src/redis.ts',
     node: ['--import', 'tsx'],
-    args: ['--scale', '--json', 'results/redis.json'],
+    args: ['--scale', '--json'],
     quick: ['--rounds', '1', '--ms', '500', '--scale-rounds', '1', '--scale-ms', '500'],
   },
   {
     name: 'outcome',
     script: 'src/outcome.ts',
     node: ['--import', 'tsx'],
-    args: ['--json', 'results/outcome.json'],
+    args: ['--json'],
     quick: ['--rounds', '1', '--ms', '200'],
   },
   {
     name: 'http',
     script: 'src/http.ts',
     node: ['--import', 'tsx'],
-    args: ['--json', 'results/http.json'],
+    args: ['--json'],
     quick: ['--rounds', '1', '--duration', '1', '--warmup', '1'],
   },
 ];
@@ -167,7 +167,8 @@ async function measureAll(): Promise<RunInfo> {
   const start = performance.now();
   for (const part of PARTS) {
     if (!only.has(part.name)) continue;
-    const argv = [part.script, ...part.args, ...(args.quick ? part.quick : [])];
+    const json = path.relative(benchDir, path.join(results, `${part.name}.json`));
+    const argv = [part.script, ...part.args, json, ...(args.quick ? part.quick : [])];
     console.log(`\n=== ${part.name}: node ${[...part.node, ...argv].join(' ')} ===\n`);
     // A part that fails before writing its JSON must not leave the last run's in the report.
     rmSync(path.join(results, `${part.name}.json`), { force: true });
