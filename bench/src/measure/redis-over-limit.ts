@@ -11,7 +11,7 @@ import type { Algorithm } from '@sluice/core/store';
 import { RedisStore } from '@sluice/redis';
 import { scriptCalls } from '@sluice/test-kit';
 import { Redis } from 'ioredis';
-import { GCRA_CONFIG, gcraAlgo, measureRate, median, plainTable } from './common.js';
+import { GCRA_CONFIG, gcraAlgo, measureRate, median } from './common.js';
 
 /** The JSON of this section (in `RedisReport.overLimit`). */
 export interface OverLimitReport {
@@ -170,27 +170,5 @@ export async function overLimitSection(
     denySpeedup: denyOn.rate / denyOff.rate,
     allowRatio: allowOn.rate / allowOff.rate,
   };
-  const t = plainTable([
-    'over-limit cache',
-    'decisions/s (median)',
-    'Redis round trips per decision',
-    'EVALSHA per decision',
-  ]);
-  for (const row of rows) {
-    t.push([
-      row.label,
-      `${(row.rate / 1e3).toFixed(1)} k/s`,
-      row.storeCallsPerDecision.toFixed(row.storeCallsPerDecision < 0.01 ? 5 : 3),
-      row.scriptCallsPerDecision.toFixed(row.scriptCallsPerDecision < 0.01 ? 5 : 3),
-    ]);
-  }
-  console.log(t.toString());
-  console.log(report.config);
-  console.log(
-    `over the limit: ${report.denySpeedup.toFixed(1)}x the decisions/s with the cache; allow path: ${report.allowRatio.toFixed(2)} of the decisions/s without it (info)`,
-  );
-  console.log(
-    `per-round figures (k/s):\n${rows.map((r) => `  ${r.label}: ${r.rounds.map((x) => (x / 1e3).toFixed(1)).join(' ')}`).join('\n')}\n`,
-  );
   return report;
 }

@@ -210,6 +210,18 @@ function redisView(redis: RedisReport, run?: RunInfo) {
         rounds: rounds(r.rounds, 1, 1),
       })),
     },
+    overLimit: redis.overLimit !== undefined && {
+      ...redis.overLimit,
+      denySpeedup: redis.overLimit.denySpeedup.toFixed(1),
+      allowRatio: redis.overLimit.allowRatio.toFixed(2),
+      rows: redis.overLimit.rows.map((r) => ({
+        label: r.label,
+        rate: kps(r.rate),
+        store: r.storeCallsPerDecision.toFixed(r.storeCallsPerDecision < 0.01 ? 5 : 3),
+        script: r.scriptCallsPerDecision.toFixed(r.scriptCallsPerDecision < 0.01 ? 5 : 3),
+        rounds: rounds(r.rounds, 1e3, 1),
+      })),
+    },
     scale: s !== undefined && {
       ...s,
       ...(({ first, last, ratios, verdict }) => ({

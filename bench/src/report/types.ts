@@ -5,6 +5,7 @@
  */
 import type { Variant } from '../cases/http-apps.js';
 import type { Framework } from '../cases/http-cases.js';
+import type { OverLimitReport } from '../measure/redis-over-limit.js';
 
 /** The machine, as each part's JSON reports it. */
 export interface Machine {
@@ -104,7 +105,7 @@ export interface RedisReport {
   /** MEMORY USAGE of what one decision writes; `key`: the key(s), comma-separated. */
   memory: { label: string; sluice: boolean; key: string; bytes: number }[];
   /** Keys over their limit, with and without the over-limit cache (redis-over-limit.ts). */
-  overLimit?: unknown;
+  overLimit?: OverLimitReport;
   /** used_memory per subject, sluice (first) and every peer (`--scale`). */
   peerMemory?: {
     keys: number;
