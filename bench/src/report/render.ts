@@ -196,10 +196,13 @@ function redisView(redis: RedisReport, run?: RunInfo) {
     }),
     peerMemory: m !== undefined && {
       ...m,
-      ...judgePeerMemory(m),
+      ...(({ best, sluice, toleranceB, verdict }) => ({
+        best: best.label,
+        sluice: bytes(sluice.bytesPerKey),
+        toleranceB,
+        verdict,
+      }))(judgePeerMemory(m)),
       keys: count(m.keys),
-      best: judgePeerMemory(m).best.label,
-      sluice: bytes(judgePeerMemory(m).sluice.bytesPerKey),
       rows: m.rows.map((r) => ({
         ...r,
         bytes: bytes(r.bytesPerKey),
