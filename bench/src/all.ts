@@ -60,7 +60,7 @@ const { values: args } = parseCommand({
     out: {
       type: 'string',
       arg: 'dir',
-      help: 'write the three pages into this folder instead of docs/ and bench/ (the re-render test)',
+      help: 'write the pages into this folder instead of docs/ and bench/ (the re-render test)',
     },
   },
 });
@@ -232,6 +232,7 @@ async function main(): Promise<void> {
       : [path.join(out, CHART), path.join(out, 'benchmarks.md'), path.join(out, 'results.md')];
   mkdirSync(path.dirname(chartAt), { recursive: true });
   writeFileSync(chartAt, await renderChart(input));
+  writeFileSync(chartAt.replace(/\.svg$/, '-dark.svg'), await renderChart(input, 'dark'));
   writeFileSync(pageAt, renderPage(input, CHART));
   writeFileSync(resultsAt, renderResults(input, `../docs/${CHART}`));
   console.log(

@@ -18,6 +18,7 @@ const ROOT = path.resolve(BENCH, '..');
 const PAGES: [string, string][] = [
   ['docs/benchmarks.md', 'benchmarks.md'],
   ['docs/benchmarks.svg', 'benchmarks.svg'],
+  ['docs/benchmarks-dark.svg', 'benchmarks-dark.svg'],
   ['bench/results.md', 'results.md'],
 ];
 

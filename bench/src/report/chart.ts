@@ -1,9 +1,11 @@
 /**
- * The chart `docs/benchmarks.svg`: one bar per limiter and case, one panel per figure
- * (requests/s, memory-store and Redis decisions/s), drawn by vega-lite + vega in Node.
+ * The chart `docs/benchmarks.svg` (and `benchmarks-dark.svg`, the site's dark theme): one bar
+ * per limiter and case, one panel per figure (requests/s, memory-store and Redis decisions/s),
+ * drawn by vega-lite + vega in Node, in the algorithm plots' colours (docs/scripts/plots.ts).
  */
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
+import { type PlotTheme, THEMES } from '../../../docs/scripts/plots.js';
 import { count } from './format.js';
 import type { ReportInput } from './types.js';
 
@@ -21,12 +23,13 @@ const HTTP_PANEL = 'HTTP: requests/s';
  * Every subject the chart can show, each its own colour and legend entry, in the order bars
  * are stacked within a case: sluice's variants in blues (the same limiter on another client or
  * with prefetch), each peer a colour of its own. A bar of a subject not listed here is an error,
- * so a new subject cannot be drawn in another's colour or dropped from the legend.
+ * so a new subject cannot be drawn in another's colour or dropped from the legend. One colour
+ * serves both themes but the darkest blue, which is a light one on the dark background.
  */
-const LIMITERS: [string, string][] = [
+const LIMITERS: [string, string, string?][] = [
   ['unlimited', '#7f7f7f'],
   ['sluice', '#1f77b4'],
-  ['sluice (prefetch)', '#08306b'],
+  ['sluice (prefetch)', '#08306b', '#c6dbef'],
   ['sluice on iovalkey', '#6baed6'],
   ['sluice on node-redis 6', '#17becf'],
   ['rate-limiter-flexible', '#ff7f0e'],
@@ -144,16 +147,21 @@ export function wrapLabel(label: string): string {
   return lines.map((l) => l.trimEnd()).join(BREAK);
 }
 
-export function chartSpec(input: ReportInput): TopLevelSpec {
+export function chartSpec(input: ReportInput, theme: PlotTheme = 'light'): TopLevelSpec {
   const m = input.run.machine;
   return chartSpecOf(
     chartBars(input),
     `sluice vs peers, ${input.run.date.slice(0, 10)}, ${m.cores} cores (${m.cpu})`,
+    theme,
   );
 }
 
 /** The chart of `bars`: one panel per `panel`, in the order the bars come. */
-export function chartSpecOf(bars: readonly Bar[], title: string): TopLevelSpec {
+export function chartSpecOf(
+  bars: readonly Bar[],
+  title: string,
+  theme: PlotTheme = 'light',
+): TopLevelSpec {
   // Each bar's place within its case, so a case shows only its own limiters, without gaps.
   const slotted = bars.map((b, i, all) => ({
     ...b,
@@ -170,19 +178,36 @@ export function chartSpecOf(bars: readonly Bar[], title: string): TopLevelSpec {
     field: 'limiter',
     type: 'nominal' as const,
     title: null,
-    scale: { domain: shown.map(([name]) => name), range: shown.map(([, c]) => c) },
+    scale: {
+      domain: shown.map(([name]) => name),
+      range: shown.map(([, light, dark]) => (theme === 'dark' ? (dark ?? light) : light)),
+    },
     legend: { orient: 'top' as const, columns: 2, symbolType: 'square', labelLimit: 260 },
   };
+  // The light chart stays as it was drawn before the themes (vega's own greys on white).
+  const c = theme === 'dark' ? THEMES.dark : undefined;
+  const ink = c && { labelColor: c.text, titleColor: c.text };
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title,
-    background: 'white',
+    background: c?.background ?? 'white',
     padding: 8,
     config: {
       font: 'Helvetica, Arial, sans-serif',
-      axis: { labelFontSize: FONT_PX, titleFontSize: FONT_PX, labelLimit: labelPx + 20 },
-      legend: { labelFontSize: FONT_PX, labelLimit: 200 },
-      title: { fontSize: FONT_PX + 1, anchor: 'start', frame: 'group' },
+      axis: {
+        labelFontSize: FONT_PX,
+        titleFontSize: FONT_PX,
+        labelLimit: labelPx + 20,
+        ...(c && { ...ink, domainColor: c.grid, tickColor: c.grid, gridColor: c.grid }),
+      },
+      legend: { labelFontSize: FONT_PX, labelLimit: 200, ...ink },
+      title: {
+        fontSize: FONT_PX + 1,
+        anchor: 'start',
+        frame: 'group',
+        ...(c && { color: c.text }),
+      },
+      ...(c && { view: { stroke: c.grid } }),
     },
     vconcat: panels.map((panel) => ({
       title: panel,
@@ -222,9 +247,9 @@ function textWidth(item: { fontSize?: number }, text: unknown): number {
   return 0.56 * (item.fontSize ?? 11) * String(text ?? '').length;
 }
 
-/** The chart as SVG, rendered by vega (no browser, no canvas). */
-export async function renderChart(input: ReportInput): Promise<string> {
-  return renderSpec(chartSpec(input));
+/** The chart as SVG in the site's light or dark theme, rendered by vega (no browser, no canvas). */
+export async function renderChart(input: ReportInput, theme: PlotTheme = 'light'): Promise<string> {
+  return renderSpec(chartSpec(input, theme));
 }
 
 /** `spec` as SVG. */

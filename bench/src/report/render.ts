@@ -345,6 +345,8 @@ function pageView(input: ReportInput, chartFile: string) {
     run,
     machine: m,
     chartFile,
+    // The dark theme's drawing (docs/.vitepress/theme/Plot.vue's classes pick one).
+    chartDarkFile: chartFile.replace(/\.svg$/, '-dark.svg'),
     day: run.date.slice(0, 10),
     memGiB: m.memGiB.toFixed(0),
     load: m.loadBefore[0]!.toFixed(2),
