@@ -46,71 +46,28 @@ export interface CoreCase {
 
 const L = 'RateLimiter.consume (awaited)';
 const S = 'MemoryStore (store.consume, its own API)';
-const awaited = (algo: AlgoName, keys: KeySet) => ({ api: 'awaited', algo, keys }) as const;
-const inFlight = (algo: AlgoName, keys: KeySet) => ({ api: 'in flight', algo, keys }) as const;
-const store = (algo: AlgoName, keys: KeySet) => ({ api: 'store', algo, keys }) as const;
-const rlfAwaited = (keys: KeySet) => ({ api: 'awaited', keys }) as const;
-const rlfInFlight = (keys: KeySet) => ({ api: 'in flight', keys }) as const;
+/** The four rows of one API: GCRA and fixed window, each over 1 key and over the many keys. */
+const rowsOf = (api: Api, label: string, rlfApi: CoreCase['rlf']['api'], suffix = ''): CoreCase[] =>
+  (['gcra', 'fixed'] as const).flatMap((algo) =>
+    (['one', 'many'] as const).map((keys) => ({
+      label: `${label}: ${algo === 'gcra' ? 'GCRA' : 'fixed window'}, ${keys === 'one' ? '1 key' : '100k keys'}${suffix}`,
+      sluice: { api, algo, keys },
+      rlf: { api: rlfApi, keys },
+      ...(api === 'store' && { judged: true }),
+    })),
+  );
 
 /** The compared rows, in the order they run and print; "100k" becomes `--keys`. */
 export const CORE_CASES: readonly CoreCase[] = [
-  { label: `${L}: GCRA, 1 key`, sluice: awaited('gcra', 'one'), rlf: rlfAwaited('one') },
-  { label: `${L}: GCRA, 100k keys`, sluice: awaited('gcra', 'many'), rlf: rlfAwaited('many') },
-  { label: `${L}: fixed window, 1 key`, sluice: awaited('fixed', 'one'), rlf: rlfAwaited('one') },
-  {
-    label: `${L}: fixed window, 100k keys`,
-    sluice: awaited('fixed', 'many'),
-    rlf: rlfAwaited('many'),
-  },
-  {
-    label: `${L}: GCRA, 1 key, 256 in flight`,
-    sluice: inFlight('gcra', 'one'),
-    rlf: rlfInFlight('one'),
-  },
-  {
-    label: `${L}: GCRA, 100k keys, 256 in flight`,
-    sluice: inFlight('gcra', 'many'),
-    rlf: rlfInFlight('many'),
-  },
-  {
-    label: `${L}: fixed window, 1 key, 256 in flight`,
-    sluice: inFlight('fixed', 'one'),
-    rlf: rlfInFlight('one'),
-  },
-  {
-    label: `${L}: fixed window, 100k keys, 256 in flight`,
-    sluice: inFlight('fixed', 'many'),
-    rlf: rlfInFlight('many'),
-  },
+  ...rowsOf('awaited', L, 'awaited'),
+  ...rowsOf('in flight', L, 'in flight', ', 256 in flight'),
   {
     label: 'extra: await floor (await of a constant; no limiter), vs RLF 1 key',
     sluice: { api: 'await floor' },
-    rlf: rlfAwaited('one'),
+    rlf: { api: 'awaited', keys: 'one' },
   },
-  {
-    label: `${S}: GCRA, 1 key`,
-    sluice: store('gcra', 'one'),
-    rlf: rlfAwaited('one'),
-    judged: true,
-  },
-  {
-    label: `${S}: GCRA, 100k keys`,
-    sluice: store('gcra', 'many'),
-    rlf: rlfAwaited('many'),
-    judged: true,
-  },
-  {
-    label: `${S}: fixed window, 1 key`,
-    sluice: store('fixed', 'one'),
-    rlf: rlfAwaited('one'),
-    judged: true,
-  },
-  {
-    label: `${S}: fixed window, 100k keys`,
-    sluice: store('fixed', 'many'),
-    rlf: rlfAwaited('many'),
-    judged: true,
-  },
+  // The store's own API against RLF awaited (it has no synchronous API).
+  ...rowsOf('store', S, 'awaited'),
 ];
 
 /**
@@ -174,35 +131,26 @@ export interface HeapSubject {
   withKeys: (n: number) => Promise<unknown>;
 }
 
+/** sluice's heap subject for `algorithm`; its limiter holds at most `many` keys. */
+const sluiceHeap = (algorithm: () => Algorithm, many: number): HeapSubject => ({
+  async overhead(keys) {
+    // The store is what keeps the state; it is handed the very key strings we retain.
+    const store = new MemoryStore({ maxKeys: keys.length });
+    const algo = algorithm();
+    for (const key of keys) store.consume(key, algo, 1, Date.now());
+    return store;
+  },
+  async withKeys(n) {
+    const limiter = sluiceLimiter(algorithm(), many);
+    for (let i = 0; i < n; i++) await limiter.consume(`user:${i}`);
+    return limiter;
+  },
+});
+
 /** The heap rows, by name; sluice's limiters hold at most `many` keys. */
 export const heapSubjects = (many: number): Record<string, HeapSubject> => ({
-  'sluice GCRA': {
-    async overhead(keys) {
-      // The store is what keeps the state; it is handed the very key strings we retain.
-      const store = new MemoryStore({ maxKeys: keys.length });
-      const algorithm = gcraAlgo();
-      for (const key of keys) store.consume(key, algorithm, 1, Date.now());
-      return store;
-    },
-    async withKeys(n) {
-      const limiter = sluiceLimiter(gcraAlgo(), many);
-      for (let i = 0; i < n; i++) await limiter.consume(`user:${i}`);
-      return limiter;
-    },
-  },
-  'sluice fixed window': {
-    async overhead(keys) {
-      const store = new MemoryStore({ maxKeys: keys.length });
-      const algorithm = fixedAlgo();
-      for (const key of keys) store.consume(key, algorithm, 1, Date.now());
-      return store;
-    },
-    async withKeys(n) {
-      const limiter = sluiceLimiter(fixedAlgo(), many);
-      for (let i = 0; i < n; i++) await limiter.consume(`user:${i}`);
-      return limiter;
-    },
-  },
+  'sluice GCRA': sluiceHeap(gcraAlgo, many),
+  'sluice fixed window': sluiceHeap(fixedAlgo, many),
   'rate-limiter-flexible': {
     async overhead(keys) {
       // keyPrefix '' so RLF stores the given key strings themselves.
