@@ -1,10 +1,12 @@
 /**
  * The rows of bench/results.md's targets table and of the summary (both pages): each figure,
- * what it is held to, its verdict and gap. The thresholds are bench/targets.json's, the
- * verdicts verdicts.ts's; this file only says them.
+ * what it is held to, its verdict and gap. The thresholds and every row's text are
+ * bench/targets.json's (`rows`: mustache templates), the verdicts verdicts.ts's; this file only
+ * formats the figures the templates name.
  */
+import Mustache from 'mustache';
 import { bytes, count, kps, mps, ns, pct, ratio, us } from './format.js';
-import type { CoreReport, HttpCase, HttpReport, HttpRow, RedisReport } from './types.js';
+import type { CoreReport, HttpCase, HttpReport, RedisReport } from './types.js';
 import {
   flatness,
   httpSides,
@@ -26,58 +28,74 @@ export interface TargetRow {
   gap: string;
 }
 
-/** A row from its first five cells (target, measured, floor, aim, verdict) and its gaps. */
-const row = (
-  [target, measured, floor, aim, verdict]: string[],
-  gap: string[] | string,
-): TargetRow => ({
-  target: target!,
-  measured: measured!,
-  floor: floor!,
-  aim: aim!,
-  verdict: verdict!,
-  gap: (Array.isArray(gap) ? gap.filter((x) => x !== '').join('; ') : gap) || '-',
-});
+const say = (template: string, view: object) =>
+  Mustache.render(template, view, {}, { escape: String });
+
+/** Row `name` of bench/targets.json's `rows`, filled with `view`; its shown gaps joined. */
+function row(name: string, view: object): TargetRow {
+  const t = TARGETS.rows[name];
+  if (t === undefined) throw new Error(`bench/targets.json has no row text ${name}`);
+  const cells = ['target', 'measured', 'floor', 'aim', 'verdict'] as const;
+  const filled = Object.fromEntries(cells.map((c) => [c, say(t[c], view)]));
+  const gaps = t.gap.map((g) => say(g, view)).filter((g) => g !== '');
+  return { ...(filled as Omit<TargetRow, 'gap'>), gap: gaps.join('; ') || '-' };
+}
+
+/** `xs`, each item marked `last` or not (a template's separator goes between items). */
+const list = <T extends object>(xs: T[]) => xs.map((x, i) => ({ ...x, last: i === xs.length - 1 }));
+const texts = (xs: string[]) => list(xs.map((text) => ({ text })));
+const met = (ok: boolean, gap?: string) =>
+  ok ? 'met' : gap === undefined ? 'not met' : `not met: ${gap}`;
 
 /** A part that did not run. */
-export const notRun = (target: string): TargetRow =>
-  row([target, 'not run', '-', '-', 'NOT MEASURED'], '-');
-
-const vsUnlimited = (r: HttpRow) =>
-  `${r.ratio!.toFixed(2)} of unlimited, ${us(r.deltaUs!)}, CPU ratio ${r.cpuRatio!.toFixed(2)}`;
+export const notRun = (target: string): TargetRow => ({
+  target,
+  measured: 'not run',
+  floor: '-',
+  aim: '-',
+  verdict: 'NOT MEASURED',
+  gap: '-',
+});
 
 function httpTarget(title: string, c: HttpCase): TargetRow {
   const { target, base, sluice, peers } = httpSides(c);
   const j = judgeHttp(c);
   const s = sluice.ratio!;
-  const f = target.floor;
-  const aim = [
-    s < target.aim.ratio ? `${s.toFixed(2)} < ${target.aim.ratio.toFixed(2)}` : '',
-    target.aim.us !== undefined && sluice.deltaUs! > target.aim.us
-      ? `${us(sluice.deltaUs!)}, ${(sluice.deltaUs! - target.aim.us).toFixed(1)} µs over`
-      : '',
-  ].filter((x) => x !== '');
-  return row(
-    [
-      title,
-      [sluice, ...peers].map((r) => `${r.limiter} ${vsUnlimited(r)}`).join('; '),
-      j.floorText,
-      j.aimText,
-      `${j.verdict}; aim ${j.aimMet ? 'met' : 'not met'}; on CPU ratio ${j.cpuVerdict}`,
-    ],
-    [
-      f !== undefined && s < f
-        ? `floor: ${s.toFixed(2)}, ${pct(1 - s / f)} short of ${f.toFixed(2)}`
-        : '',
-      ...peers
+  const { floor, aim } = target;
+  const ratioShort = s < aim.ratio;
+  const usOver =
+    aim.us !== undefined && sluice.deltaUs! > aim.us && (sluice.deltaUs! - aim.us).toFixed(1);
+  return row('http', {
+    title,
+    sides: list(
+      [sluice, ...peers].map((r) => ({
+        limiter: r.limiter,
+        ratio: r.ratio!.toFixed(2),
+        us: us(r.deltaUs!),
+        cpuRatio: r.cpuRatio!.toFixed(2),
+      })),
+    ),
+    floor: floor?.toFixed(2),
+    aimRatio: aim.ratio.toFixed(2),
+    aimUs: aim.us,
+    verdict: j.verdict,
+    cpuVerdict: j.cpuVerdict,
+    aimMet: met(j.aimMet),
+    ratio: s.toFixed(2),
+    us: us(sluice.deltaUs!),
+    floorShort: floor !== undefined && s < floor,
+    short: floor === undefined ? '' : pct(1 - s / floor),
+    behind: list(
+      peers
         .filter((p) => p.ratio! >= s)
-        .map((p) => `behind ${p.limiter} (${p.ratio!.toFixed(2)})`),
-      aim.length > 0 ? `aim: ${aim.join(', ')}` : '',
-      base.busy < 0.8
-        ? `unlimited server busy ${pct(base.busy)}: not CPU-bound, so the req/s ratio is noisy; read the CPU ratio (${j.cpuVerdict})`
-        : '',
-    ],
-  );
+        .map((p) => ({ limiter: p.limiter, ratio: p.ratio!.toFixed(2) })),
+    ),
+    ratioShort,
+    usOver,
+    aimGap: ratioShort || usOver !== false,
+    notBusy: base.busy < 0.8,
+    busy: pct(base.busy),
+  });
 }
 
 /** The HTTP targets, in the order of the table, by bench:http case id. */
@@ -114,158 +132,122 @@ export function coreTargets(core: CoreReport): TargetRow[] {
   ] as const) {
     // Judged on the store's own (synchronous) API; the awaited RateLimiter.consume row is
     // shown beside it with what bounds it (the await).
-    const store = core.throughput.find(
-      (x) => x.label === `MemoryStore (store.consume, its own API): GCRA, ${keys}`,
-    );
-    const limiter = core.throughput.find(
-      (x) => x.label === `RateLimiter.consume (awaited): GCRA, ${keys}`,
-    );
+    const find = (label: string) =>
+      core.throughput.find((x) => x.label === `${label}: GCRA, ${keys}`);
+    const store = find('MemoryStore (store.consume, its own API)');
+    const limiter = find('RateLimiter.consume (awaited)');
     if (store === undefined) continue;
     const r = store.sluice / store.rlf;
     const ok = r >= t.vsRlf;
-    const aimMet = store.sluice >= aim;
-    const lr = limiter && limiter.sluice / limiter.rlf;
     rows.push(
-      row(
-        [
-          `core, memory store, GCRA, ${keys}`,
-          `sluice MemoryStore ${mps(store.sluice)}, RLF RateLimiterMemory ${mps(store.rlf)}: ${ratio(r)}`,
-          `>= ${t.vsRlf}x rate-limiter-flexible`,
-          `>= ${mps(aim)}`,
-          `${pass(ok)}; aim ${aimMet ? 'met' : 'not met'}`,
-        ],
-        [
-          ok ? '' : `floor: ${ratio(r)} of RLF, ${pct(1 - r / t.vsRlf)} short of ${t.vsRlf}x`,
-          aimMet ? '' : `aim: ${mps(store.sluice)} is ${pct(store.sluice / aim)} of ${mps(aim)}`,
-          limiter === undefined
-            ? ''
-            : `awaited RateLimiter.consume: ${mps(limiter.sluice)} vs RLF ${mps(limiter.rlf)} = ${ratio(lr!)}` +
-              (floor === undefined
-                ? ''
-                : ` (an await of a constant alone runs at ${mps(floor.sluice)}: ${ratio(floor.sluice / limiter.rlf)} of RLF is the ceiling of any promise API here)`),
-        ],
-      ),
+      row('coreKeys', {
+        keys,
+        sluice: mps(store.sluice),
+        rlf: mps(store.rlf),
+        ratio: ratio(r),
+        vsRlf: t.vsRlf,
+        aim: mps(aim),
+        pass: pass(ok),
+        aimMet: met(store.sluice >= aim),
+        ok,
+        short: pct(1 - r / t.vsRlf),
+        aimOk: store.sluice >= aim,
+        aimPct: pct(store.sluice / aim),
+        limiter: limiter && {
+          sluice: mps(limiter.sluice),
+          rlf: mps(limiter.rlf),
+          ratio: ratio(limiter.sluice / limiter.rlf),
+          awaitFloor: floor && {
+            rate: mps(floor.sluice),
+            ofRlf: ratio(floor.sluice / limiter.rlf),
+          },
+        },
+      }),
     );
   }
   const judged = core.throughput.filter((r) => r.judged);
   const failing = judged.filter((r) => r.sluice / r.rlf < t.vsRlf);
   rows.push(
-    row(
-      [
-        'core, memory store, every compared row (GCRA and fixed window, 1 key and many)',
-        `${judged.length - failing.length} of ${judged.length} at >= ${t.vsRlf}x RLF`,
-        `>= ${t.vsRlf}x rate-limiter-flexible`,
-        '-',
-        pass(failing.length === 0),
-      ],
-      failing.map((r) => `${r.label}: ${ratio(r.sluice / r.rlf)}`),
-    ),
+    row('coreEvery', {
+      passing: judged.length - failing.length,
+      judged: judged.length,
+      vsRlf: t.vsRlf,
+      pass: pass(failing.length === 0),
+      failing: list(failing.map((r) => ({ label: r.label, ratio: ratio(r.sluice / r.rlf) }))),
+    }),
   );
   const heap = core.heap.find((h) => h.name === 'sluice GCRA');
   const rlfHeap = core.heap.find((h) => h.name === 'rate-limiter-flexible');
-  const max = `<= ${t.heapBytes} B`;
   if (heap !== undefined) {
     const ok = heap.overhead <= t.heapBytes;
     rows.push(
-      row(
-        [
-          `heap per key, memory store (GCRA, ${count(heap.keys)} keys, store overhead)`,
-          `sluice ${bytes(heap.overhead)}${rlfHeap ? `, RLF ${bytes(rlfHeap.overhead)}: ${ratio(heap.overhead / rlfHeap.overhead)}` : ''}`,
-          max,
-          max,
-          pass(ok),
-        ],
-        ok ? '' : `${bytes(heap.overhead - t.heapBytes)} over`,
-      ),
+      row('coreHeap', {
+        keys: count(heap.keys),
+        overhead: bytes(heap.overhead),
+        rlf: rlfHeap && {
+          overhead: bytes(rlfHeap.overhead),
+          ratio: ratio(heap.overhead / rlfHeap.overhead),
+        },
+        heapBytes: t.heapBytes,
+        pass: pass(ok),
+        ok,
+        over: bytes(heap.overhead - t.heapBytes),
+      }),
     );
   }
   rows.push(...coreMoreTargets(core));
   return rows;
 }
 
+/** The figures of a flatness row: first and last size, ratios, verdict. */
+function flatView<R extends { keys: number; sluice: number; rlf: number }>(
+  f: ReturnType<typeof flatness<R>>,
+  min: number,
+  rate: (x: number) => string,
+) {
+  const at = (r: R) => ({
+    keys: count(r.keys),
+    rate: rate(r.sluice),
+    ns: ns(r.sluice),
+    storeNs: 'store' in r ? ns(r.store as number) : '',
+  });
+  return {
+    first: at(f.first),
+    last: at(f.last),
+    ratios: Object.fromEntries(Object.entries(f.ratios).map(([k, v]) => [k, v.toFixed(2)])),
+    min,
+    verdict: f.verdict,
+    ok: f.verdict === 'PASS',
+  };
+}
+
 /** The scale rows (heap, flatness) and the every-peer rows of the core targets. */
 function coreMoreTargets(core: CoreReport): TargetRow[] {
   const t = TARGETS.core;
-  const max = `<= ${t.heapBytes} B`;
   const rows: TargetRow[] = [];
   if (core.scale !== undefined) {
     const s = core.scale;
     const worst = Math.max(...s.rows.map((r) => r.heapSluice));
     rows.push(
-      row(
-        [
-          `heap per key at ${s.rows.map((r) => count(r.keys)).join(' / ')} keys`,
-          s.rows.map((r) => bytes(r.heapSluice)).join(' / '),
-          max,
-          max,
-          pass(worst <= t.heapBytes),
-        ],
-        worst <= t.heapBytes ? '' : `worst ${bytes(worst)}`,
-      ),
+      row('coreScaleHeap', {
+        keys: s.rows.map((r) => count(r.keys)).join(' / '),
+        heaps: s.rows.map((r) => bytes(r.heapSluice)).join(' / '),
+        heapBytes: t.heapBytes,
+        pass: pass(worst <= t.heapBytes),
+        ok: worst <= t.heapBytes,
+        worst: bytes(worst),
+      }),
     );
-    const { first, last, ratios, verdict } = flatness(s.rows, t.flat, 'store');
-    rows.push(
-      row(
-        [
-          `memory store: cost per decision flat from ${count(first.keys)} to ${count(last.keys)} keys`,
-          `decisions/s at ${count(last.keys)} / at ${count(first.keys)}: sluice ${ratios.sluice!.toFixed(2)} (${mps(first.sluice)} -> ${mps(last.sluice)}), RLF ${ratios.rlf!.toFixed(2)}`,
-          `ratio >= ${t.flat} (this note's reading of "flat")`,
-          '-',
-          verdict,
-        ],
-        verdict === 'PASS'
-          ? ''
-          : `${ns(first.sluice)} -> ${ns(last.sluice)} per awaited decision; the synchronous store.consume alone goes ${ns(first.store)} -> ${ns(last.store)} (ratio ${ratios.store!.toFixed(2)}), so the growth is in the store's own lookup and update, not in the limiter around it; RLF's store slows too (ratio ${ratios.rlf!.toFixed(2)}), consistent with memory-access cost once the keys no longer fit in the CPU caches (not yet profiled)`,
-      ),
-    );
+    const f = flatness(s.rows, t.flat, 'store');
+    rows.push(row('coreFlat', flatView(f, t.flat, mps)));
   }
   const peers = core.peers?.rows ?? [];
   for (const r of peers) {
     const j = judgePeer(r, peers);
     if (j.target === undefined) continue;
-    rows.push(
-      row(
-        [
-          `core vs every peer, sluice RateLimiter + MemoryStore: ${r.label}`,
-          r.figures.map((f) => `${f.name} ${peerValue(r.kind, f.median)}`).join(', '),
-          j.target,
-          j.target,
-          j.verdict,
-        ],
-        j.gap,
-      ),
-    );
+    const figures = r.figures.map((f) => ({ name: f.name, value: peerValue(r.kind, f.median) }));
+    rows.push(row('corePeer', { ...j, label: r.label, figures: list(figures) }));
   }
-  return rows;
-}
-
-/** The Redis scale rows: flatness and used_memory per key at each size. */
-function redisScaleTargets(s: NonNullable<RedisReport['scale']>): TargetRow[] {
-  const t = TARGETS.redis;
-  const rows: TargetRow[] = [];
-  const { first, last, ratios, verdict } = flatness(s.rows, t.flat);
-  rows.push(
-    row(
-      [
-        `Redis: cost per decision flat from ${count(first.keys)} to ${count(last.keys)} keys`,
-        `decisions/s at ${count(last.keys)} / at ${count(first.keys)}: sluice ${ratios.sluice!.toFixed(2)} (${kps(first.sluice)} -> ${kps(last.sluice)}), RLF ${ratios.rlf!.toFixed(2)}`,
-        `ratio >= ${t.flat} (this note's reading of "flat")`,
-        '-',
-        verdict,
-      ],
-      verdict === 'PASS' ? '' : `${kps(first.sluice)} -> ${kps(last.sluice)}`,
-    ),
-    row(
-      [
-        `Redis memory per key at ${s.rows.map((r) => count(r.keys)).join(' / ')} keys (used_memory delta)`,
-        `sluice ${s.rows.map((r) => bytes(r.memSluice)).join(' / ')}; RLF ${s.rows.map((r) => bytes(r.memRlf)).join(' / ')}`,
-        '(info: sluice and RLF filled one after the other; judged: the used_memory per GCRA key row)',
-        '-',
-        '(info)',
-      ],
-      '-',
-    ),
-  );
   return rows;
 }
 
@@ -276,86 +258,81 @@ export const peerValue = (kind: 'rate' | 'heap', x: number) =>
 export function redisTargets(redis: RedisReport): TargetRow[] {
   const t = TARGETS.redis;
   const rows: TargetRow[] = [];
-  const ioredis = redis.throughput.filter((r) => r.sluice);
   const rlf = (auto: boolean) =>
     redis.throughput.find(
       (r) => !r.sluice && r.autoPipelining === auto && !/iovalkey|node-redis/.test(r.label),
     );
-  const ceiling = redis.ceiling.rate;
-  for (const r of ioredis) {
+  for (const r of redis.throughput.filter((x) => x.sluice)) {
     const [rlfAuto, rlfSame] = [rlf(true), rlf(r.autoPipelining)];
     if (rlfAuto === undefined || rlfSame === undefined) continue;
     const j = judgeRedisRow(redis, r);
     rows.push(
-      row(
-        [
-          `Redis decisions/s, one client, ${redis.config.inFlight} in flight${r.autoPipelining ? ', ioredis enableAutoPipelining' : ''}`,
-          `sluice ${kps(r.rate)}, RLF ${kps(rlfSame.rate)}${r.autoPipelining ? '' : ` (auto-pipelined ${kps(rlfAuto.rate)})`}: ${ratio(j.vsRlfAuto)} RLF auto-pipelined; ` +
-            `${pct(j.ofCeiling)} of redis-benchmark -P 16 EVALSHA gcra ${kps(ceiling)} (EVALSHA 'return 1': ${kps(redis.noopCeiling.rate)})` +
-            (j.ofPlain === null ? '' : `; ${ratio(j.ofPlain)} of sluice without auto-pipelining`),
-          [
-            `>= ${t.vsRlfAuto}x RLF (auto-pipelined)`,
-            `>= ${pct(t.ofCeiling)} of the EVALSHA -P 16 ceiling in the same run`,
-            ...(j.ofPlain === null
-              ? []
-              : [`no slower than without (>= ${t.autoOfPlain}x, the tolerance for noise)`]),
-          ].join('; '),
-          '-',
-          pass(!j.failed),
-        ],
-        j.checks.filter((c) => !c.ok).map((c) => c.gap),
-      ),
+      row('redisRate', {
+        inFlight: redis.config.inFlight,
+        auto: r.autoPipelining,
+        rate: kps(r.rate),
+        rlf: kps(rlfSame.rate),
+        rlfAuto: kps(rlfAuto.rate),
+        vsRlfAuto: ratio(j.vsRlfAuto),
+        ofCeiling: pct(j.ofCeiling),
+        ceiling: kps(redis.ceiling.rate),
+        noop: kps(redis.noopCeiling.rate),
+        ofPlain: j.ofPlain !== null && ratio(j.ofPlain),
+        t: { ...t, ofCeiling: pct(t.ofCeiling) },
+        pass: pass(!j.failed),
+        gaps: texts(j.checks.filter((c) => !c.ok).map((c) => c.gap)),
+      }),
     );
   }
   const sluiceMem = redis.memory.filter((m) => m.sluice);
   if (sluiceMem.length > 0) {
-    const worst = judgeKeyBytes(Math.max(...sluiceMem.map((m) => m.bytes)));
     const most = Math.max(...sluiceMem.map((m) => m.bytes));
+    const worst = judgeKeyBytes(most);
     rows.push(
-      row(
-        [
-          'Redis bytes per key (MEMORY USAGE)',
-          `sluice ${sluiceMem.map((m) => `${m.bytes} B`).join(' / ')}; ${redis.memory
-            .filter((m) => !m.sluice)
-            .map((m) => `${m.label} ${m.bytes} B`)
-            .join(', ')}`,
-          `<= ${t.keyBytes.floor} B`,
-          `<= ${t.keyBytes.aim} B`,
-          `${worst.pass}; aim ${worst.aimMet ? 'met' : 'not met'}`,
-        ],
-        worst.aimMet
-          ? ''
-          : `aim: ${most - t.keyBytes.aim} B over ${t.keyBytes.aim} B (see the Redis memory table for the key names: the key text is part of the figure)`,
-      ),
+      row('redisKeyBytes', {
+        sluice: list(sluiceMem),
+        peers: list(redis.memory.filter((m) => !m.sluice)),
+        t: t.keyBytes,
+        pass: worst.pass,
+        aimMet: met(worst.aimMet),
+        aimOk: worst.aimMet,
+        over: most - t.keyBytes.aim,
+      }),
     );
   }
   if (redis.peerMemory !== undefined) {
     const m = redis.peerMemory;
     const { sluice, peers, best, toleranceB, verdict } = judgePeerMemory(m);
     rows.push(
-      row(
-        [
-          `Redis used_memory per GCRA key (${count(m.keys)} keys, INFO memory delta)`,
-          `sluice ${bytes(sluice.bytesPerKey)}; ${peers.map((p) => `${p.label} ${bytes(p.bytesPerKey)}`).join(', ')}`,
-          `<= the best peer (+ ${toleranceB} B)`,
-          '-',
-          verdict,
-        ],
-        [
-          verdict === 'PASS'
-            ? ''
-            : `${bytes(sluice.bytesPerKey - best.bytesPerKey)} per key over ${best.label} (${bytes(best.bytesPerKey)})`,
-          ...peers
+      row('redisUsedMemory', {
+        keys: count(m.keys),
+        sluice: bytes(sluice.bytesPerKey),
+        peers: list(peers.map((p) => ({ label: p.label, bytes: bytes(p.bytesPerKey) }))),
+        toleranceB,
+        verdict,
+        ok: verdict === 'PASS',
+        over: bytes(sluice.bytesPerKey - best.bytesPerKey),
+        best: { label: best.label, bytes: bytes(best.bytesPerKey) },
+        spread: list(
+          peers
             .filter((p) => p.keysPerSubject !== 1)
-            .map((p) => `${p.label} stores ${p.keysPerSubject.toFixed(2)} keys per subject`),
-        ],
-      ),
+            .map((p) => ({ label: p.label, keysPerSubject: p.keysPerSubject.toFixed(2) })),
+        ),
+      }),
     );
   }
-  if (redis.scale !== undefined) rows.push(...redisScaleTargets(redis.scale));
+  const s = redis.scale;
+  if (s !== undefined)
+    rows.push(
+      row('redisFlat', flatView(flatness(s.rows, t.flat), t.flat, kps)),
+      row('redisScaleMemory', {
+        keys: s.rows.map((r) => count(r.keys)).join(' / '),
+        sluice: s.rows.map((r) => bytes(r.memSluice)).join(' / '),
+        rlf: s.rows.map((r) => bytes(r.memRlf)).join(' / '),
+      }),
+    );
   return rows;
 }
-
 /** case, sluice, best peer in the same run, goal, verdict: the summary of both pages. */
 export interface SummaryRow {
   case: string;
@@ -365,41 +342,38 @@ export interface SummaryRow {
   verdict: string;
 }
 
-const met = (ok: boolean, gap: string) => (ok ? 'met' : `not met: ${gap}`);
+/** Summary row `name` of bench/targets.json's `summary`, filled with `view`. */
+function summary(name: string, view: object): SummaryRow {
+  const t = TARGETS.summary[name];
+  if (t === undefined) throw new Error(`bench/targets.json has no summary text ${name}`);
+  const cells = ['case', 'sluice', 'peer', 'goal', 'verdict'] as const;
+  return Object.fromEntries(cells.map((c) => [c, say(t[c], view)])) as unknown as SummaryRow;
+}
+
 const k0 = (x: number) => `${(x / 1e3).toFixed(0)} k/s`;
 
 function httpSummary(c: HttpCase | undefined, title: string, id: string): SummaryRow {
-  const { ratio: goalRatio, us: goalUs } = TARGETS.http[id]!.aim;
-  const goal = `>= ${goalRatio.toFixed(2)}${goalUs === undefined ? '' : `, <= +${goalUs} µs`}`;
-  if (c === undefined) return { case: title, sluice: 'not run', peer: '-', goal, verdict: '-' };
+  const aim = TARGETS.http[id]!.aim;
+  const view = { title, ran: c !== undefined, aimRatio: aim.ratio.toFixed(2), aimUs: aim.us };
+  if (c === undefined) return summary('http', view);
   const { sluice, peers } = httpSides(c);
   const best = peers.reduce((a, b) => (b.ratio! > a.ratio! ? b : a));
-  const gaps = [
-    sluice.ratio! < goalRatio ? `ratio ${sluice.ratio!.toFixed(2)} < ${goalRatio.toFixed(2)}` : '',
-    goalUs !== undefined && sluice.deltaUs! > goalUs
-      ? `${us(sluice.deltaUs!)} > +${goalUs} µs`
-      : '',
-  ].filter(Boolean);
-  return {
-    case: title,
-    sluice: `${sluice.ratio!.toFixed(2)}, ${us(sluice.deltaUs!)}/req (CPU ratio ${sluice.cpuRatio!.toFixed(2)})`,
-    peer: `${best.limiter} ${best.ratio!.toFixed(2)}, ${us(best.deltaUs!)}`,
-    goal,
-    verdict: met(gaps.length === 0, gaps.join(', ')),
-  };
+  const ratioShort = sluice.ratio! < aim.ratio;
+  const usOver = aim.us !== undefined && sluice.deltaUs! > aim.us;
+  return summary('http', {
+    ...view,
+    ratio: sluice.ratio!.toFixed(2),
+    us: us(sluice.deltaUs!),
+    cpuRatio: sluice.cpuRatio!.toFixed(2),
+    best: { limiter: best.limiter, ratio: best.ratio!.toFixed(2), us: us(best.deltaUs!) },
+    ok: !ratioShort && !usOver,
+    ratioShort,
+    usOver,
+  });
 }
 
 function redisSummary(redis: RedisReport | undefined): SummaryRow[] {
-  if (redis === undefined)
-    return [
-      {
-        case: 'Redis decisions/s and memory',
-        sluice: 'not run',
-        peer: '-',
-        goal: '-',
-        verdict: '-',
-      },
-    ];
+  if (redis === undefined) return [summary('redisNotRun', {})];
   const t = TARGETS.redis;
   const find = (sluice: boolean, auto: boolean) =>
     redis.throughput.find(
@@ -412,72 +386,79 @@ function redisSummary(redis: RedisReport | undefined): SummaryRow[] {
   const [ceiling, noop] = [redis.ceiling.rate, redis.noopCeiling.rate];
   if (plain !== undefined) {
     const [ofCeiling, ofNoop] = [plain.rate / ceiling, plain.rate / noop];
-    rows.push({
-      case: `Redis decisions/s, one client, ${redis.config.inFlight} in flight`,
-      sluice: `${k0(plain.rate)}: ${pct(ofCeiling)} of EVALSHA of sluice's GCRA script (${k0(ceiling)}), ${pct(ofNoop)} of EVALSHA of 'return 1' (${k0(noop)})`,
-      peer: peer(false),
-      goal: `>= ${pct(t.ofCeiling)} of \`redis-benchmark -P 16\` EVALSHA in the same run`,
-      verdict: met(
-        ofCeiling >= t.ofCeiling && ofNoop >= t.ofCeiling,
-        `${pct(Math.min(ofCeiling, ofNoop))} of a ceiling`,
-      ),
-    });
+    rows.push(
+      summary('redisRate', {
+        inFlight: redis.config.inFlight,
+        rate: k0(plain.rate),
+        ofCeiling: pct(ofCeiling),
+        ceiling: k0(ceiling),
+        ofNoop: pct(ofNoop),
+        noop: k0(noop),
+        peer: peer(false),
+        min: pct(t.ofCeiling),
+        ok: ofCeiling >= t.ofCeiling && ofNoop >= t.ofCeiling,
+        worst: pct(Math.min(ofCeiling, ofNoop)),
+      }),
+    );
   }
   if (plain !== undefined && auto !== undefined) {
     const ofPlain = auto.rate / plain.rate;
-    rows.push({
-      case: 'the same with ioredis `enableAutoPipelining`',
-      sluice: `${k0(auto.rate)} (${ofPlain.toFixed(2)}x without)`,
-      peer: peer(true),
-      goal: `no slower than without (>= ${t.autoOfPlain}x: the same path, and the noise between medians)`,
-      verdict: met(ofPlain >= t.autoOfPlain, `${ofPlain.toFixed(2)}x`),
-    });
+    rows.push(
+      summary('redisAuto', {
+        rate: k0(auto.rate),
+        ofPlain: ofPlain.toFixed(2),
+        peer: peer(true),
+        min: t.autoOfPlain,
+        ok: ofPlain >= t.autoOfPlain,
+      }),
+    );
   }
   if (redis.peerMemory !== undefined) {
     const m = redis.peerMemory;
     const { sluice, best, toleranceB, verdict } = judgePeerMemory(m);
-    rows.push({
-      case: `Redis \`used_memory\` per GCRA key (${count(m.keys)} keys, \`INFO memory\` delta)`,
-      sluice: `${sluice.bytesPerKey.toFixed(1)} B (\`${sluice.exampleKey}\`)`,
-      peer: `${best.label} ${best.bytesPerKey.toFixed(1)} B (\`${best.exampleKey}\`)`,
-      goal: `<= the best peer (+${toleranceB} B of measurement spread)`,
-      verdict: met(verdict === 'PASS', 'over the best peer'),
-    });
+    const at = (r: typeof sluice) => ({ bytes: r.bytesPerKey.toFixed(1), key: r.exampleKey, ...r });
+    rows.push(
+      summary('redisUsedMemory', {
+        keys: count(m.keys),
+        sluice: at(sluice),
+        best: at(best),
+        toleranceB,
+        ok: verdict === 'PASS',
+      }),
+    );
   }
   return rows;
 }
 
 function coreSummary(core: CoreReport | undefined): SummaryRow[] {
   const rows = core?.peers?.rows ?? [];
-  const one = (r: (typeof rows)[number] | undefined, title: string, goal: string): SummaryRow => {
-    if (r === undefined) return { case: title, sluice: 'not run', peer: '-', goal, verdict: '-' };
+  const t = TARGETS.core.peers;
+  const one = (name: string, r: (typeof rows)[number] | undefined) => {
+    const view = { keys: count(r?.keys ?? 0), manyKeys: t.manyKeys / 1e6, heapBytes: t.heapBytes };
+    if (r === undefined) return summary(name, { ...view, ran: false });
     const [sluice, ...peers] = r.figures;
     const better = (a: number, b: number) => (r.kind === 'rate' ? a > b : a < b);
     const best = peers.reduce((a, b) => (better(b.median, a.median) ? b : a));
     const j = judgePeer(r, rows);
-    return {
-      case: title,
+    return summary(name, {
+      ...view,
+      ran: true,
       sluice: peerValue(r.kind, sluice!.median),
-      peer: `${best.name} ${peerValue(r.kind, best.median)}`,
-      goal,
-      verdict: met(j.verdict === 'PASS', j.gap),
-    };
+      best: `${best.name} ${peerValue(r.kind, best.median)}`,
+      ok: j.verdict === 'PASS',
+      gap: j.gap,
+    });
   };
-  const many = rows.find((r) => r.kind === 'rate' && r.keys > 1);
-  const heap = rows.filter((r) => r.kind === 'heap').at(-1);
-  const t = TARGETS.core.peers;
   return [
     one(
+      'coreOneKey',
       rows.find((r) => r.kind === 'rate' && r.keys === 1),
-      'awaited `RateLimiter.consume`, memory, 1 key',
-      'ahead of every peer',
     ),
-    one(many, `the same, ${count(many?.keys ?? 0)} keys`, `>= ${t.manyKeys / 1e6} M/s`),
     one(
-      heap,
-      `heap per key with its key text (${count(heap?.keys ?? 0)} keys)`,
-      `<= ${t.heapBytes} B`,
+      'coreManyKeys',
+      rows.find((r) => r.kind === 'rate' && r.keys > 1),
     ),
+    one('coreHeap', rows.filter((r) => r.kind === 'heap').at(-1)),
   ];
 }
 
