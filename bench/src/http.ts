@@ -48,7 +48,17 @@ import {
   SLUICE_CONFIG,
 } from './cases/http-cases.js';
 import { parseCommand, shared } from './cli/args.js';
-import { canPin, machine, median, pin, redisServerVersion, withRedis } from './measure/common.js';
+import {
+  canPin,
+  cliInfo,
+  machine,
+  median,
+  pin,
+  redisCpuUs,
+  redisServerVersion,
+  scriptCalls,
+  withRedis,
+} from './measure/common.js';
 import { finishPart, overall } from './report/part.js';
 import { renderPart } from './report/render.js';
 import type { HttpCase, HttpReport, HttpRow } from './report/types.js';
@@ -229,35 +239,17 @@ async function load(port: number, seconds: number): Promise<Shot> {
   };
 }
 
-/**
- * Script calls (EVAL, EVALSHA, FCALL and their _ro forms) the redis-server has taken so far,
- * from INFO commandstats: the commands a script runs are counted apart, under their names.
- */
-async function scriptCalls(redis: RedisProcess): Promise<number> {
-  const info = await redis.cli('INFO', 'commandstats');
-  let calls = 0;
-  for (const m of info.matchAll(/^cmdstat_(?:eval|evalsha|fcall)(?:_ro)?:calls=(\d+)/gm))
-    calls += Number(m[1]);
-  return calls;
-}
-
-/** The redis-server's CPU (user + system) so far, µs, from INFO cpu. */
-async function redisCpu(redis: RedisProcess): Promise<number> {
-  const info = await redis.cli('INFO', 'cpu');
-  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)![1]);
-  return (field('used_cpu_user') + field('used_cpu_sys')) * 1e6;
-}
-
 async function measure(s: Server, redis: RedisProcess | undefined): Promise<void> {
   const viaRedis = redis !== undefined && needsRedis(s.variant) ? redis : undefined;
-  const calls0 = viaRedis && (await scriptCalls(viaRedis));
-  const cpu0 = viaRedis && (await redisCpu(viaRedis));
+  const info = viaRedis && cliInfo(viaRedis);
+  const calls0 = info && (await scriptCalls(info));
+  const cpu0 = info && (await redisCpuUs(info));
   await ask(s.child, 'start');
   const shot = await load(s.port, DURATION);
   const us = await ask(s.child, 'stop');
-  if (viaRedis !== undefined) {
-    s.redisCalls.push(((await scriptCalls(viaRedis)) - calls0!) / shot.requests);
-    s.redisCpuUs.push(((await redisCpu(viaRedis)) - cpu0!) / shot.requests);
+  if (info !== undefined) {
+    s.redisCalls.push(((await scriptCalls(info)) - calls0!) / shot.requests);
+    s.redisCpuUs.push(((await redisCpuUs(info)) - cpu0!) / shot.requests);
   }
   if (shot.errors > 0) throw new Error(`${s.framework} ${s.variant}: ${shot.errors} errors`);
   const denies = s.variant.endsWith('-deny');

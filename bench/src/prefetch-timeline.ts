@@ -17,7 +17,7 @@ import { gcra, RateLimiter } from '@sluice/core';
 import { RedisStore } from '@sluice/redis';
 import { Redis } from 'ioredis';
 import { parseCommand } from './cli/args.js';
-import { redisServerVersion, withRedis } from './measure/common.js';
+import { redisServerVersion, scriptCalls, withRedis } from './measure/common.js';
 
 const PROCESSES = 4;
 /** Requests/s each process offers. */
@@ -103,9 +103,7 @@ async function run(port: number, prefetch: boolean, info: Redis): Promise<Run> {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     }),
   );
-  const calls = async () =>
-    Number(/cmdstat_evalsha:calls=(\d+)/.exec(await info.info('commandstats'))?.[1] ?? 0) +
-    Number(/cmdstat_eval:calls=(\d+)/.exec(await info.info('commandstats'))?.[1] ?? 0);
+  const calls = () => scriptCalls(info);
   const calls0 = await calls();
   const key = `timeline:${prefetch ? 'prefetch' : 'plain'}`;
   const answer = <T>(child: ChildProcess, message: object) =>

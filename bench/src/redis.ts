@@ -16,7 +16,7 @@
  * script that only returns 1, with the same arguments (the server's cost of any script call).
  * Memory (./measure/redis-memory.ts): `MEMORY USAGE` of what one decision of each limiter writes; with
  * `--scale`, used_memory per subject at `--peer-keys` subjects for sluice and every peer of
- * ./cases/redis-peers.ts.
+ * ./cases/redis-peers.ts. With `--cpu`, instead, where a decision's CPU goes (measure/redis-cpu.ts).
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -37,6 +37,7 @@ import {
   redisServerVersion,
   withRedis,
 } from './measure/common.js';
+import { cpuSection } from './measure/redis-cpu.js';
 import { keyUsageSection } from './measure/redis-memory.js';
 import { overLimitSection } from './measure/redis-over-limit.js';
 import { scaleSection } from './measure/redis-scale.js';
@@ -72,6 +73,14 @@ const { values: args } = parseCommand({
     'no-over-limit': {
       type: 'boolean',
       help: 'skip the over-limit section (keys over their limit, with and without the cache)',
+    },
+    cpu: {
+      type: 'boolean',
+      help: "instead: where a decision's CPU goes, Node's and the server's (pnpm bench:redis-cpu)",
+    },
+    prefetch: {
+      type: 'boolean',
+      help: 'with --cpu: only the hot keys with and without RedisStore option `prefetch`',
     },
   },
 });
@@ -273,4 +282,5 @@ async function main(server: RedisProcess): Promise<boolean> {
   return !failed;
 }
 
-process.exitCode = (await withRedis(main)) ? 0 : 1;
+if (args.cpu) await withRedis((server) => cpuSection(server, { ...args, prefetch: args.prefetch }));
+else process.exitCode = (await withRedis(main)) ? 0 : 1;

@@ -48,6 +48,31 @@ export function redisServerVersion(): string {
   }
 }
 
+/** What reads one `INFO` section of a redis-server: an ioredis client, or {@link cliInfo}. */
+export type Info = { info(section: string): Promise<string> };
+/** {@link Info} through test-kit's `redis-cli`. */
+export const cliInfo = (redis: RedisProcess): Info => ({ info: (s) => redis.cli('INFO', s) });
+
+/** The redis-server's CPU (user + system) so far, µs, from INFO cpu. */
+export async function redisCpuUs(info: Info): Promise<number> {
+  const text = await info.info('cpu');
+  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(text)![1]);
+  return (field('used_cpu_user') + field('used_cpu_sys')) * 1e6;
+}
+
+/**
+ * Script calls (EVAL, EVALSHA, FCALL and their _ro forms) the redis-server has taken so far,
+ * from INFO commandstats: the commands a script runs are counted apart, under their names.
+ */
+export async function scriptCalls(info: Info): Promise<number> {
+  let calls = 0;
+  for (const m of (await info.info('commandstats')).matchAll(
+    /^cmdstat_(?:eval|evalsha|fcall)(?:_ro)?:calls=(\d+)/gm,
+  ))
+    calls += Number(m[1]);
+  return calls;
+}
+
 /** Whether this machine can pin processes to a core (`taskset` runs, and ≥ 2 cores). */
 export function canPin(): boolean {
   if (os.cpus().length < 2) return false;
