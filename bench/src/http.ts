@@ -30,10 +30,8 @@
  * names (every case of that framework), comma-separated; `--json <file>` writes every figure,
  * round and the configuration (read by `pnpm bench`'s report).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { RedisProcess } from '@sluice/test-kit';
 import autocannon from 'autocannon';
 import type { Variant } from './cases/http-apps.js';
@@ -57,6 +55,7 @@ import {
   redisCpuUs,
   redisServerVersion,
   scriptCalls,
+  spawnServer,
   withRedis,
 } from './measure/common.js';
 import { finishPart, overall } from './report/part.js';
@@ -88,9 +87,6 @@ const ROUNDS = args.rounds;
 const DURATION = args.duration;
 const WARMUP = args.warmup;
 const CONNECTIONS = args.connections;
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '../..');
 
 /** One server: its process, and its figures per round. */
 interface Server {
@@ -143,40 +139,16 @@ function caseOf(g: Group, base: Server, limited: Server[]): HttpCase {
 
 const PIN = canPin();
 
-function start(
+async function start(
   framework: Framework,
   variant: Variant,
   label: string,
   redis: RedisProcess | undefined,
 ): Promise<Server> {
-  const node = [process.execPath, '--import', 'tsx', path.join(here, 'measure/http-server.ts')];
-  const [cmd, ...argv] = PIN ? ['taskset', '-c', '1', ...node] : node;
-  const redisArg = needsRedis(variant) ? [String(redis!.port)] : [];
-  const child = spawn(cmd!, [...argv, framework, variant, ...redisArg], {
-    cwd: path.resolve(here, '..'),
-    // The root tsconfig maps @sluice/* to packages/*/src: the adapters run from source.
-    env: { ...process.env, TSX_TSCONFIG_PATH: path.join(root, 'tsconfig.json') },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`${framework} ${variant} exited (${code})`)));
-    child.once('message', (msg: { type: string; port: number }) => {
-      child.removeAllListeners('exit');
-      resolve({
-        framework,
-        variant,
-        label,
-        child,
-        port: msg.port,
-        probe: '',
-        rps: [],
-        cpuUs: [],
-        busy: [],
-        redisCalls: [],
-        redisCpuUs: [],
-      });
-    });
-  });
+  const port = needsRedis(variant) ? redis!.port : undefined;
+  const { child, port: at } = await spawnServer(framework, variant, port, { pinned: PIN });
+  const figures = { rps: [], cpuUs: [], busy: [], redisCalls: [], redisCpuUs: [] };
+  return { framework, variant, label, child, port: at, probe: '', ...figures };
 }
 
 /**

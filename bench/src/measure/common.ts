@@ -1,5 +1,7 @@
-import { execFileSync } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { gcra } from '@sluice/core';
 import type { Algorithm } from '@sluice/core/store';
 import { type RedisProcess, startRedis } from '@sluice/test-kit';
@@ -150,4 +152,37 @@ export async function measureRate(
   for (let w = 0; w < inflight; w++) workers.push(worker());
   await Promise.all(workers);
   return (ops * 1000) / (performance.now() - start);
+}
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/**
+ * One benchmark server (./http-server.ts: `framework`'s app with `variant`) in a process of
+ * its own, on core 1 when `pinned`, run from source (the root tsconfig maps @sluice/* to
+ * packages/<name>/src), with `node` flags before the script; resolves once it listens.
+ */
+export function spawnServer(
+  framework: string,
+  variant: string,
+  redisPort: number | undefined,
+  { pinned, node = [] }: { pinned: boolean; node?: string[] },
+): Promise<{ child: ChildProcess; port: number }> {
+  const argv = [process.execPath, ...node, '--import', 'tsx', path.join(here, 'http-server.ts')];
+  const [cmd, ...args] = pinned ? ['taskset', '-c', '1', ...argv] : argv;
+  const child = spawn(
+    cmd!,
+    [...args, framework, variant, ...(redisPort ? [String(redisPort)] : [])],
+    {
+      cwd: path.resolve(here, '../..'),
+      env: { ...process.env, TSX_TSCONFIG_PATH: path.resolve(here, '../../../tsconfig.json') },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    },
+  );
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${framework} ${variant} exited (${code})`)));
+    child.once('message', (msg: { port: number }) => {
+      child.removeAllListeners('exit');
+      resolve({ child, port: msg.port });
+    });
+  });
 }
