@@ -31,6 +31,7 @@ import { IncomingMessage, type RequestListener, ServerResponse } from 'node:http
 import os from 'node:os';
 import { Duplex } from 'node:stream';
 import { BUILDERS, FRAMEWORKS, type Framework, type Variant } from './cases/http-apps.js';
+import { BASELINES, GROUPS } from './cases/http-cases.js';
 import { parseCommand, shared } from './cli/args.js';
 import { canPin, machine, mean, median, pin, plainTable, quantile } from './measure/common.js';
 import { writeJson } from './report/part.js';
@@ -67,22 +68,18 @@ const HTTP_US = Object.fromEntries(
   }),
 ) as Record<Framework, number>;
 
+/** Each variant's label: bench:http's (its cases and baselines), and the in-process extras. */
 const LABELS: Partial<Record<Variant, string>> = {
   none: 'unlimited',
   sluice: 'sluice',
-  peer: 'peer',
-  noop: 'baseline: no-op middleware',
-  headers: 'baseline: the 3 headers only',
-  'sluice-bare': 'baseline: sluice, headers: false',
+  ...Object.fromEntries(BASELINES),
   'sluice-metrics': 'sluice, metrics: true (OpenTelemetry SDK)',
   'sluice-async': 'sluice, limit from an async function',
   'sluice-plan': 'sluice, plan from lru-cache fetch (async)',
 };
-const PEERS: Record<Framework, string> = {
-  express: 'express-rate-limit',
-  fastify: '@fastify/rate-limit',
-  koa: 'koa-ratelimit',
-};
+/** The framework's usual limiter: the peer of bench:http's memory case. */
+const peerOf = (f: Framework) =>
+  GROUPS.find((g) => g.id === `${f}-memory`)!.limited.find(([v]) => v === 'peer')![1];
 
 /** A socket that keeps nothing: what the response writes is counted and dropped. */
 class NullSocket extends Duplex {
@@ -203,7 +200,7 @@ async function measure(framework: Framework): Promise<Row[]> {
     const http = HTTP_US[framework] * 1000;
     return {
       variant,
-      label: variant === 'peer' ? PEERS[framework] : (LABELS[variant] ?? variant),
+      label: variant === 'peer' ? peerOf(framework) : (LABELS[variant] ?? variant),
       probe: probes[k]!,
       batches: mine,
       meanNs,

@@ -68,64 +68,67 @@ async function server(): Promise<{ url: string; close: () => Promise<void> }> {
   };
 }
 
-async function paced(): Promise<{ answers: Answer[]; ms: number; failed: number }> {
+type Run = { answers: Answer[]; ms: number; failed: number };
+
+/**
+ * One run on a fresh server: `client(note)` makes the client (`note` records an answer's
+ * status), then `requests` requests are sent through it at once; each says if it got a 200.
+ */
+async function run(
+  client: (note: (status: number) => void) => (url: string) => Promise<boolean>,
+): Promise<Run> {
   const { url, close } = await server();
   const answers: Answer[] = [];
   const start = performance.now();
-  const observed: typeof fetch = async (input, init) => {
-    const res = await fetch(input, init);
-    answers.push({ t: performance.now() - start, status: res.status });
-    return res;
-  };
-  const api = pacedFetch(observed, { maxWait: 200_000 });
+  const send = client((status) => answers.push({ t: performance.now() - start, status }));
   let failed = 0;
   await Promise.all(
     Array.from({ length: requests }, async () => {
+      if (!(await send(url))) failed++;
+    }),
+  );
+  const ms = performance.now() - start;
+  await close();
+  return { answers, ms, failed };
+}
+
+const paced = () =>
+  run((note) => {
+    const observed: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      note(res.status);
+      return res;
+    };
+    const api = pacedFetch(observed, { maxWait: 200_000 });
+    return async (url) => {
       const res = await api(url);
       await res.arrayBuffer();
-      if (res.status !== 200) failed++;
-    }),
-  );
-  const ms = performance.now() - start;
-  await close();
-  return { answers, ms, failed };
-}
+      return res.status === 200;
+    };
+  });
 
-async function unpaced(): Promise<{ answers: Answer[]; ms: number; failed: number }> {
-  const { url, close } = await server();
-  const answers: Answer[] = [];
-  const start = performance.now();
-  let failed = 0;
-  await Promise.all(
-    Array.from({ length: requests }, async () => {
-      for (let attempt = 0; ; attempt++) {
-        let status: number;
-        let retryAfter: string | null = null;
-        try {
-          const res = await fetch(url);
-          await res.arrayBuffer();
-          status = res.status;
-          retryAfter = res.headers.get('retry-after');
-        } catch {
-          status = 0; // a connection refused or reset: retried like a 429, as ky does
-        }
-        answers.push({ t: performance.now() - start, status });
-        if (status === 200) return;
-        if (attempt === 2) {
-          failed++;
-          return;
-        }
-        const after = Number(retryAfter ?? '1');
-        await new Promise((r) => setTimeout(r, after * 1000));
+const unpaced = () =>
+  run((note) => async (url) => {
+    for (let attempt = 0; ; attempt++) {
+      let status: number;
+      let retryAfter: string | null = null;
+      try {
+        const res = await fetch(url);
+        await res.arrayBuffer();
+        status = res.status;
+        retryAfter = res.headers.get('retry-after');
+      } catch {
+        status = 0; // a connection refused or reset: retried like a 429, as ky does
       }
-    }),
-  );
-  const ms = performance.now() - start;
-  await close();
-  return { answers, ms, failed };
-}
+      note(status);
+      if (status === 200) return true;
+      if (attempt === 2) return false;
+      const after = Number(retryAfter ?? '1');
+      await new Promise((r) => setTimeout(r, after * 1000));
+    }
+  });
 
-const summary = (name: string, r: { answers: Answer[]; ms: number; failed: number }) => {
+const summary = (name: string, r: Run) => {
   const ok = r.answers.filter((a) => a.status === 200).length;
   const denied = r.answers.filter((a) => a.status === 429).length;
   const errors = r.answers.filter((a) => a.status === 0).length;
@@ -149,21 +152,14 @@ const out: Record<string, unknown> = {
   node: process.version,
   when: new Date().toISOString(),
 };
-if (only !== 'paced') {
-  const r = await unpaced();
-  out.unpaced = {
-    ...summary('unpaced', r),
-    answers: r.answers.map((a) => [Math.round(a.t), a.status]),
-  };
-  console.log(summary('unpaced (ky-style retries after Retry-After, 2 at most)', r));
-}
-if (only !== 'unpaced') {
-  const r = await paced();
-  out.paced = {
-    ...summary('paced', r),
-    answers: r.answers.map((a) => [Math.round(a.t), a.status]),
-  };
-  console.log(summary('paced (pacedFetch)', r));
+for (const [name, measure, says] of [
+  ['unpaced', unpaced, 'unpaced (ky-style retries after Retry-After, 2 at most)'],
+  ['paced', paced, 'paced (pacedFetch)'],
+] as const) {
+  if (only !== '' && only !== name) continue;
+  const r = await measure();
+  out[name] = { ...summary(name, r), answers: r.answers.map((a) => [Math.round(a.t), a.status]) };
+  console.log(summary(says, r));
 }
 const file = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
