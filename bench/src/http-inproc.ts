@@ -21,11 +21,8 @@
  * unlimited server's CPU per request over HTTP (`--http-us`, per framework, from a
  * bench:http run; defaults measured on our 2-core machine).
  *
- * Flags: `--only` framework names (express, fastify, koa; comma-separated), `--variants`
- * (default none,sluice,peer,noop,headers,sluice-bare; `none` first; also `sluice-metrics`:
- * sluice with `metrics` on, recording into the OpenTelemetry SDK; Fastify: `sluice-async`, the
- * limit from an async function, and `sluice-plan`, a plan from lru-cache's `fetch`), `--batch`, `--rounds`,
- * `--http-us express=60,fastify=13,koa=14.6`, `--json <file>`.
+ * Flags: `pnpm bench:http:inproc -- --help` (declared below; the variants are
+ * ./cases/http-apps.ts's).
  */
 import { IncomingMessage, type RequestListener, ServerResponse } from 'node:http';
 import os from 'node:os';

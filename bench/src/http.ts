@@ -23,12 +23,8 @@
  * sluice runs from source (packages/<name>/src through tsx, the root tsconfig's paths), so
  * a change to the hot path is measured without a build.
  *
- * Flags: `--rounds`, `--duration` (s), `--warmup` (s), `--connections`; `--only` takes case
- * ids (fastify-memory, fastify-deny, express-memory, koa-memory, fastify-redis, koa-redis,
- * nest-express-memory, nest-express-deny, nest-express-redis and the same for nest-fastify,
- * fastify-redis-prefetch, koa-redis-prefetch) or framework
- * names (every case of that framework), comma-separated; `--json <file>` writes every figure,
- * round and the configuration (read by `pnpm bench`'s report).
+ * Flags: `pnpm bench:http -- --help` (declared below; `--only` takes the case ids of
+ * ./cases/http-cases.ts or framework names).
  */
 import type { ChildProcess } from 'node:child_process';
 import os from 'node:os';

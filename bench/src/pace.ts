@@ -8,9 +8,7 @@
  *   after `Retry-After` on a 429, at most 2 times (ky's default), then giving up.
  *
  * Each run uses a fresh server. Writes every answer (time from the start, status, attempt) to
- * docs/data/pace-run.json, which `pnpm docs:generate` plots. Options: `--headers <style>`
- * (`draft-8` default; `legacy`, `draft-6`, `draft-7`), `--requests N` (default 1000),
- * `--only paced|unpaced`.
+ * docs/data/pace-run.json, which `pnpm docs:generate` plots. Flags: `pnpm bench:pace -- --help`.
  */
 import { writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';

@@ -83,9 +83,10 @@ async function metricsOption(): Promise<{ metrics?: { meterProvider: never } }> 
  * Never denies: GCRA, 6e7 per 1000 minutes (T = 1 ms, a whole-ms interval as most limits
  * have) with a burst of 6e7 (the quota: a tolerance of 16.7 hours); a run moves the TAT minutes.
  */
-const ALLOW = 'throttle:60000000,1000';
+export const ALLOW = 'throttle:60000000,1000';
 /** Denies all but the first request: 1 per 60 minutes. */
-const DENY = 'throttle:1,60';
+export const DENY = 'throttle:1,60';
+export const BODY = 'hello world';
 
 /**
  * Fastify only. `sluice-async`: the limit from an async function (an async named limiter's
@@ -121,7 +122,6 @@ async function sluiceOptions(variant: Variant) {
     ...(variant === 'sluice-metrics' ? await metricsOption() : {}),
   };
 }
-const BODY = 'hello world';
 /**
  * The `headers` variant: a middleware / hook that only sets these three legacy headers (the
  * values a never-denying limit sends), the cost of the headers alone; `noop` does nothing.
@@ -147,11 +147,23 @@ export interface Built {
  * (ioredis defaults: no auto-pipelining; sluice's RedisStore coalesces concurrent decisions
  * into batched EVALSHA calls on its own).
  */
-async function redisClient(port: number | undefined) {
+export async function redisClient(port: number | undefined) {
   if (port === undefined || !Number.isInteger(port))
     throw new Error('a Redis variant needs the redis-server port as the third argument');
   const { Redis } = await import('ioredis');
   return new Redis({ host: '127.0.0.1', port });
+}
+
+/**
+ * The options of `sluice-redis` and `sluice-prefetch-redis`: a RedisStore (with `prefetch:
+ * PREFETCH` for the latter) and onStoreError 'deny', so a Redis failure shows up as a 429, which
+ * aborts the run (the default, 'insurance', would answer from memory and measure the wrong thing).
+ */
+export async function sluiceRedisOptions(variant: Variant, redisPort: number | undefined) {
+  const { RedisStore } = await import('@sluice/redis');
+  const prefetch = variant === 'sluice-prefetch-redis' ? PREFETCH : undefined;
+  const store = new RedisStore({ client: await redisClient(redisPort), prefetch });
+  return { limit: ALLOW, store, onStoreError: 'deny' as const };
 }
 
 /**
@@ -217,12 +229,7 @@ async function fastify(variant: Variant, redisPort?: number): Promise<Built> {
     await app.register(rateLimit, await sluiceOptions(variant));
   } else if (variant === 'sluice-redis' || variant === 'sluice-prefetch-redis') {
     const { rateLimit } = await import('@sluice/fastify');
-    const { RedisStore } = await import('@sluice/redis');
-    const prefetch = variant === 'sluice-prefetch-redis' ? PREFETCH : undefined;
-    const store = new RedisStore({ client: await redisClient(redisPort), prefetch });
-    // onStoreError 'deny': a Redis failure shows up as a 429, which aborts the run (the
-    // default, 'insurance', would answer from memory and measure the wrong thing).
-    await app.register(rateLimit, { limit: ALLOW, store, onStoreError: 'deny' });
+    await app.register(rateLimit, await sluiceRedisOptions(variant, redisPort));
   } else if (variant === 'peer' || variant === 'peer-deny' || variant === 'peer-redis') {
     // Untyped: its `FastifyInstance.rateLimit` declaration would clash with @sluice/fastify's.
     const rateLimit = require('@fastify/rate-limit') as FastifyPluginCallback<{
@@ -305,11 +312,7 @@ async function koa(variant: Variant, redisPort?: number): Promise<Built> {
     app.use(rateLimit(await sluiceOptions(variant)));
   } else if (variant === 'sluice-redis' || variant === 'sluice-prefetch-redis') {
     const { rateLimit } = await import('@sluice/koa');
-    const { RedisStore } = await import('@sluice/redis');
-    const prefetch = variant === 'sluice-prefetch-redis' ? PREFETCH : undefined;
-    const store = new RedisStore({ client: await redisClient(redisPort), prefetch });
-    // onStoreError 'deny', as on Fastify: a Redis failure shows up as a 429, which aborts the run.
-    app.use(rateLimit({ limit: ALLOW, store, onStoreError: 'deny' }));
+    app.use(rateLimit(await sluiceRedisOptions(variant, redisPort)));
   } else if (variant === 'peer' || variant === 'peer-redis') {
     const ratelimit = require('koa-ratelimit') as (options: object) => Handler;
     // With `driver: 'redis'` (async-ratelimiter: a sliding log, one sorted-set entry per
