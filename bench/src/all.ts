@@ -3,17 +3,15 @@
  * sequence, each as a child process running its own script (`bench:core --scale --no-peers
  * --json`, `bench:core --peers-only --json`, `bench:redis --scale --json`, …), then from
  * their results: the site's page `docs/benchmarks.md` (the chart and a summary) with its
- * chart `docs/benchmarks.svg`, and the full results `bench/results.md` (every round, every
- * peer, each target and its gap; in the repository, not on the site).
+ * chart `docs/benchmarks.svg` (and `benchmarks-dark.svg`, the dark theme's), and the full
+ * results `bench/results.md` (every round, every peer, each target and its gap; in the
+ * repository, not on the site).
  *
  * Each part's stdout is shown as it runs and kept in bench/results/ (with the JSON), so
  * `--report-only` can rewrite the pages from the last run without measuring again.
  * Traffic goes to 127.0.0.1 only (the parts start their own redis-server and HTTP servers).
  *
- * Flags: `--only core,redis,http` runs a subset; `--quick` runs one short round per figure
- * (a smoke test of the suite, marked as such in the note); `--report-only`; `--out <dir>`
- * writes the three pages there instead (the re-render test compares them with the committed
- * ones).
+ * Flags: `pnpm bench -- --help` (declared below; `--out` is the re-render test's).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -37,7 +35,7 @@ import type {
 const { values: args } = parseCommand({
   usage: 'pnpm bench -- [options]',
   summary:
-    'Every benchmark part in sequence (core, every peer, Redis, outcome, HTTP), each in a process of its own, then docs/benchmarks.md, docs/benchmarks.svg and bench/results.md from their results.',
+    'Every benchmark part in sequence (core, every peer, Redis, outcome, HTTP), each in a process of its own, then docs/benchmarks.md, its chart (light and dark) and bench/results.md from their results.',
   options: {
     only: {
       type: 'string',
