@@ -31,12 +31,7 @@ const { values: args } = parseCommand({
     ms: shared.ms(600),
     keys: { type: 'number', default: 100000, help: 'pre-built keys of the "100k keys" rows' },
     json: shared.json,
-    scale: {
-      type: 'boolean',
-      help: 'add the scale section: decisions/s and heap bytes per key at each of --scale-keys',
-    },
-    'scale-keys': { type: 'numbers', default: [1000, 100000, 1000000], help: 'key counts' },
-    'scale-rounds': { type: 'number', default: 3, help: 'rounds per key count' },
+    ...shared.scale('heap bytes'),
     'peer-heap-keys': {
       type: 'numbers',
       default: [100000, 1000000],

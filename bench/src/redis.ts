@@ -58,12 +58,7 @@ const { values: args } = parseCommand({
     keys: { type: 'number', default: 10000, help: 'keys, round robin' },
     inflight: { type: 'number', default: 256, help: 'consumes in flight' },
     json: shared.json,
-    scale: {
-      type: 'boolean',
-      help: 'add the scale section: decisions/s and used_memory per key at each of --scale-keys',
-    },
-    'scale-keys': { type: 'numbers', default: [1000, 100000, 1000000], help: 'key counts' },
-    'scale-rounds': { type: 'number', default: 3, help: 'rounds per key count' },
+    ...shared.scale('used_memory'),
     'scale-ms': { type: 'number', default: 1000, help: 'ms per scale measurement' },
     'peer-keys': {
       type: 'number',

@@ -132,4 +132,14 @@ export const shared = {
     arg: 'file',
     help: 'also write every figure, round and the configuration as JSON to this file',
   } as const,
+  /** `--scale`, its key counts and rounds: `what` is measured per key at each count. */
+  scale: (what: string) =>
+    ({
+      scale: {
+        type: 'boolean',
+        help: `add the scale section: decisions/s and ${what} per key at each of --scale-keys`,
+      },
+      'scale-keys': { type: 'numbers', default: [1000, 100000, 1000000], help: 'key counts' },
+      'scale-rounds': { type: 'number', default: 3, help: 'rounds per key count' },
+    }) as const,
 };

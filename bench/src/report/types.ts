@@ -15,19 +15,22 @@ export interface Machine {
   platform: string;
 }
 
+/** What bench:core and bench:redis ran: rounds, ms per figure, keys, calls in flight, subjects. */
+interface PartConfig {
+  rounds: number;
+  ms: number;
+  keys: number;
+  inFlight: number;
+  sluice: string;
+  rlf: string;
+}
+
 /** bench:core (its memory-store rows, heap and scale) and, `--peers-only`, every peer. */
 export interface CoreReport {
   kind: 'core';
   date: string;
   machine: Machine;
-  config: {
-    rounds: number;
-    ms: number;
-    keys: number;
-    inFlight: number;
-    sluice: string;
-    rlf: string;
-  };
+  config: PartConfig;
   /** Decisions/s, medians and every round; `judged`: held to sluice / RLF >= targets' vsRlf. */
   throughput: {
     label: string;
@@ -79,13 +82,7 @@ export interface RedisReport {
   kind: 'redis';
   date: string;
   machine: Machine & { redis: string };
-  config: {
-    rounds: number;
-    ms: number;
-    keys: number;
-    inFlight: number;
-    sluice: string;
-    rlf: string;
+  config: PartConfig & {
     /** Every peer of the memory rows (RLF first), as configured. */
     peers: { label: string; config: string }[];
     ceiling: string;
