@@ -1,17 +1,6 @@
 /**
- * `pnpm bench`: the core, every-peer (memory stores), Redis, outcome and HTTP benchmarks in
- * sequence, each as a child process running its own script (`bench:core --scale --no-peers
- * --json`, `bench:core --peers-only --json`, `bench:redis --scale --json`, …), then from
- * their results: the site's page `docs/benchmarks.md` (the chart and a summary) with its
- * chart `docs/benchmarks.svg` (and `benchmarks-dark.svg`, the dark theme's), and the full
- * results `bench/results.md` (every round, every peer, each target and its gap; in the
- * repository, not on the site).
- *
- * Each part's stdout is shown as it runs and kept in bench/results/ (with the JSON), so
- * `--report-only` can rewrite the pages from the last run without measuring again.
- * Traffic goes to 127.0.0.1 only (the parts start their own redis-server and HTTP servers).
- *
- * Flags: `pnpm bench -- --help` (declared below; `--out` is the re-render test's).
+ * `pnpm bench`: every part as a child process (its stdout and JSON kept in bench/results/), then the
+ * pages from the results: docs/benchmarks.md with its chart, and bench/results.md.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

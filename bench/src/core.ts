@@ -1,15 +1,6 @@
 /**
- * `pnpm bench:core`: sluice's core (RateLimiter + MemoryStore) against
- * rate-limiter-flexible's RateLimiterMemory, in one run ("core, memory store"
- * and "heap per key" rows).
- *
- * Throughput: decisions/s, awaited one at a time and with 256 calls in flight, over 1 key and over
- * 100 000 pre-built keys taken round robin; sluice and RLF measured interleaved
- * (A B A B …) and the median of the rounds reported (the rows: cases/core.ts). Memory: heap
- * bytes per key after inserting 100 000 keys and a full GC (node --expose-gc).
- *
- * Then sluice against every peer's in-memory store (rate-limiter-flexible, express-rate-limit,
- * @fastify/rate-limit, koa-ratelimit) in the same run: see measure/core-peers.ts.
+ * `pnpm bench:core`: sluice's RateLimiter + MemoryStore against rate-limiter-flexible's RateLimiterMemory
+ * (decisions/s and heap per key), then against every peer's memory store (measure/core-peers.ts).
  */
 import { corePairs, FIXED_CONFIG, heapSubjects, RLF_CONFIG } from './cases/core.js';
 import { parseCommand, shared } from './cli/args.js';

@@ -1,28 +1,6 @@
 /**
- * `pnpm bench:http:inproc`: what each limiter adds to one request, measured in-process,
- * without sockets, HTTP parsing or a load generator: the precise companion of
- * `pnpm bench:http` (whose req/s ratios swing by several % between rounds on a shared
- * machine).
- *
- * The apps are bench:http's (./cases/http-apps.ts: hello world on Express, Fastify or Koa,
- * unlimited, behind sluice or the framework's usual limiter, and the baselines). Each request
- * is a real `http.IncomingMessage` / `http.ServerResponse` pair on an in-memory socket that
- * discards what is written, handed to the framework's own request listener (Express's app,
- * Koa's `app.callback()`, Fastify's `app.routing`); the next request starts when the response
- * has finished. Variants are run in batches (`--batch` requests), interleaved (a rotated order
- * each round, `--rounds` rounds), and timed with `process.cpuUsage()` (this process's CPU, so
- * time other processes take is not counted). Reported per variant: CPU ns per request (the
- * mean over all batches), Δns (that minus unlimited's), the median and quartiles of the
- * per-round paired Δ (the spread), and the in-process ratio unlimited / variant.
- *
- * Δns is what a limiter adds to a request over HTTP too; the ratio is not the HTTP ratio,
- * since an in-process request leaves out the HTTP parser and the socket (about half of a Koa
- * request's CPU over HTTP). `HTTP ratio at X µs` estimates it as X / (X + Δ), with X the
- * unlimited server's CPU per request over HTTP (`--http-us`, per framework, from a
- * bench:http run; defaults measured on our 2-core machine).
- *
- * Flags: `pnpm bench:http:inproc -- --help` (declared below; the variants are
- * ./cases/http-apps.ts's).
+ * `pnpm bench:http:inproc`: CPU ns a limiter adds per request, in-process (the framework's listener on
+ * an in-memory socket): bench:http's precise companion, since its req/s ratios swing by several %.
  */
 import { IncomingMessage, type RequestListener, ServerResponse } from 'node:http';
 import os from 'node:os';

@@ -1,30 +1,6 @@
 /**
- * `pnpm bench:http`: sluice's Express, Fastify and Koa adapters against each framework's
- * usual limiter, over real HTTP (the "memory" rows).
- *
- * Per framework, a hello-world route served by its own process pinned to one core
- * (`taskset -c 1`; this process, which runs autocannon, is pinned to core 0): unlimited,
- * limited by sluice (in-memory, never denies, keyed per IP), limited by the peer
- * (express-rate-limit / @fastify/rate-limit / koa-ratelimit with its memory store, never
- * denies, default headers). Plus Fastify with every request denied (429): sluice,
- * @fastify/rate-limit and rate-limiter-flexible; and on Redis ("Fastify, Redis,
- * allow", "Koa, Redis, allow"): sluice with a RedisStore vs rate-limiter-flexible's
- * RateLimiterRedis and the framework's limiter with its Redis store (@fastify/rate-limit,
- * koa-ratelimit), on a redis-server this bench starts (127.0.0.1, a free port, no persistence;
- * pinned to core 0 with autocannon, apart from the server under test) only when a Redis case
- * is selected, and stops at the end. Servers are measured interleaved
- * (A B C A B C …), each server in a new process every round (see `restart`), and the medians of the rounds reported: requests/s, the ratio
- * limited / unlimited (per round, then the median), and the server's CPU per request
- * (`process.cpuUsage()` delta / responses); Δµs = limiter CPU per request minus unlimited.
- * The CPU ratio (unlimited CPU per request / limited) is what the req/s ratio is when the
- * server is CPU-bound; it also holds when the client or a busy machine is the bottleneck
- * (server busy well under 100%), where the req/s ratio mostly measures noise.
- *
- * sluice runs from source (packages/<name>/src through tsx, the root tsconfig's paths), so
- * a change to the hot path is measured without a build.
- *
- * Flags: `pnpm bench:http -- --help` (declared below; `--only` takes the case ids of
- * ./cases/http-cases.ts or framework names).
+ * `pnpm bench:http`: sluice's Express, Fastify, Koa and Nest adapters against each framework's usual
+ * limiter over real HTTP: servers pinned to core 1, a new process per round, interleaved, medians.
  */
 import type { ChildProcess } from 'node:child_process';
 import os from 'node:os';

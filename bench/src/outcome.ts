@@ -1,15 +1,6 @@
 /**
- * `pnpm bench` part `outcome`: what the new paths cost beside the
- * allow path, on the memory store and on Redis (a redis-server of its own), in one run:
- *
- * - **allow**: `consume` (a charge), the path every request takes;
- * - **refund**: `consume` then `refund` of that charge (a request given back by
- *   `skipSuccessfulRequests`): two store operations;
- * - **lease**: `consume` then `refund` on `concurrency({ limit })` (a concurrency lease taken
- *   and released);
- *
- * as operations/s of the whole unit (one request's worth), medians of interleaved rounds.
- * Flags: `--rounds n`, `--ms n` (per figure), `--json <file>`.
+ * `pnpm bench` part `outcome`: what refund and a concurrency lease cost beside the allow path, on the
+ * memory store and on Redis, as operations/s of one request's worth, medians of interleaved rounds.
  */
 import { concurrency, gcra, RateLimiter } from '@sluice/core';
 import { RedisStore } from '@sluice/redis';

@@ -1,15 +1,6 @@
 /**
- * `pnpm bench:profile -- <framework> <variant> [<variant> …]`: where a limited request's
- * server CPU goes. Each variant's server (./measure/http-server.ts, one app of ./cases/http-apps.ts) runs
- * under `node --cpu-prof`, pinned to core 1 like `pnpm bench:http`'s, with this process and
- * its autocannon (50 connections) and, for the `-redis` variants, a redis-server of its own
- * on core 0. After a 1 s warm-up and `--seconds` of load the server exits and its profile's
- * samples are summed by where their code lives (sluice's packages, ioredis, the framework,
- * Node's own JavaScript, its native writes, GC) and divided by the requests served: µs per
- * request, the profiler's own overhead included. The last column is each figure minus the
- * first variant's (e.g. `fastify none sluice-redis`: what the limiter adds).
- *
- * Traffic goes to 127.0.0.1 only. bench/profile.md reads these figures.
+ * `pnpm bench:profile -- <framework> <variant>…`: a server's CPU per request by where its code lives,
+ * under `node --cpu-prof` pinned like bench:http's; each column minus the first variant's. bench/profile.md reads it.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';

@@ -1,22 +1,6 @@
 /**
- * `pnpm bench:redis`: sluice's RedisStore against its peers on one `redis-server` this bench
- * starts itself (free port, no persistence), in one run ("Redis decisions/s, one
- * client" and "Redis bytes per key" rows).
- *
- * Throughput: sluice against rate-limiter-flexible's RateLimiterRedis, decisions/s through ONE
- * ioredis connection per subject, with and without ioredis `enableAutoPipelining`, with
- * `--inflight` consumes outstanding at all times (one async worker per slot, each awaiting its
- * next decision as soon as the previous one settles), spread round robin over `--keys` keys.
- * sluice also runs on iovalkey (plain and auto-pipelined) and node-redis 6 (which pipelines
- * every command of one tick by itself: no option), each row checked at >= 0.9x of sluice on
- * ioredis in the same mode.
- * Subjects are measured interleaved (A B A' B' …) and the median of the rounds reported.
- * Ceiling, once per round: `redis-benchmark -P 16` running `EVALSHA` of sluice's GCRA script on
- * random keys (the most single-decision script calls the server itself can take), and of a
- * script that only returns 1, with the same arguments (the server's cost of any script call).
- * Memory (./measure/redis-memory.ts): `MEMORY USAGE` of what one decision of each limiter writes; with
- * `--scale`, used_memory per subject at `--peer-keys` subjects for sluice and every peer of
- * ./cases/redis-peers.ts. With `--cpu`, instead, where a decision's CPU goes (measure/redis-cpu.ts).
+ * `pnpm bench:redis`: sluice's RedisStore against its peers on a redis-server of its own: decisions/s
+ * on one connection, the server's ceiling, memory per key (measure/redis-memory.ts); `--cpu`: redis-cpu.ts.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';

@@ -1,20 +1,6 @@
 /**
- * The benchmark apps of `pnpm bench:http` (served over HTTP by ../measure/http-server.ts) and
- * `pnpm bench:http:inproc` (called in-process by ../http-inproc.ts): a hello-world route
- * (`GET /` answering `hello world`) on one framework, unlimited or behind one limiter.
- *
- * Variants: `none` (no limiter), `sluice`, `peer` (express-rate-limit / @fastify/rate-limit /
- * koa-ratelimit), `sluice-deny`, `peer-deny`, `rlf-deny` (Fastify: every request after the
- * first is denied), `sluice-redis`, `peer-redis`, `rlf-redis` (Fastify and Koa, on the
- * redis-server at 127.0.0.1:<redis port>: sluice with a RedisStore / @fastify/rate-limit or
- * koa-ratelimit with its Redis store / rate-limiter-flexible's RateLimiterRedis),
- * `sluice-prefetch-redis` (sluice's RedisStore with `prefetch: PREFETCH`); and the
- * baselines, reported and never judged: `noop` / `headers` (a middleware or hook that
- * does nothing / only sets the three X-RateLimit-* headers: what the framework charges for
- * any middleware and for the headers) and `sluice-bare` (sluice with `headers: false`: the
- * limiter without the headers). Allowing limiters never deny (a quota of 1e9 per minute);
- * denying ones allow 1 per hour. Every limiter keys on the client IP and sends its default
- * headers.
+ * The apps of bench:http and bench:http:inproc: `GET /` answering `hello world` on one framework,
+ * unlimited or behind one limiter (allowing ones never deny, denying ones allow 1 per hour), keyed per IP.
  */
 
 import type { RequestListener } from 'node:http';

@@ -1,16 +1,6 @@
 /**
- * The NestJS benchmark apps of `pnpm bench:http` (served by ../measure/http-server.ts): a hello-world
- * controller (`GET /` answering `hello world`) on Nest with the Express or the Fastify
- * platform, unlimited or behind one limiter. Nest's decorators are applied as calls, so
- * these files need no decorator compiler setting (the bench runs on the root tsconfig).
- *
- * Variants: `none`; `sluice` (`SluiceModule.forRoot`, the global guard, never denies);
- * `peer` (@nestjs/throttler: `ThrottlerModule.forRoot` + `ThrottlerGuard` as `APP_GUARD`,
- * its in-memory storage, never denies); `sluice-deny` / `peer-deny` (every request after
- * the first denied, 1 per hour); `sluice-redis` (a `RedisStore`) / `peer-redis`
- * (@nest-lab/throttler-storage-redis's `ThrottlerStorageRedisService`, the most used Redis
- * storage for @nestjs/throttler), on the bench's redis-server. Every limiter keys on the
- * client IP and sends its default headers.
+ * The NestJS apps of bench:http: hello world on Nest (Express or Fastify platform), unlimited, behind
+ * sluice or @nestjs/throttler (memory or Redis storage). Decorators applied as calls: no compiler setting.
  */
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';

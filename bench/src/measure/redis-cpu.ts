@@ -1,21 +1,6 @@
 /**
- * `pnpm bench:redis -- --cpu` (`pnpm bench:redis-cpu`): where a Redis decision's CPU goes, in
- * CPU time rather than wall time (so the figures hold on a busy machine), on the redis-server
- * bench:redis starts.
- *
- * 1. Per decision, sluice's RateLimiter + RedisStore with 256 calls in flight over 10 000
- *    keys: Node's CPU (`process.cpuUsage`) and the server's (`INFO cpu`), per decision, and
- *    decisions per script call; for a whole-ms and a sub-ms emission interval, with and
- *    without ioredis auto-pipelining.
- * 2. Per key of a 128-key script call, the server's CPU for each part of the GCRA script:
- *    the batch script itself on both intervals, then loops that do one thing per key (the
- *    loop and reply alone, `pcall` of a function, `PEXPIRETIME`, `SET … PXAT`, `PEXPIREAT`).
- *
- * 3. With `--prefetch` (only): 1 and 16 hot keys, with and without RedisStore option
- *    `prefetch`: the server's CPU per decision, the decisions/s one Redis core serves at that
- *    cost, and script calls per decision.
- *
- * Traffic goes to 127.0.0.1 only. bench/profile.md reads these figures.
+ * `pnpm bench:redis -- --cpu`: where a Redis decision's CPU goes (Node's and the server's per decision,
+ * the server's per part of the GCRA script; `--prefetch`: hot keys with prefetch). bench/profile.md reads it.
  */
 import { gcra, RateLimiter } from '@sluice/core';
 import type { Algorithm } from '@sluice/core/store';

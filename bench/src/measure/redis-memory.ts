@@ -1,14 +1,6 @@
 /**
- * The memory sections of `pnpm bench:redis` (../redis.ts), on the bench's own redis-server:
- *
- * - `MEMORY USAGE` of what one decision of each limiter writes ("Redis bytes per
- *   key"): FLUSHDB, one decision on `user:1`, then every key the server then holds, as
- *   stored (nothing assumed about a limiter's key names). A reply of null or 0 throws.
- * - used_memory per subject (`--scale`): per limiter and round, FLUSHDB, then `n` subjects
- *   consumed once each on a client of its own, which is then closed; INFO memory
- *   `used_memory` before and after (once it stops moving), over `n`, so the server's
- *   dictionaries, expiry entries and allocator rounding count (unlike MEMORY USAGE), and no
- *   client buffer does. DBSIZE after each fill gives the keys each limiter stores per subject.
+ * bench:redis's memory sections: `MEMORY USAGE` of what one decision writes, and (`--scale`) the
+ * used_memory delta per subject, which counts the server's dictionaries and expiry entries too.
  */
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';

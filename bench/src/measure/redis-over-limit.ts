@@ -1,10 +1,6 @@
 /**
- * The over-limit section of `pnpm bench:redis` ("Keys already over the limit are
- * remembered in-process"): decisions/s and Redis script calls per decision for keys that are
- * over their limit, with the over-limit cache (the default) and with `overLimitCache: false`,
- * and the same pair on the allow path (keys never over their limit), where the cache must
- * cost nothing. Each subject has its own ioredis connection (auto-pipelining); subjects are
- * measured interleaved, the median of the rounds reported.
+ * bench:redis's over-limit section: decisions/s and script calls per decision for keys over their limit,
+ * with and without the over-limit cache, and on the allow path, where the cache must cost nothing.
  */
 import { gcra, RateLimiter, type Store } from '@sluice/core';
 import type { Algorithm } from '@sluice/core/store';
