@@ -1,7 +1,5 @@
-/**
- * `pnpm bench`: every part as a child process (its stdout and JSON kept in bench/results/), then the
- * pages from the results: docs/benchmarks.md with its chart, and bench/results.md.
- */
+// `pnpm bench`: every part as a child process (its stdout and JSON kept in bench/results/), then the
+// pages from the results: docs/benchmarks.md with its chart, and bench/results.md.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

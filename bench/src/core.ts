@@ -1,7 +1,5 @@
-/**
- * `pnpm bench:core`: sluice's RateLimiter + MemoryStore against rate-limiter-flexible's RateLimiterMemory
- * (decisions/s and heap per key), then against every peer's memory store (measure/core-peers.ts).
- */
+// `pnpm bench:core`: sluice's RateLimiter + MemoryStore against rate-limiter-flexible's RateLimiterMemory
+// (decisions/s and heap per key), then against every peer's memory store (measure/core-peers.ts).
 import { corePairs, FIXED_CONFIG, heapSubjects, RLF_CONFIG } from './cases/core.js';
 import { parseCommand, shared } from './cli/args.js';
 import { GCRA_CONFIG, machine, median, RESIDENT_CONFIG } from './measure/common.js';
@@ -28,9 +26,7 @@ const { values: args } = parseCommand({
       default: [100000, 1000000],
       help: 'key counts of the every-peer heap rows (heap per key incl. key text)',
     },
-    // `pnpm bench` runs the every-peer section so, in a process of its own, so that what the
-    // other sections ran (fixed windows, other stores) leaves no trace in the JIT state of the
-    // subjects it compares.
+    // The every-peer section runs in a process of its own, so other sections leave no JIT trace.
     'peers-only': { type: 'boolean', help: 'only the every-peer section' },
     'no-peers': { type: 'boolean', help: 'skip the every-peer section' },
   },

@@ -1,7 +1,5 @@
-/**
- * `pnpm bench:http:inproc`: CPU ns a limiter adds per request, in-process (the framework's listener on
- * an in-memory socket): bench:http's precise companion, since its req/s ratios swing by several %.
- */
+// `pnpm bench:http:inproc`: CPU ns a limiter adds per request, in-process (the framework's listener on
+// an in-memory socket): bench:http's precise companion, since its req/s ratios swing by several %.
 import { IncomingMessage, type RequestListener, ServerResponse } from 'node:http';
 import os from 'node:os';
 import { Duplex } from 'node:stream';

@@ -1,7 +1,5 @@
-/**
- * `pnpm bench:http`: sluice's Express, Fastify, Koa and Nest adapters against each framework's usual
- * limiter over real HTTP: servers pinned to core 1, a new process per round, interleaved, medians.
- */
+// `pnpm bench:http`: sluice's Express, Fastify, Koa and Nest adapters against each framework's usual
+// limiter over real HTTP: servers pinned to core 1, a new process per round, interleaved, medians.
 import type { ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import type { RedisProcess } from '@sluice/test-kit';
@@ -124,12 +122,8 @@ async function start(
 }
 
 /**
- * A new process for `s`, for the next round. Some processes of the same app settle into a
- * slower steady state for their whole life (cause not found), so one process per server would
- * carry its luck into every round; a process per round lets the median see past it. Seen in
- * this bench's per-round figures (`--only fastify-memory --baselines`): the do-nothing
- * Fastify hook at 9.4–9.7 µs of CPU per request in some rounds' processes and 12.5–12.8 µs in
- * the others', and the same for the headers-only hook and for sluice.
+ * A new process for `s`, for the next round: some processes of one app stay slower for their whole
+ * life (seen: 9.5 vs 12.6 µs per request), so a process per round lets the median see past it.
  */
 async function restart(s: Server, redis: RedisProcess | undefined): Promise<void> {
   const exited = new Promise((resolve) => s.child.once('exit', resolve));
@@ -219,11 +213,7 @@ function selectGroups(): Group[] {
   return all.filter((g) => only.includes(g.id) || only.includes(g.framework));
 }
 
-/**
- * Starts every server the cases need (each variant once), probes each, then `--rounds`
- * rounds over all of them in order, each server in a new process after the first round:
- * warm-up, then one measurement.
- */
+/** Starts and probes every server, then `--rounds` rounds over all (a new process each round). */
 async function runServers(
   groups: Group[],
   redis: RedisProcess | undefined,

@@ -1,7 +1,5 @@
-/**
- * `pnpm bench` part `outcome`: what refund and a concurrency lease cost beside the allow path, on the
- * memory store and on Redis, as operations/s of one request's worth, medians of interleaved rounds.
- */
+// `pnpm bench` part `outcome`: what refund and a concurrency lease cost beside the allow path, on the
+// memory store and on Redis, as operations/s of one request's worth, medians of interleaved rounds.
 import { concurrency, gcra, RateLimiter } from '@sluice/core';
 import { RedisStore } from '@sluice/redis';
 import { Redis } from 'ioredis';

@@ -1,7 +1,5 @@
-/**
- * `pnpm bench:profile -- <framework> <variant>…`: a server's CPU per request by where its code lives,
- * under `node --cpu-prof` pinned like bench:http's; each column minus the first variant's. bench/profile.md reads it.
- */
+// `pnpm bench:profile -- <framework> <variant>…`: a server's CPU per request by where its code lives,
+// under `node --cpu-prof` pinned like bench:http's; each column minus the first variant's. bench/profile.md reads it.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -1,7 +1,5 @@
-/**
- * `pnpm bench:redis`: sluice's RedisStore against its peers on a redis-server of its own: decisions/s
- * on one connection, the server's ceiling, memory per key (measure/redis-memory.ts); `--cpu`: redis-cpu.ts.
- */
+// `pnpm bench:redis`: sluice's RedisStore against its peers on a redis-server of its own: decisions/s
+// on one connection, the server's ceiling, memory per key (measure/redis-memory.ts); `--cpu`: redis-cpu.ts.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { gcra } from '@sluice/core';
@@ -94,10 +92,7 @@ function valkeySubject(port: number, autoPipelining: boolean): Subject {
   };
 }
 
-/**
- * sluice on node-redis 6 (`createClient`): it has no auto-pipelining option, since it writes
- * every command of one tick in one socket write by itself.
- */
+/** sluice on node-redis 6: no auto-pipelining option, it writes a tick's commands at once. */
 async function nodeRedisSubject(port: number): Promise<Subject> {
   const client = createClient({ socket: { host: '127.0.0.1', port } });
   client.on('error', () => undefined);
@@ -123,10 +118,7 @@ const CEILING_ARGS = (sha: string) => [
   ...gcraAlgo().params.map(String),
 ];
 
-/**
- * `redis-benchmark -P 16` on EVALSHA of `script` with the arguments of one decision of sluice's
- * GCRA script (server clock) on random keys: requests/s.
- */
+/** `redis-benchmark -P 16` requests/s of EVALSHA `script` with one GCRA decision's arguments. */
 async function ceiling(server: RedisProcess, script: string): Promise<number> {
   const sha = (await server.cli('SCRIPT', 'LOAD', script)).trim();
   const { stdout } = await run(
@@ -189,10 +181,7 @@ function keyUsage(port: number) {
   ]);
 }
 
-/**
- * Every throughput subject on a client of its own, an unmeasured warm-up, then `--rounds`
- * rounds: each subject in turn, then the two redis-benchmark ceilings.
- */
+/** Each subject on its own client, a warm-up, then `--rounds` rounds of each subject and ceiling. */
 async function runRounds(server: RedisProcess) {
   const keys = Array.from({ length: KEYS }, (_, i) => `user:${i}`);
   const subjects = [

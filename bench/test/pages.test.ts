@@ -1,9 +1,5 @@
-// The committed pages are what the committed results render: `pnpm bench -- --report-only`
-// (src/all.ts) re-renders bench/results/*.json into a temporary folder, and each page must
-// equal the committed one byte for byte. It fails when a page was edited by hand, when a run's
-// JSON was committed without its pages (or the reverse), and when a change to the report
-// writers, the templates or the verdicts alters a page: re-render with
-// `pnpm bench -- --report-only` and commit the pages with the change that moved them.
+// The committed pages must be what `pnpm bench -- --report-only` renders from bench/results/*.json,
+// byte for byte: re-render and commit pages with any change to the writers, templates or verdicts.
 // The writers are ESM that import vega, so they run in a child process.
 import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,9 +1,5 @@
-/**
- * The subjects of bench:core's "sluice vs every peer" section, as data: sluice's RateLimiter +
- * MemoryStore and the in-memory stores of rate-limiter-flexible, express-rate-limit,
- * @fastify/rate-limit and koa-ratelimit, each built never to deny and driven as its middleware
- * drives it, with its own measurement loop. The section itself is measure/core-peers.ts.
- */
+// The subjects of bench:core's every-peer section (measure/core-peers.ts): sluice and each peer's
+// memory store, built never to deny and driven as its middleware drives it.
 import { createRequire } from 'node:module';
 import { MemoryStore, RateLimiter } from '@sluice/core';
 import { MemoryStore as ErlMemoryStore, type Options as ErlOptions } from 'express-rate-limit';
@@ -65,9 +61,7 @@ function denied(peer: string): never {
   throw new Error(`${peer} denied a request: the bench limits are wrong`);
 }
 
-// ---------------------------------------------------------------------------------------
-// Measurement loops: one per API so every call site stays monomorphic (core-loops.ts has
-// sluice's and RLF's).
+// Measurement loops: one per API so every call site stays monomorphic.
 
 function loopErl(store: ErlMemoryStore, keys: string[], ms: number): Promise<number> {
   const n = keys.length;

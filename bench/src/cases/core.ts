@@ -1,8 +1,5 @@
-/**
- * bench:core's cases as data: the compared rows (sluice's side, rate-limiter-flexible's side,
- * whether the row is judged against bench/targets.json) and the heap subjects, with the limiters they run. Every limiter is
- * configured never to deny.
- */
+// bench:core's cases as data: the compared rows (sluice's side, RLF's, judged or not) and the heap
+// subjects, with the limiters they run, each configured never to deny.
 import { fixedWindow, MemoryStore, RateLimiter } from '@sluice/core';
 import type { Algorithm } from '@sluice/core/store';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
@@ -70,10 +67,7 @@ export const CORE_CASES: readonly CoreCase[] = [
   ...rowsOf('store', S, 'awaited'),
 ];
 
-/**
- * The limiters and stores the rows share (one per algorithm and key set, as the rows name
- * them), built in this order before any is measured.
- */
+/** The limiters and stores the rows share, built in this order before any is measured. */
 function subjects(many: number) {
   const limiter = {
     gcra: { one: sluiceLimiter(gcraAlgo(), many), many: sluiceLimiter(gcraAlgo(), many) },

@@ -1,7 +1,5 @@
-/**
- * The apps of bench:http and bench:http:inproc: `GET /` answering `hello world` on one framework,
- * unlimited or behind one limiter (allowing ones never deny, denying ones allow 1 per hour), keyed per IP.
- */
+// The apps of bench:http and bench:http:inproc: `GET /` answering `hello world` on one framework,
+// unlimited or behind one limiter (allowing ones never deny, denying ones allow 1 per hour), keyed per IP.
 
 import type { RequestListener } from 'node:http';
 import { createRequire } from 'node:module';
@@ -46,11 +44,7 @@ export type Variant =
   | 'sluice-async'
   | 'sluice-plan';
 
-/**
- * `sluice-metrics`: sluice with `metrics` on, recording into an OpenTelemetry SDK
- * `MeterProvider` whose reader exports (to memory) once an hour: the cost of recording, not
- * of exporting. One provider for the process.
- */
+/** `sluice-metrics`: metrics recorded into an OTel MeterProvider exporting hourly: recording's cost. */
 let meterProvider: unknown;
 async function metricsOption(): Promise<{ metrics?: { meterProvider: never } }> {
   if (meterProvider === undefined) {
@@ -65,21 +59,13 @@ async function metricsOption(): Promise<{ metrics?: { meterProvider: never } }> 
   return { metrics: { meterProvider: meterProvider as never } };
 }
 
-/**
- * Never denies: GCRA, 6e7 per 1000 minutes (T = 1 ms, a whole-ms interval as most limits
- * have) with a burst of 6e7 (the quota: a tolerance of 16.7 hours); a run moves the TAT minutes.
- */
+/** Never denies: GCRA, 6e7 per 1000 min (a whole-ms interval) with a burst of 6e7. */
 export const ALLOW = 'throttle:60000000,1000';
 /** Denies all but the first request: 1 per 60 minutes. */
 export const DENY = 'throttle:1,60';
 export const BODY = 'hello world';
 
-/**
- * Fastify only. `sluice-async`: the limit from an async function (an async named limiter's
- * cost: a promise and its awaits per request). `sluice-plan`: the tenant's plan through
- * lru-cache's `fetch` (a cache hit every request after the first), as the "Plans and
- * quotas" guide does.
- */
+/** Fastify only: `sluice-async`, a limit from an async function; `sluice-plan`, a plan via lru-cache. */
 async function resolverLimit(variant: 'sluice-async' | 'sluice-plan') {
   const { Limit } = await import('@sluice/core');
   const limit = Limit.perMinutes(1000, 60_000_000);
@@ -108,10 +94,7 @@ async function sluiceOptions(variant: Variant) {
     ...(variant === 'sluice-metrics' ? await metricsOption() : {}),
   };
 }
-/**
- * The `headers` variant: a middleware / hook that only sets these three legacy headers (the
- * values a never-denying limit sends), the cost of the headers alone; `noop` does nothing.
- */
+/** The `headers` variant sets only these three headers: the cost of the headers alone. */
 const HEADERS: [string, string][] = [
   ['X-RateLimit-Limit', '1000000000'],
   ['X-RateLimit-Remaining', '999999999'],
@@ -128,11 +111,7 @@ export interface Built {
   listener: () => Promise<RequestListener>;
 }
 
-/**
- * An ioredis client to the bench's redis-server, the same options for sluice and the peers
- * (ioredis defaults: no auto-pipelining; sluice's RedisStore coalesces concurrent decisions
- * into batched EVALSHA calls on its own).
- */
+/** An ioredis client to the bench's redis-server, the same options for sluice and the peers. */
 export async function redisClient(port: number | undefined) {
   if (port === undefined || !Number.isInteger(port))
     throw new Error('a Redis variant needs the redis-server port as the third argument');
@@ -141,9 +120,8 @@ export async function redisClient(port: number | undefined) {
 }
 
 /**
- * The options of `sluice-redis` and `sluice-prefetch-redis`: a RedisStore (with `prefetch:
- * PREFETCH` for the latter) and onStoreError 'deny', so a Redis failure shows up as a 429, which
- * aborts the run (the default, 'insurance', would answer from memory and measure the wrong thing).
+ * sluice's Redis variants: a RedisStore with onStoreError 'deny', so a Redis failure is a 429 that
+ * aborts the run ('insurance' would answer from memory and measure the wrong thing).
  */
 export async function sluiceRedisOptions(variant: Variant, redisPort: number | undefined) {
   const { RedisStore } = await import('@sluice/redis');
@@ -152,10 +130,7 @@ export async function sluiceRedisOptions(variant: Variant, redisPort: number | u
   return { limit: ALLOW, store, onStoreError: 'deny' as const };
 }
 
-/**
- * rate-limiter-flexible's limiter for `rlf-deny` (in memory, 1 per hour) and `rlf-redis`
- * (RateLimiterRedis, 1e9 per minute: never denies), and its quota for the headers.
- */
+/** RLF's limiter for `rlf-deny` (memory, 1 per hour) and `rlf-redis` (never denies). */
 async function rlfLimiter(variant: 'rlf-deny' | 'rlf-redis', redisPort: number | undefined) {
   const { RateLimiterMemory, RateLimiterRedis } = await import('rate-limiter-flexible');
   if (variant === 'rlf-deny')
@@ -230,9 +205,8 @@ async function fastify(variant: Variant, redisPort?: number): Promise<Built> {
       ...(variant === 'peer-redis' ? { redis: await redisClient(redisPort) } : {}),
     });
   } else if (variant === 'rlf-deny' || variant === 'rlf-redis') {
-    // rate-limiter-flexible has no Fastify plugin: its README's middleware pattern, with the
-    // same headers as the others (X-RateLimit-*, Retry-After on a denial). On Redis, a Redis
-    // failure rejects with an Error (not a RateLimiterRes): a 500, which aborts the run.
+    // RLF has no Fastify plugin: its README's middleware pattern, with the others' headers; a Redis
+    // failure rejects with an Error: a 500, which aborts the run.
     const { RateLimiterRes } = await import('rate-limiter-flexible');
     const { limiter, points } = await rlfLimiter(variant, redisPort);
     app.addHook('onRequest', (request, reply, done) => {
@@ -309,9 +283,7 @@ async function koa(variant: Variant, redisPort?: number): Promise<Built> {
         : { driver: 'redis', db: await redisClient(redisPort) };
     app.use(ratelimit({ ...store, duration: 60_000, max: 1e9, id: (ctx: KoaContext) => ctx.ip }));
   } else if (variant === 'rlf-redis') {
-    // rate-limiter-flexible's Koa middleware pattern (its README), with the Fastify rlf
-    // variants' headers (X-RateLimit-*, Retry-After on a denial). A Redis failure rejects with
-    // an Error (not a RateLimiterRes), rethrown: a 500, which aborts the run.
+    // RLF's Koa middleware pattern (its README), as on Fastify; a Redis failure is rethrown: a 500.
     const { RateLimiterRes } = await import('rate-limiter-flexible');
     const { limiter, points } = await rlfLimiter(variant, redisPort);
     app.use(async (ctx: KoaContext, next: () => Promise<void>) => {

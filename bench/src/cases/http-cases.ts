@@ -1,8 +1,5 @@
-/**
- * bench:http's cases as data: per case the framework, the unlimited variant and the limited
- * ones (sluice first, then its peers; their floor and aim: bench/targets.json); and how each limiter is
- * configured, as the report prints it. The apps themselves are http-apps.ts / nest-apps.ts.
- */
+// bench:http's cases as data: per case the framework, the unlimited variant and the limited ones
+// (sluice first, then its peers), and each limiter's configuration as the report prints it.
 import type { Framework as PlainFramework, Variant } from './http-apps.js';
 import type { NestFramework } from './nest-apps.js';
 

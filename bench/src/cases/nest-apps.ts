@@ -1,7 +1,5 @@
-/**
- * The NestJS apps of bench:http: hello world on Nest (Express or Fastify platform), unlimited, behind
- * sluice or @nestjs/throttler (memory or Redis storage). Decorators applied as calls: no compiler setting.
- */
+// The NestJS apps of bench:http: hello world on Nest (Express or Fastify platform), unlimited, behind
+// sluice or @nestjs/throttler (memory or Redis storage). Decorators applied as calls: no compiler setting.
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import {

@@ -18,10 +18,7 @@ export function machine(): { cores: number; cpu: string; node: string; platform:
   };
 }
 
-/**
- * The `q` quantile of `xs` (0 ≤ q ≤ 1), interpolated between the two nearest values of the
- * sorted list (so `quantile(xs, 0.5)` is the usual median).
- */
+/** The `q` quantile of `xs` (0 ≤ q ≤ 1), interpolated between the two nearest values. */
 export const quantile = (xs: number[], q: number): number => {
   const s = [...xs].sort((a, b) => a - b);
   const at = q * (s.length - 1);
@@ -62,10 +59,7 @@ export async function redisCpuUs(info: Info): Promise<number> {
   return (field('used_cpu_user') + field('used_cpu_sys')) * 1e6;
 }
 
-/**
- * Script calls (EVAL, EVALSHA, FCALL and their _ro forms) the redis-server has taken so far,
- * from INFO commandstats: the commands a script runs are counted apart, under their names.
- */
+/** Script calls (EVAL, EVALSHA, FCALL, their _ro forms) so far, from INFO commandstats. */
 export async function scriptCalls(info: Info): Promise<number> {
   let calls = 0;
   for (const m of (await info.info('commandstats')).matchAll(
@@ -91,11 +85,7 @@ export function pin(pid: number, core: number): void {
   execFileSync('taskset', ['-a', '-cp', String(core), String(pid)], { stdio: 'ignore' });
 }
 
-/**
- * 1000 per second (a whole-ms emission interval, as most limits have: 60/min, 100/min,
- * 1000/s) with a burst of 1e9: never denies at any rate we reach (the TAT runs at most
- * hours ahead of a tolerance of 11 days), and every decision advances the TAT.
- */
+/** 1000/s (a whole-ms interval, as most limits have) with a burst of 1e9: never denies. */
 export const gcraAlgo = (): Algorithm => gcra({ rate: 1000, period: '1s', burst: 1e9 });
 /** {@link gcraAlgo} as the reports print it. */
 export const GCRA_CONFIG = 'gcra({ rate: 1000, period: "1s", burst: 1e9 })';
@@ -105,11 +95,7 @@ export const residentAlgo = (): Algorithm => gcra({ rate: 1, period: '1h', burst
 /** {@link residentAlgo} as the reports print it. */
 export const RESIDENT_CONFIG = 'gcra({ rate: 1, period: "1h", burst: 1e7 })';
 
-/**
- * Runs `fn` with a redis-server of its own (127.0.0.1, a free port, no persistence; never a
- * server already running), stopped afterwards: when `fn` settles, throws, or on SIGINT /
- * SIGTERM (exit 130).
- */
+/** Runs `fn` with a redis-server of its own, stopped when `fn` settles or on SIGINT / SIGTERM. */
 export async function withRedis<T>(fn: (server: RedisProcess) => Promise<T>): Promise<T> {
   const server = await startRedis();
   const stop = () => server.stop();
@@ -125,10 +111,7 @@ export async function withRedis<T>(fn: (server: RedisProcess) => Promise<T>): Pr
   }
 }
 
-/**
- * Decisions/s of `consume` with `inflight` calls outstanding for `ms`: one async worker per
- * slot, each calling again as soon as its call settles, over `keys` round robin.
- */
+/** Decisions/s of `consume` with `inflight` calls outstanding for `ms`, over `keys` round robin. */
 export async function measureRate(
   consume: (key: string) => Promise<unknown>,
   keys: string[],
@@ -156,11 +139,7 @@ export async function measureRate(
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-/**
- * One benchmark server (./http-server.ts: `framework`'s app with `variant`) in a process of
- * its own, on core 1 when `pinned`, run from source (the root tsconfig maps @sluice/* to
- * packages/<name>/src), with `node` flags before the script; resolves once it listens.
- */
+/** One ./http-server.ts process (on core 1 when `pinned`, from source); resolves once it listens. */
 export function spawnServer(
   framework: string,
   variant: string,

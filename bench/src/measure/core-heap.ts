@@ -1,7 +1,5 @@
-/**
- * bench:core's heap bytes per key and its scale rows (`--scale`): the same awaited decision
- * over 1k, 100k and 1M resident keys, with the store overhead per key at each size.
- */
+// bench:core's heap bytes per key and its scale rows (`--scale`): the same awaited decision
+// over 1k, 100k and 1M resident keys, with the store overhead per key at each size.
 import { MemoryStore, RateLimiter } from '@sluice/core';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { HeapSubject } from '../cases/core.js';
@@ -39,10 +37,7 @@ export async function heapPerKey(subject: HeapSubject, n: number): Promise<[numb
   return [overhead, withKeys];
 }
 
-/**
- * RLF keeps each key's state alive for 60 s through a timer of its own: deleting the keys
- * clears the timers, so a measured store is freed now, not during a later measure.
- */
+/** RLF keeps each key alive 60 s by a timer: deleting the keys frees a measured store now. */
 async function releaseRlf(built: unknown, keys: Iterable<string>): Promise<void> {
   if (built instanceof RateLimiterMemory) for (const key of keys) await built.delete(key);
 }

@@ -1,9 +1,5 @@
-/**
- * The measurement loops of bench:core (core.ts, core-peers.ts): sluice's RateLimiter awaited
- * and with calls in flight, its MemoryStore's synchronous `consume`, rate-limiter-flexible's
- * RateLimiterMemory the same ways (one loop per API, so every call site stays monomorphic),
- * the interleaved rounds of a table of pairs, and the heap-per-key measure (node --expose-gc).
- */
+// bench:core's measurement loops: one per API (so every call site stays monomorphic), the
+// interleaved rounds of a table of pairs, and the heap-per-key measure (node --expose-gc).
 import { performance } from 'node:perf_hooks';
 import type { Decision, MemoryStore, RateLimiter } from '@sluice/core';
 import type { Algorithm } from '@sluice/core/store';
@@ -17,9 +13,8 @@ export function check(d: Decision): void {
 }
 
 /**
- * Calls/s of `batch` (BATCH calls, each awaited before the next) run again until `ms` have
- * passed, the clock read once a batch. Each loop below is its own closure around one API, so
- * its call site stays monomorphic; the harness adds one await per batch.
+ * Calls/s of `batch` (BATCH awaited calls) run again until `ms` have passed, the clock read once a
+ * batch; each loop is its own closure around one API, so its call site stays monomorphic.
  */
 export async function timed(ms: number, batch: () => Promise<void>): Promise<number> {
   let ops = 0;
@@ -89,10 +84,7 @@ export const loopRlfConcurrent = (limiter: RateLimiterMemory, keys: string[], ms
   });
 };
 
-/**
- * The ceiling of any limiter whose `consume` returns a promise, awaited one call at a time:
- * `await` of an already-resolved promise of a constant decision, nothing else.
- */
+/** The ceiling of an awaited `consume`: `await` of a resolved promise of a constant decision. */
 export function loopAwaitFloor(ms: number): Promise<number> {
   const decision: Decision = {
     allowed: true,
@@ -142,10 +134,7 @@ export interface Pair {
   b_: number[];
 }
 
-/**
- * Measures every pair: an unmeasured warm-up pass (JIT, and every store filled with its
- * keys), then `rounds` rounds, each running every pair's two sides one after the other.
- */
+/** Measures every pair: an unmeasured warm-up pass, then `rounds` rounds of both sides of each. */
 export async function measurePairs(pairs: Pair[], rounds: number): Promise<void> {
   for (const c of pairs) {
     await c.a();
@@ -176,13 +165,8 @@ export const makeKeys = (n: number): string[] => {
 // Heap bytes per key.
 
 /**
- * Heap in use (heapUsed + arrayBuffers) after full GCs, once it stops shrinking: three readings
- * in a row, 10 ms apart, none lower than the lowest before them by more than 64 KiB. A closure
- * being optimised on V8's background thread keeps its context alive until the main thread
- * finalises the job, which on a busy machine can take a few event-loop turns: a baseline read
- * at once could still hold the store a previous measure let go (seen: +2 MB, a whole
- * 10 000-key store; never with --no-concurrent-recompilation). That garbage only inflates a
- * reading, so the lowest is kept.
+ * Heap in use after full GCs, once three readings 10 ms apart stop shrinking: V8's background
+ * optimiser can keep a freed store alive a few turns (seen: +2 MB), so the lowest is kept.
  */
 async function heapNow(): Promise<number> {
   const gc = (globalThis as { gc?: () => void }).gc!;
@@ -202,10 +186,8 @@ async function heapNow(): Promise<number> {
 const retained: unknown[] = [];
 
 /**
- * Heap delta of one `build`, per key. Its own async function, so nothing it awaited lingers
- * in a suspended frame of the caller when the next baseline is taken. `done` runs on what was
- * built after the second reading and before it is let go (checks, and freeing what timers
- * would otherwise keep alive past the measure).
+ * Heap delta of one `build`, per key; its own async function, so no suspended frame holds what it
+ * awaited. `done` runs on what was built before it is let go.
  */
 export async function heapDelta<T>(
   build: () => Promise<T>,

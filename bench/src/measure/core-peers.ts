@@ -1,9 +1,5 @@
-/**
- * bench:core's "sluice vs every peer" section over the subjects of cases/core-peers.ts, in
- * one run: awaited decisions/s over 1 key and over `keys` pre-built keys round robin
- * (subjects interleaved A B C D E per round, medians of the rounds), then heap bytes per key
- * with its key text (keys built during insertion, held only by the limiter).
- */
+// bench:core's every-peer section over cases/core-peers.ts: awaited decisions/s over 1 and `keys`
+// keys (interleaved, medians), then heap bytes per key with its key text.
 import { type Instance, SUBJECTS } from '../cases/core-peers.js';
 import type { PeerRow, PeersReport } from '../report/types.js';
 import { median } from './common.js';
@@ -21,11 +17,7 @@ const fill = async (instance: Instance, n: number): Promise<Instance> => {
   return instance;
 };
 
-/**
- * Runs the section: heap first (each size, every subject), then the two throughput rows
- * (judged by report/verdicts.ts: 1 key, sluice ahead of every peer; `keys` keys, a rate; heap
- * with key text at the largest of `heapKeys`, a size).
- */
+/** Runs the section: heap first (each size, every subject), then the two throughput rows. */
 export async function runPeers(options: {
   rounds: number;
   ms: number;

@@ -1,7 +1,5 @@
-/**
- * One bench:http server process: one app of ../cases/http-apps.ts (argv `<framework> <variant> [redis
- * port]`) on a free port; on IPC `start` / `stop` it reports the CPU used between them.
- */
+// One bench:http server process: one app of ../cases/http-apps.ts (argv `<framework> <variant> [redis
+// port]`) on a free port; on IPC `start` / `stop` it reports the CPU used between them.
 import { BUILDERS, type Framework, type Variant } from '../cases/http-apps.js';
 import { NEST_BUILDERS, type NestFramework } from '../cases/nest-apps.js';
 

@@ -1,7 +1,5 @@
-/**
- * `pnpm bench:redis -- --cpu`: where a Redis decision's CPU goes (Node's and the server's per decision,
- * the server's per part of the GCRA script; `--prefetch`: hot keys with prefetch). bench/profile.md reads it.
- */
+// `pnpm bench:redis -- --cpu`: where a Redis decision's CPU goes (Node's and the server's per decision,
+// the server's per part of the GCRA script; `--prefetch`: hot keys with prefetch). bench/profile.md reads it.
 import { gcra, RateLimiter } from '@sluice/core';
 import type { Algorithm } from '@sluice/core/store';
 import { RedisStore } from '@sluice/redis';
@@ -21,10 +19,7 @@ import {
 
 let o = { ms: 2000, rounds: 3, prefetch: false };
 
-/**
- * Node and server CPU µs per decision, and decisions per script call (median of rounds),
- * over `keyCount` keys (10 000 by default), with RedisStore option `prefetch` when given.
- */
+/** Node and server CPU µs per decision and decisions per script call (medians) over `keyCount` keys. */
 async function perDecision(
   port: number,
   info: Redis,

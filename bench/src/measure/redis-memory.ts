@@ -1,7 +1,5 @@
-/**
- * bench:redis's memory sections: `MEMORY USAGE` of what one decision writes, and (`--scale`) the
- * used_memory delta per subject, which counts the server's dictionaries and expiry entries too.
- */
+// bench:redis's memory sections: `MEMORY USAGE` of what one decision writes, and (`--scale`) the
+// used_memory delta per subject, which counts the server's dictionaries and expiry entries too.
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import type { Consume, RedisLimiter } from '../cases/redis-peers.js';
@@ -71,9 +69,8 @@ export async function keyUsageSection(
 type PeerMemoryReport = NonNullable<RedisReport['peerMemory']>;
 
 /**
- * used_memory once it stops moving (two readings 100 ms apart equal): a dictionary that grew
- * during the fill is rehashed incrementally, both tables allocated until the server's cron
- * finishes it, which at 100k keys is up to 5 B per key read too early.
+ * used_memory once two readings 100 ms apart agree: a dictionary grown during the fill keeps both
+ * tables until cron finishes rehashing it (up to 5 B per key at 100k keys).
  */
 export async function settledUsedMemory(mem: Redis): Promise<number> {
   let last = await usedMemory(mem);
@@ -118,11 +115,7 @@ async function fillAlone(
   return { bytesPerKey: (used1 - used0) / keys.length, dbsize: await mem.dbsize(), seconds };
 }
 
-/**
- * used_memory per subject at `n` subjects for sluice (`limiters[0]`, keys resident for the
- * run) and each peer, each filled alone from an empty db, in `rounds` interleaved rounds
- * after an unmeasured fill of a tenth as many; medians.
- */
+/** used_memory per subject at `n` subjects, each limiter filled alone, interleaved rounds, medians. */
 export async function peerMemorySection(
   port: number,
   n: number,

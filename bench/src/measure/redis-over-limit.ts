@@ -1,7 +1,5 @@
-/**
- * bench:redis's over-limit section: decisions/s and script calls per decision for keys over their limit,
- * with and without the over-limit cache, and on the allow path, where the cache must cost nothing.
- */
+// bench:redis's over-limit section: decisions/s and script calls per decision for keys over their limit,
+// with and without the over-limit cache, and on the allow path, where the cache must cost nothing.
 import { gcra, RateLimiter, type Store } from '@sluice/core';
 import type { Algorithm } from '@sluice/core/store';
 import { RedisStore } from '@sluice/redis';
@@ -59,10 +57,7 @@ async function run(
   return { rate: await measureRate(consume, s.keys, ms, inflight), decisions };
 }
 
-/**
- * Runs the section on the redis-server at `port`: `rounds` rounds of `ms` per subject,
- * `inflight` consumes outstanding, over `keyCount` keys.
- */
+/** Runs the section: `rounds` rounds of `ms` per subject, `inflight` outstanding, `keyCount` keys. */
 export async function overLimitSection(
   port: number,
   rounds: number,
@@ -120,9 +115,8 @@ export async function overLimitSection(
   try {
     for (const s of subjects) {
       if (s.path === 'deny') {
-        // Use up every key's unit, then let each limiter see one denial per key, one call at
-        // a time: in a run, cached denials answer in microtasks, and a worker loop that never
-        // leaves them would hold back the setImmediate that sends the other keys' batches.
+        // Use up every key, then one denial per key, one call at a time: cached denials answer in
+        // microtasks and would hold back the setImmediate that sends other keys' batches.
         for (const key of s.keys) await s.limiter.consume(key);
         for (const key of s.keys) await s.limiter.consume(key);
       }

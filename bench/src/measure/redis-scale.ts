@@ -1,7 +1,5 @@
-/**
- * bench:redis `--scale`: decisions/s and server memory per key over 1k, 100k and 1M resident
- * keys (sluice and RLF), then used_memory per subject of sluice and every peer.
- */
+// bench:redis `--scale`: decisions/s and server memory per key over 1k, 100k and 1M resident
+// keys (sluice and RLF), then used_memory per subject of sluice and every peer.
 import type { RedisProcess } from '@sluice/test-kit';
 import { Redis } from 'ioredis';
 import { PEERS, RLF, sluice, subject } from '../cases/redis-peers.js';
@@ -76,10 +74,7 @@ async function scaleAt(port: number, mem: Redis, n: number, o: ScaleOptions): Pr
   }
 }
 
-/**
- * `--scale`: decisions/s and used_memory per key at each of `--scale-keys`, then used_memory
- * per subject of sluice and every peer, into `report`.
- */
+/** `--scale`: decisions/s and used_memory per key at each of `--scale-keys`, then per subject. */
 export async function scaleSection(
   server: RedisProcess,
   report: RedisReport,

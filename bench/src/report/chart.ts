@@ -1,8 +1,5 @@
-/**
- * The chart `docs/benchmarks.svg` (and `benchmarks-dark.svg`, the site's dark theme): one bar
- * per limiter and case, one panel per figure (requests/s, memory-store and Redis decisions/s),
- * drawn by vega-lite + vega in Node, in the algorithm plots' colours (docs/scripts/plots.ts).
- */
+// The chart docs/benchmarks.svg (and -dark.svg): a bar per limiter and case, a panel per figure,
+// drawn by vega-lite in Node in the algorithm plots' colours (docs/scripts/plots.ts).
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import { type PlotTheme, THEMES } from '../../../docs/scripts/plots.js';
@@ -20,11 +17,8 @@ export interface Bar {
 const HTTP_PANEL = 'HTTP: requests/s';
 
 /**
- * Every subject the chart can show, each its own colour and legend entry, in the order bars
- * are stacked within a case: sluice's variants in blues (the same limiter on another client or
- * with prefetch), each peer a colour of its own. A bar of a subject not listed here is an error,
- * so a new subject cannot be drawn in another's colour or dropped from the legend. One colour
- * serves both themes but the darkest blue, which is a light one on the dark background.
+ * Every subject the chart can show, in stacking order, each its own colour and legend entry (sluice's
+ * variants in blues); a bar of an unlisted subject is an error, so none takes another's colour.
  */
 const LIMITERS: [string, string, string?][] = [
   ['unlimited', '#7f7f7f'],
@@ -117,21 +111,14 @@ function chartBars(input: ReportInput): Bar[] {
   return bars;
 }
 
-/**
- * The chart is drawn at the width the site shows it (the 624 px text column), so its 12 px
- * labels are 12 px on screen; a case label is wrapped into lines of at most
- * {@link LINE_CHARS} characters, at its commas.
- */
+/** The site's text column width: 12 px labels stay 12 px; case labels wrap at LINE_CHARS. */
 const CHART_PX = 624;
 const FONT_PX = 12;
 const LINE_CHARS = 30;
 /** Where a case label breaks (`|`: an axis label can have several lines). */
 const BREAK = '|';
 
-/**
- * `label` in lines of at most {@link LINE_CHARS} characters (a longer word stays whole),
- * broken after `, ` or `: ` where it can, else between words; lines joined by {@link BREAK}.
- */
+/** `label` in lines of at most LINE_CHARS, broken after `, ` or `: ` where it can, joined by BREAK. */
 export function wrapLabel(label: string): string {
   // A part still too long (no comma in it) breaks between words.
   const parts = label
@@ -239,9 +226,8 @@ export function chartSpecOf(
 }
 
 /**
- * The width of `text` in Helvetica/Arial, about 0.56 em a character: vega in Node has no
- * canvas to measure with and guesses 0.8 em, which drew every label half as long again and
- * the chart as much wider than it is.
+ * The width of `text` in Helvetica/Arial, about 0.56 em a character: vega in Node has no canvas and
+ * guesses 0.8 em, which drew the chart half as wide again.
  */
 function textWidth(item: { fontSize?: number }, text: unknown): number {
   return 0.56 * (item.fontSize ?? 11) * String(text ?? '').length;

@@ -1,8 +1,5 @@
-/**
- * How every measuring part ends: its section of bench/results.md, rendered from its figures by
- * the same templates as the pages; the `overall:` line (`pnpm bench` checks a part printed
- * it); and, with `--json <file>`, its figures as JSON for the pages.
- */
+// How every measuring part ends: its section of bench/results.md (the pages' templates), the
+// `overall:` line `pnpm bench` checks, and with `--json <file>` its figures.
 import { writeFileSync } from 'node:fs';
 
 /** PASS or FAIL, as every part's last line says it. */

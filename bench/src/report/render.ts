@@ -1,10 +1,5 @@
-/**
- * The one renderer of the benchmark pages: the Markdown templates in bench/templates/
- * (`docs/benchmarks.md`'s page, `bench/results.md` and one section per part, which the parts
- * also print) filled with mustache from the run's results. This file turns the results into
- * the values the templates name (figures as the pages write them, verdicts from
- * verdicts.ts); the prose and the tables' layout are the templates'.
- */
+// The one renderer of the pages: fills bench/templates/*.md with mustache from the results; this
+// file only turns figures into the values the templates name (verdicts from verdicts.ts).
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import Mustache from 'mustache';

@@ -1,9 +1,5 @@
-/**
- * The rows of bench/results.md's targets table and of the summary (both pages): each figure,
- * what it is held to, its verdict and gap. The thresholds and every row's text are
- * bench/targets.json's (`rows`: mustache templates), the verdicts verdicts.ts's; this file only
- * formats the figures the templates name.
- */
+// The targets table's and summary's rows: each row's text is bench/targets.json's (mustache), the
+// verdicts verdicts.ts's; this file only formats the figures the templates name.
 import Mustache from 'mustache';
 import { bytes, count, kps, mps, ns, pct, ratio, us } from './format.js';
 import type { CoreReport, HttpCase, HttpReport, RedisReport } from './types.js';

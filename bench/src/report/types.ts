@@ -1,8 +1,4 @@
-/**
- * The results the pages are written from: what each part's `--json` writes (figures only:
- * medians and every round; verdicts are judged from them and bench/targets.json by
- * verdicts.ts), and the run (`pnpm bench`'s machine, parts and times).
- */
+// What each part's `--json` writes (figures only; verdicts come from verdicts.ts) and the run.
 import type { Variant } from '../cases/http-apps.js';
 import type { Framework } from '../cases/http-cases.js';
 import type { OverLimitReport } from '../measure/redis-over-limit.js';

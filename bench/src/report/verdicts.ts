@@ -1,8 +1,5 @@
-/**
- * The verdicts: each figure of a part's JSON against what bench/targets.json holds it to
- * (floor: must; aim), PASS or FAIL, and how far it is from each. The one place a verdict is
- * decided: the parts take their exit code from it, the pages their verdict columns.
- */
+// The one place a verdict is decided: each figure against bench/targets.json (floor: must; aim);
+// the parts take their exit code from it, the pages their verdict columns.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { kps, mps, pct } from './format.js';
@@ -126,10 +123,7 @@ export function judgePeer(r: PeerRow, rows: PeerRow[]) {
 export const redisClient = (label: string) =>
   /, (iovalkey|node-redis 6)/.exec(label)?.[1] ?? 'ioredis';
 
-/**
- * A Redis throughput row, against RLF auto-pipelined, the ceiling and (auto-pipelined) the
- * same without; another client's row against sluice on ioredis in the same mode.
- */
+/** A Redis row against RLF auto-pipelined, the ceiling and itself without auto-pipelining. */
 export function judgeRedisRow(redis: RedisReport, r: RedisReport['throughput'][number]) {
   const t = TARGETS.redis;
   const find = (sluice: boolean, auto: boolean) =>
