@@ -95,16 +95,7 @@ async function main(): Promise<void> {
     if (args.scale) {
       const rows = [];
       for (const n of args['scale-keys']) {
-        const r = await scaleAt(n, args['scale-rounds'], MEASURE_MS);
-        rows.push({
-          ...r,
-          sluice: median(r.sluice),
-          rlf: median(r.rlf),
-          store: median(r.store),
-          sluiceRounds: r.sluice,
-          rlfRounds: r.rlf,
-          storeRounds: r.store,
-        });
+        rows.push(await scaleAt(n, args['scale-rounds'], MEASURE_MS));
         process.stderr.write(`scale ${n} keys done\n`);
       }
       report.scale = { config: RESIDENT_CONFIG, rounds: args['scale-rounds'], rows };

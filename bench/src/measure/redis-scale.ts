@@ -27,17 +27,7 @@ export interface ScaleOptions {
   peerKeys: number;
 }
 
-interface ScaleRow {
-  keys: number;
-  sluice: number[];
-  rlf: number[];
-  /** used_memory delta per key after the fill, bytes. */
-  memSluice: number;
-  memRlf: number;
-  /** Seconds to pre-fill the keys (each consumed once, FILL_INFLIGHT in flight). */
-  fillSluice: number;
-  fillRlf: number;
-}
+type ScaleRow = NonNullable<RedisReport['scale']>['rows'][number];
 
 async function scaleAt(port: number, mem: Redis, n: number, o: ScaleOptions): Promise<ScaleRow> {
   const keys = Array.from({ length: n }, (_, i) => `user:${i}`);
@@ -61,8 +51,10 @@ async function scaleAt(port: number, mem: Redis, n: number, o: ScaleOptions): Pr
     }
     return {
       keys: n,
-      sluice: s.rates,
-      rlf: r.rates,
+      sluice: median(s.rates),
+      rlf: median(r.rates),
+      sluiceRounds: s.rates,
+      rlfRounds: r.rates,
       memSluice: (used1 - used0) / n,
       memRlf: (used2 - used1) / n,
       fillSluice,
@@ -96,17 +88,7 @@ export async function scaleSection(
     rounds: o.rounds,
     ms: o.ms,
     fillInFlight: FILL_INFLIGHT,
-    rows: rows.map((r) => ({
-      keys: r.keys,
-      sluice: median(r.sluice),
-      rlf: median(r.rlf),
-      sluiceRounds: r.sluice,
-      rlfRounds: r.rlf,
-      memSluice: r.memSluice,
-      memRlf: r.memRlf,
-      fillSluice: r.fillSluice,
-      fillRlf: r.fillRlf,
-    })),
+    rows,
   };
 
   report.peerMemory = await peerMemorySection(
