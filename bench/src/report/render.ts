@@ -24,6 +24,7 @@ import type {
 import {
   flatness,
   httpSides,
+  ioredisRow,
   judgeCoreRow,
   judgeHeap,
   judgeHttp,
@@ -146,9 +147,7 @@ function coreScaleView(core: CoreReport) {
 
 function redisView(redis: RedisReport, run?: RunInfo) {
   const t = TARGETS.redis;
-  const rlfAuto = redis.throughput.find(
-    (r) => !r.sluice && r.autoPipelining && !/iovalkey|node-redis/.test(r.label),
-  );
+  const rlfAuto = ioredisRow(redis, false, true);
   const [gcraUs, noopUs] = [1e6 / redis.ceiling.rate, 1e6 / redis.noopCeiling.rate];
   const m = redis.peerMemory;
   const s = redis.scale;

@@ -6,6 +6,7 @@ import type { CoreReport, HttpCase, HttpReport, RedisReport } from './types.js';
 import {
   flatness,
   httpSides,
+  ioredisRow,
   judgeHttp,
   judgeKeyBytes,
   judgePeer,
@@ -254,10 +255,7 @@ export const peerValue = (kind: 'rate' | 'heap', x: number) =>
 export function redisTargets(redis: RedisReport): TargetRow[] {
   const t = TARGETS.redis;
   const rows: TargetRow[] = [];
-  const rlf = (auto: boolean) =>
-    redis.throughput.find(
-      (r) => !r.sluice && r.autoPipelining === auto && !/iovalkey|node-redis/.test(r.label),
-    );
+  const rlf = (auto: boolean) => ioredisRow(redis, false, auto);
   for (const r of redis.throughput.filter((x) => x.sluice)) {
     const [rlfAuto, rlfSame] = [rlf(true), rlf(r.autoPipelining)];
     if (rlfAuto === undefined || rlfSame === undefined) continue;
@@ -371,11 +369,7 @@ function httpSummary(c: HttpCase | undefined, title: string, id: string): Summar
 function redisSummary(redis: RedisReport | undefined): SummaryRow[] {
   if (redis === undefined) return [summary('redisNotRun', {})];
   const t = TARGETS.redis;
-  const find = (sluice: boolean, auto: boolean) =>
-    redis.throughput.find(
-      (r) =>
-        r.sluice === sluice && r.autoPipelining === auto && !/iovalkey|node-redis/.test(r.label),
-    );
+  const find = (sluice: boolean, auto: boolean) => ioredisRow(redis, sluice, auto);
   const [plain, auto] = [find(true, false), find(true, true)];
   const peer = (a: boolean) => `${find(false, a)?.label ?? '-'} ${k0(find(false, a)?.rate ?? 0)}`;
   const rows: SummaryRow[] = [];

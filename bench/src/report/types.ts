@@ -1,15 +1,11 @@
 // What each part's `--json` writes (figures only; verdicts come from verdicts.ts) and the run.
 import type { Variant } from '../cases/http-apps.js';
 import type { Framework } from '../cases/http-cases.js';
+import type { machine } from '../measure/common.js';
 import type { OverLimitReport } from '../measure/redis-over-limit.js';
 
 /** The machine, as each part's JSON reports it. */
-export interface Machine {
-  cores: number;
-  cpu: string;
-  node: string;
-  platform: string;
-}
+export type Machine = ReturnType<typeof machine>;
 
 /** What bench:core and bench:redis ran: rounds, ms per figure, keys, calls in flight, subjects. */
 interface PartConfig {

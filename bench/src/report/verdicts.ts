@@ -123,22 +123,24 @@ export function judgePeer(r: PeerRow, rows: PeerRow[]) {
 export const redisClient = (label: string) =>
   /, (iovalkey|node-redis 6)/.exec(label)?.[1] ?? 'ioredis';
 
+/** The throughput row on ioredis of sluice (or RLF), auto-pipelined or not. */
+export const ioredisRow = (redis: RedisReport, sluice: boolean, auto: boolean) =>
+  redis.throughput.find(
+    (x) => x.sluice === sluice && x.autoPipelining === auto && redisClient(x.label) === 'ioredis',
+  );
+
 /** A Redis row against RLF auto-pipelined, the ceiling and itself without auto-pipelining. */
 export function judgeRedisRow(redis: RedisReport, r: RedisReport['throughput'][number]) {
   const t = TARGETS.redis;
-  const find = (sluice: boolean, auto: boolean) =>
-    redis.throughput.find(
-      (x) => x.sluice === sluice && x.autoPipelining === auto && redisClient(x.label) === 'ioredis',
-    );
-  const rlfAuto = find(false, true)?.rate ?? Number.NaN;
-  const plain = find(true, false);
+  const rlfAuto = ioredisRow(redis, false, true)?.rate ?? Number.NaN;
+  const plain = ioredisRow(redis, true, false);
   const vsRlfAuto = r.rate / rlfAuto;
   const ofCeiling = r.rate / redis.ceiling.rate;
   const ofPlain = r.sluice && r.autoPipelining && plain ? r.rate / plain.rate : null;
   const checks: { what: string; ok: boolean; gap: string }[] = [];
   const client = redisClient(r.label);
   if (client !== 'ioredis') {
-    const same = find(true, r.autoPipelining);
+    const same = ioredisRow(redis, true, r.autoPipelining);
     const of = same === undefined ? Number.NaN : r.rate / same.rate;
     const mode = r.autoPipelining ? 'auto-pipelined' : 'plain';
     checks.push({
