@@ -84,4 +84,18 @@ config.projects!.push(
   project('scripts', 'scripts', ['<rootDir>/test/**/*.test.ts']),
 );
 
+// The benchmarks (bench/): the committed pages are what the committed results render.
+config.projects!.push({
+  displayName: 'bench',
+  rootDir: '<rootDir>/bench',
+  testEnvironment: 'node',
+  testMatch: ['<rootDir>/test/**/*.test.ts'],
+  transform: {
+    '^.+\\.ts$': [
+      'ts-jest',
+      { tsconfig: '<rootDir>/tsconfig.test.json', diagnostics: { warnOnly: false } },
+    ],
+  },
+});
+
 export default config;

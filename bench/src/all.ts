@@ -1,18 +1,5 @@
-/**
- * `pnpm bench`: the core, every-peer (memory stores), Redis, outcome and HTTP benchmarks in
- * sequence, each as a child process running its own script (`bench:core --scale --no-peers
- * --json`, `bench:core --peers-only --json`, `bench:redis --scale --json`, …), then from
- * their results: the site's page `docs/benchmarks.md` (the chart and a summary) with its
- * chart `docs/benchmarks.svg`, and the full results `bench/results.md` (every round, every
- * peer, each target and its gap; in the repository, not on the site).
- *
- * Each part's stdout is shown as it runs and kept in bench/results/ (with the JSON), so
- * `--report-only` can rewrite the pages from the last run without measuring again.
- * Traffic goes to 127.0.0.1 only (the parts start their own redis-server and HTTP servers).
- *
- * Flags: `--only core,redis,http` runs a subset; `--quick` runs one short round per figure
- * (a smoke test of the suite, marked as such in the note); `--report-only`.
- */
+// `pnpm bench`: every part as a child process (its stdout and JSON kept in bench/results/), then the
+// pages from the results: docs/benchmarks.md with its chart, and bench/results.md.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -21,19 +8,21 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseCommand, scriptArgs } from './cli/args.js';
 import { redisServerVersion } from './measure/common.js';
-import type { OutcomeReport } from './outcome.js';
 import { renderChart } from './report/chart.js';
-import type { CoreReport } from './report/core-part.js';
-import type { HttpReport } from './report/http-part.js';
-import { RESULTS_FILE, renderPage } from './report/page.js';
-import type { RedisReport } from './report/redis-part.js';
-import { renderResults } from './report/results.js';
-import type { PartRun, RunInfo } from './report/types.js';
+import { renderPage, renderResults } from './report/render.js';
+import type {
+  CoreReport,
+  HttpReport,
+  OutcomeReport,
+  PartRun,
+  RedisReport,
+  RunInfo,
+} from './report/types.js';
 
 const { values: args } = parseCommand({
   usage: 'pnpm bench -- [options]',
   summary:
-    'Every benchmark part in sequence (core, every peer, Redis, outcome, HTTP), each in a process of its own, then docs/benchmarks.md, docs/benchmarks.svg and bench/results.md from their results.',
+    'Every benchmark part in sequence (core, every peer, Redis, outcome, HTTP), each in a process of its own, then docs/benchmarks.md, its chart (light and dark) and bench/results.md from their results.',
   options: {
     only: {
       type: 'string',
@@ -48,16 +37,26 @@ const { values: args } = parseCommand({
       type: 'boolean',
       help: 'rewrite the pages from the last run in bench/results/ without measuring',
     },
+    results: {
+      type: 'string',
+      arg: 'dir',
+      help: "the folder of the parts' JSON (default bench/results)",
+    },
+    out: {
+      type: 'string',
+      arg: 'dir',
+      help: 'write the pages into this folder instead of docs/ and bench/ (the re-render test)',
+    },
   },
 });
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const benchDir = path.resolve(here, '..');
 const root = path.resolve(benchDir, '..');
-const results = path.join(benchDir, 'results');
+const results = path.resolve(args.results ?? path.join(benchDir, 'results'));
 const docs = path.join(root, 'docs');
 const PAGE = path.join(docs, 'benchmarks.md');
-const RESULTS = path.join(root, RESULTS_FILE);
+const RESULTS = path.join(root, 'bench', 'results.md');
 const CHART = 'benchmarks.svg';
 const RUN_FILE = path.join(results, 'run.json');
 
@@ -67,7 +66,7 @@ const PARTS: { name: Name; script: string; node: string[]; args: string[]; quick
     name: 'core',
     script: 'src/core.ts',
     node: ['--expose-gc', '--import', 'tsx'],
-    args: ['--scale', '--no-peers', '--json', 'results/core.json'],
+    args: ['--scale', '--no-peers', '--json'],
     quick: ['--rounds', '1', '--ms', '200', '--scale-rounds', '1'],
   },
   {
@@ -75,28 +74,28 @@ const PARTS: { name: Name; script: string; node: string[]; args: string[]; quick
     name: 'peers',
     script: 'src/core.ts',
     node: ['--expose-gc', '--import', 'tsx'],
-    args: ['--peers-only', '--json', 'results/peers.json'],
+    args: ['--peers-only', '--json'],
     quick: ['--rounds', '1', '--ms', '200', '--peer-heap-keys', '100000'],
   },
   {
     name: 'redis',
     script: 'src/redis.ts',
     node: ['--import', 'tsx'],
-    args: ['--scale', '--json', 'results/redis.json'],
+    args: ['--scale', '--json'],
     quick: ['--rounds', '1', '--ms', '500', '--scale-rounds', '1', '--scale-ms', '500'],
   },
   {
     name: 'outcome',
     script: 'src/outcome.ts',
     node: ['--import', 'tsx'],
-    args: ['--json', 'results/outcome.json'],
+    args: ['--json'],
     quick: ['--rounds', '1', '--ms', '200'],
   },
   {
     name: 'http',
     script: 'src/http.ts',
     node: ['--import', 'tsx'],
-    args: ['--json', 'results/http.json'],
+    args: ['--json'],
     quick: ['--rounds', '1', '--duration', '1', '--warmup', '1'],
   },
 ];
@@ -153,7 +152,8 @@ async function measureAll(): Promise<RunInfo> {
   const start = performance.now();
   for (const part of PARTS) {
     if (!only.has(part.name)) continue;
-    const argv = [part.script, ...part.args, ...(args.quick ? part.quick : [])];
+    const json = path.relative(benchDir, path.join(results, `${part.name}.json`));
+    const argv = [part.script, ...part.args, json, ...(args.quick ? part.quick : [])];
     console.log(`\n=== ${part.name}: node ${[...part.node, ...argv].join(' ')} ===\n`);
     // A part that fails before writing its JSON must not leave the last run's in the report.
     rmSync(path.join(results, `${part.name}.json`), { force: true });
@@ -209,14 +209,19 @@ async function main(): Promise<void> {
     redis: readJson<RedisReport>('redis.json', run, 'redis'),
     http: readJson<HttpReport>('http.json', run, 'http'),
     outcome: readJson<OutcomeReport>('outcome.json', run, 'outcome'),
-    chartFile: CHART,
   };
-  mkdirSync(docs, { recursive: true });
-  writeFileSync(path.join(docs, CHART), await renderChart(input));
-  writeFileSync(PAGE, renderPage(input));
-  writeFileSync(RESULTS, renderResults({ ...input, chartFile: `../docs/${CHART}` }));
+  const out = args.out === undefined ? undefined : path.resolve(args.out);
+  const [chartAt, pageAt, resultsAt] =
+    out === undefined
+      ? [path.join(docs, CHART), PAGE, RESULTS]
+      : [path.join(out, CHART), path.join(out, 'benchmarks.md'), path.join(out, 'results.md')];
+  mkdirSync(path.dirname(chartAt), { recursive: true });
+  writeFileSync(chartAt, await renderChart(input));
+  writeFileSync(chartAt.replace(/\.svg$/, '-dark.svg'), await renderChart(input, 'dark'));
+  writeFileSync(pageAt, renderPage(input, CHART));
+  writeFileSync(resultsAt, renderResults(input, `../docs/${CHART}`));
   console.log(
-    `\nwrote ${path.relative(root, PAGE)}, docs/${CHART} and ${RESULTS_FILE} (run: ${(run.totalSeconds / 60).toFixed(1)} min${run.totalSeconds > 600 ? ', OVER the 10-minute budget' : ''})`,
+    `\nwrote ${[pageAt, chartAt, resultsAt].map((x) => path.relative(root, x)).join(', ')} (run: ${(run.totalSeconds / 60).toFixed(1)} min${run.totalSeconds > 600 ? ', OVER the 10-minute budget' : ''})`,
   );
 }
 

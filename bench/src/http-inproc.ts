@@ -1,36 +1,10 @@
-/**
- * `pnpm bench:http:inproc`: what each limiter adds to one request, measured in-process,
- * without sockets, HTTP parsing or a load generator: the precise companion of
- * `pnpm bench:http` (whose req/s ratios swing by several % between rounds on a shared
- * machine).
- *
- * The apps are bench:http's (./cases/http-apps.ts: hello world on Express, Fastify or Koa,
- * unlimited, behind sluice or the framework's usual limiter, and the baselines). Each request
- * is a real `http.IncomingMessage` / `http.ServerResponse` pair on an in-memory socket that
- * discards what is written, handed to the framework's own request listener (Express's app,
- * Koa's `app.callback()`, Fastify's `app.routing`); the next request starts when the response
- * has finished. Variants are run in batches (`--batch` requests), interleaved (a rotated order
- * each round, `--rounds` rounds), and timed with `process.cpuUsage()` (this process's CPU, so
- * time other processes take is not counted). Reported per variant: CPU ns per request (the
- * mean over all batches), Δns (that minus unlimited's), the median and quartiles of the
- * per-round paired Δ (the spread), and the in-process ratio unlimited / variant.
- *
- * Δns is what a limiter adds to a request over HTTP too; the ratio is not the HTTP ratio,
- * since an in-process request leaves out the HTTP parser and the socket (about half of a Koa
- * request's CPU over HTTP). `HTTP ratio at X µs` estimates it as X / (X + Δ), with X the
- * unlimited server's CPU per request over HTTP (`--http-us`, per framework, from a
- * bench:http run; defaults measured on our 2-core machine).
- *
- * Flags: `--only` framework names (express, fastify, koa; comma-separated), `--variants`
- * (default none,sluice,peer,noop,headers,sluice-bare; `none` first; also `sluice-metrics`:
- * sluice with `metrics` on, recording into the OpenTelemetry SDK; Fastify: `sluice-async`, the
- * limit from an async function, and `sluice-plan`, a plan from lru-cache's `fetch`), `--batch`, `--rounds`,
- * `--http-us express=60,fastify=13,koa=14.6`, `--json <file>`.
- */
+// `pnpm bench:http:inproc`: CPU ns a limiter adds per request, in-process (the framework's listener on
+// an in-memory socket): bench:http's precise companion, since its req/s ratios swing by several %.
 import { IncomingMessage, type RequestListener, ServerResponse } from 'node:http';
 import os from 'node:os';
 import { Duplex } from 'node:stream';
 import { BUILDERS, FRAMEWORKS, type Framework, type Variant } from './cases/http-apps.js';
+import { BASELINES, GROUPS } from './cases/http-cases.js';
 import { parseCommand, shared } from './cli/args.js';
 import { canPin, machine, mean, median, pin, plainTable, quantile } from './measure/common.js';
 import { writeJson } from './report/part.js';
@@ -67,22 +41,18 @@ const HTTP_US = Object.fromEntries(
   }),
 ) as Record<Framework, number>;
 
+/** Each variant's label: bench:http's (its cases and baselines), and the in-process extras. */
 const LABELS: Partial<Record<Variant, string>> = {
   none: 'unlimited',
   sluice: 'sluice',
-  peer: 'peer',
-  noop: 'baseline: no-op middleware',
-  headers: 'baseline: the 3 headers only',
-  'sluice-bare': 'baseline: sluice, headers: false',
+  ...Object.fromEntries(BASELINES),
   'sluice-metrics': 'sluice, metrics: true (OpenTelemetry SDK)',
   'sluice-async': 'sluice, limit from an async function',
   'sluice-plan': 'sluice, plan from lru-cache fetch (async)',
 };
-const PEERS: Record<Framework, string> = {
-  express: 'express-rate-limit',
-  fastify: '@fastify/rate-limit',
-  koa: 'koa-ratelimit',
-};
+/** The framework's usual limiter: the peer of bench:http's memory case. */
+const peerOf = (f: Framework) =>
+  GROUPS.find((g) => g.id === `${f}-memory`)!.limited.find(([v]) => v === 'peer')![1];
 
 /** A socket that keeps nothing: what the response writes is counted and dropped. */
 class NullSocket extends Duplex {
@@ -203,7 +173,7 @@ async function measure(framework: Framework): Promise<Row[]> {
     const http = HTTP_US[framework] * 1000;
     return {
       variant,
-      label: variant === 'peer' ? PEERS[framework] : (LABELS[variant] ?? variant),
+      label: variant === 'peer' ? peerOf(framework) : (LABELS[variant] ?? variant),
       probe: probes[k]!,
       batches: mine,
       meanNs,

@@ -1,39 +1,7 @@
-/**
- * `pnpm bench:http`: sluice's Express, Fastify and Koa adapters against each framework's
- * usual limiter, over real HTTP (the "memory" rows).
- *
- * Per framework, a hello-world route served by its own process pinned to one core
- * (`taskset -c 1`; this process, which runs autocannon, is pinned to core 0): unlimited,
- * limited by sluice (in-memory, never denies, keyed per IP), limited by the peer
- * (express-rate-limit / @fastify/rate-limit / koa-ratelimit with its memory store, never
- * denies, default headers). Plus Fastify with every request denied (429): sluice,
- * @fastify/rate-limit and rate-limiter-flexible; and on Redis ("Fastify, Redis,
- * allow", "Koa, Redis, allow"): sluice with a RedisStore vs rate-limiter-flexible's
- * RateLimiterRedis and the framework's limiter with its Redis store (@fastify/rate-limit,
- * koa-ratelimit), on a redis-server this bench starts (127.0.0.1, a free port, no persistence;
- * pinned to core 0 with autocannon, apart from the server under test) only when a Redis case
- * is selected, and stops at the end. Servers are measured interleaved
- * (A B C A B C …), each server in a new process every round (see `restart`), and the medians of the rounds reported: requests/s, the ratio
- * limited / unlimited (per round, then the median), and the server's CPU per request
- * (`process.cpuUsage()` delta / responses); Δµs = limiter CPU per request minus unlimited.
- * The CPU ratio (unlimited CPU per request / limited) is what the req/s ratio is when the
- * server is CPU-bound; it also holds when the client or a busy machine is the bottleneck
- * (server busy well under 100%), where the req/s ratio mostly measures noise.
- *
- * sluice runs from source (packages/<name>/src through tsx, the root tsconfig's paths), so
- * a change to the hot path is measured without a build.
- *
- * Flags: `--rounds`, `--duration` (s), `--warmup` (s), `--connections`; `--only` takes case
- * ids (fastify-memory, fastify-deny, express-memory, koa-memory, fastify-redis, koa-redis,
- * nest-express-memory, nest-express-deny, nest-express-redis and the same for nest-fastify,
- * fastify-redis-prefetch, koa-redis-prefetch) or framework
- * names (every case of that framework), comma-separated; `--json <file>` writes every figure,
- * round and the configuration (read by `pnpm bench`'s report).
- */
-import { type ChildProcess, spawn } from 'node:child_process';
+// `pnpm bench:http`: sluice's Express, Fastify, Koa and Nest adapters against each framework's usual
+// limiter over real HTTP: servers pinned to core 1, a new process per round, interleaved, medians.
+import type { ChildProcess } from 'node:child_process';
 import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { RedisProcess } from '@sluice/test-kit';
 import autocannon from 'autocannon';
 import type { Variant } from './cases/http-apps.js';
@@ -48,9 +16,22 @@ import {
   SLUICE_CONFIG,
 } from './cases/http-cases.js';
 import { parseCommand, shared } from './cli/args.js';
-import { canPin, machine, pin, redisServerVersion, withRedis } from './measure/common.js';
-import { type HttpReport, judge, printCases, type ServerFigures } from './report/http-part.js';
-import { writeJson } from './report/part.js';
+import {
+  canPin,
+  cliInfo,
+  machine,
+  median,
+  pin,
+  redisCpuUs,
+  redisServerVersion,
+  scriptCalls,
+  spawnServer,
+  withRedis,
+} from './measure/common.js';
+import { finishPart, overall } from './report/part.js';
+import { renderPart } from './report/render.js';
+import type { HttpCase, HttpReport, HttpRow } from './report/types.js';
+import { judgeHttp } from './report/verdicts.js';
 
 const { values: args } = parseCommand({
   usage: 'pnpm bench:http -- [options]',
@@ -77,60 +58,72 @@ const DURATION = args.duration;
 const WARMUP = args.warmup;
 const CONNECTIONS = args.connections;
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '../..');
-
-interface Server extends ServerFigures {
+/** One server: its process, and its figures per round. */
+interface Server {
   framework: Framework;
+  variant: Variant;
+  label: string;
   child: ChildProcess;
   port: number;
+  /** Rate-limit header names and status of one request made before the measurements. */
+  probe: string;
+  rps: number[];
+  cpuUs: number[];
+  busy: number[];
+  /** Redis script calls per request (Redis variants only). */
+  redisCalls: number[];
+  /** The redis-server's CPU (user + system) per request, µs (Redis variants only). */
+  redisCpuUs: number[];
+}
+
+/** A case's rows from its servers' rounds: medians, and limited / unlimited per round. */
+function caseOf(g: Group, base: Server, limited: Server[]): HttpCase {
+  const perRound = (s: Server, f: (x: number, b: number) => number, xs: 'rps' | 'cpuUs') =>
+    s[xs].map((x, i) => f(x, base[xs][i]!));
+  const row = (s: Server): HttpRow => {
+    const isBase = s === base;
+    const ratioRounds = isBase ? null : perRound(s, (x, b) => x / b, 'rps');
+    const baseline = BASELINES.some(([v]) => v === s.variant);
+    return {
+      limiter: isBase ? 'unlimited' : s.label,
+      role: isBase ? 'unlimited' : s === limited[0] ? 'sluice' : baseline ? 'baseline' : 'peer',
+      variant: s.variant,
+      rps: median(s.rps),
+      rpsRounds: s.rps,
+      ratio: ratioRounds && median(ratioRounds),
+      ratioRounds,
+      cpuUs: median(s.cpuUs),
+      cpuUsRounds: s.cpuUs,
+      deltaUs: isBase ? null : median(perRound(s, (x, b) => x - b, 'cpuUs')),
+      cpuRatio: isBase ? null : median(perRound(s, (x, b) => b / x, 'cpuUs')),
+      busy: median(s.busy),
+      busyRounds: s.busy,
+      redisCalls: s.redisCalls.length > 0 ? median(s.redisCalls) : null,
+      redisCallsRounds: s.redisCalls.length > 0 ? s.redisCalls : null,
+      redisCpuUs: s.redisCpuUs.length > 0 ? median(s.redisCpuUs) : null,
+      probe: s.probe,
+    };
+  };
+  return { id: g.id, title: g.title, framework: g.framework, rows: [base, ...limited].map(row) };
 }
 
 const PIN = canPin();
 
-function start(
+async function start(
   framework: Framework,
   variant: Variant,
   label: string,
   redis: RedisProcess | undefined,
 ): Promise<Server> {
-  const node = [process.execPath, '--import', 'tsx', path.join(here, 'measure/http-server.ts')];
-  const [cmd, ...argv] = PIN ? ['taskset', '-c', '1', ...node] : node;
-  const redisArg = needsRedis(variant) ? [String(redis!.port)] : [];
-  const child = spawn(cmd!, [...argv, framework, variant, ...redisArg], {
-    cwd: path.resolve(here, '..'),
-    // The root tsconfig maps @sluice/* to packages/*/src: the adapters run from source.
-    env: { ...process.env, TSX_TSCONFIG_PATH: path.join(root, 'tsconfig.json') },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`${framework} ${variant} exited (${code})`)));
-    child.once('message', (msg: { type: string; port: number }) => {
-      child.removeAllListeners('exit');
-      resolve({
-        framework,
-        variant,
-        label,
-        child,
-        port: msg.port,
-        probe: '',
-        rps: [],
-        cpuUs: [],
-        busy: [],
-        redisCalls: [],
-        redisCpuUs: [],
-      });
-    });
-  });
+  const port = needsRedis(variant) ? redis!.port : undefined;
+  const { child, port: at } = await spawnServer(framework, variant, port, { pinned: PIN });
+  const figures = { rps: [], cpuUs: [], busy: [], redisCalls: [], redisCpuUs: [] };
+  return { framework, variant, label, child, port: at, probe: '', ...figures };
 }
 
 /**
- * A new process for `s`, for the next round. Some processes of the same app settle into a
- * slower steady state for their whole life (cause not found), so one process per server would
- * carry its luck into every round; a process per round lets the median see past it. Seen in
- * this bench's per-round figures (`--only fastify-memory --baselines`): the do-nothing
- * Fastify hook at 9.4–9.7 µs of CPU per request in some rounds' processes and 12.5–12.8 µs in
- * the others', and the same for the headers-only hook and for sluice.
+ * A new process for `s`, for the next round: some processes of one app stay slower for their whole
+ * life (seen: 9.5 vs 12.6 µs per request), so a process per round lets the median see past it.
  */
 async function restart(s: Server, redis: RedisProcess | undefined): Promise<void> {
   const exited = new Promise((resolve) => s.child.once('exit', resolve));
@@ -184,35 +177,17 @@ async function load(port: number, seconds: number): Promise<Shot> {
   };
 }
 
-/**
- * Script calls (EVAL, EVALSHA, FCALL and their _ro forms) the redis-server has taken so far,
- * from INFO commandstats: the commands a script runs are counted apart, under their names.
- */
-async function scriptCalls(redis: RedisProcess): Promise<number> {
-  const info = await redis.cli('INFO', 'commandstats');
-  let calls = 0;
-  for (const m of info.matchAll(/^cmdstat_(?:eval|evalsha|fcall)(?:_ro)?:calls=(\d+)/gm))
-    calls += Number(m[1]);
-  return calls;
-}
-
-/** The redis-server's CPU (user + system) so far, µs, from INFO cpu. */
-async function redisCpu(redis: RedisProcess): Promise<number> {
-  const info = await redis.cli('INFO', 'cpu');
-  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)![1]);
-  return (field('used_cpu_user') + field('used_cpu_sys')) * 1e6;
-}
-
 async function measure(s: Server, redis: RedisProcess | undefined): Promise<void> {
   const viaRedis = redis !== undefined && needsRedis(s.variant) ? redis : undefined;
-  const calls0 = viaRedis && (await scriptCalls(viaRedis));
-  const cpu0 = viaRedis && (await redisCpu(viaRedis));
+  const info = viaRedis && cliInfo(viaRedis);
+  const calls0 = info && (await scriptCalls(info));
+  const cpu0 = info && (await redisCpuUs(info));
   await ask(s.child, 'start');
   const shot = await load(s.port, DURATION);
   const us = await ask(s.child, 'stop');
-  if (viaRedis !== undefined) {
-    s.redisCalls.push(((await scriptCalls(viaRedis)) - calls0!) / shot.requests);
-    s.redisCpuUs.push(((await redisCpu(viaRedis)) - cpu0!) / shot.requests);
+  if (info !== undefined) {
+    s.redisCalls.push(((await scriptCalls(info)) - calls0!) / shot.requests);
+    s.redisCpuUs.push(((await redisCpuUs(info)) - cpu0!) / shot.requests);
   }
   if (shot.errors > 0) throw new Error(`${s.framework} ${s.variant}: ${shot.errors} errors`);
   const denies = s.variant.endsWith('-deny');
@@ -238,11 +213,7 @@ function selectGroups(): Group[] {
   return all.filter((g) => only.includes(g.id) || only.includes(g.framework));
 }
 
-/**
- * Starts every server the cases need (each variant once), probes each, then `--rounds`
- * rounds over all of them in order, each server in a new process after the first round:
- * warm-up, then one measurement.
- */
+/** Starts and probes every server, then `--rounds` rounds over all (a new process each round). */
 async function runServers(
   groups: Group[],
   redis: RedisProcess | undefined,
@@ -305,30 +276,14 @@ async function main(groups: Group[], redis: RedisProcess | undefined): Promise<v
   const { servers, order } = await runServers(groups, redis);
   const id = (f: Framework, v: Variant) => `${f}/${v}`;
   const cases = groups.map((g) =>
-    judge(
+    caseOf(
       g,
       servers.get(id(g.framework, g.base))!,
       g.limited.map(([v]) => servers.get(id(g.framework, v))!),
     ),
   );
-  printCases(cases, redis !== undefined);
   console.log('first response of each server (status, rate-limit headers):');
   for (const s of order) console.log(`  ${s.framework} ${s.label}: ${s.probe}`);
-  console.log('per-round req/s:');
-  for (const s of order)
-    console.log(
-      `  ${s.framework} ${s.label}: ${s.rps.map((x) => Math.round(x)).join(' ')}  (µs/req ${s.cpuUs.map((x) => x.toFixed(1)).join(' ')})`,
-    );
-  const loadEnd = os.loadavg();
-  console.log(
-    `load average (1 min) at start ${loadStart[0]!.toFixed(2)}, at end ${loadEnd[0]!.toFixed(2)} (other work on this machine skews every figure)`,
-  );
-  const overall = {
-    rps: cases.every((c) => c.verdict === 'PASS') ? 'PASS' : 'FAIL',
-    cpu: cases.every((c) => c.cpuVerdict === 'PASS') ? 'PASS' : 'FAIL',
-  } as const;
-  console.log(`\noverall: ${overall.rps} on req/s ratios; ${overall.cpu} on CPU ratios`);
-  if (args.json === undefined) return;
   const report: HttpReport = {
     kind: 'http',
     date: new Date().toISOString(),
@@ -352,12 +307,16 @@ async function main(groups: Group[], redis: RedisProcess | undefined): Promise<v
               pinning: redisPinning,
             },
       loadStart,
-      loadEnd,
+      loadEnd: os.loadavg(),
     },
     cases,
-    overall,
   };
-  writeJson(args.json, report);
+  // A failed verdict is reported, not an exit code: the HTTP rows are judged on two ratios.
+  const verdicts = cases.map(judgeHttp);
+  const rps = overall(verdicts.some((v) => v.verdict === 'FAIL'));
+  const cpu = overall(verdicts.some((v) => v.cpuVerdict === 'FAIL'));
+  const section = renderPart('http', { http: report });
+  finishPart(section, `${rps} on req/s ratios; ${cpu} on CPU ratios`, args.json, report);
 }
 
 const groups = selectGroups();

@@ -1,22 +1,13 @@
-/**
- * `pnpm bench` part `outcome`: what the new paths cost beside the
- * allow path, on the memory store and on Redis (a redis-server of its own), in one run:
- *
- * - **allow**: `consume` (a charge), the path every request takes;
- * - **refund**: `consume` then `refund` of that charge (a request given back by
- *   `skipSuccessfulRequests`): two store operations;
- * - **lease**: `consume` then `refund` on `concurrency({ limit })` (a concurrency lease taken
- *   and released);
- *
- * as operations/s of the whole unit (one request's worth), medians of interleaved rounds.
- * Flags: `--rounds n`, `--ms n` (per figure), `--json <file>`.
- */
+// `pnpm bench` part `outcome`: what refund and a concurrency lease cost beside the allow path, on the
+// memory store and on Redis, as operations/s of one request's worth, medians of interleaved rounds.
 import { concurrency, gcra, RateLimiter } from '@sluice/core';
 import { RedisStore } from '@sluice/redis';
 import { Redis } from 'ioredis';
 import { parseCommand, shared } from './cli/args.js';
 import { measureRate, median, withRedis } from './measure/common.js';
-import { writeJson } from './report/part.js';
+import { finishPart } from './report/part.js';
+import { renderPart } from './report/render.js';
+import type { OutcomeReport } from './report/types.js';
 
 const { values: args } = parseCommand({
   usage: 'node --import tsx src/outcome.ts [options] (a part of pnpm bench)',
@@ -31,19 +22,7 @@ const { values: args } = parseCommand({
 const ROUNDS = args.rounds;
 const MS = args.ms;
 
-/** One row: a path on a store, requests/s per round and their median. */
-export interface OutcomeRow {
-  store: 'memory' | 'redis';
-  path: 'allow' | 'refund' | 'lease';
-  rounds: number[];
-  median: number;
-}
-
-export interface OutcomeReport {
-  rows: OutcomeRow[];
-  rounds: number;
-  ms: number;
-}
+type OutcomeRow = OutcomeReport['rows'][number];
 
 const KEYS = Array.from({ length: 1000 }, (_, i) => `user:${i}`);
 
@@ -104,20 +83,12 @@ await withRedis(async (server) => {
   }
 });
 
-const fmt = (x: number) => Math.round(x).toLocaleString('en-US');
-console.log('path     store   requests/s (median)   vs allow   rounds');
-for (const row of rows) {
-  const allow = rows.find((r) => r.store === row.store && r.path === 'allow')!.median;
-  console.log(
-    `${row.path.padEnd(8)} ${row.store.padEnd(7)} ${fmt(row.median).padStart(19)}   ${(row.median / allow).toFixed(2).padStart(8)}   ${row.rounds.map(fmt).join(' ')}`,
-  );
-}
 const memoryLease = rows.find((r) => r.store === 'memory' && r.path === 'lease')!;
 const memoryAllow = rows.find((r) => r.store === 'memory' && r.path === 'allow')!;
-console.log(
-  `overall: a lease (take + release) on the memory store runs at ${(memoryLease.median / memoryAllow.median).toFixed(2)} of the allow path`,
+const report: OutcomeReport = { rows, rounds: ROUNDS, ms: MS };
+finishPart(
+  renderPart('outcome', { outcome: report }),
+  `a lease (take + release) on the memory store runs at ${(memoryLease.median / memoryAllow.median).toFixed(2)} of the allow path`,
+  args.json,
+  report,
 );
-if (args.json !== undefined) {
-  const report: OutcomeReport = { rows, rounds: ROUNDS, ms: MS };
-  writeJson(args.json, report);
-}

@@ -1,26 +1,13 @@
-/**
- * `pnpm bench:profile -- <framework> <variant> [<variant> …]`: where a limited request's
- * server CPU goes. Each variant's server (./measure/http-server.ts, one app of ./cases/http-apps.ts) runs
- * under `node --cpu-prof`, pinned to core 1 like `pnpm bench:http`'s, with this process and
- * its autocannon (50 connections) and, for the `-redis` variants, a redis-server of its own
- * on core 0. After a 1 s warm-up and `--seconds` of load the server exits and its profile's
- * samples are summed by where their code lives (sluice's packages, ioredis, the framework,
- * Node's own JavaScript, its native writes, GC) and divided by the requests served: µs per
- * request, the profiler's own overhead included. The last column is each figure minus the
- * first variant's (e.g. `fastify none sluice-redis`: what the limiter adds).
- *
- * Traffic goes to 127.0.0.1 only. bench/profile.md reads these figures.
- */
-import { spawn } from 'node:child_process';
+// `pnpm bench:profile -- <framework> <variant>…`: a server's CPU per request by where its code lives,
+// under `node --cpu-prof` pinned like bench:http's; each column minus the first variant's. bench/profile.md reads it.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { RedisProcess } from '@sluice/test-kit';
 import autocannon from 'autocannon';
 import type { Framework, Variant } from './cases/http-apps.js';
 import { parseCommand } from './cli/args.js';
-import { canPin, pin, plainTable, withRedis } from './measure/common.js';
+import { canPin, pin, plainTable, spawnServer, withRedis } from './measure/common.js';
 
 const { values: args, positionals } = parseCommand({
   usage: 'pnpm bench:profile -- [options] <express|fastify|koa> <variant> [<variant> …]',
@@ -35,7 +22,6 @@ if (framework === undefined || variants.length === 0) {
   process.exit(2);
 }
 const SECONDS = args.seconds;
-const here = path.dirname(fileURLToPath(import.meta.url));
 const PIN = canPin();
 
 interface Profile {
@@ -84,28 +70,8 @@ function summarize(dir: string, requests: number): Map<string, number> {
 /** Runs one variant's server under the profiler; µs per request by place. */
 async function profileOne(variant: Variant, redis: RedisProcess | undefined) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sluice-prof-'));
-  const node = [process.execPath, '--cpu-prof', `--cpu-prof-dir=${dir}`, '--import', 'tsx'];
-  const [cmd, ...argv] = PIN ? ['taskset', '-c', '1', ...node] : node;
-  const child = spawn(
-    cmd!,
-    [
-      ...argv,
-      path.join(here, 'measure/http-server.ts'),
-      framework,
-      variant,
-      ...(redis ? [String(redis.port)] : []),
-    ],
-    {
-      cwd: path.resolve(here, '..'),
-      env: { ...process.env, TSX_TSCONFIG_PATH: path.resolve(here, '../../tsconfig.json') },
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    },
-  );
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`${framework} ${variant} exited (${code})`)));
-    child.once('message', (msg: { port: number }) => resolve(msg.port));
-  });
-  child.removeAllListeners('exit');
+  const node = ['--cpu-prof', `--cpu-prof-dir=${dir}`];
+  const { child, port } = await spawnServer(framework, variant, redis?.port, { pinned: PIN, node });
   const url = `http://127.0.0.1:${port}/`;
   const warm = await autocannon({ url, connections: 50, duration: 1 });
   const run = await autocannon({ url, connections: 50, duration: SECONDS });

@@ -1,6 +1,6 @@
 /**
  * The plot of docs/guide/client.md: requests over time from one real run of `pnpm bench:pace`
- * (bench/src/pace.ts, data in docs/data/pace-run.json): 1,000 requests sent at once to a
+ * (docs/scripts/pace-run.ts, data in docs/data/pace-run.json): 1,000 requests sent at once to a
  * sluice server at 10/s, through `pacedFetch` and through plain `fetch` with ky-style
  * retries. Cumulative answers by status; vega-lite rendered in Node, in both widths and
  * themes, as the other plots.

@@ -1,7 +1,7 @@
 // The benchmarks page is a summary a reader takes in at a glance: the chart first, then one
 // table; the full results (every round, every peer, each target and its gap) are
 // bench/results.md in the repository, not on the site. `pnpm bench` writes both; its
-// writers (bench/src/report/page.ts, results.ts) are ESM that imports vega, so they run in a
+// writer (bench/src/report/render.ts, the templates in bench/templates/) is ESM, so it runs in a
 // child process here, on a run with no part measured.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -15,7 +15,10 @@ jest.setTimeout(120_000);
 function expectSummaryPage(page: string): void {
   const blocks = page.split(/\n\s*\n/).map((b) => b.trim());
   expect(blocks[0]).toBe('# Benchmarks');
-  expect(blocks[1]).toMatch(/^!\[[^\]]+\]\([^)]*benchmarks\.svg\)$/);
+  // The chart in the site's light and dark theme (Plot.vue's classes show one).
+  expect(blocks[1]).toMatch(/^<figure class="plot">/);
+  expect(blocks[1]).toContain('class="plot-light" src="./benchmarks.svg"');
+  expect(blocks[1]).toContain('class="plot-dark" src="./benchmarks-dark.svg"');
   expect(page.split('\n').length).toBeLessThanOrEqual(60);
   expect(page.match(/^\| --- /gm)?.length ?? 0).toBeLessThanOrEqual(1);
   expect(page).toContain('bench/results.md');
@@ -43,16 +46,15 @@ describe('the benchmarks page', () => {
 
   it('pnpm bench writes the page in that form, and the results without design citations', async () => {
     const script = `
-      import { renderPage } from ${JSON.stringify(path.join(ROOT, 'bench/src/report/page.ts'))};
-      import { renderResults } from ${JSON.stringify(path.join(ROOT, 'bench/src/report/results.ts'))};
+      import { renderPage, renderResults } from ${JSON.stringify(path.join(ROOT, 'bench/src/report/render.ts'))};
       const run = {
         date: '2030-01-01T00:00:00Z', command: 'pnpm bench', quick: false,
         machine: { cores: 2, cpu: 'a CPU', memGiB: 8, os: 'an OS', node: 'v20', redis: '7.0',
           loadBefore: [0.1, 0.1, 0.1], loadAfter: [0.1, 0.1, 0.1] },
         parts: [], totalSeconds: 600,
       };
-      const page = renderPage({ run, chartFile: 'benchmarks.svg' });
-      const results = renderResults({ run, chartFile: '../docs/benchmarks.svg' });
+      const page = renderPage({ run }, 'benchmarks.svg');
+      const results = renderResults({ run }, '../docs/benchmarks.svg');
       console.log(JSON.stringify({ page, results }));
     `;
     const dir = mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-report-'));

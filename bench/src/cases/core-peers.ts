@@ -1,16 +1,11 @@
-/**
- * The subjects of bench:core's "sluice vs every peer" section, as data: sluice's RateLimiter +
- * MemoryStore and the in-memory stores of rate-limiter-flexible, express-rate-limit,
- * @fastify/rate-limit and koa-ratelimit, each built never to deny and driven as its middleware
- * drives it, with its own measurement loop. The section itself is measure/core-peers.ts.
- */
+// The subjects of bench:core's every-peer section (measure/core-peers.ts): sluice and each peer's
+// memory store, built never to deny and driven as its middleware drives it.
 import { createRequire } from 'node:module';
-import { performance } from 'node:perf_hooks';
 import { MemoryStore, RateLimiter } from '@sluice/core';
 import { MemoryStore as ErlMemoryStore, type Options as ErlOptions } from 'express-rate-limit';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { GCRA_CONFIG, gcraAlgo, RESIDENT_CONFIG, residentAlgo } from '../measure/common.js';
-import { BATCH, check, loopLimiter, loopRlf } from '../measure/core-loops.js';
+import { BATCH, check, loopLimiter, loopRlf, timed } from '../measure/core-loops.js';
 
 /** Every peer's limit: never reached in a run. */
 const LIMIT = 1e12;
@@ -66,62 +61,42 @@ function denied(peer: string): never {
   throw new Error(`${peer} denied a request: the bench limits are wrong`);
 }
 
-// ---------------------------------------------------------------------------------------
-// Measurement loops: one per API so every call site stays monomorphic (core-loops.ts has
-// sluice's and RLF's).
+// Measurement loops: one per API so every call site stays monomorphic.
 
-async function loopErl(store: ErlMemoryStore, keys: string[], ms: number): Promise<number> {
+function loopErl(store: ErlMemoryStore, keys: string[], ms: number): Promise<number> {
   const n = keys.length;
   let i = 0;
-  let ops = 0;
-  const start = performance.now();
-  let now = start;
-  do {
+  return timed(ms, async () => {
     for (let j = 0; j < BATCH; j++) {
       // The middleware denies when totalHits > limit.
       if ((await store.increment(keys[i]!)).totalHits > LIMIT) denied('express-rate-limit');
       if (++i === n) i = 0;
     }
-    ops += BATCH;
-    now = performance.now();
-  } while (now - start < ms);
-  return (ops * 1000) / (now - start);
+  });
 }
 
-async function loopFastify(store: FastifyLocalStore, keys: string[], ms: number): Promise<number> {
+function loopFastify(store: FastifyLocalStore, keys: string[], ms: number): Promise<number> {
   const n = keys.length;
   let i = 0;
-  let ops = 0;
-  const start = performance.now();
-  let now = start;
-  do {
+  return timed(ms, async () => {
     for (let j = 0; j < BATCH; j++) {
       // The plugin denies when current > max.
       if ((await fastifyIncr(store, keys[i]!)).current > LIMIT) denied('@fastify/rate-limit');
       if (++i === n) i = 0;
     }
-    ops += BATCH;
-    now = performance.now();
-  } while (now - start < ms);
-  return (ops * 1000) / (now - start);
+  });
 }
 
-async function loopKoa(db: Map<string, KoaEntry>, keys: string[], ms: number): Promise<number> {
+function loopKoa(db: Map<string, KoaEntry>, keys: string[], ms: number): Promise<number> {
   const n = keys.length;
   let i = 0;
-  let ops = 0;
-  const start = performance.now();
-  let now = start;
-  do {
+  return timed(ms, async () => {
     for (let j = 0; j < BATCH; j++) {
       // The middleware denies when remaining is 0.
       if ((await koaGet(db, keys[i]!)).remaining <= 0) denied('koa-ratelimit');
       if (++i === n) i = 0;
     }
-    ops += BATCH;
-    now = performance.now();
-  } while (now - start < ms);
-  return (ops * 1000) / (now - start);
+  });
 }
 
 // ---------------------------------------------------------------------------------------

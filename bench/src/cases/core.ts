@@ -1,8 +1,5 @@
-/**
- * bench:core's cases as data: the compared rows (sluice's side, rate-limiter-flexible's side,
- * the target ratio) and the heap subjects, with the limiters they run. Every limiter is
- * configured never to deny.
- */
+// bench:core's cases as data: the compared rows (sluice's side, RLF's, judged or not) and the heap
+// subjects, with the limiters they run, each configured never to deny.
 import { fixedWindow, MemoryStore, RateLimiter } from '@sluice/core';
 import type { Algorithm } from '@sluice/core/store';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
@@ -40,78 +37,37 @@ export interface CoreCase {
   label: string;
   sluice: SluiceSide;
   rlf: { api: Exclude<Api, 'store'>; keys: KeySet };
-  /** The least sluice / RLF ratio that passes; absent: shown for information. */
-  target?: number;
+  /** Held to bench/targets.json's core.vsRlf; absent: shown for information. */
+  judged?: boolean;
 }
 
 const L = 'RateLimiter.consume (awaited)';
 const S = 'MemoryStore (store.consume, its own API)';
-const awaited = (algo: AlgoName, keys: KeySet) => ({ api: 'awaited', algo, keys }) as const;
-const inFlight = (algo: AlgoName, keys: KeySet) => ({ api: 'in flight', algo, keys }) as const;
-const store = (algo: AlgoName, keys: KeySet) => ({ api: 'store', algo, keys }) as const;
-const rlfAwaited = (keys: KeySet) => ({ api: 'awaited', keys }) as const;
-const rlfInFlight = (keys: KeySet) => ({ api: 'in flight', keys }) as const;
+/** The four rows of one API: GCRA and fixed window, each over 1 key and over the many keys. */
+const rowsOf = (api: Api, label: string, rlfApi: CoreCase['rlf']['api'], suffix = ''): CoreCase[] =>
+  (['gcra', 'fixed'] as const).flatMap((algo) =>
+    (['one', 'many'] as const).map((keys) => ({
+      label: `${label}: ${algo === 'gcra' ? 'GCRA' : 'fixed window'}, ${keys === 'one' ? '1 key' : '100k keys'}${suffix}`,
+      sluice: { api, algo, keys },
+      rlf: { api: rlfApi, keys },
+      ...(api === 'store' && { judged: true }),
+    })),
+  );
 
 /** The compared rows, in the order they run and print; "100k" becomes `--keys`. */
 export const CORE_CASES: readonly CoreCase[] = [
-  { label: `${L}: GCRA, 1 key`, sluice: awaited('gcra', 'one'), rlf: rlfAwaited('one') },
-  { label: `${L}: GCRA, 100k keys`, sluice: awaited('gcra', 'many'), rlf: rlfAwaited('many') },
-  { label: `${L}: fixed window, 1 key`, sluice: awaited('fixed', 'one'), rlf: rlfAwaited('one') },
-  {
-    label: `${L}: fixed window, 100k keys`,
-    sluice: awaited('fixed', 'many'),
-    rlf: rlfAwaited('many'),
-  },
-  {
-    label: `${L}: GCRA, 1 key, 256 in flight`,
-    sluice: inFlight('gcra', 'one'),
-    rlf: rlfInFlight('one'),
-  },
-  {
-    label: `${L}: GCRA, 100k keys, 256 in flight`,
-    sluice: inFlight('gcra', 'many'),
-    rlf: rlfInFlight('many'),
-  },
-  {
-    label: `${L}: fixed window, 1 key, 256 in flight`,
-    sluice: inFlight('fixed', 'one'),
-    rlf: rlfInFlight('one'),
-  },
-  {
-    label: `${L}: fixed window, 100k keys, 256 in flight`,
-    sluice: inFlight('fixed', 'many'),
-    rlf: rlfInFlight('many'),
-  },
+  ...rowsOf('awaited', L, 'awaited'),
+  ...rowsOf('in flight', L, 'in flight', ', 256 in flight'),
   {
     label: 'extra: await floor (await of a constant; no limiter), vs RLF 1 key',
     sluice: { api: 'await floor' },
-    rlf: rlfAwaited('one'),
+    rlf: { api: 'awaited', keys: 'one' },
   },
-  { label: `${S}: GCRA, 1 key`, sluice: store('gcra', 'one'), rlf: rlfAwaited('one'), target: 2 },
-  {
-    label: `${S}: GCRA, 100k keys`,
-    sluice: store('gcra', 'many'),
-    rlf: rlfAwaited('many'),
-    target: 2,
-  },
-  {
-    label: `${S}: fixed window, 1 key`,
-    sluice: store('fixed', 'one'),
-    rlf: rlfAwaited('one'),
-    target: 2,
-  },
-  {
-    label: `${S}: fixed window, 100k keys`,
-    sluice: store('fixed', 'many'),
-    rlf: rlfAwaited('many'),
-    target: 2,
-  },
+  // The store's own API against RLF awaited (it has no synchronous API).
+  ...rowsOf('store', S, 'awaited'),
 ];
 
-/**
- * The limiters and stores the rows share (one per algorithm and key set, as the rows name
- * them), built in this order before any is measured.
- */
+/** The limiters and stores the rows share, built in this order before any is measured. */
 function subjects(many: number) {
   const limiter = {
     gcra: { one: sluiceLimiter(gcraAlgo(), many), many: sluiceLimiter(gcraAlgo(), many) },
@@ -155,7 +111,7 @@ export function corePairs(keys: Record<KeySet, string[]>, many: number, ms: numb
     label: many === 100_000 ? c.label : c.label.replace('100k', `${many}`),
     a: sluiceSide(c.sluice),
     b: rlfSide(c.rlf),
-    target: c.target,
+    judged: c.judged === true,
     a_: [],
     b_: [],
   }));
@@ -169,35 +125,26 @@ export interface HeapSubject {
   withKeys: (n: number) => Promise<unknown>;
 }
 
+/** sluice's heap subject for `algorithm`; its limiter holds at most `many` keys. */
+const sluiceHeap = (algorithm: () => Algorithm, many: number): HeapSubject => ({
+  async overhead(keys) {
+    // The store is what keeps the state; it is handed the very key strings we retain.
+    const store = new MemoryStore({ maxKeys: keys.length });
+    const algo = algorithm();
+    for (const key of keys) store.consume(key, algo, 1, Date.now());
+    return store;
+  },
+  async withKeys(n) {
+    const limiter = sluiceLimiter(algorithm(), many);
+    for (let i = 0; i < n; i++) await limiter.consume(`user:${i}`);
+    return limiter;
+  },
+});
+
 /** The heap rows, by name; sluice's limiters hold at most `many` keys. */
 export const heapSubjects = (many: number): Record<string, HeapSubject> => ({
-  'sluice GCRA': {
-    async overhead(keys) {
-      // The store is what keeps the state; it is handed the very key strings we retain.
-      const store = new MemoryStore({ maxKeys: keys.length });
-      const algorithm = gcraAlgo();
-      for (const key of keys) store.consume(key, algorithm, 1, Date.now());
-      return store;
-    },
-    async withKeys(n) {
-      const limiter = sluiceLimiter(gcraAlgo(), many);
-      for (let i = 0; i < n; i++) await limiter.consume(`user:${i}`);
-      return limiter;
-    },
-  },
-  'sluice fixed window': {
-    async overhead(keys) {
-      const store = new MemoryStore({ maxKeys: keys.length });
-      const algorithm = fixedAlgo();
-      for (const key of keys) store.consume(key, algorithm, 1, Date.now());
-      return store;
-    },
-    async withKeys(n) {
-      const limiter = sluiceLimiter(fixedAlgo(), many);
-      for (let i = 0; i < n; i++) await limiter.consume(`user:${i}`);
-      return limiter;
-    },
-  },
+  'sluice GCRA': sluiceHeap(gcraAlgo, many),
+  'sluice fixed window': sluiceHeap(fixedAlgo, many),
   'rate-limiter-flexible': {
     async overhead(keys) {
       // keyPrefix '' so RLF stores the given key strings themselves.

@@ -1,21 +1,5 @@
-/**
- * The benchmark apps of `pnpm bench:http` (served over HTTP by ../measure/http-server.ts) and
- * `pnpm bench:http:inproc` (called in-process by ../http-inproc.ts): a hello-world route
- * (`GET /` answering `hello world`) on one framework, unlimited or behind one limiter.
- *
- * Variants: `none` (no limiter), `sluice`, `peer` (express-rate-limit / @fastify/rate-limit /
- * koa-ratelimit), `sluice-deny`, `peer-deny`, `rlf-deny` (Fastify: every request after the
- * first is denied), `sluice-redis`, `peer-redis`, `rlf-redis` (Fastify and Koa, on the
- * redis-server at 127.0.0.1:<redis port>: sluice with a RedisStore / @fastify/rate-limit or
- * koa-ratelimit with its Redis store / rate-limiter-flexible's RateLimiterRedis),
- * `sluice-prefetch-redis` (sluice's RedisStore with `prefetch: PREFETCH`); and the
- * baselines, reported and never judged: `noop` / `headers` (a middleware or hook that
- * does nothing / only sets the three X-RateLimit-* headers: what the framework charges for
- * any middleware and for the headers) and `sluice-bare` (sluice with `headers: false`: the
- * limiter without the headers). Allowing limiters never deny (a quota of 1e9 per minute);
- * denying ones allow 1 per hour. Every limiter keys on the client IP and sends its default
- * headers.
- */
+// The apps of bench:http and bench:http:inproc: `GET /` answering `hello world` on one framework,
+// unlimited or behind one limiter (allowing ones never deny, denying ones allow 1 per hour), keyed per IP.
 
 import type { RequestListener } from 'node:http';
 import { createRequire } from 'node:module';
@@ -60,11 +44,7 @@ export type Variant =
   | 'sluice-async'
   | 'sluice-plan';
 
-/**
- * `sluice-metrics`: sluice with `metrics` on, recording into an OpenTelemetry SDK
- * `MeterProvider` whose reader exports (to memory) once an hour: the cost of recording, not
- * of exporting. One provider for the process.
- */
+/** `sluice-metrics`: metrics recorded into an OTel MeterProvider exporting hourly: recording's cost. */
 let meterProvider: unknown;
 async function metricsOption(): Promise<{ metrics?: { meterProvider: never } }> {
   if (meterProvider === undefined) {
@@ -79,20 +59,13 @@ async function metricsOption(): Promise<{ metrics?: { meterProvider: never } }> 
   return { metrics: { meterProvider: meterProvider as never } };
 }
 
-/**
- * Never denies: GCRA, 6e7 per 1000 minutes (T = 1 ms, a whole-ms interval as most limits
- * have) with a burst of 6e7 (the quota: a tolerance of 16.7 hours); a run moves the TAT minutes.
- */
-const ALLOW = 'throttle:60000000,1000';
+/** Never denies: GCRA, 6e7 per 1000 min (a whole-ms interval) with a burst of 6e7. */
+export const ALLOW = 'throttle:60000000,1000';
 /** Denies all but the first request: 1 per 60 minutes. */
-const DENY = 'throttle:1,60';
+export const DENY = 'throttle:1,60';
+export const BODY = 'hello world';
 
-/**
- * Fastify only. `sluice-async`: the limit from an async function (an async named limiter's
- * cost: a promise and its awaits per request). `sluice-plan`: the tenant's plan through
- * lru-cache's `fetch` (a cache hit every request after the first), as the "Plans and
- * quotas" guide does.
- */
+/** Fastify only: `sluice-async`, a limit from an async function; `sluice-plan`, a plan via lru-cache. */
 async function resolverLimit(variant: 'sluice-async' | 'sluice-plan') {
   const { Limit } = await import('@sluice/core');
   const limit = Limit.perMinutes(1000, 60_000_000);
@@ -121,11 +94,7 @@ async function sluiceOptions(variant: Variant) {
     ...(variant === 'sluice-metrics' ? await metricsOption() : {}),
   };
 }
-const BODY = 'hello world';
-/**
- * The `headers` variant: a middleware / hook that only sets these three legacy headers (the
- * values a never-denying limit sends), the cost of the headers alone; `noop` does nothing.
- */
+/** The `headers` variant sets only these three headers: the cost of the headers alone. */
 const HEADERS: [string, string][] = [
   ['X-RateLimit-Limit', '1000000000'],
   ['X-RateLimit-Remaining', '999999999'],
@@ -142,12 +111,8 @@ export interface Built {
   listener: () => Promise<RequestListener>;
 }
 
-/**
- * An ioredis client to the bench's redis-server, the same options for sluice and the peers
- * (ioredis defaults: no auto-pipelining; sluice's RedisStore coalesces concurrent decisions
- * into batched EVALSHA calls on its own).
- */
-async function redisClient(port: number | undefined) {
+/** An ioredis client to the bench's redis-server, the same options for sluice and the peers. */
+export async function redisClient(port: number | undefined) {
   if (port === undefined || !Number.isInteger(port))
     throw new Error('a Redis variant needs the redis-server port as the third argument');
   const { Redis } = await import('ioredis');
@@ -155,9 +120,17 @@ async function redisClient(port: number | undefined) {
 }
 
 /**
- * rate-limiter-flexible's limiter for `rlf-deny` (in memory, 1 per hour) and `rlf-redis`
- * (RateLimiterRedis, 1e9 per minute: never denies), and its quota for the headers.
+ * sluice's Redis variants: a RedisStore with onStoreError 'deny', so a Redis failure is a 429 that
+ * aborts the run ('insurance' would answer from memory and measure the wrong thing).
  */
+export async function sluiceRedisOptions(variant: Variant, redisPort: number | undefined) {
+  const { RedisStore } = await import('@sluice/redis');
+  const prefetch = variant === 'sluice-prefetch-redis' ? PREFETCH : undefined;
+  const store = new RedisStore({ client: await redisClient(redisPort), prefetch });
+  return { limit: ALLOW, store, onStoreError: 'deny' as const };
+}
+
+/** RLF's limiter for `rlf-deny` (memory, 1 per hour) and `rlf-redis` (never denies). */
 async function rlfLimiter(variant: 'rlf-deny' | 'rlf-redis', redisPort: number | undefined) {
   const { RateLimiterMemory, RateLimiterRedis } = await import('rate-limiter-flexible');
   if (variant === 'rlf-deny')
@@ -217,12 +190,7 @@ async function fastify(variant: Variant, redisPort?: number): Promise<Built> {
     await app.register(rateLimit, await sluiceOptions(variant));
   } else if (variant === 'sluice-redis' || variant === 'sluice-prefetch-redis') {
     const { rateLimit } = await import('@sluice/fastify');
-    const { RedisStore } = await import('@sluice/redis');
-    const prefetch = variant === 'sluice-prefetch-redis' ? PREFETCH : undefined;
-    const store = new RedisStore({ client: await redisClient(redisPort), prefetch });
-    // onStoreError 'deny': a Redis failure shows up as a 429, which aborts the run (the
-    // default, 'insurance', would answer from memory and measure the wrong thing).
-    await app.register(rateLimit, { limit: ALLOW, store, onStoreError: 'deny' });
+    await app.register(rateLimit, await sluiceRedisOptions(variant, redisPort));
   } else if (variant === 'peer' || variant === 'peer-deny' || variant === 'peer-redis') {
     // Untyped: its `FastifyInstance.rateLimit` declaration would clash with @sluice/fastify's.
     const rateLimit = require('@fastify/rate-limit') as FastifyPluginCallback<{
@@ -237,9 +205,8 @@ async function fastify(variant: Variant, redisPort?: number): Promise<Built> {
       ...(variant === 'peer-redis' ? { redis: await redisClient(redisPort) } : {}),
     });
   } else if (variant === 'rlf-deny' || variant === 'rlf-redis') {
-    // rate-limiter-flexible has no Fastify plugin: its README's middleware pattern, with the
-    // same headers as the others (X-RateLimit-*, Retry-After on a denial). On Redis, a Redis
-    // failure rejects with an Error (not a RateLimiterRes): a 500, which aborts the run.
+    // RLF has no Fastify plugin: its README's middleware pattern, with the others' headers; a Redis
+    // failure rejects with an Error: a 500, which aborts the run.
     const { RateLimiterRes } = await import('rate-limiter-flexible');
     const { limiter, points } = await rlfLimiter(variant, redisPort);
     app.addHook('onRequest', (request, reply, done) => {
@@ -305,11 +272,7 @@ async function koa(variant: Variant, redisPort?: number): Promise<Built> {
     app.use(rateLimit(await sluiceOptions(variant)));
   } else if (variant === 'sluice-redis' || variant === 'sluice-prefetch-redis') {
     const { rateLimit } = await import('@sluice/koa');
-    const { RedisStore } = await import('@sluice/redis');
-    const prefetch = variant === 'sluice-prefetch-redis' ? PREFETCH : undefined;
-    const store = new RedisStore({ client: await redisClient(redisPort), prefetch });
-    // onStoreError 'deny', as on Fastify: a Redis failure shows up as a 429, which aborts the run.
-    app.use(rateLimit({ limit: ALLOW, store, onStoreError: 'deny' }));
+    app.use(rateLimit(await sluiceRedisOptions(variant, redisPort)));
   } else if (variant === 'peer' || variant === 'peer-redis') {
     const ratelimit = require('koa-ratelimit') as (options: object) => Handler;
     // With `driver: 'redis'` (async-ratelimiter: a sliding log, one sorted-set entry per
@@ -320,9 +283,7 @@ async function koa(variant: Variant, redisPort?: number): Promise<Built> {
         : { driver: 'redis', db: await redisClient(redisPort) };
     app.use(ratelimit({ ...store, duration: 60_000, max: 1e9, id: (ctx: KoaContext) => ctx.ip }));
   } else if (variant === 'rlf-redis') {
-    // rate-limiter-flexible's Koa middleware pattern (its README), with the Fastify rlf
-    // variants' headers (X-RateLimit-*, Retry-After on a denial). A Redis failure rejects with
-    // an Error (not a RateLimiterRes), rethrown: a 500, which aborts the run.
+    // RLF's Koa middleware pattern (its README), as on Fastify; a Redis failure is rethrown: a 500.
     const { RateLimiterRes } = await import('rate-limiter-flexible');
     const { limiter, points } = await rlfLimiter(variant, redisPort);
     app.use(async (ctx: KoaContext, next: () => Promise<void>) => {

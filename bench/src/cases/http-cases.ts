@@ -1,208 +1,83 @@
-/**
- * bench:http's cases as data: per case the framework, the unlimited variant and the limited
- * ones (sluice first, then its peers), sluice's floor and aim; and how each limiter is
- * configured, as the report prints it. The apps themselves are http-apps.ts / nest-apps.ts.
- */
+// bench:http's cases as data: per case the framework, the unlimited variant and the limited ones
+// (sluice first, then its peers), and each limiter's configuration as the report prints it.
 import type { Framework as PlainFramework, Variant } from './http-apps.js';
 import type { NestFramework } from './nest-apps.js';
 
 export type Framework = PlainFramework | NestFramework;
 
 export interface Group {
-  /** For `--only` and the JSON. */
+  /** For `--only`, the JSON and bench/targets.json's http targets. */
   id: string;
   title: string;
   framework: Framework;
   base: Variant;
-  /** [variant, label] */
+  /** [variant, label]: sluice first, then its peers. */
   limited: [Variant, string][];
-  /** The minimum ratio sluice must reach (undefined: only "ahead of the peers"). */
-  floor: number | undefined;
-  /** The aim: req/s ratio at least `ratio`, and Δµs at most `us` when given. */
-  aim: { ratio: number; us?: number };
 }
 
+const group = (id: string, title: string, framework: Framework, limited: [Variant, string][]) =>
+  ({ id, title, framework, base: 'none', limited }) as Group;
+const THROTTLER = '@nestjs/throttler';
+const THROTTLER_REDIS = '@nestjs/throttler + @nest-lab/throttler-storage-redis';
+/** The Nest cases, the same three on each platform. */
+const nest = (framework: 'nest-express' | 'nest-fastify', on: string): Group[] => [
+  group(`${framework}-memory`, `Nest on ${on}, memory, allow`, framework, [
+    ['sluice', 'sluice'],
+    ['peer', THROTTLER],
+  ]),
+  group(`${framework}-deny`, `Nest on ${on}, memory, all denied (429)`, framework, [
+    ['sluice-deny', 'sluice'],
+    ['peer-deny', THROTTLER],
+  ]),
+  group(`${framework}-redis`, `Nest on ${on}, Redis, allow`, framework, [
+    ['sluice-redis', 'sluice'],
+    ['peer-redis', THROTTLER_REDIS],
+  ]),
+];
+/** sluice with prefetch beside sluice without it, on `framework`'s Redis row. */
+const prefetch = (framework: 'fastify' | 'koa', on: string) =>
+  group(`${framework}-redis-prefetch`, `${on}, Redis + prefetch, allow`, framework, [
+    ['sluice-prefetch-redis', 'sluice (prefetch)'],
+    ['sluice-redis', 'sluice (no prefetch)'],
+  ]);
+
+/** Every case, in the order they run and print. */
 export const GROUPS: Group[] = [
-  {
-    id: 'fastify-memory',
-    title: 'Fastify, memory, allow',
-    framework: 'fastify',
-    base: 'none',
-    limited: [
-      ['sluice', 'sluice'],
-      ['peer', '@fastify/rate-limit'],
-    ],
-    floor: 0.9,
-    aim: { ratio: 0.95, us: 1 },
-  },
-  {
-    id: 'fastify-deny',
-    title: 'Fastify, memory, all denied (429)',
-    framework: 'fastify',
-    base: 'none',
-    limited: [
-      ['sluice-deny', 'sluice'],
-      ['peer-deny', '@fastify/rate-limit'],
-      ['rlf-deny', 'rate-limiter-flexible'],
-    ],
-    floor: undefined,
-    aim: { ratio: 0.95, us: 2 },
-  },
-  {
-    id: 'express-memory',
-    title: 'Express, memory, allow',
-    framework: 'express',
-    base: 'none',
-    limited: [
-      ['sluice', 'sluice'],
-      ['peer', 'express-rate-limit'],
-    ],
-    floor: 0.95,
-    aim: { ratio: 0.97, us: 3 },
-  },
-  {
-    id: 'koa-memory',
-    title: 'Koa, memory, allow',
-    framework: 'koa',
-    base: 'none',
-    limited: [
-      ['sluice', 'sluice'],
-      ['peer', 'koa-ratelimit'],
-    ],
-    floor: 0.95,
-    aim: { ratio: 0.99 },
-  },
-  {
-    id: 'fastify-redis',
-    title: 'Fastify, Redis, allow',
-    framework: 'fastify',
-    base: 'none',
-    limited: [
-      ['sluice-redis', 'sluice'],
-      ['peer-redis', '@fastify/rate-limit'],
-      ['rlf-redis', 'rate-limiter-flexible'],
-    ],
-    floor: undefined,
-    aim: { ratio: 0.7, us: 6 },
-  },
-  {
-    id: 'fastify-redis-prefetch',
-    title: 'Fastify, Redis + prefetch, allow',
-    framework: 'fastify',
-    base: 'none',
-    limited: [
-      ['sluice-prefetch-redis', 'sluice (prefetch)'],
-      ['sluice-redis', 'sluice (no prefetch)'],
-    ],
-    floor: 0.85,
-    aim: { ratio: 0.92 },
-  },
-  {
-    id: 'koa-redis',
-    title: 'Koa, Redis, allow',
-    framework: 'koa',
-    base: 'none',
-    limited: [
-      ['sluice-redis', 'sluice'],
-      ['rlf-redis', 'rate-limiter-flexible'],
-      ['peer-redis', 'koa-ratelimit'],
-    ],
-    floor: undefined,
-    aim: { ratio: 0.8 },
-  },
-  {
-    id: 'nest-express-memory',
-    title: 'Nest on Express, memory, allow',
-    framework: 'nest-express',
-    base: 'none',
-    limited: [
-      ['sluice', 'sluice'],
-      ['peer', '@nestjs/throttler'],
-    ],
-    floor: undefined,
-    aim: { ratio: 0.95 },
-  },
-  {
-    id: 'nest-express-deny',
-    title: 'Nest on Express, memory, all denied (429)',
-    framework: 'nest-express',
-    base: 'none',
-    limited: [
-      ['sluice-deny', 'sluice'],
-      ['peer-deny', '@nestjs/throttler'],
-    ],
-    floor: undefined,
-    aim: { ratio: 0.95 },
-  },
-  {
-    id: 'nest-express-redis',
-    title: 'Nest on Express, Redis, allow',
-    framework: 'nest-express',
-    base: 'none',
-    limited: [
-      ['sluice-redis', 'sluice'],
-      ['peer-redis', '@nestjs/throttler + @nest-lab/throttler-storage-redis'],
-    ],
-    floor: undefined,
-    aim: { ratio: 0.8 },
-  },
-  {
-    id: 'nest-fastify-memory',
-    title: 'Nest on Fastify, memory, allow',
-    framework: 'nest-fastify',
-    base: 'none',
-    limited: [
-      ['sluice', 'sluice'],
-      ['peer', '@nestjs/throttler'],
-    ],
-    floor: undefined,
-    aim: { ratio: 0.95 },
-  },
-  {
-    id: 'nest-fastify-deny',
-    title: 'Nest on Fastify, memory, all denied (429)',
-    framework: 'nest-fastify',
-    base: 'none',
-    limited: [
-      ['sluice-deny', 'sluice'],
-      ['peer-deny', '@nestjs/throttler'],
-    ],
-    floor: undefined,
-    aim: { ratio: 0.95 },
-  },
-  {
-    id: 'nest-fastify-redis',
-    title: 'Nest on Fastify, Redis, allow',
-    framework: 'nest-fastify',
-    base: 'none',
-    limited: [
-      ['sluice-redis', 'sluice'],
-      ['peer-redis', '@nestjs/throttler + @nest-lab/throttler-storage-redis'],
-    ],
-    floor: undefined,
-    aim: { ratio: 0.8 },
-  },
-  {
-    id: 'koa-redis-prefetch',
-    title: 'Koa, Redis + prefetch, allow',
-    framework: 'koa',
-    base: 'none',
-    limited: [
-      ['sluice-prefetch-redis', 'sluice (prefetch)'],
-      ['sluice-redis', 'sluice (no prefetch)'],
-    ],
-    floor: 0.85,
-    aim: { ratio: 0.95 },
-  },
+  group('fastify-memory', 'Fastify, memory, allow', 'fastify', [
+    ['sluice', 'sluice'],
+    ['peer', '@fastify/rate-limit'],
+  ]),
+  group('fastify-deny', 'Fastify, memory, all denied (429)', 'fastify', [
+    ['sluice-deny', 'sluice'],
+    ['peer-deny', '@fastify/rate-limit'],
+    ['rlf-deny', 'rate-limiter-flexible'],
+  ]),
+  group('express-memory', 'Express, memory, allow', 'express', [
+    ['sluice', 'sluice'],
+    ['peer', 'express-rate-limit'],
+  ]),
+  group('koa-memory', 'Koa, memory, allow', 'koa', [
+    ['sluice', 'sluice'],
+    ['peer', 'koa-ratelimit'],
+  ]),
+  group('fastify-redis', 'Fastify, Redis, allow', 'fastify', [
+    ['sluice-redis', 'sluice'],
+    ['peer-redis', '@fastify/rate-limit'],
+    ['rlf-redis', 'rate-limiter-flexible'],
+  ]),
+  prefetch('fastify', 'Fastify'),
+  group('koa-redis', 'Koa, Redis, allow', 'koa', [
+    ['sluice-redis', 'sluice'],
+    ['rlf-redis', 'rate-limiter-flexible'],
+    ['peer-redis', 'koa-ratelimit'],
+  ]),
+  ...nest('nest-express', 'Express'),
+  ...nest('nest-fastify', 'Fastify'),
+  prefetch('koa', 'Koa'),
 ];
 
 /** The variants that talk to the bench's redis-server (its port is passed to the server). */
 export const needsRedis = (v: Variant) => v.endsWith('-redis');
-
-export const aimText = (g: Group) =>
-  `>= ${g.aim.ratio.toFixed(2)}${g.aim.us === undefined ? '' : `, <= +${g.aim.us} µs`}`;
-export const floorText = (g: Group) =>
-  `${g.floor === undefined ? '' : `>= ${g.floor.toFixed(2)}, `}ahead of peers`;
 
 export const SLUICE_CONFIG =
   "'throttle:60000000,1000' (GCRA, T = 1 ms, burst 6e7: never denies) / 'throttle:1,60' (denied rows), MemoryStore (Redis rows: RedisStore({ client }), onStoreError 'deny'), keyed per IP, legacy X-RateLimit-* headers";

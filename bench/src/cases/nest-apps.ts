@@ -1,36 +1,19 @@
-/**
- * The NestJS benchmark apps of `pnpm bench:http` (served by ../measure/http-server.ts): a hello-world
- * controller (`GET /` answering `hello world`) on Nest with the Express or the Fastify
- * platform, unlimited or behind one limiter. Nest's decorators are applied as calls, so
- * these files need no decorator compiler setting (the bench runs on the root tsconfig).
- *
- * Variants: `none`; `sluice` (`SluiceModule.forRoot`, the global guard, never denies);
- * `peer` (@nestjs/throttler: `ThrottlerModule.forRoot` + `ThrottlerGuard` as `APP_GUARD`,
- * its in-memory storage, never denies); `sluice-deny` / `peer-deny` (every request after
- * the first denied, 1 per hour); `sluice-redis` (a `RedisStore`) / `peer-redis`
- * (@nest-lab/throttler-storage-redis's `ThrottlerStorageRedisService`, the most used Redis
- * storage for @nestjs/throttler), on the bench's redis-server. Every limiter keys on the
- * client IP and sends its default headers.
- */
+// The NestJS apps of bench:http: hello world on Nest (Express or Fastify platform), unlimited, behind
+// sluice or @nestjs/throttler (memory or Redis storage). Decorators applied as calls: no compiler setting.
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
-import type { Built, Variant } from './http-apps.js';
+import {
+  ALLOW,
+  BODY,
+  type Built,
+  DENY,
+  redisClient,
+  sluiceRedisOptions,
+  type Variant,
+} from './http-apps.js';
 
 export const NEST_FRAMEWORKS = ['nest-express', 'nest-fastify'] as const;
 export type NestFramework = (typeof NEST_FRAMEWORKS)[number];
-
-const BODY = 'hello world';
-/** Never denies: GCRA, 6e7 per 1000 minutes (as the other sluice rows). */
-const ALLOW = 'throttle:60000000,1000';
-/** Denies all but the first request: 1 per 60 minutes. */
-const DENY = 'throttle:1,60';
-
-async function redisClient(port: number | undefined) {
-  if (port === undefined || !Number.isInteger(port))
-    throw new Error('a Redis variant needs the redis-server port as the third argument');
-  const { Redis } = await import('ioredis');
-  return new Redis({ host: '127.0.0.1', port });
-}
 
 /** The limiter module (and its global guard provider) for `variant`, or none. */
 async function limiter(variant: Variant, redisPort?: number): Promise<unknown[]> {
@@ -39,10 +22,7 @@ async function limiter(variant: Variant, redisPort?: number): Promise<unknown[]>
     const { SluiceModule } = await import('@sluice/nestjs');
     if (variant !== 'sluice-redis')
       return [SluiceModule.forRoot({ limit: variant === 'sluice-deny' ? DENY : ALLOW })];
-    const { RedisStore } = await import('@sluice/redis');
-    const store = new RedisStore({ client: await redisClient(redisPort) });
-    // onStoreError 'deny': a Redis failure shows up as a 429, which aborts the run.
-    return [SluiceModule.forRoot({ limit: ALLOW, store, onStoreError: 'deny' })];
+    return [SluiceModule.forRoot(await sluiceRedisOptions(variant, redisPort))];
   }
   if (variant === 'peer' || variant === 'peer-deny' || variant === 'peer-redis') {
     const { ThrottlerModule } = await import('@nestjs/throttler');

@@ -1,9 +1,5 @@
-/**
- * The limiters of `pnpm bench:redis` (../redis.ts): sluice's RedisStore and its peers, every
- * limiter with a Redis store that bench:http measures, each driven as its middleware drives
- * it, never denying (a quota of 1e9 or more per 60 s window). Used for decisions/s (sluice,
- * RLF) and for the bytes each one stores per subject (all of them).
- */
+// bench:redis's limiters: sluice's RedisStore and every Redis-backed peer bench:http measures,
+// each driven as its middleware drives it, never denying.
 import { createRequire } from 'node:module';
 import { RateLimiter } from '@sluice/core';
 import type { Algorithm } from '@sluice/core/store';
@@ -28,10 +24,7 @@ export interface RedisLimiter {
   consumer(client: Redis): Consume;
 }
 
-/**
- * sluice: RateLimiter + RedisStore({ client }) (server clock). onStoreError 'deny': a store
- * failure shows up as a denial, and a denial aborts the run.
- */
+/** sluice: RateLimiter + RedisStore, onStoreError 'deny' (a store failure aborts the run). */
 export function sluice(label: string, algorithm: Algorithm, algorithmText: string): RedisLimiter {
   return {
     label,
@@ -131,8 +124,6 @@ export interface Subject {
   client: { disconnect(): void; ping(): Promise<unknown> };
   consume: Consume;
   rates: number[];
-  /** sluice on another client than ioredis: the ioredis row of the same mode it must keep up with. */
-  sameModeAs?: Subject;
 }
 
 /** `limiter` on a client of its own (a rejection, e.g. RLF over its limit, aborts the run). */

@@ -1,15 +1,8 @@
-/**
- * The one argument parser of every bench script: each script declares its options as data
- * (name, type, default, one line of help) and gets their values typed; node:util's
- * `parseArgs` does the parsing (strict: an unknown flag or a stray argument is an error).
- * `--help` prints the script's summary and its options, then exits.
- */
+// The one argument parser of every bench script: options declared as data (type, default, one line
+// of help), parsed strictly by node:util's `parseArgs`; `--help` prints them.
 import { parseArgs } from 'node:util';
 
-/**
- * One option: `number` and `numbers` (a comma-separated list) are read as strings and checked;
- * `arg` names the value in `--help` (default: its type).
- */
+/** One option: `number` / `numbers` (comma-separated) are checked; `arg` names the value in `--help`. */
 export type OptionSpec =
   | { type: 'boolean'; help: string }
   | { type: 'string'; default?: string; help: string; arg?: string }
@@ -91,11 +84,7 @@ function optionValue(name: string, spec: OptionSpec, raw: string | boolean | und
   }
 }
 
-/**
- * The values of `command`'s options in `argv` (default: the script's own arguments). On
- * `--help` prints {@link helpText} and exits 0; on a bad argument prints the error and the
- * help, and exits 2.
- */
+/** The values of `command`'s options in `argv`; `--help` prints the help and exits 0, a bad argument 2. */
 export function parseCommand<const O extends OptionSpecs>(
   command: Command<O>,
   argv: string[] = scriptArgs(),
@@ -132,4 +121,14 @@ export const shared = {
     arg: 'file',
     help: 'also write every figure, round and the configuration as JSON to this file',
   } as const,
+  /** `--scale`, its key counts and rounds: `what` is measured per key at each count. */
+  scale: (what: string) =>
+    ({
+      scale: {
+        type: 'boolean',
+        help: `add the scale section: decisions/s and ${what} per key at each of --scale-keys`,
+      },
+      'scale-keys': { type: 'numbers', default: [1000, 100000, 1000000], help: 'key counts' },
+      'scale-rounds': { type: 'number', default: 3, help: 'rounds per key count' },
+    }) as const,
 };

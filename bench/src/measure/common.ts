@@ -1,5 +1,7 @@
-import { execFileSync } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { gcra } from '@sluice/core';
 import type { Algorithm } from '@sluice/core/store';
 import { type RedisProcess, startRedis } from '@sluice/test-kit';
@@ -16,10 +18,7 @@ export function machine(): { cores: number; cpu: string; node: string; platform:
   };
 }
 
-/**
- * The `q` quantile of `xs` (0 ≤ q ≤ 1), interpolated between the two nearest values of the
- * sorted list (so `quantile(xs, 0.5)` is the usual median).
- */
+/** The `q` quantile of `xs` (0 ≤ q ≤ 1), interpolated between the two nearest values. */
 export const quantile = (xs: number[], q: number): number => {
   const s = [...xs].sort((a, b) => a - b);
   const at = q * (s.length - 1);
@@ -48,6 +47,28 @@ export function redisServerVersion(): string {
   }
 }
 
+/** What reads one `INFO` section of a redis-server: an ioredis client, or {@link cliInfo}. */
+export type Info = { info(section: string): Promise<string> };
+/** {@link Info} through test-kit's `redis-cli`. */
+export const cliInfo = (redis: RedisProcess): Info => ({ info: (s) => redis.cli('INFO', s) });
+
+/** The redis-server's CPU (user + system) so far, µs, from INFO cpu. */
+export async function redisCpuUs(info: Info): Promise<number> {
+  const text = await info.info('cpu');
+  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(text)![1]);
+  return (field('used_cpu_user') + field('used_cpu_sys')) * 1e6;
+}
+
+/** Script calls (EVAL, EVALSHA, FCALL, their _ro forms) so far, from INFO commandstats. */
+export async function scriptCalls(info: Info): Promise<number> {
+  let calls = 0;
+  for (const m of (await info.info('commandstats')).matchAll(
+    /^cmdstat_(?:eval|evalsha|fcall)(?:_ro)?:calls=(\d+)/gm,
+  ))
+    calls += Number(m[1]);
+  return calls;
+}
+
 /** Whether this machine can pin processes to a core (`taskset` runs, and ≥ 2 cores). */
 export function canPin(): boolean {
   if (os.cpus().length < 2) return false;
@@ -64,11 +85,7 @@ export function pin(pid: number, core: number): void {
   execFileSync('taskset', ['-a', '-cp', String(core), String(pid)], { stdio: 'ignore' });
 }
 
-/**
- * 1000 per second (a whole-ms emission interval, as most limits have: 60/min, 100/min,
- * 1000/s) with a burst of 1e9: never denies at any rate we reach (the TAT runs at most
- * hours ahead of a tolerance of 11 days), and every decision advances the TAT.
- */
+/** 1000/s (a whole-ms interval, as most limits have) with a burst of 1e9: never denies. */
 export const gcraAlgo = (): Algorithm => gcra({ rate: 1000, period: '1s', burst: 1e9 });
 /** {@link gcraAlgo} as the reports print it. */
 export const GCRA_CONFIG = 'gcra({ rate: 1000, period: "1s", burst: 1e9 })';
@@ -78,11 +95,7 @@ export const residentAlgo = (): Algorithm => gcra({ rate: 1, period: '1h', burst
 /** {@link residentAlgo} as the reports print it. */
 export const RESIDENT_CONFIG = 'gcra({ rate: 1, period: "1h", burst: 1e7 })';
 
-/**
- * Runs `fn` with a redis-server of its own (127.0.0.1, a free port, no persistence; never a
- * server already running), stopped afterwards: when `fn` settles, throws, or on SIGINT /
- * SIGTERM (exit 130).
- */
+/** Runs `fn` with a redis-server of its own, stopped when `fn` settles or on SIGINT / SIGTERM. */
 export async function withRedis<T>(fn: (server: RedisProcess) => Promise<T>): Promise<T> {
   const server = await startRedis();
   const stop = () => server.stop();
@@ -98,10 +111,7 @@ export async function withRedis<T>(fn: (server: RedisProcess) => Promise<T>): Pr
   }
 }
 
-/**
- * Decisions/s of `consume` with `inflight` calls outstanding for `ms`: one async worker per
- * slot, each calling again as soon as its call settles, over `keys` round robin.
- */
+/** Decisions/s of `consume` with `inflight` calls outstanding for `ms`, over `keys` round robin. */
 export async function measureRate(
   consume: (key: string) => Promise<unknown>,
   keys: string[],
@@ -125,4 +135,33 @@ export async function measureRate(
   for (let w = 0; w < inflight; w++) workers.push(worker());
   await Promise.all(workers);
   return (ops * 1000) / (performance.now() - start);
+}
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** One ./http-server.ts process (on core 1 when `pinned`, from source); resolves once it listens. */
+export function spawnServer(
+  framework: string,
+  variant: string,
+  redisPort: number | undefined,
+  { pinned, node = [] }: { pinned: boolean; node?: string[] },
+): Promise<{ child: ChildProcess; port: number }> {
+  const argv = [process.execPath, ...node, '--import', 'tsx', path.join(here, 'http-server.ts')];
+  const [cmd, ...args] = pinned ? ['taskset', '-c', '1', ...argv] : argv;
+  const child = spawn(
+    cmd!,
+    [...args, framework, variant, ...(redisPort ? [String(redisPort)] : [])],
+    {
+      cwd: path.resolve(here, '../..'),
+      env: { ...process.env, TSX_TSCONFIG_PATH: path.resolve(here, '../../../tsconfig.json') },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    },
+  );
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${framework} ${variant} exited (${code})`)));
+    child.once('message', (msg: { port: number }) => {
+      child.removeAllListeners('exit');
+      resolve({ child, port: msg.port });
+    });
+  });
 }

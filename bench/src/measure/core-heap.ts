@@ -1,12 +1,11 @@
-/**
- * bench:core's heap bytes per key and its scale rows (`--scale`): the same awaited decision
- * over 1k, 100k and 1M resident keys, with the store overhead per key at each size.
- */
+// bench:core's heap bytes per key and its scale rows (`--scale`): the same awaited decision
+// over 1k, 100k and 1M resident keys, with the store overhead per key at each size.
 import { MemoryStore, RateLimiter } from '@sluice/core';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { HeapSubject } from '../cases/core.js';
 import { rlf } from '../cases/core.js';
-import { residentAlgo } from './common.js';
+import type { CoreReport } from '../report/types.js';
+import { median, residentAlgo } from './common.js';
 import {
   check,
   heapDelta,
@@ -39,31 +38,15 @@ export async function heapPerKey(subject: HeapSubject, n: number): Promise<[numb
   return [overhead, withKeys];
 }
 
-/**
- * RLF keeps each key's state alive for 60 s through a timer of its own: deleting the keys
- * clears the timers, so a measured store is freed now, not during a later measure.
- */
+/** RLF keeps each key alive 60 s by a timer: deleting the keys frees a measured store now. */
 async function releaseRlf(built: unknown, keys: Iterable<string>): Promise<void> {
   if (built instanceof RateLimiterMemory) for (const key of keys) await built.delete(key);
 }
 
-export interface ScaleRow {
-  keys: number;
-  /** RateLimiter + MemoryStore({ maxKeys: keys }), awaited one at a time. */
-  sluice: number[];
-  /** rate-limiter-flexible RateLimiterMemory, awaited one at a time. */
-  rlf: number[];
-  /** MemoryStore.consume, synchronous (the store alone). */
-  store: number[];
-  /** Heap bytes per key, store overhead (keys pre-built and retained outside). */
-  heapSluice: number;
-  heapRlf: number;
-  /** Live keys in the store after the run: must equal `keys`. */
-  liveKeys: number;
-}
-
 /** Flat: cost per decision at the most keys within 1.25x of that at the fewest (rate ratio >= 0.8). */
 export const FLAT_MIN_RATIO = 0.8;
+
+type ScaleRow = NonNullable<CoreReport['scale']>['rows'][number];
 
 /** One scale row at `n` resident keys: heap first, then `rounds` interleaved rounds of `ms`. */
 export async function scaleAt(n: number, rounds: number, ms: number): Promise<ScaleRow> {
@@ -99,21 +82,18 @@ export async function scaleAt(n: number, rounds: number, ms: number): Promise<Sc
     await peer.consume(key);
     check(store.consume(key, algorithm, 1, Date.now()));
   }
-  const row: ScaleRow = {
-    keys: n,
-    sluice: [],
-    rlf: [],
-    store: [],
-    heapSluice,
-    heapRlf,
-    liveKeys: 0,
-  };
+  const [sluiceRounds, rlfRounds, storeRounds]: [number[], number[], number[]] = [[], [], []];
   for (let r = 0; r < rounds; r++) {
-    row.sluice.push(await loopLimiter(limiter, keys, ms));
-    row.rlf.push(await loopRlf(peer, keys, ms));
-    row.store.push(loopStore(store, algorithm, keys, ms));
+    sluiceRounds.push(await loopLimiter(limiter, keys, ms));
+    rlfRounds.push(await loopRlf(peer, keys, ms));
+    storeRounds.push(loopStore(store, algorithm, keys, ms));
   }
-  row.liveKeys = store.size;
-  if (row.liveKeys !== n) throw new Error(`scale ${n}: ${row.liveKeys} live keys, expected ${n}`);
-  return row;
+  const liveKeys = store.size;
+  if (liveKeys !== n) throw new Error(`scale ${n}: ${liveKeys} live keys, expected ${n}`);
+  const rates = {
+    sluice: median(sluiceRounds),
+    rlf: median(rlfRounds),
+    store: median(storeRounds),
+  };
+  return { keys: n, ...rates, sluiceRounds, rlfRounds, storeRounds, heapSluice, heapRlf, liveKeys };
 }

@@ -1,9 +1,5 @@
-/**
- * The measurement loops of bench:core (core.ts, core-peers.ts): sluice's RateLimiter awaited
- * and with calls in flight, its MemoryStore's synchronous `consume`, rate-limiter-flexible's
- * RateLimiterMemory the same ways (one loop per API, so every call site stays monomorphic),
- * the interleaved rounds of a table of pairs, and the heap-per-key measure (node --expose-gc).
- */
+// bench:core's measurement loops: one per API (so every call site stays monomorphic), the
+// interleaved rounds of a table of pairs, and the heap-per-key measure (node --expose-gc).
 import { performance } from 'node:perf_hooks';
 import type { Decision, MemoryStore, RateLimiter } from '@sluice/core';
 import type { Algorithm } from '@sluice/core/store';
@@ -16,64 +12,53 @@ export function check(d: Decision): void {
   if (!d.allowed) throw new Error('sluice denied a request: the bench limits are wrong');
 }
 
-export async function loopLimiter(
-  limiter: RateLimiter,
-  keys: string[],
-  ms: number,
-): Promise<number> {
-  const n = keys.length;
-  let i = 0;
+/**
+ * Calls/s of `batch` (BATCH awaited calls) run again until `ms` have passed, the clock read once a
+ * batch; each loop is its own closure around one API, so its call site stays monomorphic.
+ */
+export async function timed(ms: number, batch: () => Promise<void>): Promise<number> {
   let ops = 0;
   const start = performance.now();
   let now = start;
   do {
+    await batch();
+    ops += BATCH;
+    now = performance.now();
+  } while (now - start < ms);
+  return (ops * 1000) / (now - start);
+}
+
+export const loopLimiter = (limiter: RateLimiter, keys: string[], ms: number) => {
+  const n = keys.length;
+  let i = 0;
+  return timed(ms, async () => {
     for (let j = 0; j < BATCH; j++) {
       check(await limiter.consume(keys[i]!));
       if (++i === n) i = 0;
     }
-    ops += BATCH;
-    now = performance.now();
-  } while (now - start < ms);
-  return (ops * 1000) / (now - start);
-}
+  });
+};
 
-export async function loopRlf(
-  limiter: RateLimiterMemory,
-  keys: string[],
-  ms: number,
-): Promise<number> {
+// consume rejects when over the limit; it never is here, so a rejection aborts the run.
+export const loopRlf = (limiter: RateLimiterMemory, keys: string[], ms: number) => {
   const n = keys.length;
   let i = 0;
-  let ops = 0;
-  const start = performance.now();
-  let now = start;
-  do {
-    // consume rejects when over the limit; it never is here, so a rejection aborts the run.
+  return timed(ms, async () => {
     for (let j = 0; j < BATCH; j++) {
       await limiter.consume(keys[i]!);
       if (++i === n) i = 0;
     }
-    ops += BATCH;
-    now = performance.now();
-  } while (now - start < ms);
-  return (ops * 1000) / (now - start);
-}
+  });
+};
 
 /** How many calls the concurrent loops keep in flight (a busy server's overlapping requests). */
 export const IN_FLIGHT = 256;
 
-export async function loopLimiterConcurrent(
-  limiter: RateLimiter,
-  keys: string[],
-  ms: number,
-): Promise<number> {
+export const loopLimiterConcurrent = (limiter: RateLimiter, keys: string[], ms: number) => {
   const n = keys.length;
   let i = 0;
-  let ops = 0;
-  const start = performance.now();
-  let now = start;
   const pending: Promise<Decision>[] = new Array(IN_FLIGHT);
-  do {
+  return timed(ms, async () => {
     for (let b = 0; b < BATCH / IN_FLIGHT; b++) {
       for (let j = 0; j < IN_FLIGHT; j++) {
         pending[j] = limiter.consume(keys[i]!);
@@ -81,24 +66,14 @@ export async function loopLimiterConcurrent(
       }
       for (const d of await Promise.all(pending)) check(d);
     }
-    ops += BATCH;
-    now = performance.now();
-  } while (now - start < ms);
-  return (ops * 1000) / (now - start);
-}
+  });
+};
 
-export async function loopRlfConcurrent(
-  limiter: RateLimiterMemory,
-  keys: string[],
-  ms: number,
-): Promise<number> {
+export const loopRlfConcurrent = (limiter: RateLimiterMemory, keys: string[], ms: number) => {
   const n = keys.length;
   let i = 0;
-  let ops = 0;
-  const start = performance.now();
-  let now = start;
   const pending: Promise<unknown>[] = new Array(IN_FLIGHT);
-  do {
+  return timed(ms, async () => {
     for (let b = 0; b < BATCH / IN_FLIGHT; b++) {
       for (let j = 0; j < IN_FLIGHT; j++) {
         pending[j] = limiter.consume(keys[i]!);
@@ -106,17 +81,11 @@ export async function loopRlfConcurrent(
       }
       await Promise.all(pending);
     }
-    ops += BATCH;
-    now = performance.now();
-  } while (now - start < ms);
-  return (ops * 1000) / (now - start);
-}
+  });
+};
 
-/**
- * The ceiling of any limiter whose `consume` returns a promise, awaited one call at a time:
- * `await` of an already-resolved promise of a constant decision, nothing else.
- */
-export async function loopAwaitFloor(ms: number): Promise<number> {
+/** The ceiling of an awaited `consume`: `await` of a resolved promise of a constant decision. */
+export function loopAwaitFloor(ms: number): Promise<number> {
   const decision: Decision = {
     allowed: true,
     limit: 1,
@@ -125,15 +94,9 @@ export async function loopAwaitFloor(ms: number): Promise<number> {
     resetAfterMs: 0,
     cost: 1,
   };
-  let ops = 0;
-  const start = performance.now();
-  let now = start;
-  do {
+  return timed(ms, async () => {
     for (let j = 0; j < BATCH; j++) check(await Promise.resolve(decision));
-    ops += BATCH;
-    now = performance.now();
-  } while (now - start < ms);
-  return (ops * 1000) / (now - start);
+  });
 }
 
 // The synchronous store path, deliberately not async: no promise per decision.
@@ -165,16 +128,13 @@ export interface Pair {
   /** Sluice's side, async limiter or sync store. */
   a: () => Promise<number> | number;
   b: () => Promise<number>;
-  /** The least sluice / peer ratio that passes; none: shown for information. */
-  target: number | undefined;
+  /** Held to bench/targets.json's core.vsRlf; false: shown for information. */
+  judged: boolean;
   a_: number[];
   b_: number[];
 }
 
-/**
- * Measures every pair: an unmeasured warm-up pass (JIT, and every store filled with its
- * keys), then `rounds` rounds, each running every pair's two sides one after the other.
- */
+/** Measures every pair: an unmeasured warm-up pass, then `rounds` rounds of both sides of each. */
 export async function measurePairs(pairs: Pair[], rounds: number): Promise<void> {
   for (const c of pairs) {
     await c.a();
@@ -205,13 +165,8 @@ export const makeKeys = (n: number): string[] => {
 // Heap bytes per key.
 
 /**
- * Heap in use (heapUsed + arrayBuffers) after full GCs, once it stops shrinking: three readings
- * in a row, 10 ms apart, none lower than the lowest before them by more than 64 KiB. A closure
- * being optimised on V8's background thread keeps its context alive until the main thread
- * finalises the job, which on a busy machine can take a few event-loop turns: a baseline read
- * at once could still hold the store a previous measure let go (seen: +2 MB, a whole
- * 10 000-key store; never with --no-concurrent-recompilation). That garbage only inflates a
- * reading, so the lowest is kept.
+ * Heap in use after full GCs, once three readings 10 ms apart stop shrinking: V8's background
+ * optimiser can keep a freed store alive a few turns (seen: +2 MB), so the lowest is kept.
  */
 async function heapNow(): Promise<number> {
   const gc = (globalThis as { gc?: () => void }).gc!;
@@ -231,10 +186,8 @@ async function heapNow(): Promise<number> {
 const retained: unknown[] = [];
 
 /**
- * Heap delta of one `build`, per key. Its own async function, so nothing it awaited lingers
- * in a suspended frame of the caller when the next baseline is taken. `done` runs on what was
- * built after the second reading and before it is let go (checks, and freeing what timers
- * would otherwise keep alive past the measure).
+ * Heap delta of one `build`, per key; its own async function, so no suspended frame holds what it
+ * awaited. `done` runs on what was built before it is let go.
  */
 export async function heapDelta<T>(
   build: () => Promise<T>,

@@ -1,14 +1,5 @@
-/**
- * One benchmark server for `pnpm bench:http` (see ../http.ts): one app of ../cases/http-apps.ts (a
- * framework and a variant). Started by the parent with an IPC channel (pinned to one core
- * with `taskset`), it listens on 127.0.0.1 on a free port and answers:
- *
- * - `{ type: 'start' }`: remember `process.cpuUsage()` (the start of a measurement);
- * - `{ type: 'stop' }`: reply `{ type: 'cpu', us }`, the CPU (user + system) used since.
- *
- * argv: `<framework> <variant> [redis port]` (see ../cases/http-apps.ts); the `-redis` variants use the
- * redis-server at 127.0.0.1:<redis port>, which the parent started.
- */
+// One bench:http server process: one app of ../cases/http-apps.ts (argv `<framework> <variant> [redis
+// port]`) on a free port; on IPC `start` / `stop` it reports the CPU used between them.
 import { BUILDERS, type Framework, type Variant } from '../cases/http-apps.js';
 import { NEST_BUILDERS, type NestFramework } from '../cases/nest-apps.js';
 

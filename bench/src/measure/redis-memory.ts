@@ -1,19 +1,10 @@
-/**
- * The memory sections of `pnpm bench:redis` (../redis.ts), on the bench's own redis-server:
- *
- * - `MEMORY USAGE` of what one decision of each limiter writes ("Redis bytes per
- *   key"): FLUSHDB, one decision on `user:1`, then every key the server then holds, as
- *   stored (nothing assumed about a limiter's key names). A reply of null or 0 throws.
- * - used_memory per subject (`--scale`): per limiter and round, FLUSHDB, then `n` subjects
- *   consumed once each on a client of its own, which is then closed; INFO memory
- *   `used_memory` before and after (once it stops moving), over `n`, so the server's
- *   dictionaries, expiry entries and allocator rounding count (unlike MEMORY USAGE), and no
- *   client buffer does. DBSIZE after each fill gives the keys each limiter stores per subject.
- */
+// bench:redis's memory sections: `MEMORY USAGE` of what one decision writes, and (`--scale`) the
+// used_memory delta per subject, which counts the server's dictionaries and expiry entries too.
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import type { Consume, RedisLimiter } from '../cases/redis-peers.js';
-import { median, plainTable } from './common.js';
+import type { RedisReport } from '../report/types.js';
+import { median } from './common.js';
 
 /** Calls outstanding while filling (sluice coalesces them into batches). */
 export const FILL_INFLIGHT = 1024;
@@ -51,30 +42,13 @@ async function memoryUsage(mem: Redis, key: string): Promise<number> {
   return Number(bytes);
 }
 
-export interface KeyUsageRow {
-  label: string;
-  sluice: boolean;
-  /** The Redis key(s) one decision wrote, comma-separated. */
-  key: string;
-  /** MEMORY USAGE, summed over those keys. */
-  bytes: number;
-  verdict: string;
-}
-
-/**
- * MEMORY USAGE of what one decision on `user:1` writes, per limiter (sluice's rows judged:
- * at most `maxBytes`, aim `aimBytes`). Prints its table; `pass` is false when a sluice row
- * is over `maxBytes`.
- */
+/** MEMORY USAGE of what one decision on `user:1` writes, per limiter (sluice's rows judged). */
 export async function keyUsageSection(
   port: number,
   limiters: { limiter: RedisLimiter; sluice: boolean }[],
-  maxBytes: number,
-  aimBytes: number,
-): Promise<{ rows: KeyUsageRow[]; pass: boolean }> {
+): Promise<RedisReport['memory']> {
   const mem = new Redis({ port, host: '127.0.0.1' });
-  const rows: KeyUsageRow[] = [];
-  let pass = true;
+  const rows: RedisReport['memory'] = [];
   try {
     for (const { limiter, sluice } of limiters) {
       await mem.flushdb(); // our own server only
@@ -83,68 +57,20 @@ export async function keyUsageSection(
       if (keys.length === 0) throw new Error(`${limiter.label} wrote no key`);
       let bytes = 0;
       for (const key of keys) bytes += await memoryUsage(mem, key);
-      let verdict = '(info)';
-      if (sluice) {
-        if (bytes > maxBytes) pass = false;
-        verdict = `${bytes <= maxBytes ? 'PASS' : 'FAIL'}; aim ${bytes <= aimBytes ? 'met' : 'not met'}`;
-      }
-      rows.push({ label: limiter.label, sluice, key: keys.join(', '), bytes, verdict });
+      rows.push({ label: limiter.label, sluice, key: keys.join(', '), bytes });
     }
     await mem.flushdb();
   } finally {
     mem.disconnect();
   }
-  const t = plainTable([
-    'MEMORY USAGE, one decision',
-    'Redis key(s)',
-    'bytes',
-    'target',
-    'verdict',
-  ]);
-  for (const r of rows)
-    t.push([
-      r.label,
-      r.key,
-      `${r.bytes} B`,
-      r.sluice ? `<= ${maxBytes} B (aim <= ${aimBytes} B)` : '-',
-      r.verdict,
-    ]);
-  console.log(t.toString());
-  return { rows, pass };
+  return rows;
 }
 
-/** The JSON of the used_memory-per-subject section (in `RedisReport.peerMemory`). */
-export interface PeerMemoryReport {
-  /** Subjects each limiter filled, rounds. */
-  keys: number;
-  rounds: number;
-  fillInFlight: number;
-  rows: {
-    label: string;
-    config: string;
-    sluice: boolean;
-    /** used_memory delta over the fill / subjects: median, and per round. */
-    bytesPerKey: number;
-    rounds: number[];
-    /** DBSIZE after the fill (from an empty db), and over the subjects. */
-    dbsize: number;
-    keysPerSubject: number;
-    /** One of its keys (RANDOMKEY), to show the key text counted in the figure. */
-    exampleKey: string;
-    /** Seconds per fill (median). */
-    fillSeconds: number;
-  }[];
-  /** The peer with the fewest bytes per subject. */
-  best: string;
-  toleranceB: number;
-  /** sluice's bytes per subject at most the best peer's (+ `toleranceB`). */
-  verdict: 'PASS' | 'FAIL';
-}
+type PeerMemoryReport = NonNullable<RedisReport['peerMemory']>;
 
 /**
- * used_memory once it stops moving (two readings 100 ms apart equal): a dictionary that grew
- * during the fill is rehashed incrementally, both tables allocated until the server's cron
- * finishes it, which at 100k keys is up to 5 B per key read too early.
+ * used_memory once two readings 100 ms apart agree: a dictionary grown during the fill keeps both
+ * tables until cron finishes rehashing it (up to 5 B per key at 100k keys).
  */
 export async function settledUsedMemory(mem: Redis): Promise<number> {
   let last = await usedMemory(mem);
@@ -165,12 +91,6 @@ async function clientsDownTo(mem: Redis, n: number): Promise<void> {
     await new Promise((r) => setTimeout(r, 10));
   }
 }
-
-/**
- * The verdict's tolerance, bytes per subject: the spread between fills of one limiter (e.g.
- * 100.8 to 101.1 B for sluice at 100k subjects), so that equal stores tie.
- */
-const TOLERANCE_B = 0.2;
 
 /** One fill: used_memory delta over the subjects, DBSIZE after, seconds. */
 async function fillAlone(
@@ -195,11 +115,7 @@ async function fillAlone(
   return { bytesPerKey: (used1 - used0) / keys.length, dbsize: await mem.dbsize(), seconds };
 }
 
-/**
- * used_memory per subject at `n` subjects for sluice (`limiters[0]`, keys resident for the
- * run) and each peer, each filled alone from an empty db, in `rounds` interleaved rounds
- * after an unmeasured fill of a tenth as many; medians. Prints its table.
- */
+/** used_memory per subject at `n` subjects, each limiter filled alone, interleaved rounds, medians. */
 export async function peerMemorySection(
   port: number,
   n: number,
@@ -245,41 +161,5 @@ export async function peerMemorySection(
     exampleKey: examples[i]!,
     fillSeconds: median(fills[i]!.seconds),
   }));
-  const [sluice, ...peers] = rows as [PeerMemoryReport['rows'][0], ...PeerMemoryReport['rows']];
-  const best = peers.reduce((a, b) => (b.bytesPerKey < a.bytesPerKey ? b : a));
-  const verdict = sluice.bytesPerKey <= best.bytesPerKey + TOLERANCE_B ? 'PASS' : 'FAIL';
-  const t = plainTable([
-    `used_memory per subject, ${n.toLocaleString('en-US')} subjects`,
-    'B/subject',
-    'vs sluice',
-    'keys (DBSIZE)',
-    'keys/subject',
-    'example key',
-    'fill s',
-    'rounds, B',
-  ]);
-  for (const r of rows)
-    t.push([
-      r.label,
-      `${r.bytesPerKey.toFixed(1)} B`,
-      r.sluice ? '-' : `${(r.bytesPerKey / sluice.bytesPerKey).toFixed(2)}x`,
-      r.dbsize.toLocaleString('en-US'),
-      r.keysPerSubject.toFixed(2),
-      r.exampleKey,
-      r.fillSeconds.toFixed(1),
-      r.rounds.map((x) => x.toFixed(1)).join(' '),
-    ]);
-  console.log(t.toString());
-  console.log(
-    `used_memory: per limiter, FLUSHDB, then each of ${n.toLocaleString('en-US')} subjects user:<i> consumed once (${FILL_INFLIGHT} in flight, its own ioredis client, auto-pipelining, closed before the second reading); INFO memory used_memory delta / subjects; median of ${rounds} interleaved rounds. sluice <= the best peer (${best.label}, ${best.bytesPerKey.toFixed(1)} B; + ${TOLERANCE_B} B): ${verdict} (${sluice.bytesPerKey.toFixed(1)} B)`,
-  );
-  return {
-    keys: n,
-    rounds,
-    fillInFlight: FILL_INFLIGHT,
-    rows,
-    best: best.label,
-    toleranceB: TOLERANCE_B,
-    verdict,
-  };
+  return { keys: n, rounds, fillInFlight: FILL_INFLIGHT, rows };
 }

@@ -1,17 +1,11 @@
-/**
- * The over-limit section of `pnpm bench:redis` ("Keys already over the limit are
- * remembered in-process"): decisions/s and Redis script calls per decision for keys that are
- * over their limit, with the over-limit cache (the default) and with `overLimitCache: false`,
- * and the same pair on the allow path (keys never over their limit), where the cache must
- * cost nothing. Each subject has its own ioredis connection (auto-pipelining); subjects are
- * measured interleaved, the median of the rounds reported.
- */
+// bench:redis's over-limit section: decisions/s and script calls per decision for keys over their limit,
+// with and without the over-limit cache, and on the allow path, where the cache must cost nothing.
 import { gcra, RateLimiter, type Store } from '@sluice/core';
 import type { Algorithm } from '@sluice/core/store';
 import { RedisStore } from '@sluice/redis';
 import { scriptCalls } from '@sluice/test-kit';
 import { Redis } from 'ioredis';
-import { GCRA_CONFIG, gcraAlgo, measureRate, median, plainTable } from './common.js';
+import { GCRA_CONFIG, gcraAlgo, measureRate, median } from './common.js';
 
 /** The JSON of this section (in `RedisReport.overLimit`). */
 export interface OverLimitReport {
@@ -63,10 +57,7 @@ async function run(
   return { rate: await measureRate(consume, s.keys, ms, inflight), decisions };
 }
 
-/**
- * Runs the section on the redis-server at `port`: `rounds` rounds of `ms` per subject,
- * `inflight` consumes outstanding, over `keyCount` keys.
- */
+/** Runs the section: `rounds` rounds of `ms` per subject, `inflight` outstanding, `keyCount` keys. */
 export async function overLimitSection(
   port: number,
   rounds: number,
@@ -124,9 +115,8 @@ export async function overLimitSection(
   try {
     for (const s of subjects) {
       if (s.path === 'deny') {
-        // Use up every key's unit, then let each limiter see one denial per key, one call at
-        // a time: in a run, cached denials answer in microtasks, and a worker loop that never
-        // leaves them would hold back the setImmediate that sends the other keys' batches.
+        // Use up every key, then one denial per key, one call at a time: cached denials answer in
+        // microtasks and would hold back the setImmediate that sends other keys' batches.
         for (const key of s.keys) await s.limiter.consume(key);
         for (const key of s.keys) await s.limiter.consume(key);
       }
@@ -170,27 +160,5 @@ export async function overLimitSection(
     denySpeedup: denyOn.rate / denyOff.rate,
     allowRatio: allowOn.rate / allowOff.rate,
   };
-  const t = plainTable([
-    'over-limit cache',
-    'decisions/s (median)',
-    'Redis round trips per decision',
-    'EVALSHA per decision',
-  ]);
-  for (const row of rows) {
-    t.push([
-      row.label,
-      `${(row.rate / 1e3).toFixed(1)} k/s`,
-      row.storeCallsPerDecision.toFixed(row.storeCallsPerDecision < 0.01 ? 5 : 3),
-      row.scriptCallsPerDecision.toFixed(row.scriptCallsPerDecision < 0.01 ? 5 : 3),
-    ]);
-  }
-  console.log(t.toString());
-  console.log(report.config);
-  console.log(
-    `over the limit: ${report.denySpeedup.toFixed(1)}x the decisions/s with the cache; allow path: ${report.allowRatio.toFixed(2)} of the decisions/s without it (info)`,
-  );
-  console.log(
-    `per-round figures (k/s):\n${rows.map((r) => `  ${r.label}: ${r.rounds.map((x) => (x / 1e3).toFixed(1)).join(' ')}`).join('\n')}\n`,
-  );
   return report;
 }

@@ -1,12 +1,10 @@
-/**
- * bench:redis `--scale`: decisions/s and server memory per key over 1k, 100k and 1M resident
- * keys (sluice and RLF), then used_memory per subject of sluice and every peer.
- */
+// bench:redis `--scale`: decisions/s and server memory per key over 1k, 100k and 1M resident
+// keys (sluice and RLF), then used_memory per subject of sluice and every peer.
 import type { RedisProcess } from '@sluice/test-kit';
 import { Redis } from 'ioredis';
 import { PEERS, RLF, sluice, subject } from '../cases/redis-peers.js';
-import type { RedisReport } from '../report/redis-part.js';
-import { measureRate, median, plainTable, RESIDENT_CONFIG, residentAlgo } from './common.js';
+import type { RedisReport } from '../report/types.js';
+import { measureRate, median, RESIDENT_CONFIG, residentAlgo } from './common.js';
 import {
   FILL_INFLIGHT,
   fill,
@@ -29,19 +27,7 @@ export interface ScaleOptions {
   peerKeys: number;
 }
 
-const fmtRate = (x: number) => `${(x / 1e3).toFixed(1)} k/s`;
-
-interface ScaleRow {
-  keys: number;
-  sluice: number[];
-  rlf: number[];
-  /** used_memory delta per key after the fill, bytes. */
-  memSluice: number;
-  memRlf: number;
-  /** Seconds to pre-fill the keys (each consumed once, FILL_INFLIGHT in flight). */
-  fillSluice: number;
-  fillRlf: number;
-}
+type ScaleRow = NonNullable<RedisReport['scale']>['rows'][number];
 
 async function scaleAt(port: number, mem: Redis, n: number, o: ScaleOptions): Promise<ScaleRow> {
   const keys = Array.from({ length: n }, (_, i) => `user:${i}`);
@@ -65,8 +51,10 @@ async function scaleAt(port: number, mem: Redis, n: number, o: ScaleOptions): Pr
     }
     return {
       keys: n,
-      sluice: s.rates,
-      rlf: r.rates,
+      sluice: median(s.rates),
+      rlf: median(r.rates),
+      sluiceRounds: s.rates,
+      rlfRounds: r.rates,
       memSluice: (used1 - used0) / n,
       memRlf: (used2 - used1) / n,
       fillSluice,
@@ -78,18 +66,12 @@ async function scaleAt(port: number, mem: Redis, n: number, o: ScaleOptions): Pr
   }
 }
 
-/** Flat: cost per decision at the most keys within 1.25x of that at the fewest (rate ratio >= 0.8). */
-const FLAT_MIN_RATIO = 0.8;
-
-/**
- * `--scale`: decisions/s and used_memory per key at each of `--scale-keys`, then used_memory
- * per subject of sluice and every peer; whether both verdicts passed.
- */
+/** `--scale`: decisions/s and used_memory per key at each of `--scale-keys`, then per subject. */
 export async function scaleSection(
   server: RedisProcess,
   report: RedisReport,
   o: ScaleOptions,
-): Promise<boolean> {
+): Promise<void> {
   const rows: ScaleRow[] = [];
   const client = new Redis({ port: server.port, host: '127.0.0.1' });
   try {
@@ -101,67 +83,18 @@ export async function scaleSection(
   } finally {
     client.disconnect();
   }
-  const st = plainTable([
-    'scale: keys',
-    'sluice decisions/s',
-    'RLF decisions/s',
-    'sluice / RLF',
-    'sluice used_memory B/key',
-    'RLF used_memory B/key',
-    'fill s (sluice | RLF)',
-  ]);
-  for (const row of rows) {
-    st.push([
-      row.keys.toLocaleString('en-US'),
-      fmtRate(median(row.sluice)),
-      fmtRate(median(row.rlf)),
-      `${(median(row.sluice) / median(row.rlf)).toFixed(2)}x`,
-      `${row.memSluice.toFixed(1)} B`,
-      `${row.memRlf.toFixed(1)} B`,
-      `${row.fillSluice.toFixed(1)} | ${row.fillRlf.toFixed(1)}`,
-    ]);
-  }
-  console.log(st.toString());
-  const first = rows[0]!;
-  const last = rows.at(-1)!;
-  const flatness = {
-    sluice: median(last.sluice) / median(first.sluice),
-    rlf: median(last.rlf) / median(first.rlf),
-  };
-  const flatPass = flatness.sluice >= FLAT_MIN_RATIO;
-  console.log(
-    `scale: sluice RedisStore ${RESIDENT_CONFIG} (T = 1 h: every key stays in Redis), RLF as above, both auto-pipelining; keys pre-filled by consuming each once with ${FILL_INFLIGHT} calls in flight (sluice coalesces them into batched EVALSHA); used_memory = INFO memory delta over the fill / keys; median of ${o.rounds} interleaved rounds of ~${o.ms} ms, ${o.inflight} in flight over all keys round robin.`,
-  );
-  console.log(
-    `flat (decisions/s at ${last.keys} keys / at ${first.keys} keys, >= ${FLAT_MIN_RATIO}): sluice ${flatness.sluice.toFixed(2)} ${flatPass ? 'PASS' : 'FAIL'}; RLF ${flatness.rlf.toFixed(2)} (info)`,
-  );
   report.scale = {
     config: RESIDENT_CONFIG,
     rounds: o.rounds,
     ms: o.ms,
     fillInFlight: FILL_INFLIGHT,
-    flatMinRatio: FLAT_MIN_RATIO,
-    flatness,
-    verdict: flatPass ? 'PASS' : 'FAIL',
-    rows: rows.map((r) => ({
-      keys: r.keys,
-      sluice: median(r.sluice),
-      rlf: median(r.rlf),
-      sluiceRounds: r.sluice,
-      rlfRounds: r.rlf,
-      memSluice: r.memSluice,
-      memRlf: r.memRlf,
-      fillSluice: r.fillSluice,
-      fillRlf: r.fillRlf,
-    })),
+    rows,
   };
 
-  console.log('');
   report.peerMemory = await peerMemorySection(
     server.port,
     o.peerKeys,
     [SLUICE_RESIDENT, ...PEERS],
     o.rounds,
   );
-  return flatPass && report.peerMemory.verdict !== 'FAIL';
 }

@@ -1,9 +1,8 @@
-/**
- * The chart `docs/benchmarks.svg`: one bar per limiter and case, one panel per figure
- * (requests/s, memory-store and Redis decisions/s), drawn by vega-lite + vega in Node.
- */
+// The chart docs/benchmarks.svg (and -dark.svg): a bar per limiter and case, a panel per figure,
+// drawn by vega-lite in Node in the algorithm plots' colours (docs/scripts/plots.ts).
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
+import { type PlotTheme, THEMES } from '../../../docs/scripts/plot-theme.js';
 import { count } from './format.js';
 import type { ReportInput } from './types.js';
 
@@ -17,16 +16,36 @@ export interface Bar {
 
 const HTTP_PANEL = 'HTTP: requests/s';
 
-/** Every limiter the chart can show, in the order bars are stacked within a case. */
-const LIMITERS: [string, string][] = [
+/**
+ * Every subject the chart can show, in stacking order, each its own colour and legend entry (sluice's
+ * variants in blues); a bar of an unlisted subject is an error, so none takes another's colour.
+ */
+const LIMITERS: [string, string, string?][] = [
   ['unlimited', '#7f7f7f'],
   ['sluice', '#1f77b4'],
+  ['sluice (prefetch)', '#08306b', '#c6dbef'],
+  ['sluice on iovalkey', '#6baed6'],
+  ['sluice on node-redis 6', '#17becf'],
   ['rate-limiter-flexible', '#ff7f0e'],
   ['@fastify/rate-limit', '#2ca02c'],
   ['express-rate-limit', '#d62728'],
   ['koa-ratelimit', '#9467bd'],
+  ['@nestjs/throttler', '#8c564b'],
+  ['@nestjs/throttler + Redis storage', '#e377c2'],
   ['redis-benchmark', '#bcbd22'],
 ];
+
+/** Names too long for a legend column, as the chart shows them. */
+const SHORT: Record<string, string> = {
+  '@nestjs/throttler + @nest-lab/throttler-storage-redis': '@nestjs/throttler + Redis storage',
+};
+
+/** The chart's name of a Redis throughput row's subject (its label names the client). */
+function redisSubject(label: string): string {
+  if (!label.startsWith('sluice')) return 'rate-limiter-flexible';
+  const client = /, (iovalkey|node-redis 6)/.exec(label)?.[1];
+  return client === undefined ? 'sluice' : `sluice on ${client}`;
+}
 
 function chartBars(input: ReportInput): Bar[] {
   const bars: Bar[] = [];
@@ -34,7 +53,8 @@ function chartBars(input: ReportInput): Bar[] {
   if (http !== undefined) {
     const panel = `${HTTP_PANEL}, ${http.config.connections} connections (medians)`;
     for (const c of http.cases)
-      for (const r of c.rows) bars.push({ panel, case: c.title, limiter: r.limiter, value: r.rps });
+      for (const r of c.rows)
+        bars.push({ panel, case: c.title, limiter: SHORT[r.limiter] ?? r.limiter, value: r.rps });
   }
   if (core !== undefined) {
     const panel = 'memory store: decisions/s, one at a time (medians)';
@@ -66,7 +86,7 @@ function chartBars(input: ReportInput): Bar[] {
       bars.push({
         panel,
         case: label,
-        limiter: r.sluice ? 'sluice' : 'rate-limiter-flexible',
+        limiter: redisSubject(r.label),
         value: r.rate,
       });
     }
@@ -91,21 +111,14 @@ function chartBars(input: ReportInput): Bar[] {
   return bars;
 }
 
-/**
- * The chart is drawn at the width the site shows it (the 624 px text column), so its 12 px
- * labels are 12 px on screen; a case label is wrapped into lines of at most
- * {@link LINE_CHARS} characters, at its commas.
- */
+/** The site's text column width: 12 px labels stay 12 px; case labels wrap at LINE_CHARS. */
 const CHART_PX = 624;
 const FONT_PX = 12;
 const LINE_CHARS = 30;
 /** Where a case label breaks (`|`: an axis label can have several lines). */
 const BREAK = '|';
 
-/**
- * `label` in lines of at most {@link LINE_CHARS} characters (a longer word stays whole),
- * broken after `, ` or `: ` where it can, else between words; lines joined by {@link BREAK}.
- */
+/** `label` in lines of at most LINE_CHARS, broken after `, ` or `: ` where it can, joined by BREAK. */
 export function wrapLabel(label: string): string {
   // A part still too long (no comma in it) breaks between words.
   const parts = label
@@ -121,16 +134,21 @@ export function wrapLabel(label: string): string {
   return lines.map((l) => l.trimEnd()).join(BREAK);
 }
 
-export function chartSpec(input: ReportInput): TopLevelSpec {
+export function chartSpec(input: ReportInput, theme: PlotTheme = 'light'): TopLevelSpec {
   const m = input.run.machine;
   return chartSpecOf(
     chartBars(input),
     `sluice vs peers, ${input.run.date.slice(0, 10)}, ${m.cores} cores (${m.cpu})`,
+    theme,
   );
 }
 
 /** The chart of `bars`: one panel per `panel`, in the order the bars come. */
-export function chartSpecOf(bars: readonly Bar[], title: string): TopLevelSpec {
+export function chartSpecOf(
+  bars: readonly Bar[],
+  title: string,
+  theme: PlotTheme = 'light',
+): TopLevelSpec {
   // Each bar's place within its case, so a case shows only its own limiters, without gaps.
   const slotted = bars.map((b, i, all) => ({
     ...b,
@@ -138,25 +156,45 @@ export function chartSpecOf(bars: readonly Bar[], title: string): TopLevelSpec {
     slot: all.slice(0, i).filter((x) => x.panel === b.panel && x.case === b.case).length,
   }));
   const panels = [...new Set(slotted.map((b) => b.panel))];
+  const unknown = slotted.find((b) => !LIMITERS.some(([name]) => name === b.limiter));
+  if (unknown !== undefined)
+    throw new Error(`chart: no colour for ${unknown.limiter} (add it to LIMITERS in chart.ts)`);
   const shown = LIMITERS.filter(([name]) => slotted.some((b) => b.limiter === name));
   const labelPx = Math.ceil(0.56 * FONT_PX * LINE_CHARS);
   const color = {
     field: 'limiter',
     type: 'nominal' as const,
     title: null,
-    scale: { domain: shown.map(([name]) => name), range: shown.map(([, c]) => c) },
-    legend: { orient: 'top' as const, columns: 2, symbolType: 'square' },
+    scale: {
+      domain: shown.map(([name]) => name),
+      range: shown.map(([, light, dark]) => (theme === 'dark' ? (dark ?? light) : light)),
+    },
+    legend: { orient: 'top' as const, columns: 2, symbolType: 'square', labelLimit: 260 },
   };
+  // The light chart stays as it was drawn before the themes (vega's own greys on white).
+  const c = theme === 'dark' ? THEMES.dark : undefined;
+  const ink = c && { labelColor: c.text, titleColor: c.text };
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title,
-    background: 'white',
+    background: c?.background ?? 'white',
     padding: 8,
     config: {
       font: 'Helvetica, Arial, sans-serif',
-      axis: { labelFontSize: FONT_PX, titleFontSize: FONT_PX, labelLimit: labelPx + 20 },
-      legend: { labelFontSize: FONT_PX, labelLimit: 200 },
-      title: { fontSize: FONT_PX + 1, anchor: 'start', frame: 'group' },
+      axis: {
+        labelFontSize: FONT_PX,
+        titleFontSize: FONT_PX,
+        labelLimit: labelPx + 20,
+        ...(c && { ...ink, domainColor: c.grid, tickColor: c.grid, gridColor: c.grid }),
+      },
+      legend: { labelFontSize: FONT_PX, labelLimit: 200, ...ink },
+      title: {
+        fontSize: FONT_PX + 1,
+        anchor: 'start',
+        frame: 'group',
+        ...(c && { color: c.text }),
+      },
+      ...(c && { view: { stroke: c.grid } }),
     },
     vconcat: panels.map((panel) => ({
       title: panel,
@@ -188,17 +226,16 @@ export function chartSpecOf(bars: readonly Bar[], title: string): TopLevelSpec {
 }
 
 /**
- * The width of `text` in Helvetica/Arial, about 0.56 em a character: vega in Node has no
- * canvas to measure with and guesses 0.8 em, which drew every label half as long again and
- * the chart as much wider than it is.
+ * The width of `text` in Helvetica/Arial, about 0.56 em a character: vega in Node has no canvas and
+ * guesses 0.8 em, which drew the chart half as wide again.
  */
 function textWidth(item: { fontSize?: number }, text: unknown): number {
   return 0.56 * (item.fontSize ?? 11) * String(text ?? '').length;
 }
 
-/** The chart as SVG, rendered by vega (no browser, no canvas). */
-export async function renderChart(input: ReportInput): Promise<string> {
-  return renderSpec(chartSpec(input));
+/** The chart as SVG in the site's light or dark theme, rendered by vega (no browser, no canvas). */
+export async function renderChart(input: ReportInput, theme: PlotTheme = 'light'): Promise<string> {
+  return renderSpec(chartSpec(input, theme));
 }
 
 /** `spec` as SVG. */

@@ -1,24 +1,22 @@
-/**
- * What every measuring part ends with: the `overall:` line (`pnpm bench` checks a part printed
- * it) and, with `--json <file>`, the part's report as JSON for the pages (one format for all).
- */
+// How every measuring part ends: its section of bench/results.md (the pages' templates), the
+// `overall:` line `pnpm bench` checks, and with `--json <file>` its figures.
 import { writeFileSync } from 'node:fs';
 
-/** PASS or FAIL, as every part's report and last line say it. */
-export const overall = (failed: boolean): 'PASS' | 'FAIL' => (failed ? 'FAIL' : 'PASS');
+/** PASS or FAIL, as every part's last line says it. */
+export const overall = (failed: boolean) => (failed ? 'FAIL' : 'PASS');
 
 /** Writes `report` as indented JSON to `file` when one is given (`--json`). */
 export function writeJson(file: string | undefined, report: unknown): void {
   if (file !== undefined) writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
 }
 
-/** Prints `overall: PASS|FAIL`, records it in `report` and writes `report` to `json` if set. */
+/** Prints `section` and `overall: <verdict>`, and writes `report` to `json` if set. */
 export function finishPart(
-  report: { overall: string },
-  failed: boolean,
+  section: string,
+  verdict: string,
   json: string | undefined,
+  report: unknown,
 ): void {
-  console.log(`\noverall: ${overall(failed)}`);
-  report.overall = overall(failed);
+  console.log(`\n${section}\n\noverall: ${verdict}`);
   writeJson(json, report);
 }

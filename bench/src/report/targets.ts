@@ -1,14 +1,20 @@
-/**
- * The targets table of bench/results.md: each figure's floor (what must hold), aim, verdict
- * and gap, from the parts' JSON.
- */
-
-import type { PeerRow } from '../measure/core-peers.js';
-import type { PeerMemoryReport } from '../measure/redis-memory.js';
-import type { CoreReport } from './core-part.js';
+// The targets table's and summary's rows: each row's text is bench/targets.json's (mustache), the
+// verdicts verdicts.ts's; this file only formats the figures the templates name.
+import Mustache from 'mustache';
 import { bytes, count, kps, mps, ns, pct, ratio, us } from './format.js';
-import type { HttpCase, HttpReport, HttpRow } from './http-part.js';
-import type { RedisReport } from './redis-part.js';
+import type { CoreReport, HttpCase, HttpReport, RedisReport } from './types.js';
+import {
+  flatness,
+  httpSides,
+  ioredisRow,
+  judgeHttp,
+  judgeKeyBytes,
+  judgePeer,
+  judgePeerMemory,
+  judgeRedisRow,
+  pass,
+  TARGETS,
+} from './verdicts.js';
 
 export interface TargetRow {
   target: string;
@@ -19,228 +25,77 @@ export interface TargetRow {
   gap: string;
 }
 
-export function coreTargets(core: CoreReport): TargetRow[] {
-  const rows: TargetRow[] = [];
-  const floor = core.throughput.find((r) => r.label.startsWith('extra: await floor'));
-  const many = `${core.config.keys === 100_000 ? '100k' : core.config.keys} keys`;
-  // [the compared row, its "what the store alone does" row, the aim in decisions/s]
-  const cases: [string, number][] = [
-    ['1 key', 10e6],
-    [many, 4e6],
-  ];
-  for (const [keys, aim] of cases) {
-    // The memory store's targets are judged on the store's own (synchronous) API; the
-    // awaited RateLimiter.consume row is shown beside it with what bounds it (the await).
-    const store = core.throughput.find(
-      (x) => x.label === `MemoryStore (store.consume, its own API): GCRA, ${keys}`,
-    );
-    const limiter = core.throughput.find(
-      (x) => x.label === `RateLimiter.consume (awaited): GCRA, ${keys}`,
-    );
-    if (store === undefined) continue;
-    const pass = store.ratio >= 2;
-    const aimMet = store.sluice >= aim;
-    const parts: string[] = [];
-    if (!pass)
-      parts.push(`floor: ${ratio(store.ratio)} of RLF, ${pct(1 - store.ratio / 2)} short of 2x`);
-    if (!aimMet)
-      parts.push(`aim: ${mps(store.sluice)} is ${pct(store.sluice / aim)} of ${mps(aim)}`);
-    if (limiter !== undefined) {
-      parts.push(
-        `awaited RateLimiter.consume: ${mps(limiter.sluice)} vs RLF ${mps(limiter.rlf)} = ${ratio(limiter.ratio)}` +
-          (floor === undefined
-            ? ''
-            : ` (an await of a constant alone runs at ${mps(floor.sluice)}: ${ratio(floor.sluice / limiter.rlf)} of RLF is the ceiling of any promise API here)`),
-      );
-    }
-    rows.push({
-      target: `core, memory store, GCRA, ${keys}`,
-      measured: `sluice MemoryStore ${mps(store.sluice)}, RLF RateLimiterMemory ${mps(store.rlf)}: ${ratio(store.ratio)}`,
-      floor: '>= 2x rate-limiter-flexible',
-      aim: `>= ${mps(aim)}`,
-      verdict: `${pass ? 'PASS' : 'FAIL'}; aim ${aimMet ? 'met' : 'not met'}`,
-      gap: parts.join('; ') || '-',
-    });
-  }
-  const withTarget = core.throughput.filter((r) => r.target !== undefined);
-  const failing = withTarget.filter((r) => r.verdict === 'FAIL');
-  rows.push({
-    target: 'core, memory store, every compared row (GCRA and fixed window, 1 key and many)',
-    measured: `${withTarget.length - failing.length} of ${withTarget.length} at >= 2x RLF`,
-    floor: '>= 2x rate-limiter-flexible',
-    aim: '-',
-    verdict: failing.length === 0 ? 'PASS' : 'FAIL',
-    gap: failing.map((r) => `${r.label}: ${ratio(r.ratio)}`).join('; ') || '-',
+const say = (template: string, view: object) =>
+  Mustache.render(template, view, {}, { escape: String });
+
+/** Row `name` of bench/targets.json's `rows`, filled with `view`; its shown gaps joined. */
+function row(name: string, view: object): TargetRow {
+  const t = TARGETS.rows[name];
+  if (t === undefined) throw new Error(`bench/targets.json has no row text ${name}`);
+  const cells = ['target', 'measured', 'floor', 'aim', 'verdict'] as const;
+  const filled = Object.fromEntries(cells.map((c) => [c, say(t[c], view)]));
+  const gaps = t.gap.map((g) => say(g, view)).filter((g) => g !== '');
+  return { ...(filled as Omit<TargetRow, 'gap'>), gap: gaps.join('; ') || '-' };
+}
+
+/** `xs`, each item marked `last` or not (a template's separator goes between items). */
+const list = <T extends object>(xs: T[]) => xs.map((x, i) => ({ ...x, last: i === xs.length - 1 }));
+const texts = (xs: string[]) => list(xs.map((text) => ({ text })));
+const met = (ok: boolean, gap?: string) =>
+  ok ? 'met' : gap === undefined ? 'not met' : `not met: ${gap}`;
+
+/** A part that did not run. */
+export const notRun = (target: string): TargetRow => ({
+  target,
+  measured: 'not run',
+  floor: '-',
+  aim: '-',
+  verdict: 'NOT MEASURED',
+  gap: '-',
+});
+
+function httpTarget(title: string, c: HttpCase): TargetRow {
+  const { target, base, sluice, peers } = httpSides(c);
+  const j = judgeHttp(c);
+  const s = sluice.ratio!;
+  const { floor, aim } = target;
+  const ratioShort = s < aim.ratio;
+  const usOver =
+    aim.us !== undefined && sluice.deltaUs! > aim.us && (sluice.deltaUs! - aim.us).toFixed(1);
+  return row('http', {
+    title,
+    sides: list(
+      [sluice, ...peers].map((r) => ({
+        limiter: r.limiter,
+        ratio: r.ratio!.toFixed(2),
+        us: us(r.deltaUs!),
+        cpuRatio: r.cpuRatio!.toFixed(2),
+      })),
+    ),
+    floor: floor?.toFixed(2),
+    aimRatio: aim.ratio.toFixed(2),
+    aimUs: aim.us,
+    verdict: j.verdict,
+    cpuVerdict: j.cpuVerdict,
+    aimMet: met(j.aimMet),
+    ratio: s.toFixed(2),
+    us: us(sluice.deltaUs!),
+    floorShort: floor !== undefined && s < floor,
+    short: floor === undefined ? '' : pct(1 - s / floor),
+    behind: list(
+      peers
+        .filter((p) => p.ratio! >= s)
+        .map((p) => ({ limiter: p.limiter, ratio: p.ratio!.toFixed(2) })),
+    ),
+    ratioShort,
+    usOver,
+    aimGap: ratioShort || usOver !== false,
+    notBusy: base.busy < 0.8,
+    busy: pct(base.busy),
   });
-  const heap = core.heap.find((h) => h.name === 'sluice GCRA');
-  const rlfHeap = core.heap.find((h) => h.name === 'rate-limiter-flexible');
-  if (heap !== undefined) {
-    const pass = heap.overhead <= 100;
-    rows.push({
-      target: `heap per key, memory store (GCRA, ${count(heap.keys)} keys, store overhead)`,
-      measured: `sluice ${bytes(heap.overhead)}${rlfHeap ? `, RLF ${bytes(rlfHeap.overhead)}: ${ratio(heap.overhead / rlfHeap.overhead)}` : ''}`,
-      floor: '<= 100 B',
-      aim: '<= 100 B',
-      verdict: pass ? 'PASS' : 'FAIL',
-      gap: pass ? '-' : `${bytes(heap.overhead - 100)} over`,
-    });
-  }
-  if (core.scale !== undefined) {
-    const s = core.scale;
-    const worst = Math.max(...s.rows.map((r) => r.heapSluice));
-    rows.push({
-      target: `heap per key at ${s.rows.map((r) => count(r.keys)).join(' / ')} keys`,
-      measured: s.rows.map((r) => bytes(r.heapSluice)).join(' / '),
-      floor: '<= 100 B',
-      aim: '<= 100 B',
-      verdict: worst <= 100 ? 'PASS' : 'FAIL',
-      gap: worst <= 100 ? '-' : `worst ${bytes(worst)}`,
-    });
-    const first = s.rows[0]!;
-    const last = s.rows.at(-1)!;
-    const pass = s.flatness.sluice >= s.flatMinRatio;
-    rows.push({
-      target: `memory store: cost per decision flat from ${count(first.keys)} to ${count(last.keys)} keys`,
-      measured: `decisions/s at ${count(last.keys)} / at ${count(first.keys)}: sluice ${s.flatness.sluice.toFixed(2)} (${mps(first.sluice)} -> ${mps(last.sluice)}), RLF ${s.flatness.rlf.toFixed(2)}`,
-      floor: `ratio >= ${s.flatMinRatio} (this note's reading of "flat")`,
-      aim: '-',
-      verdict: pass ? 'PASS' : 'FAIL',
-      gap: pass
-        ? '-'
-        : `${ns(first.sluice)} -> ${ns(last.sluice)} per awaited decision; the synchronous store.consume alone goes ${ns(first.store)} -> ${ns(last.store)} (ratio ${s.flatness.store.toFixed(2)}), so the growth is in the store's own lookup and update, not in the limiter around it; RLF's store slows too (ratio ${s.flatness.rlf.toFixed(2)}), consistent with memory-access cost once the keys no longer fit in the CPU caches (not yet profiled)`,
-    });
-  }
-  // sluice vs every peer's in-memory store: the rows with a goal.
-  for (const r of core.peers?.rows ?? []) {
-    if (r.target === undefined) continue;
-    rows.push({
-      target: `core vs every peer, sluice RateLimiter + MemoryStore: ${r.label}`,
-      measured: r.figures.map((f) => `${f.name} ${peerValue(r, f.median)}`).join(', '),
-      floor: r.target,
-      aim: r.target,
-      verdict: r.verdict,
-      gap: r.gap,
-    });
-  }
-  return rows;
 }
 
-/** A figure of the every-peer table: decisions/s or heap bytes per key. */
-export const peerValue = (r: PeerRow, x: number) => (r.kind === 'rate' ? mps(x) : bytes(x));
-
-type PeerMemoryRow = PeerMemoryReport['rows'][number];
-
-export function redisTargets(redis: RedisReport): TargetRow[] {
-  const rows: TargetRow[] = [];
-  const t = redis.config.targets;
-  const plain = redis.throughput.find((r) => r.sluice && !r.autoPipelining);
-  const auto = redis.throughput.find((r) => r.sluice && r.autoPipelining);
-  const rlf = (autoPipelining: boolean) =>
-    redis.throughput.find((r) => !r.sluice && r.autoPipelining === autoPipelining);
-  const rlfAuto = rlf(true);
-  const ceiling = redis.ceiling.rate;
-  const noop = redis.noopCeiling.rate;
-  for (const r of [plain, auto]) {
-    const rlfSame = r && rlf(r.autoPipelining);
-    if (r === undefined || rlfAuto === undefined || rlfSame === undefined) continue;
-    const checks: [string, boolean, string][] = [
-      [
-        `>= ${t.vsRlfAuto}x RLF (auto-pipelined)`,
-        r.vsRlfAuto >= t.vsRlfAuto,
-        `${ratio(r.vsRlfAuto)} of RLF, ${pct(1 - r.vsRlfAuto / t.vsRlfAuto)} short`,
-      ],
-      [
-        `>= ${pct(t.ofCeiling)} of the EVALSHA -P 16 ceiling in the same run`,
-        r.ofCeiling >= t.ofCeiling,
-        `${pct(r.ofCeiling)} of the ceiling; needs ${kps(t.ofCeiling * ceiling)}, ${kps(t.ofCeiling * ceiling - r.rate)} more`,
-      ],
-    ];
-    if (r.ofPlain !== null && plain !== undefined)
-      checks.push([
-        `no slower than without (>= ${t.autoOfPlain}x, the tolerance for noise)`,
-        r.ofPlain >= t.autoOfPlain,
-        `${ratio(r.ofPlain)} of sluice without auto-pipelining (${kps(r.rate)} vs ${kps(plain.rate)})`,
-      ]);
-    const failing = checks.filter(([, pass]) => !pass);
-    rows.push({
-      target: `Redis decisions/s, one client, ${redis.config.inFlight} in flight${r.autoPipelining ? ', ioredis enableAutoPipelining' : ''}`,
-      measured:
-        `sluice ${kps(r.rate)}, RLF ${kps(rlfSame.rate)}${r.autoPipelining ? '' : ` (auto-pipelined ${kps(rlfAuto.rate)})`}: ${ratio(r.vsRlfAuto)} RLF auto-pipelined; ` +
-        `${pct(r.ofCeiling)} of redis-benchmark -P 16 EVALSHA gcra ${kps(ceiling)} (EVALSHA 'return 1': ${kps(noop)})` +
-        (r.ofPlain === null ? '' : `; ${ratio(r.ofPlain)} of sluice without auto-pipelining`),
-      floor: checks.map(([what]) => what).join('; '),
-      aim: '-',
-      verdict: failing.length === 0 ? 'PASS' : 'FAIL',
-      gap: failing.map(([, , gap]) => gap).join('; ') || '-',
-    });
-  }
-  const sluiceMem = redis.memory.filter((m) => m.sluice);
-  const peerMem = redis.memory.filter((m) => !m.sluice);
-  if (sluiceMem.length > 0) {
-    const worst = Math.max(...sluiceMem.map((m) => m.bytes));
-    rows.push({
-      target: 'Redis bytes per key (MEMORY USAGE)',
-      measured: `sluice ${sluiceMem.map((m) => `${m.bytes} B`).join(' / ')}; ${peerMem.map((m) => `${m.label} ${m.bytes} B`).join(', ')}`,
-      floor: '<= 100 B',
-      aim: '<= 56 B',
-      verdict: `${worst <= 100 ? 'PASS' : 'FAIL'}; aim ${worst <= 56 ? 'met' : 'not met'}`,
-      gap:
-        worst <= 56
-          ? '-'
-          : `aim: ${worst - 56} B over 56 B (see the Redis memory table for the key names: the key text is part of the figure)`,
-    });
-  }
-  if (redis.peerMemory !== undefined) {
-    const m = redis.peerMemory;
-    const [sluice, ...peers] = m.rows as [PeerMemoryRow, ...PeerMemoryRow[]];
-    const best = peers.find((p) => p.label === m.best)!;
-    const several = peers.filter((p) => p.keysPerSubject !== 1);
-    rows.push({
-      target: `Redis used_memory per GCRA key (${count(m.keys)} keys, INFO memory delta)`,
-      measured: `sluice ${bytes(sluice.bytesPerKey)}; ${peers.map((p) => `${p.label} ${bytes(p.bytesPerKey)}`).join(', ')}`,
-      floor: `<= the best peer (+ ${m.toleranceB} B)`,
-      aim: '-',
-      verdict: m.verdict,
-      gap:
-        [
-          m.verdict === 'PASS'
-            ? ''
-            : `${bytes(sluice.bytesPerKey - best.bytesPerKey)} per key over ${best.label} (${bytes(best.bytesPerKey)})`,
-          ...several.map(
-            (p) => `${p.label} stores ${p.keysPerSubject.toFixed(2)} keys per subject`,
-          ),
-        ]
-          .filter((x) => x !== '')
-          .join('; ') || '-',
-    });
-  }
-  if (redis.scale !== undefined) {
-    const s = redis.scale;
-    const first = s.rows[0]!;
-    const last = s.rows.at(-1)!;
-    const pass = s.flatness.sluice >= s.flatMinRatio;
-    rows.push({
-      target: `Redis: cost per decision flat from ${count(first.keys)} to ${count(last.keys)} keys`,
-      measured: `decisions/s at ${count(last.keys)} / at ${count(first.keys)}: sluice ${s.flatness.sluice.toFixed(2)} (${kps(first.sluice)} -> ${kps(last.sluice)}), RLF ${s.flatness.rlf.toFixed(2)}`,
-      floor: `ratio >= ${s.flatMinRatio} (this note's reading of "flat")`,
-      aim: '-',
-      verdict: pass ? 'PASS' : 'FAIL',
-      gap: pass ? '-' : `${kps(first.sluice)} -> ${kps(last.sluice)}`,
-    });
-    rows.push({
-      target: `Redis memory per key at ${s.rows.map((r) => count(r.keys)).join(' / ')} keys (used_memory delta)`,
-      measured: `sluice ${s.rows.map((r) => bytes(r.memSluice)).join(' / ')}; RLF ${s.rows.map((r) => bytes(r.memRlf)).join(' / ')}`,
-      floor:
-        '(info: sluice and RLF filled one after the other; judged: the used_memory per GCRA key row)',
-      aim: '-',
-      verdict: '(info)',
-      gap: '-',
-    });
-  }
-  return rows;
-}
-
-/** The HTTP targets, in the order of the summary, by bench:http case id. */
+/** The HTTP targets, in the order of the table, by bench:http case id. */
 const HTTP_TARGETS: [string, string][] = [
   ['fastify-memory', 'Fastify, memory, allow'],
   ['fastify-deny', 'Fastify, memory, all requests denied (429)'],
@@ -250,68 +105,364 @@ const HTTP_TARGETS: [string, string][] = [
   ['koa-redis', 'Koa, Redis, allow'],
 ];
 
-/** The case's sluice row and its peers. */
-export const sides = (c: HttpCase) => ({
-  base: c.rows.find((r) => r.role === 'unlimited')!,
-  sluice: c.rows.find((r) => r.role === 'sluice')!,
-  peers: c.rows.filter((r) => r.role === 'peer'),
-});
-
-/** "0.93 of unlimited, +1.5 µs, CPU ratio 0.94" */
-const vsUnlimited = (r: HttpRow) =>
-  `${r.ratio!.toFixed(2)} of unlimited, ${us(r.deltaUs!)}, CPU ratio ${r.cpuRatio!.toFixed(2)}`;
-
-function httpTarget(target: string, c: HttpCase): TargetRow {
-  const { base, sluice, peers } = sides(c);
-  const s = sluice.ratio!;
-  const parts: string[] = [];
-  if (c.floor !== null && s < c.floor)
-    parts.push(`floor: ${s.toFixed(2)}, ${pct(1 - s / c.floor)} short of ${c.floor.toFixed(2)}`);
-  for (const p of peers.filter((p) => p.ratio! >= s))
-    parts.push(`behind ${p.limiter} (${p.ratio!.toFixed(2)})`);
-  const aim: string[] = [];
-  if (s < c.aim.ratio) aim.push(`${s.toFixed(2)} < ${c.aim.ratio.toFixed(2)}`);
-  if (c.aim.us !== null && sluice.deltaUs! > c.aim.us)
-    aim.push(`${us(sluice.deltaUs!)}, ${(sluice.deltaUs! - c.aim.us).toFixed(1)} µs over`);
-  if (aim.length > 0) parts.push(`aim: ${aim.join(', ')}`);
-  if (base.busy < 0.8)
-    parts.push(
-      `unlimited server busy ${pct(base.busy)}: not CPU-bound, so the req/s ratio is noisy; read the CPU ratio (${c.cpuVerdict})`,
-    );
-  return {
-    target,
-    measured: [sluice, ...peers].map((r) => `${r.limiter} ${vsUnlimited(r)}`).join('; '),
-    floor: c.floorText,
-    aim: c.aimText,
-    verdict: `${c.verdict}; aim ${c.aimMet ? 'met' : 'not met'}; on CPU ratio ${c.cpuVerdict}`,
-    gap: parts.join('; ') || '-',
-  };
-}
-
 export function httpTargets(http: HttpReport | undefined, ran: boolean): TargetRow[] {
-  return HTTP_TARGETS.map(([id, target]) => {
+  return HTTP_TARGETS.map(([id, title]) => {
     const c = http?.cases.find((x) => x.id === id);
-    if (c !== undefined) return httpTarget(target, c);
-    return {
-      ...notRun(target),
-      measured: 'not measured',
-      gap: !ran
-        ? 'bench:http did not run'
-        : http === undefined
-          ? 'bench:http wrote no JSON (see bench/results/http.txt)'
-          : 'not selected (--only)',
-    };
+    if (c !== undefined) return httpTarget(title, c);
+    const why = !ran
+      ? 'bench:http did not run'
+      : http === undefined
+        ? 'bench:http wrote no JSON (see bench/results/http.txt)'
+        : 'not selected (--only)';
+    return { ...notRun(title), measured: 'not measured', gap: why };
   });
 }
 
-/** A target row of a part that did not run. */
-export function notRun(what: string): TargetRow {
+export function coreTargets(core: CoreReport): TargetRow[] {
+  const t = TARGETS.core;
+  const rows: TargetRow[] = [];
+  const floor = core.throughput.find((r) => r.label.startsWith('extra: await floor'));
+  const many = `${core.config.keys === 100_000 ? '100k' : core.config.keys} keys`;
+  for (const [keys, aim] of [
+    ['1 key', t.aim['1 key']],
+    [many, t.aim.many],
+  ] as const) {
+    // Judged on the store's own (synchronous) API; the awaited RateLimiter.consume row is
+    // shown beside it with what bounds it (the await).
+    const find = (label: string) =>
+      core.throughput.find((x) => x.label === `${label}: GCRA, ${keys}`);
+    const store = find('MemoryStore (store.consume, its own API)');
+    const limiter = find('RateLimiter.consume (awaited)');
+    if (store === undefined) continue;
+    const r = store.sluice / store.rlf;
+    const ok = r >= t.vsRlf;
+    rows.push(
+      row('coreKeys', {
+        keys,
+        sluice: mps(store.sluice),
+        rlf: mps(store.rlf),
+        ratio: ratio(r),
+        vsRlf: t.vsRlf,
+        aim: mps(aim),
+        pass: pass(ok),
+        aimMet: met(store.sluice >= aim),
+        ok,
+        short: pct(1 - r / t.vsRlf),
+        aimOk: store.sluice >= aim,
+        aimPct: pct(store.sluice / aim),
+        limiter: limiter && {
+          sluice: mps(limiter.sluice),
+          rlf: mps(limiter.rlf),
+          ratio: ratio(limiter.sluice / limiter.rlf),
+          awaitFloor: floor && {
+            rate: mps(floor.sluice),
+            ofRlf: ratio(floor.sluice / limiter.rlf),
+          },
+        },
+      }),
+    );
+  }
+  const judged = core.throughput.filter((r) => r.judged);
+  const failing = judged.filter((r) => r.sluice / r.rlf < t.vsRlf);
+  rows.push(
+    row('coreEvery', {
+      passing: judged.length - failing.length,
+      judged: judged.length,
+      vsRlf: t.vsRlf,
+      pass: pass(failing.length === 0),
+      failing: list(failing.map((r) => ({ label: r.label, ratio: ratio(r.sluice / r.rlf) }))),
+    }),
+  );
+  const heap = core.heap.find((h) => h.name === 'sluice GCRA');
+  const rlfHeap = core.heap.find((h) => h.name === 'rate-limiter-flexible');
+  if (heap !== undefined) {
+    const ok = heap.overhead <= t.heapBytes;
+    rows.push(
+      row('coreHeap', {
+        keys: count(heap.keys),
+        overhead: bytes(heap.overhead),
+        rlf: rlfHeap && {
+          overhead: bytes(rlfHeap.overhead),
+          ratio: ratio(heap.overhead / rlfHeap.overhead),
+        },
+        heapBytes: t.heapBytes,
+        pass: pass(ok),
+        ok,
+        over: bytes(heap.overhead - t.heapBytes),
+      }),
+    );
+  }
+  rows.push(...coreMoreTargets(core));
+  return rows;
+}
+
+/** The figures of a flatness row: first and last size, ratios, verdict. */
+function flatView<R extends { keys: number; sluice: number; rlf: number }>(
+  f: ReturnType<typeof flatness<R>>,
+  min: number,
+  rate: (x: number) => string,
+) {
+  const at = (r: R) => ({
+    keys: count(r.keys),
+    rate: rate(r.sluice),
+    ns: ns(r.sluice),
+    storeNs: 'store' in r ? ns(r.store as number) : '',
+  });
   return {
-    target: what,
-    measured: 'not run',
-    floor: '-',
-    aim: '-',
-    verdict: 'NOT MEASURED',
-    gap: '-',
+    first: at(f.first),
+    last: at(f.last),
+    ratios: Object.fromEntries(Object.entries(f.ratios).map(([k, v]) => [k, v.toFixed(2)])),
+    min,
+    verdict: f.verdict,
+    ok: f.verdict === 'PASS',
   };
+}
+
+/** The scale rows (heap, flatness) and the every-peer rows of the core targets. */
+function coreMoreTargets(core: CoreReport): TargetRow[] {
+  const t = TARGETS.core;
+  const rows: TargetRow[] = [];
+  if (core.scale !== undefined) {
+    const s = core.scale;
+    const worst = Math.max(...s.rows.map((r) => r.heapSluice));
+    rows.push(
+      row('coreScaleHeap', {
+        keys: s.rows.map((r) => count(r.keys)).join(' / '),
+        heaps: s.rows.map((r) => bytes(r.heapSluice)).join(' / '),
+        heapBytes: t.heapBytes,
+        pass: pass(worst <= t.heapBytes),
+        ok: worst <= t.heapBytes,
+        worst: bytes(worst),
+      }),
+    );
+    const f = flatness(s.rows, t.flat, 'store');
+    rows.push(row('coreFlat', flatView(f, t.flat, mps)));
+  }
+  const peers = core.peers?.rows ?? [];
+  for (const r of peers) {
+    const j = judgePeer(r, peers);
+    if (j.target === undefined) continue;
+    const figures = r.figures.map((f) => ({ name: f.name, value: peerValue(r.kind, f.median) }));
+    rows.push(row('corePeer', { ...j, label: r.label, figures: list(figures) }));
+  }
+  return rows;
+}
+
+/** A figure of the every-peer table: decisions/s or heap bytes per key. */
+export const peerValue = (kind: 'rate' | 'heap', x: number) =>
+  kind === 'rate' ? mps(x) : bytes(x);
+
+export function redisTargets(redis: RedisReport): TargetRow[] {
+  const t = TARGETS.redis;
+  const rows: TargetRow[] = [];
+  const rlf = (auto: boolean) => ioredisRow(redis, false, auto);
+  for (const r of redis.throughput.filter((x) => x.sluice)) {
+    const [rlfAuto, rlfSame] = [rlf(true), rlf(r.autoPipelining)];
+    if (rlfAuto === undefined || rlfSame === undefined) continue;
+    const j = judgeRedisRow(redis, r);
+    rows.push(
+      row('redisRate', {
+        inFlight: redis.config.inFlight,
+        auto: r.autoPipelining,
+        rate: kps(r.rate),
+        rlf: kps(rlfSame.rate),
+        rlfAuto: kps(rlfAuto.rate),
+        vsRlfAuto: ratio(j.vsRlfAuto),
+        ofCeiling: pct(j.ofCeiling),
+        ceiling: kps(redis.ceiling.rate),
+        noop: kps(redis.noopCeiling.rate),
+        ofPlain: j.ofPlain !== null && ratio(j.ofPlain),
+        t: { ...t, ofCeiling: pct(t.ofCeiling) },
+        pass: pass(!j.failed),
+        gaps: texts(j.checks.filter((c) => !c.ok).map((c) => c.gap)),
+      }),
+    );
+  }
+  const sluiceMem = redis.memory.filter((m) => m.sluice);
+  if (sluiceMem.length > 0) {
+    const most = Math.max(...sluiceMem.map((m) => m.bytes));
+    const worst = judgeKeyBytes(most);
+    rows.push(
+      row('redisKeyBytes', {
+        sluice: list(sluiceMem),
+        peers: list(redis.memory.filter((m) => !m.sluice)),
+        t: t.keyBytes,
+        pass: worst.pass,
+        aimMet: met(worst.aimMet),
+        aimOk: worst.aimMet,
+        over: most - t.keyBytes.aim,
+      }),
+    );
+  }
+  if (redis.peerMemory !== undefined) {
+    const m = redis.peerMemory;
+    const { sluice, peers, best, toleranceB, verdict } = judgePeerMemory(m);
+    rows.push(
+      row('redisUsedMemory', {
+        keys: count(m.keys),
+        sluice: bytes(sluice.bytesPerKey),
+        peers: list(peers.map((p) => ({ label: p.label, bytes: bytes(p.bytesPerKey) }))),
+        toleranceB,
+        verdict,
+        ok: verdict === 'PASS',
+        over: bytes(sluice.bytesPerKey - best.bytesPerKey),
+        best: { label: best.label, bytes: bytes(best.bytesPerKey) },
+        spread: list(
+          peers
+            .filter((p) => p.keysPerSubject !== 1)
+            .map((p) => ({ label: p.label, keysPerSubject: p.keysPerSubject.toFixed(2) })),
+        ),
+      }),
+    );
+  }
+  const s = redis.scale;
+  if (s !== undefined)
+    rows.push(
+      row('redisFlat', flatView(flatness(s.rows, t.flat), t.flat, kps)),
+      row('redisScaleMemory', {
+        keys: s.rows.map((r) => count(r.keys)).join(' / '),
+        sluice: s.rows.map((r) => bytes(r.memSluice)).join(' / '),
+        rlf: s.rows.map((r) => bytes(r.memRlf)).join(' / '),
+      }),
+    );
+  return rows;
+}
+/** case, sluice, best peer in the same run, goal, verdict: the summary of both pages. */
+export interface SummaryRow {
+  case: string;
+  sluice: string;
+  peer: string;
+  goal: string;
+  verdict: string;
+}
+
+/** Summary row `name` of bench/targets.json's `summary`, filled with `view`. */
+function summary(name: string, view: object): SummaryRow {
+  const t = TARGETS.summary[name];
+  if (t === undefined) throw new Error(`bench/targets.json has no summary text ${name}`);
+  const cells = ['case', 'sluice', 'peer', 'goal', 'verdict'] as const;
+  return Object.fromEntries(cells.map((c) => [c, say(t[c], view)])) as unknown as SummaryRow;
+}
+
+const k0 = (x: number) => `${(x / 1e3).toFixed(0)} k/s`;
+
+function httpSummary(c: HttpCase | undefined, title: string, id: string): SummaryRow {
+  const aim = TARGETS.http[id]!.aim;
+  const view = { title, ran: c !== undefined, aimRatio: aim.ratio.toFixed(2), aimUs: aim.us };
+  if (c === undefined) return summary('http', view);
+  const { sluice, peers } = httpSides(c);
+  const best = peers.reduce((a, b) => (b.ratio! > a.ratio! ? b : a));
+  const ratioShort = sluice.ratio! < aim.ratio;
+  const usOver = aim.us !== undefined && sluice.deltaUs! > aim.us;
+  return summary('http', {
+    ...view,
+    ratio: sluice.ratio!.toFixed(2),
+    us: us(sluice.deltaUs!),
+    cpuRatio: sluice.cpuRatio!.toFixed(2),
+    best: { limiter: best.limiter, ratio: best.ratio!.toFixed(2), us: us(best.deltaUs!) },
+    ok: !ratioShort && !usOver,
+    ratioShort,
+    usOver,
+  });
+}
+
+function redisSummary(redis: RedisReport | undefined): SummaryRow[] {
+  if (redis === undefined) return [summary('redisNotRun', {})];
+  const t = TARGETS.redis;
+  const find = (sluice: boolean, auto: boolean) => ioredisRow(redis, sluice, auto);
+  const [plain, auto] = [find(true, false), find(true, true)];
+  const peer = (a: boolean) => `${find(false, a)?.label ?? '-'} ${k0(find(false, a)?.rate ?? 0)}`;
+  const rows: SummaryRow[] = [];
+  const [ceiling, noop] = [redis.ceiling.rate, redis.noopCeiling.rate];
+  if (plain !== undefined) {
+    const [ofCeiling, ofNoop] = [plain.rate / ceiling, plain.rate / noop];
+    rows.push(
+      summary('redisRate', {
+        inFlight: redis.config.inFlight,
+        rate: k0(plain.rate),
+        ofCeiling: pct(ofCeiling),
+        ceiling: k0(ceiling),
+        ofNoop: pct(ofNoop),
+        noop: k0(noop),
+        peer: peer(false),
+        min: pct(t.ofCeiling),
+        ok: ofCeiling >= t.ofCeiling && ofNoop >= t.ofCeiling,
+        worst: pct(Math.min(ofCeiling, ofNoop)),
+      }),
+    );
+  }
+  if (plain !== undefined && auto !== undefined) {
+    const ofPlain = auto.rate / plain.rate;
+    rows.push(
+      summary('redisAuto', {
+        rate: k0(auto.rate),
+        ofPlain: ofPlain.toFixed(2),
+        peer: peer(true),
+        min: t.autoOfPlain,
+        ok: ofPlain >= t.autoOfPlain,
+      }),
+    );
+  }
+  if (redis.peerMemory !== undefined) {
+    const m = redis.peerMemory;
+    const { sluice, best, toleranceB, verdict } = judgePeerMemory(m);
+    const at = (r: typeof sluice) => ({ bytes: r.bytesPerKey.toFixed(1), key: r.exampleKey, ...r });
+    rows.push(
+      summary('redisUsedMemory', {
+        keys: count(m.keys),
+        sluice: at(sluice),
+        best: at(best),
+        toleranceB,
+        ok: verdict === 'PASS',
+      }),
+    );
+  }
+  return rows;
+}
+
+function coreSummary(core: CoreReport | undefined): SummaryRow[] {
+  const rows = core?.peers?.rows ?? [];
+  const t = TARGETS.core.peers;
+  const one = (name: string, r: (typeof rows)[number] | undefined) => {
+    const view = { keys: count(r?.keys ?? 0), manyKeys: t.manyKeys / 1e6, heapBytes: t.heapBytes };
+    if (r === undefined) return summary(name, { ...view, ran: false });
+    const [sluice, ...peers] = r.figures;
+    const better = (a: number, b: number) => (r.kind === 'rate' ? a > b : a < b);
+    const best = peers.reduce((a, b) => (better(b.median, a.median) ? b : a));
+    const j = judgePeer(r, rows);
+    return summary(name, {
+      ...view,
+      ran: true,
+      sluice: peerValue(r.kind, sluice!.median),
+      best: `${best.name} ${peerValue(r.kind, best.median)}`,
+      ok: j.verdict === 'PASS',
+      gap: j.gap,
+    });
+  };
+  return [
+    one(
+      'coreOneKey',
+      rows.find((r) => r.kind === 'rate' && r.keys === 1),
+    ),
+    one(
+      'coreManyKeys',
+      rows.find((r) => r.kind === 'rate' && r.keys > 1),
+    ),
+    one('coreHeap', rows.filter((r) => r.kind === 'heap').at(-1)),
+  ];
+}
+
+/** The summary rows: the Redis HTTP cases, the Redis path, the memory store's awaited decision. */
+export function summaryRows(input: {
+  core?: CoreReport;
+  redis?: RedisReport;
+  http?: HttpReport;
+}): SummaryRow[] {
+  const c = (id: string) => input.http?.cases.find((x) => x.id === id);
+  return [
+    httpSummary(c('fastify-redis'), 'Fastify, Redis, allow', 'fastify-redis'),
+    httpSummary(c('koa-redis'), 'Koa, Redis, allow', 'koa-redis'),
+    ...redisSummary(input.redis),
+    ...coreSummary(input.core),
+  ];
 }

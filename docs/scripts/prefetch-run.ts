@@ -1,13 +1,7 @@
 /**
- * `pnpm bench:prefetch-timeline`: the data of the prefetch plot (docs/guide/features/prefetch.md),
- * from a real run. 4 processes on 127.0.0.1 share one key on a redis-server this script
- * starts (free port, no persistence): each offers OFFERED requests/s for SECONDS s to a
- * RateLimiter on RedisStore, first without prefetch, then with `prefetch: PREFETCH`; every
- * admitted request's time (ms since the shared start) is recorded. Writes
- * docs/data/prefetch-timeline.json, which docs/scripts/plots.ts draws (admitted over time
- * per run, against the quota: burst + rate x t).
- *
- * Run as a worker (`--worker`) the same file sends the load; the parent only coordinates.
+ * `pnpm bench:prefetch-timeline`: the prefetch plot's data (docs/data/prefetch-timeline.json):
+ * 4 processes (this file with `--worker`) share one key on a redis-server of their own, each
+ * offering OFFERED requests/s for SECONDS s, without then with prefetch; every admission's time.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -16,8 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { gcra, RateLimiter } from '@sluice/core';
 import { RedisStore } from '@sluice/redis';
 import { Redis } from 'ioredis';
-import { parseCommand } from './cli/args.js';
-import { redisServerVersion, withRedis } from './measure/common.js';
+import { redisServerVersion, scriptCalls, withRedis } from '../../bench/src/measure/common.js';
 
 const PROCESSES = 4;
 /** Requests/s each process offers. */
@@ -103,9 +96,7 @@ async function run(port: number, prefetch: boolean, info: Redis): Promise<Run> {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     }),
   );
-  const calls = async () =>
-    Number(/cmdstat_evalsha:calls=(\d+)/.exec(await info.info('commandstats'))?.[1] ?? 0) +
-    Number(/cmdstat_eval:calls=(\d+)/.exec(await info.info('commandstats'))?.[1] ?? 0);
+  const calls = () => scriptCalls(info);
   const calls0 = await calls();
   const key = `timeline:${prefetch ? 'prefetch' : 'plain'}`;
   const answer = <T>(child: ChildProcess, message: object) =>
@@ -150,7 +141,7 @@ async function main(): Promise<void> {
     },
     runs,
   };
-  const file = path.resolve(here, '../../docs/data/prefetch-timeline.json');
+  const file = path.resolve(here, '../data/prefetch-timeline.json');
   writeFileSync(file, `${JSON.stringify(out)}\n`);
   for (const r of runs) {
     const total = r.admitted.reduce((s, a) => s + a.length, 0);
@@ -161,13 +152,5 @@ async function main(): Promise<void> {
   console.log(`wrote ${path.relative(process.cwd(), file)}`);
 }
 
-const { values: args } = parseCommand({
-  usage: 'pnpm bench:prefetch-timeline',
-  summary:
-    'Prefetch timeline: 4 processes share one key on Redis, without and with prefetch; writes docs/data/prefetch-timeline.json.',
-  options: {
-    worker: { type: 'boolean', help: 'run as one of the load processes (the parent passes it)' },
-  },
-});
-if (args.worker) await worker();
+if (process.argv.includes('--worker')) await worker();
 else await main();

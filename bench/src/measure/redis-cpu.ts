@@ -1,62 +1,25 @@
-/**
- * `pnpm bench:redis-cpu`: where a Redis decision's CPU goes, in CPU time rather than wall
- * time (so the figures hold on a busy machine), on a redis-server this script starts itself.
- *
- * 1. Per decision, sluice's RateLimiter + RedisStore with 256 calls in flight over 10 000
- *    keys: Node's CPU (`process.cpuUsage`) and the server's (`INFO cpu`), per decision, and
- *    decisions per script call; for a whole-ms and a sub-ms emission interval, with and
- *    without ioredis auto-pipelining.
- * 2. Per key of a 128-key script call, the server's CPU for each part of the GCRA script:
- *    the batch script itself on both intervals, then loops that do one thing per key (the
- *    loop and reply alone, `pcall` of a function, `PEXPIRETIME`, `SET … PXAT`, `PEXPIREAT`).
- *
- * 3. With `--prefetch` (only): 1 and 16 hot keys, with and without RedisStore option
- *    `prefetch`: the server's CPU per decision, the decisions/s one Redis core serves at that
- *    cost, and script calls per decision.
- *
- * Traffic goes to 127.0.0.1 only. bench/profile.md reads these figures.
- */
+// `pnpm bench:redis -- --cpu`: where a Redis decision's CPU goes (Node's and the server's per decision,
+// the server's per part of the GCRA script; `--prefetch`: hot keys with prefetch). bench/profile.md reads it.
 import { gcra, RateLimiter } from '@sluice/core';
 import type { Algorithm } from '@sluice/core/store';
 import { RedisStore } from '@sluice/redis';
+import type { RedisProcess } from '@sluice/test-kit';
 import { Redis } from 'ioredis';
 // The batch script itself, for its CPU per key: internal to the package, read from its source.
-import { GCRA_BATCH_LUA } from '../../packages/redis/src/twins/gcra.lua.js';
-import { parseCommand, shared } from './cli/args.js';
-import { GCRA_CONFIG, gcraAlgo, measureRate, plainTable, withRedis } from './measure/common.js';
+import { GCRA_BATCH_LUA } from '../../../packages/redis/src/twins/gcra.lua.js';
+import {
+  GCRA_CONFIG,
+  gcraAlgo,
+  measureRate,
+  median,
+  plainTable,
+  redisCpuUs,
+  scriptCalls,
+} from './common.js';
 
-const { values: args } = parseCommand({
-  usage: 'pnpm bench:redis-cpu -- [options]',
-  summary:
-    "Redis CPU: where a Redis decision's CPU goes (Node's and the server's), per decision and per part of the GCRA script, in CPU time.",
-  options: {
-    ms: shared.ms(2000),
-    rounds: shared.rounds(3),
-    prefetch: {
-      type: 'boolean',
-      help: 'only the prefetch table: hot keys with and without RedisStore option `prefetch`',
-    },
-  },
-});
-const MS = args.ms;
-const ROUNDS = args.rounds;
+let o = { ms: 2000, rounds: 3, prefetch: false };
 
-/** The server's CPU (user + system) so far, µs. */
-async function serverCpuUs(info: Redis): Promise<number> {
-  const text = await info.info('cpu');
-  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(text)![1]);
-  return (field('used_cpu_user') + field('used_cpu_sys')) * 1e6;
-}
-
-async function scriptCalls(info: Redis): Promise<number> {
-  const text = await info.info('commandstats');
-  return Number(/cmdstat_evalsha:calls=(\d+)/.exec(text)?.[1] ?? 0);
-}
-
-/**
- * Node and server CPU µs per decision, and decisions per script call (median of rounds),
- * over `keyCount` keys (10 000 by default), with RedisStore option `prefetch` when given.
- */
+/** Node and server CPU µs per decision and decisions per script call (medians) over `keyCount` keys. */
 async function perDecision(
   port: number,
   info: Redis,
@@ -85,13 +48,13 @@ async function perDecision(
   const rate: number[] = [];
   try {
     await measureRate(consume, keys, 500, 256); // warm-up
-    for (let r = 0; r < ROUNDS; r++) {
-      const [s0, c0, n0] = [await serverCpuUs(info), await scriptCalls(info), process.cpuUsage()];
+    for (let r = 0; r < o.rounds; r++) {
+      const [s0, c0, n0] = [await redisCpuUs(info), await scriptCalls(info), process.cpuUsage()];
       const t0 = performance.now();
-      const perS = await measureRate(consume, keys, MS, 256);
+      const perS = await measureRate(consume, keys, o.ms, 256);
       const decisions = (perS * (performance.now() - t0)) / 1000;
       const n = process.cpuUsage(n0);
-      const [s1, c1] = [await serverCpuUs(info), await scriptCalls(info)];
+      const [s1, c1] = [await redisCpuUs(info), await scriptCalls(info)];
       node.push((n.user + n.system) / decisions);
       server.push((s1 - s0) / decisions);
       perCall.push(decisions / (c1 - c0));
@@ -101,20 +64,24 @@ async function perDecision(
     await store.close();
     client.disconnect();
   }
-  const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
-  return { node: mid(node), server: mid(server), perCall: mid(perCall), rate: mid(rate) };
+  return {
+    node: median(node),
+    server: median(server),
+    perCall: median(perCall),
+    rate: median(rate),
+  };
 }
 
 /** The server's CPU µs per key of `source` run on 128 keys at a time. */
-async function perKey(client: Redis, info: Redis, source: string, argv: (string | number)[]) {
+async function perKey(client: Redis, source: string, argv: (string | number)[]) {
   const keys = Array.from({ length: 128 }, (_, i) => `sl:user:${i}`);
   const sha = String(await client.script('LOAD', source));
   const run = (n: number) =>
     Promise.all(Array.from({ length: n }, () => client.evalsha(sha, 128, ...keys, ...argv)));
   await run(200);
-  const before = await serverCpuUs(info);
+  const before = await redisCpuUs(client);
   await run(2000);
-  return ((await serverCpuUs(info)) - before) / (2000 * 128);
+  return ((await redisCpuUs(client)) - before) / (2000 * 128);
 }
 
 const LOOPS: [string, string][] = [
@@ -171,14 +138,19 @@ async function prefetchTable(port: number, info: Redis): Promise<void> {
     }
   }
   console.log(
-    `hot keys, 256 in flight, ${GCRA_CONFIG}, median of ${ROUNDS} rounds of ~${MS} ms:\n${t.toString()}`,
+    `hot keys, 256 in flight, ${GCRA_CONFIG}, median of ${o.rounds} rounds of ~${o.ms} ms:\n${t.toString()}`,
   );
 }
 
-await withRedis(async (server) => {
+/** The CPU tables (`--prefetch`: only the prefetch one), on `server`. */
+export async function cpuSection(
+  server: RedisProcess,
+  options: { ms: number; rounds: number; prefetch: boolean },
+): Promise<void> {
+  o = options;
   const info = new Redis({ port: server.port, host: '127.0.0.1' });
   try {
-    if (args.prefetch) {
+    if (o.prefetch) {
       await prefetchTable(server.port, info);
       return;
     }
@@ -208,22 +180,22 @@ await withRedis(async (server) => {
       }
     }
     console.log(
-      `per decision, 256 in flight over 10 000 keys, median of ${ROUNDS} rounds of ~${MS} ms:\n${t.toString()}`,
+      `per decision, 256 in flight over 10 000 keys, median of ${o.rounds} rounds of ~${o.ms} ms:\n${t.toString()}`,
     );
     const k = plainTable(['script on 128 keys a call', 'Redis µs per key']);
     k.push([
       'GCRA batch script, whole-ms interval',
-      (await perKey(info, info, GCRA_BATCH_LUA, [1, 1, 1e9, '', 1, ''])).toFixed(2),
+      (await perKey(info, GCRA_BATCH_LUA, [1, 1, 1e9, '', 1, ''])).toFixed(2),
     ]);
     k.push([
       'GCRA batch script, 1000 ticks per ms',
-      (await perKey(info, info, GCRA_BATCH_LUA, [1, 1000, 1e9, '', 1, ''])).toFixed(2),
+      (await perKey(info, GCRA_BATCH_LUA, [1, 1000, 1e9, '', 1, ''])).toFixed(2),
     ]);
     for (const [label, source] of LOOPS)
-      k.push([label, (await perKey(info, info, source, [])).toFixed(2)]);
+      k.push([label, (await perKey(info, source, [])).toFixed(2)]);
     console.log(`\nthe server's CPU per key of one script call on 128 keys:\n${k.toString()}`);
     await info.flushdb(); // our own server only
   } finally {
     info.disconnect();
   }
-});
+}

@@ -1,0 +1,84 @@
+// The committed pages must be what `pnpm bench -- --report-only` renders from bench/results/*.json,
+// byte for byte: re-render and commit pages with any change to the writers, templates or verdicts.
+// The writers are ESM that import vega, so they run in a child process.
+import { execFile } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+jest.setTimeout(120_000);
+
+const BENCH = path.resolve(__dirname, '..');
+const ROOT = path.resolve(BENCH, '..');
+/** Each page: where it is committed, and its name in the `--out` folder. */
+const PAGES: [string, string][] = [
+  ['docs/benchmarks.md', 'benchmarks.md'],
+  ['docs/benchmarks.svg', 'benchmarks.svg'],
+  ['docs/benchmarks-dark.svg', 'benchmarks-dark.svg'],
+  ['bench/results.md', 'results.md'],
+];
+
+/** Renders the results in `results` (default: the committed ones) into a new folder. */
+function render(results?: string): Promise<string> {
+  const out = mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-pages-'));
+  const args = ['--import', 'tsx', 'src/all.ts', '--report-only', '--out', out];
+  if (results !== undefined) args.push('--results', results);
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, args, { cwd: BENCH }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${error.message}\n${stdout}${stderr}`)) : resolve(out),
+    );
+  });
+}
+
+/** Where `actual` first differs from `expected` (line, and the text around it), to say what went stale. */
+function firstDifference(expected: string, actual: string): string {
+  const a = expected.split('\n');
+  const b = actual.split('\n');
+  let line = a.findIndex((x, n) => x !== b[n]);
+  if (line < 0) line = a.length;
+  const [x = '', y = ''] = [a[line], b[line]];
+  let col = 0;
+  while (col < x.length && x[col] === y[col]) col++;
+  const around = (s: string) => s.slice(Math.max(0, col - 60), col + 100);
+  return `line ${line + 1}, column ${col + 1}:\n  committed: …${around(x)}\n  rendered:  …${around(y)}`;
+}
+
+describe('the committed benchmark pages', () => {
+  let out: string;
+  beforeAll(async () => {
+    out = await render();
+  });
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+  it.each(PAGES)('%s is what bench/results/*.json renders', (committed, name) => {
+    const expected = readFileSync(path.join(ROOT, committed), 'utf8');
+    const actual = readFileSync(path.join(out, name), 'utf8');
+    if (actual !== expected)
+      throw new Error(
+        `${committed} is not what the committed results render (re-render with \`pnpm bench -- --report-only\`, or undo the edit); ${firstDifference(expected, actual)}`,
+      );
+  });
+
+  it('a changed figure in the results changes every page that shows it', async () => {
+    const copy = mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-results-'));
+    cpSync(path.join(BENCH, 'results'), copy, { recursive: true });
+    const file = path.join(copy, 'http.json');
+    const http = JSON.parse(readFileSync(file, 'utf8'));
+    // Fastify, Redis, allow: sluice's req/s ratio, shown in the summary of both pages and
+    // the bar of the chart (its req/s).
+    const sluice = http.cases.find((c: { id: string }) => c.id === 'fastify-redis').rows[1];
+    sluice.ratio = 0.5;
+    sluice.rps = 12_345;
+    writeFileSync(file, JSON.stringify(http));
+    const changed = await render(copy);
+    try {
+      for (const [committed, name] of PAGES)
+        expect(readFileSync(path.join(changed, name), 'utf8')).not.toBe(
+          readFileSync(path.join(ROOT, committed), 'utf8'),
+        );
+    } finally {
+      rmSync(changed, { recursive: true, force: true });
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+});
