@@ -19,6 +19,7 @@ import {
   SUPPORTED_CLIENTS,
   scriptClient,
 } from './clients/client.js';
+import { checkNodeRedisOpen } from './clients/node-redis.js';
 import {
   isSupportedVersion,
   type MIN_REDIS_VERSION,
@@ -213,6 +214,7 @@ export class RedisStore implements Store {
     const { client, prefix = '', clock = 'server', timeoutMs = 500 } = options;
     const driver = scriptClient(client);
     if (driver === undefined) throw new SluiceConfigError('client', client, SUPPORTED_CLIENTS);
+    checkNodeRedisOpen(client, driver.kind);
     const cluster = driver.cluster;
     const { hashTag = cluster } = options;
     if (typeof hashTag !== 'boolean' || (cluster && !hashTag)) {

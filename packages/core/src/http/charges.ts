@@ -1,3 +1,4 @@
+import { waitOf } from '../algorithms/decision.js';
 import type { Decision } from '../algorithms/decision.js';
 import type { Store } from '../stores/store.js';
 import type { HttpVerdict } from './verdict.js';
@@ -59,11 +60,11 @@ export function remember(
 
 /**
  * Whether `a` is more restrictive than `b`: a denial beats an admission; of two denials
- * the longer wait; of two admissions the fewer units remaining.
+ * the longer wait (a request that can never pass beats any); of two admissions the fewer units remaining.
  */
 export function moreRestrictive(a: Decision, b: Decision): boolean {
   if (a.allowed !== b.allowed) return !a.allowed;
-  return a.allowed ? a.remaining < b.remaining : a.retryAfterMs > b.retryAfterMs;
+  return a.allowed ? a.remaining < b.remaining : waitOf(a) > waitOf(b);
 }
 
 /**

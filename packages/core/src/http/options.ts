@@ -1,6 +1,7 @@
 import type { AlgorithmKind } from '../algorithms/algorithm.js';
 import type { Decision } from '../algorithms/decision.js';
 import type { LimitAlgorithmFactory } from '../limits/limit.js';
+import type { Duration } from '../common/duration.js';
 import type { LimitInput, ResolvedLimits, ThrottleRegistry } from '../limits/throttle-registry.js';
 import type { CircuitBreakerOptions } from '../store-failure/circuit-breaker.js';
 import type { OverLimitCacheOptions } from '../store-failure/over-limit-cache.js';
@@ -196,6 +197,18 @@ export interface HttpLimitOptions<Req = unknown, Res = unknown> {
    * @example validate: { xForwardedFor: false } // a proxy that adds the header, trusted elsewhere
    */
   validate?: boolean | ValidateOptions;
+  /**
+   * The longest an async resolver (`limit` or a named limiter, `key`, `user`, `skip`) may
+   * take, in **ms** or as a duration string (`'2s'`); `false`: no bound. A resolver still
+   * pending then fails its request with a `TimeoutError` through the framework's error
+   * handling (a 500, as a resolver that rejects), and `logger.warn` gets one line when a
+   * resolver starts timing out (again only after it has settled in time once). Store calls
+   * have their own bound (the store's `timeoutMs`).
+   * @default 5000 (5 s)
+   * @throws SluiceConfigError naming `resolverTimeout` for a value below 1 ms or of another kind.
+   * @example resolverTimeout: '2s'
+   */
+  resolverTimeout?: Duration | false;
 }
 
 /** {@link HttpLimitOptions}, parsed: every field present and valid. */
@@ -231,4 +244,6 @@ export interface HttpConfig<Req> {
   validate: ValidateConfig;
   /** Where store failures and `Limit.costAfter` units that cannot be settled are logged. */
   logger: StoreFailureLogger;
+  /** `resolverTimeout` in **ms**; `Infinity`: no bound. */
+  resolverTimeoutMs: number;
 }

@@ -2,6 +2,7 @@ import type { Algorithm } from '../algorithms/algorithm.js';
 import { calendarText } from '../algorithms/calendar.js';
 import { SluiceConfigError } from '../common/errors.js';
 import { type CostAfter, type Limit, limitAlgorithm } from '../limits/limit.js';
+import { checkCostAfter } from '../limits/limit-checks.js';
 import { type Store, scopeOf } from '../stores/store.js';
 import { ceilSeconds, type LimitPolicy } from './headers.js';
 import { keySegment } from './keys.js';
@@ -205,13 +206,7 @@ export class LimitPlan {
       }
       algorithms.set(quota, algorithm);
     }
-    if (limit.responseCost !== undefined && algorithm.debt !== true) {
-      throw new SluiceConfigError(
-        'costAfter',
-        algorithm.description,
-        'an algorithm that can charge past its limit: gcra (the default), fixed-window or a calendar quota',
-      );
-    }
+    checkCostAfter(limit, algorithm);
     const name =
       limit.name ??
       (limit.concurrent

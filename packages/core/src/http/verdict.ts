@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import type { Decision } from '../algorithms/decision.js';
+import { type Decision, waitOf } from '../algorithms/decision.js';
 import {
   type HeaderSetter,
   type HeaderStyle,
@@ -21,7 +21,11 @@ export interface HttpVerdict {
   allowed: boolean;
   /** 429 (or the `statusCode` option) when denied; 200 when allowed. */
   statusCode: number;
-  /** `Retry-After` in whole **seconds** (rounded up, at least 1) when denied; 0 when allowed. */
+  /**
+   * `Retry-After` in whole **seconds** (rounded up, at least 1) when denied; 0 when allowed;
+   * -1 when the request can never be admitted (its cost is above the limit's capacity: the
+   * decision's `retryAfterMs` is -1), which is answered without a `Retry-After` header.
+   */
   retryAfterSeconds: number;
   /** Rate-limit headers (and `Retry-After` when denied), as `[name, value]` pairs. */
   headers: [string, string][];
@@ -147,7 +151,10 @@ export class Verdict implements HttpVerdict {
         names,
       );
     }
-    if (!this.allowed) set(target, names.retryAfter, String(this.retryAfterSeconds));
+    // -1: the request can never be admitted (its cost is above the capacity): no wait helps.
+    if (!this.allowed && this.retryAfterSeconds >= 0) {
+      set(target, names.retryAfter, String(this.retryAfterSeconds));
+    }
   }
 }
 
@@ -159,7 +166,7 @@ export function mostRestrictive(decisions: readonly Decision[]): number {
     const d = decisions[i]!;
     const r = decisions[reported]!;
     if (!d.allowed) {
-      if (allowed || d.retryAfterMs > r.retryAfterMs) reported = i;
+      if (allowed || waitOf(d) > waitOf(r)) reported = i;
       allowed = false;
     } else if (allowed && d.remaining < r.remaining) {
       reported = i;
@@ -189,7 +196,7 @@ export class DenialAnswer {
     v.statusCode = c.statusCode;
     c.onLimited?.(view, decision, ENFORCED);
     if (c.problem && typeof c.message !== 'function') {
-      const detail = c.message ?? `Rate limit exceeded, retry in ${v.retryAfterSeconds} seconds`;
+      const detail = c.message ?? defaultMessage(v.retryAfterSeconds);
       v.body = quotaExceededBody(c.statusCode, detail, v.violatedPolicies());
       v.contentType = PROBLEM_JSON_TYPE;
       return;
@@ -210,10 +217,17 @@ export class DenialAnswer {
     if (typeof message === 'function') return message(view, decision);
     const last = this.#lastBody;
     if (last !== undefined && last[0] === seconds) return last[1];
-    const text = message ?? `Rate limit exceeded, retry in ${seconds} seconds`;
+    const text = message ?? defaultMessage(seconds);
     const error = STATUS_CODES[c.statusCode] ?? 'Too Many Requests';
     const body = `{"statusCode":${c.statusCode},"error":${JSON.stringify(error)},"message":${JSON.stringify(text)}}`;
     this.#lastBody = [seconds, body];
     return body;
   }
+}
+
+/** The default 429 message; `seconds` -1: a request that can never be admitted. */
+function defaultMessage(seconds: number): string {
+  return seconds < 0
+    ? 'Rate limit exceeded: this request costs more than the limit can ever admit, so retrying will not help'
+    : `Rate limit exceeded, retry in ${seconds} seconds`;
 }
