@@ -1,5 +1,6 @@
 import type { Algorithm } from '../algorithms/algorithm.js';
 import { calendarText } from '../algorithms/calendar.js';
+import { algorithmKeyTag } from '../algorithms/key-tag.js';
 import { SluiceConfigError } from '../common/errors.js';
 import { type CostAfter, type Limit, limitAlgorithm } from '../limits/limit.js';
 import { checkCostAfter } from '../limits/limit-checks.js';
@@ -215,7 +216,11 @@ export class LimitPlan {
           ? `${limit.maxAttempts}-per-${calendarText(limit.calendar)}`
           : `${limit.maxAttempts}-per-${limit.periodMs}ms`);
     return {
-      keySpace: this.#keySpace(`${this.#config.prefix}:${keySegment(name)}:`, lasting),
+      // `@<algorithm>` after the prefix (none for GCRA): a changed algorithm gets fresh keys.
+      keySpace: this.#keySpace(
+        `${this.#config.prefix}${algorithmKeyTag(algorithm)}:${keySegment(name)}:`,
+        lasting,
+      ),
       byKeySpace: undefined,
       routes: new Map(),
       algorithm,
