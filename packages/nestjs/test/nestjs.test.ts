@@ -1,4 +1,5 @@
 import {
+  describeConfigRules,
   describeHttpBehaviours,
   describeOpsBehaviours,
   describeOutcomeRules,
@@ -12,4 +13,6 @@ for (const platform of ['express', 'fastify'] as const) {
   describeOpsBehaviours(harness);
   describePipelineRules(harness);
   describeOutcomeRules(harness);
+  // The proxy warnings (validate) and the user-id and .by() key rules, as on every adapter.
+  describeConfigRules(harness);
 }

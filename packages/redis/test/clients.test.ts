@@ -159,16 +159,19 @@ describe('a node-redis client must be connected (else every process limits on it
   it.each([
     ['node-redis 6', () => createClient({ url, socket: { reconnectStrategy: false } })],
     ['node-redis 5', () => createClient5({ url, socket: { reconnectStrategy: false } })],
-  ])('%s: refused before connect(), taken once connect() was called, refused after close', async (_, make) => {
-    const client = make();
-    client.on('error', () => undefined);
-    expect(() => new RedisStore({ client: client as never })).toThrow(/not connected/);
-    // connect() called, not yet awaited (the client is connecting): taken.
-    const connecting = client.connect().catch(() => undefined);
-    expect(new RedisStore({ client: client as never }).hashTag).toBe(false);
-    await connecting;
-    // The connection failed and the client closed: refused again.
-    expect(client.isOpen).toBe(false);
-    expect(() => new RedisStore({ client: client as never })).toThrow(/await client.connect\(\)/);
-  });
+  ])(
+    '%s: refused before connect(), taken once connect() was called, refused after close',
+    async (_, make) => {
+      const client = make();
+      client.on('error', () => undefined);
+      expect(() => new RedisStore({ client: client as never })).toThrow(/not connected/);
+      // connect() called, not yet awaited (the client is connecting): taken.
+      const connecting = client.connect().catch(() => undefined);
+      expect(new RedisStore({ client: client as never }).hashTag).toBe(false);
+      await connecting;
+      // The connection failed and the client closed: refused again.
+      expect(client.isOpen).toBe(false);
+      expect(() => new RedisStore({ client: client as never })).toThrow(/await client.connect\(\)/);
+    },
+  );
 });

@@ -33,22 +33,22 @@ export function describeSilentFailureRules(harness: AdapterHarness): void {
   };
 
   describe(`no silent failure (${harness.name})`, () => {
-    it.each([
-      'sliding-window',
-      'sliding-log',
-    ] as const)('costAfter on %s (the algorithm option) is a start-up error naming costAfter and the algorithm, with or without a store', async (algorithm) => {
-      const limit = Limit.perMinute(100).costAfter(() => 5);
-      for (const options of [{ store: new MemoryStore() }, {}]) {
-        const error = await startError({
-          global: { ...options, limit, algorithm },
-          routes: [{ method: 'GET', path: '/a' }],
-        });
-        expect(error).toBeInstanceOf(SluiceConfigError);
-        expect(error.option).toBe('costAfter');
-        expect(error.message).toContain(algorithm);
-        expect(error.message).toMatch(/gcra \(the default/);
-      }
-    });
+    it.each(['sliding-window', 'sliding-log'] as const)(
+      'costAfter on %s (the algorithm option) is a start-up error naming costAfter and the algorithm, with or without a store',
+      async (algorithm) => {
+        const limit = Limit.perMinute(100).costAfter(() => 5);
+        for (const options of [{ store: new MemoryStore() }, {}]) {
+          const error = await startError({
+            global: { ...options, limit, algorithm },
+            routes: [{ method: 'GET', path: '/a' }],
+          });
+          expect(error).toBeInstanceOf(SluiceConfigError);
+          expect(error.option).toBe('costAfter');
+          expect(error.message).toContain(algorithm);
+          expect(error.message).toMatch(/gcra \(the default/);
+        }
+      },
+    );
 
     it('a static cost or reserve above the quota is a start-up error naming cost / reserve; one that fits the burst is taken', async () => {
       const cost = await startError({

@@ -1,5 +1,5 @@
-import { waitOf } from '../algorithms/decision.js';
 import type { Decision } from '../algorithms/decision.js';
+import { waitOf } from '../algorithms/decision.js';
 import type { Store } from '../stores/store.js';
 import type { HttpVerdict } from './verdict.js';
 

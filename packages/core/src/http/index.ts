@@ -17,6 +17,7 @@ export type { FinishingResponse } from './outcome.js';
 export { whenFinished } from './outcome.js';
 export { misusedFactory, splitHttpOptions } from './parse-options.js';
 export { HttpPipeline, type LimiterScope } from './pipeline.js';
+export { proxyTrustOf, requestProxyTrust } from './proxy-trust.js';
 export type { ProxyTrust } from './proxy-warnings.js';
 export type { RequestView } from './request-view.js';
 export type { HttpVerdict } from './verdict.js';

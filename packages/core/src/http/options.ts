@@ -1,7 +1,7 @@
 import type { AlgorithmKind } from '../algorithms/algorithm.js';
 import type { Decision } from '../algorithms/decision.js';
-import type { LimitAlgorithmFactory } from '../limits/limit.js';
 import type { Duration } from '../common/duration.js';
+import type { LimitAlgorithmFactory } from '../limits/limit.js';
 import type { LimitInput, ResolvedLimits, ThrottleRegistry } from '../limits/throttle-registry.js';
 import type { CircuitBreakerOptions } from '../store-failure/circuit-breaker.js';
 import type { OverLimitCacheOptions } from '../store-failure/over-limit-cache.js';

@@ -1,6 +1,6 @@
-import { algorithmKeyTag } from '../algorithms/key-tag.js';
 import { type Algorithm, isAlgorithm } from '../algorithms/algorithm.js';
 import type { Decision } from '../algorithms/decision.js';
+import { algorithmKeyTag } from '../algorithms/key-tag.js';
 import { describe, SluiceConfigError } from '../common/errors.js';
 import { checkOptionNames, optionNames } from '../common/known-options.js';
 import { checkCallOptions, checkCost } from '../common/validate.js';

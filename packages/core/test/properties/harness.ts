@@ -1,10 +1,10 @@
 // Shared trace generators and drivers for the property tests.
 import { EPOCH } from '@sluice/test-kit';
 import fc from 'fast-check';
+import { algorithmKeyTag } from '../../src/algorithms/key-tag.js';
 import { type Decision, MemoryStore, RateLimiter } from '../../src/index.js';
 import { type Algorithm, expiryOf, type State } from '../../src/store-api.js';
 import type { Model, ModelDecision, Ratio } from './models.js';
-import { algorithmKeyTag } from '../../src/algorithms/key-tag.js';
 
 /** Runs per property; the whole folder stays well under a minute on 2 cores. */
 export const RUNS = Number(process.env.SLUICE_PROPERTY_RUNS ?? 300);
