@@ -119,18 +119,26 @@ export function describeSilentFailureRules(harness: AdapterHarness): void {
       expect(seen[0]).toContain('key resolver did not settle within 30 ms');
     });
 
-    it('a limit moved from a fixed window to GCRA on the same store starts on fresh keys (never reads the window as GCRA state)', async () => {
+    it('a limit moved to another algorithm on the same store starts on fresh keys (never reads the old state as its own)', async () => {
       const store = new MemoryStore();
-      const window: AppSpec = {
-        global: { store, limit: 'throttle:10,1', algorithm: 'fixed-window' },
+      const spec = (algorithm?: 'fixed-window' | 'sliding-log'): AppSpec => ({
+        global: { store, limit: 'throttle:10,1', ...(algorithm ? { algorithm } : {}) },
         routes: [{ method: 'GET', path: '/a' }],
-      };
-      await withApp(window, async (client) => {
-        expect(await statuses(client, 11, '/a')).toEqual([...new Array(10).fill(200), 429]);
       });
-      const moved: AppSpec = { ...window, global: { store, limit: 'throttle:10,1' } };
-      await withApp(moved, async (client) => {
-        expect(await statuses(client, 10, '/a')).toEqual(new Array(10).fill(200));
+      const ten = new Array(10).fill(200);
+      // GCRA (the default), spent; then a sliding log: on the old key it read the TAT as its log.
+      await withApp(spec(), async (client) => {
+        expect(await statuses(client, 11, '/a')).toEqual([...ten, 429]);
+      });
+      await withApp(spec('sliding-log'), async (client) => {
+        expect(await statuses(client, 11, '/a')).toEqual([...ten, 429]);
+      });
+      // A fixed window, then GCRA again: GCRA's own key, still spent, is not the window's.
+      await withApp(spec('fixed-window'), async (client) => {
+        expect(await statuses(client, 10, '/a')).toEqual(ten);
+      });
+      await withApp(spec(), async (client) => {
+        expect(await statuses(client, 1, '/a')).toEqual([429]);
       });
     });
   });
