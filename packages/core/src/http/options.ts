@@ -53,7 +53,9 @@ export interface HttpLimitOptions<Req = unknown, Res = unknown> {
   clock?: () => number;
   /**
    * First segment of every key (`sl:5-per-60000ms:POST /login:ip:203.0.113.7`): short, since
-   * every byte of a key is kept per key in Redis.
+   * every byte of a key is kept per key in Redis. Under an algorithm other than GCRA it is
+   * marked with it (`sl@fw:` fixed window, `@sw`, `@log`, `@cal`), so a limit moved to
+   * another algorithm starts on fresh keys.
    * @default 'sl'
    */
   prefix?: string;
