@@ -57,17 +57,33 @@ export class ResolverTimeoutError extends Error {
   }
 }
 
+/** One bounded resolver call, waiting in {@link ResolverTimeouts}' queue. */
+interface Pending {
+  deadline: number;
+  option: ResolverOption;
+  reject: (error: unknown) => void;
+  /** Settled in time, or timed out: nothing more to do. */
+  done: boolean;
+}
+
 /**
  * Bounds one limiter's async resolvers by `resolverTimeout`: a promise still pending then
  * rejects with a {@link ResolverTimeoutError}. One log line (`logger.warn`) per resolver
  * when it starts timing out, and no more until it has settled in time again: a hung
  * database logs once, not once per request.
+ *
+ * perf: one timer per limiter, not one per call: every call has the same timeout, so the
+ * calls wait in a queue in deadline order and the timer is armed for the oldest one;
+ * calls that settle (most, in order) leave the queue's head at once.
  */
 export class ResolverTimeouts {
   readonly #timeoutMs: number;
   readonly #logger: StoreFailureLogger;
   /** The resolvers whose last call timed out (logged; quiet until one settles in time). */
   readonly #failing = new Set<ResolverOption>();
+  #queue: Pending[] = [];
+  #head = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(timeoutMs: number, logger: StoreFailureLogger) {
     this.#timeoutMs = timeoutMs;
@@ -79,26 +95,63 @@ export class ResolverTimeouts {
     const ms = this.#timeoutMs;
     if (ms === Number.POSITIVE_INFINITY) return Promise.resolve(value);
     return new Promise<T>((resolve, reject) => {
-      let late = false;
-      const timer = setTimeout(() => {
-        late = true;
-        this.#timedOut(option);
-        reject(new ResolverTimeoutError(option, ms));
-      }, ms);
+      const entry: Pending = { deadline: Date.now() + ms, option, reject, done: false };
+      this.#queue.push(entry);
+      if (this.#timer === undefined) this.#arm(ms);
       Promise.resolve(value).then(
         (v) => {
-          if (late) return;
-          clearTimeout(timer);
+          if (entry.done) return;
+          entry.done = true;
           this.#failing.delete(option);
+          this.#dropSettled();
           resolve(v);
         },
         (error: unknown) => {
-          if (late) return;
-          clearTimeout(timer);
+          if (entry.done) return;
+          entry.done = true;
+          this.#dropSettled();
           reject(error);
         },
       );
     });
+  }
+
+  #arm(ms: number): void {
+    const timer = setTimeout(() => this.#expire(), Math.max(0, ms));
+    (timer as { unref?: () => void }).unref?.();
+    this.#timer = timer;
+  }
+
+  /** Moves the head past calls already settled; keeps the queue's array short. */
+  #dropSettled(): void {
+    const q = this.#queue;
+    while (this.#head < q.length && q[this.#head]!.done) this.#head++;
+    if (this.#head === q.length) {
+      this.#queue = [];
+      this.#head = 0;
+    } else if (this.#head > 1024 && this.#head * 2 > q.length) {
+      this.#queue = q.slice(this.#head);
+      this.#head = 0;
+    }
+  }
+
+  /** Rejects every call past its deadline, then arms the timer for the next one. */
+  #expire(): void {
+    this.#timer = undefined;
+    const now = Date.now();
+    const q = this.#queue;
+    while (this.#head < q.length) {
+      const entry = q[this.#head]!;
+      if (!entry.done) {
+        if (entry.deadline > now) break;
+        entry.done = true;
+        this.#timedOut(entry.option);
+        entry.reject(new ResolverTimeoutError(entry.option, this.#timeoutMs));
+      }
+      this.#head++;
+    }
+    this.#dropSettled();
+    if (this.#head < this.#queue.length) this.#arm(this.#queue[this.#head]!.deadline - now);
   }
 
   #timedOut(option: ResolverOption): void {

@@ -179,6 +179,22 @@ describe('resolverTimeout', () => {
     expect((error as Error).message).toContain('within 20 ms');
   });
 
+  it('calls in flight together: each hung one times out, one that settles meanwhile is answered (one timer for all)', async () => {
+    const timeouts = new ResolverTimeouts(20, { warn: () => undefined });
+    const hang = () => new Promise<number>(() => undefined);
+    const outcome = (p: Promise<number>) => p.then(String, (e: Error) => e.name);
+    const quick = new Promise<number>((r) => setTimeout(() => r(5), 5));
+    const results = await Promise.all([
+      outcome(timeouts.bound(hang(), 'key')),
+      outcome(timeouts.bound(quick, 'key')),
+      outcome(timeouts.bound(hang(), 'key')),
+    ]);
+    expect(results).toEqual(['TimeoutError', '5', 'TimeoutError']);
+    // Later calls get a fresh bound of their own.
+    expect(await outcome(timeouts.bound(Promise.resolve(8), 'key'))).toBe('8');
+    expect(await outcome(timeouts.bound(hang(), 'key'))).toBe('TimeoutError');
+  });
+
   it('logs once per resolver while it keeps timing out, and again after it settled in time once', async () => {
     const seen: string[] = [];
     const timeouts = new ResolverTimeouts(10, { warn: (m) => void seen.push(m) });
