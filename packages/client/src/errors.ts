@@ -79,7 +79,11 @@ brandClass(SluiceConfigError, 'SluiceConfigError');
  * ```
  */
 export class RateLimitedError extends Error {
-  /** How long, in **ms** from the rejection, until the policy lets a request through. */
+  /**
+   * How long, in **ms** from the rejection, until the policy lets a request through;
+   * `Infinity` when the server answered that this request can never be admitted (a 429
+   * without `Retry-After` while its quota is not spent: see {@link RateLimitedError.never}).
+   */
   readonly retryAfterMs: number;
   /**
    * The name of the policy that holds the request back: a draft-8+ policy name (`"burst"`),
@@ -101,6 +105,29 @@ export class RateLimitedError extends Error {
     this.name = 'RateLimitedError';
     this.retryAfterMs = retryAfterMs;
     this.policy = policy;
+  }
+
+  /**
+   * The rejection of a request the server answered with 429 **without** `Retry-After` while
+   * its rate-limit headers show quota left (no policy at 0 remaining): waiting cannot help,
+   * the request itself is too large for the policy (a sluice server answers so when a
+   * request's cost is above the limit's capacity; redis-cell's retry-after -1). Sent once,
+   * never retried; `retryAfterMs` is `Infinity`.
+   *
+   * @param policy - the policy's name, if the server named one.
+   * @example
+   * ```ts
+   * const error = RateLimitedError.never('uploads');
+   * error.retryAfterMs; // Infinity
+   * ```
+   */
+  static never(policy: string | undefined): RateLimitedError {
+    const error = new RateLimitedError(Number.POSITIVE_INFINITY, policy, 0);
+    const by = policy === undefined ? 'the server' : `policy ${safeName(policy)}`;
+    error.message =
+      `sluice: rate limited by ${by}: the request can never be admitted (429 without ` +
+      'Retry-After while quota is left: it asks for more than the policy allows), so it is not retried';
+    return error;
   }
 }
 brandClass(RateLimitedError, 'RateLimitedError');

@@ -36,6 +36,9 @@ type AnyFetch = (input: unknown, init?: RequestInit) => Promise<Response>;
  * - a `qu="concurrent-requests"` policy caps its requests in flight at its quota;
  * - a 429 or 503 with `Retry-After` (seconds or an HTTP date) is sent again after that wait,
  *   at most `retries` times; then the 429 / 503 is returned as it is;
+ * - a 429 without `Retry-After` whose headers show quota left (no policy spent) can never be
+ *   admitted by waiting (its cost is above the policy's capacity): it rejects at once with
+ *   {@link RateLimitedError} (`retryAfterMs: Infinity`), not retried;
  * - a wait longer than what is left of `maxWait` rejects at once with
  *   {@link RateLimitedError} (`retryAfterMs`, `policy`), without sending;
  * - a waiting request rejects with its signal's reason when its `AbortSignal` aborts.
@@ -194,6 +197,11 @@ async function send(
     const retryable = (status === 429 || status === 503) && info.retryAt !== undefined;
     const violated = retryable ? await violatedPolicies(response) : undefined;
     const blocked = state.record(ticket, info, now, retryable ? info.retryAt : undefined, violated);
+    if (status === 429 && info.retryAt === undefined && neverAdmitted(info)) {
+      const names = await violatedPolicies(response);
+      await cancelBody(response);
+      throw RateLimitedError.never(names?.[0] ?? info.policies[0]?.name);
+    }
     if (!retryable || attempt >= retries) return response;
     const wait = info.retryAt! - now;
     await cancelBody(response);
@@ -236,6 +244,19 @@ async function admit(
     }
     await state.waiters.wait(deadline, true, signal);
   }
+}
+
+/**
+ * Whether a 429 without `Retry-After` says the request can never be admitted: it reports
+ * its policies and none of them is spent (each has units remaining), so no wait would
+ * change the answer (sluice's answer to a request whose cost is above the capacity). A
+ * bare 429, or one with a spent policy, is left to the pacer as before.
+ */
+function neverAdmitted(info: RateLimitInfo): boolean {
+  const policies = info.policies;
+  if (policies.length === 0) return false;
+  for (const p of policies) if (p.remaining === undefined || p.remaining <= 0) return false;
+  return true;
 }
 
 /** The wait to report when a response was awaited past `maxWait`: the policy's window, else 1 s. */

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import type { HeaderStyleName } from '@sluice/core';
+import type { HeaderStyleName, LimitInput } from '@sluice/core';
 import { Limit, MemoryStore } from '@sluice/core';
 import { rateLimit as expressLimit } from '@sluice/express';
 import { rateLimit as fastifyLimit } from '@sluice/fastify';
@@ -34,7 +34,8 @@ export interface ServerOptions {
   adapter: Adapter;
   headers: HeaderStyleName;
   clock: () => number;
-  limit?: Limit;
+  /** A `Limit`, or a function of the request returning one (a per-request cost). */
+  limit?: LimitInput;
   body?: 'json' | 'problem';
   listen?: boolean;
 }

@@ -1,5 +1,5 @@
 import { ServerResponse } from 'node:http';
-import { type HttpBinding, type ProxyTrust, whenFinished } from '@sluice/core/http';
+import { type HttpBinding, type ProxyTrust, proxyTrustOf, whenFinished } from '@sluice/core/http';
 import type { Request, Response } from 'express';
 import { setRequestDecision } from './request-decision.js';
 import { appOf, handlersOf, rootOf, routePattern } from './routes.js';
@@ -21,9 +21,7 @@ function clientIp(req: Request): string {
 function trustProxy(req: Request): ProxyTrust | undefined {
   const settings = (appOf(req) as { settings?: Record<string, unknown> } | undefined)?.settings;
   if (settings === undefined) return undefined;
-  const trust = settings['trust proxy'];
-  if (trust === undefined || trust === false || trust === 0) return 'none';
-  return trust === true ? 'all' : 'some';
+  return proxyTrustOf(settings['trust proxy']);
 }
 
 /** The last app a request was served by and its top application (most processes have one). */

@@ -1,4 +1,4 @@
-import { type HttpBinding, type ProxyTrust, whenFinished } from '@sluice/core/http';
+import { type HttpBinding, type ProxyTrust, proxyTrustOf, whenFinished } from '@sluice/core/http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
@@ -33,7 +33,7 @@ function trustOf(root: FastifyInstance): ProxyTrust | undefined {
   const options = symbol === undefined ? undefined : (root as never)[symbol];
   if (options !== undefined && options !== null && typeof options === 'object') {
     const value = (options as { trustProxy?: unknown }).trustProxy;
-    trust = value === undefined || value === false ? 'none' : value === true ? 'all' : 'some';
+    trust = proxyTrustOf(value);
   }
   trusts.set(root, trust);
   return trust;

@@ -1,4 +1,4 @@
-import { type HttpBinding, whenFinished } from '@sluice/core/http';
+import { type HttpBinding, requestProxyTrust, whenFinished } from '@sluice/core/http';
 import type { NestRequest, NestResponse } from './types.js';
 
 /** A Fastify reply (it has the Node response as `raw`); anything else is a Node/Express response. */
@@ -18,7 +18,8 @@ const setOnResponse = (res: NestResponse, name: string, value: string): void => 
 /**
  * How the core's pipeline reads a Nest request, on either platform: the route is the
  * handler's pattern worked out when the application started (never the URL), the client IP
- * the platform's `req.ip` (its trust-proxy setting applies), the user Passport's
+ * the platform's `req.ip` (its trust-proxy setting applies, and is checked by the `validate`
+ * warnings as on Express and Fastify), the user Passport's
  * `req.user?.id`; headers go through the Fastify reply or the Node response; the default
  * store is the application's (`app`, one per Nest application).
  *
@@ -33,6 +34,9 @@ export function nestBinding(
     method: (req) => req.method,
     route: () => route,
     ip: (req) => req.ip ?? req.socket?.remoteAddress ?? req.raw?.socket?.remoteAddress ?? '',
+    // The platform's own setting (Express `trust proxy`, Fastify `trustProxy`), for the
+    // `validate` warnings, read as every adapter reads it.
+    trustProxy: (req) => requestProxyTrust(req),
     headers: (req) => req.headers,
     user: (req) => req.user?.id,
     app: () => app,

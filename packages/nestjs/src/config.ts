@@ -39,6 +39,33 @@ function rejectThrottlerNames(options: object, where: string): void {
   }
 }
 
+/**
+ * The error for @nestjs/throttler's array of throttlers given to `forRoot`
+ * (`ThrottlerModule.forRoot([{ ttl: 60000, limit: 10 }])`): what to write instead, built
+ * from the array's own `ttl` (ms) and `limit` numbers and `name`s.
+ */
+function throttlerArray(items: unknown[], where: string): SluiceConfigError {
+  const limits = items.map((item) => {
+    const t = (item ?? {}) as { ttl?: unknown; limit?: unknown; name?: unknown };
+    const ok = (n: unknown): n is number => typeof n === 'number' && Number.isInteger(n) && n > 0;
+    const base =
+      ok(t.ttl) && ok(t.limit) ? `Limit.per(${t.limit}, ${t.ttl})` : 'Limit.per(limit, ttlMs)';
+    const named = typeof t.name === 'string' && /^[\w.-]{1,40}$/.test(t.name);
+    return named ? `${base}.named('${t.name}')` : base;
+  });
+  const limit = limits.length === 1 ? limits[0] : `[${limits.join(', ')}]`;
+  return new SluiceConfigError('options', items, 'an options object', {
+    message:
+      `sluice: ${where} takes one options object, not @nestjs/throttler's array of throttlers ` +
+      `(${items.length === 1 ? 'one item' : `${items.length} items`}): write ` +
+      (where.includes('Async')
+        ? `useFactory: () => ({ limit: ${limit} })`
+        : `${where.replace(/\(\)$/, '')}({ limit: ${limit} })`) +
+      ' (ttl is in ms: Limit.per(10, 60_000) is ' +
+      "also '10/min'; several limits are all enforced, as throttlers are)",
+  });
+}
+
 /** The HTTP request and response behind an HTTP or GraphQL context; other contexts: none. */
 export function defaultRequestResponse(context: ExecutionContext): RequestResponse | undefined {
   const type = context.getType<string>();
@@ -66,6 +93,7 @@ export function defaultRequestResponse(context: ExecutionContext): RequestRespon
  * are built, at application start.
  */
 export function parseModuleOptions(options: SluiceModuleOptions, where: string): SluiceConfig {
+  if (Array.isArray(options)) throw throttlerArray(options, where);
   if (options === null || typeof options !== 'object') {
     throw new SluiceConfigError('options', options, 'an options object');
   }

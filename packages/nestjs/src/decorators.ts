@@ -1,6 +1,7 @@
 import type { LimitInput } from '@sluice/core';
 import { isThrottleSkipped } from '@sluice/core/http';
 import { SKIP_THROTTLE_METADATA, THROTTLE_METADATA } from './constants.js';
+import { requireModule } from './module-check.js';
 import type { ThrottleOptions } from './types.js';
 
 /** One `@Throttle(limit, options)` as the guard reads it. */
@@ -37,7 +38,9 @@ function targetOf(target: object, descriptor?: PropertyDescriptor): object {
  * `@Throttle` replaces the global limit instead.
  *
  * The limit is checked when the application starts: a malformed one is a
- * `SluiceConfigError` naming the controller and the handler.
+ * `SluiceConfigError` naming the controller and the handler; so is a `@Throttle` in an
+ * application that imports no `SluiceModule` (it would be silently unlimited: the class
+ * gets an `onApplicationBootstrap` check, run before its own hook if it has one).
  *
  * @param limit - a throttle string (`'throttle:10,1'`, `'throttle:api'`, `'5/min'`), a
  *   `Limit`, or an array of them.
@@ -51,6 +54,8 @@ export function Throttle(limit: LimitInput, options?: ThrottleOptions): ClassOrM
     const where = targetOf(target, descriptor);
     const entries = (reflect.getOwnMetadata(THROTTLE_METADATA, where) as ThrottleEntry[]) ?? [];
     reflect.defineMetadata(THROTTLE_METADATA, [...entries, entry], where);
+    // Never silently unlimited: the application fails to start without SluiceModule.
+    requireModule(descriptor === undefined ? (target as Function) : target.constructor);
   }) as ClassOrMethodDecorator;
 }
 

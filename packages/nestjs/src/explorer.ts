@@ -1,9 +1,10 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { PATH_METADATA } from '@nestjs/common/constants.js';
-import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import { DiscoveryService, MetadataScanner, ModulesContainer } from '@nestjs/core';
 import { SluiceConfigError } from '@sluice/core';
-import { THROTTLE_METADATA } from './constants.js';
+import { SLUICE_CONFIG, THROTTLE_METADATA } from './constants.js';
 import { guardedBy } from './guard.js';
+import { markExplored } from './module-check.js';
 import { routeName, SluiceRoutes } from './routes.js';
 
 const reflect = Reflect as unknown as {
@@ -23,11 +24,13 @@ export class SluiceExplorer implements OnModuleInit {
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
     private readonly routes: SluiceRoutes,
+    private readonly modules: ModulesContainer,
   ) {}
 
   onModuleInit(): void {
     const controllers = this.discovery.getControllers();
     const providers = this.discovery.getProviders();
+    this.#checkOneModule(providers);
     for (const wrapper of [...controllers, ...providers]) {
       const cls = wrapper.metatype as Function | undefined;
       if (typeof cls !== 'function' || wrapper.isAlias) continue;
@@ -43,6 +46,7 @@ export class SluiceExplorer implements OnModuleInit {
           classThrottled || reflect.getOwnMetadata(THROTTLE_METADATA, handler) !== undefined;
         if (!(isController ? routed || throttled : throttled)) continue;
         this.routes.limitsFor(cls, handler);
+        if (throttled) markExplored(wrapper.instance);
         if (!this.routes.config.global && throttled && !guardedBy(cls) && !guardedBy(handler)) {
           throw new SluiceConfigError('global', false, '', {
             message:
@@ -54,9 +58,37 @@ export class SluiceExplorer implements OnModuleInit {
       }
     }
   }
+
+  /**
+   * One SluiceModule per application: a second `forRoot` / `forRootAsync` (in a feature
+   * module) would have options of its own that no guard reads. Names the modules importing it.
+   */
+  #checkOneModule(providers: ReturnType<DiscoveryService['getProviders']>): void {
+    const configs = providers.filter((w) => w.token === SLUICE_CONFIG);
+    if (configs.length <= 1) return;
+    const importers: string[] = [];
+    for (const module of this.modules.values()) {
+      for (const imported of module.imports) {
+        if (
+          imported?.metatype?.name === 'SluiceModule' &&
+          module.metatype?.name !== 'SluiceModule'
+        ) {
+          importers.push(module.metatype?.name ?? 'a module');
+        }
+      }
+    }
+    throw new SluiceConfigError('forRoot', undefined, '', {
+      message:
+        `sluice: SluiceModule.forRoot() (or forRootAsync()) is imported ${configs.length} times ` +
+        `(by ${[...new Set(importers)].join(', ') || 'several modules'}): a second one's options ` +
+        'would be ignored. Import it once, in the root module (it is global), and give a ' +
+        "feature's own limits with @Throttle(limit, options) on its controllers",
+    });
+  }
 }
 // Nest's decorators applied as calls: the package needs no decorator compiler setting.
 Injectable()(SluiceExplorer);
 Inject(DiscoveryService)(SluiceExplorer, undefined, 0);
 Inject(MetadataScanner)(SluiceExplorer, undefined, 1);
 Inject(SluiceRoutes)(SluiceExplorer, undefined, 2);
+Inject(ModulesContainer)(SluiceExplorer, undefined, 3);

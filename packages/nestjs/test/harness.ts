@@ -104,17 +104,19 @@ function authGuardFor(spec: AppSpec): Function {
 export async function startNest(
   platform: Platform,
   module: Type | DynamicModule,
-  setup: { trustProxy?: boolean; authenticate?: (req: NestRequest) => void } = {},
+  setup: { trustProxy?: boolean | 'all'; authenticate?: (req: NestRequest) => void } = {},
 ): Promise<INestApplication> {
+  // As the other harnesses: `true` trusts the test client (loopback), `'all'` every hop.
+  const trust = setup.trustProxy === 'all' ? true : setup.trustProxy ? 'loopback' : false;
   const adapter =
     platform === 'express'
       ? new ExpressAdapter()
-      : new FastifyAdapter(setup.trustProxy ? { trustProxy: true } : {});
+      : new FastifyAdapter(trust === false ? {} : { trustProxy: trust });
   const app = await NestFactory.create(module, adapter, { logger: false, abortOnError: false });
-  if (platform === 'express' && setup.trustProxy) {
+  if (platform === 'express' && trust !== false) {
     (app.getHttpAdapter().getInstance() as { set(k: string, v: unknown): void }).set(
       'trust proxy',
-      true,
+      trust,
     );
   }
   const auth = setup.authenticate;
@@ -193,7 +195,7 @@ export function nestHarness(platform: Platform): AdapterHarness {
       const options: SluiceModuleOptions = { ...(spec.global ?? { limit: false }) };
       if (late) options.global = false;
       const app = await startNest(platform, appModule(options, controllers), {
-        trustProxy: spec.trustProxy === true,
+        trustProxy: spec.trustProxy,
         ...(spec.bearerUser && !late ? { authenticate: (req) => authenticate(req, spec) } : {}),
       });
       return clientOf(app, runs);

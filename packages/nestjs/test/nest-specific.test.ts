@@ -328,6 +328,98 @@ describe('SluiceModule.forRoot options', () => {
   });
 });
 
+describe('never silently unlimited, never silently ignored', () => {
+  it("@nestjs/throttler's array form of forRoot is a SluiceConfigError that says what to write", () => {
+    let error: unknown;
+    try {
+      SluiceModule.forRoot([
+        { name: 'short', ttl: 1000, limit: 3 },
+        { ttl: 60_000, limit: 100 },
+      ] as never);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(SluiceConfigError);
+    const message = (error as Error).message;
+    expect(message).not.toContain('a name of 1 characters');
+    expect(message).toContain("@nestjs/throttler's array of throttlers");
+    expect(message).toContain(
+      "SluiceModule.forRoot({ limit: [Limit.per(3, 1000).named('short'), Limit.per(100, 60000)] })",
+    );
+    // What it says to write is taken.
+    expect(() =>
+      SluiceModule.forRoot({ limit: [Limit.per(3, 1000).named('short'), Limit.per(100, 60000)] }),
+    ).not.toThrow();
+  });
+
+  it('forRootAsync whose factory returns the array fails at start-up with the same hint', async () => {
+    @Module({
+      imports: [
+        SluiceModule.forRootAsync({ useFactory: () => [{ ttl: 60_000, limit: 10 }] as never }),
+      ],
+    })
+    class AppModule {}
+    await expect(startNest('express', AppModule)).rejects.toThrow(
+      /useFactory: \(\) => \(\{ limit: Limit\.per\(10, 60000\) \}\)/,
+    );
+  });
+
+  it.each(['express', 'fastify'] as const)(
+    '%s: a @Throttle in an application without SluiceModule fails at start-up, naming the class',
+    async (platform) => {
+      @Controller('bare')
+      class Bare {
+        @Throttle('throttle:1,1')
+        @Get()
+        get() {
+          return 'ok';
+        }
+      }
+      @Module({ controllers: [Bare] })
+      class AppModule {}
+      const error = await startNest(platform, AppModule).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SluiceConfigError);
+      expect((error as Error).message).toContain(
+        'Bare has a @Throttle but no SluiceModule is imported',
+      );
+      // With the module, the same controller starts and is limited; its own hook still runs.
+      let hooked = 0;
+      @Throttle('throttle:1,1')
+      @Controller('hooked')
+      class Hooked {
+        onApplicationBootstrap() {
+          hooked++;
+        }
+        @Get() get() {
+          return 'ok';
+        }
+      }
+      const started = await start(platform, { limit: false, store: new MemoryStore(), clock }, [
+        Hooked,
+      ]);
+      try {
+        expect(hooked).toBe(1);
+        expect(await statuses(started.get, 2, '/hooked')).toEqual([200, 429]);
+      } finally {
+        await started.app.close();
+      }
+    },
+  );
+
+  it('a second forRoot in a feature module fails at start-up, naming forRoot and the modules', async () => {
+    @Module({ imports: [SluiceModule.forRoot({ limit: 'throttle:100,1' })] })
+    class FeatureModule {}
+    @Module({ imports: [SluiceModule.forRoot({ limit: 'throttle:5,1' }), FeatureModule] })
+    class AppModule {}
+    const error = await startNest('express', AppModule).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SluiceConfigError);
+    expect((error as SluiceConfigError).option).toBe('forRoot');
+    expect((error as Error).message).toContain('imported 2 times');
+    expect((error as Error).message).toContain('FeatureModule');
+    expect((error as Error).message).toContain('AppModule');
+  });
+});
+
 describe('the request behind a context (defaultRequestResponse)', () => {
   const context = (type: string, args: unknown[]) =>
     ({

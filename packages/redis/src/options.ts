@@ -6,6 +6,7 @@ import {
   SUPPORTED_CLIENTS,
   scriptClient,
 } from './clients/client.js';
+import { checkNodeRedisOpen } from './clients/node-redis.js';
 import { type PrefetchConfig, type PrefetchOptions, parsePrefetch } from './prefetch/options.js';
 
 const REDIS_STORE_OPTIONS = optionNames<RedisStoreOptions>({
@@ -105,6 +106,7 @@ export function parseStoreOptions(options: RedisStoreOptions): StoreConfig {
   const { client, prefix = '', clock = 'server', timeoutMs = 500 } = options;
   const driver = scriptClient(client);
   if (driver === undefined) throw new SluiceConfigError('client', client, SUPPORTED_CLIENTS);
+  checkNodeRedisOpen(client, driver.kind);
   const cluster = driver.cluster;
   const { hashTag = cluster } = options;
   if (typeof hashTag !== 'boolean' || (cluster && !hashTag)) {

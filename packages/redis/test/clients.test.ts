@@ -144,7 +144,34 @@ describe('a node-redis client where the options or a store belong', () => {
     expect(asStore).toBeInstanceOf(SluiceConfigError);
     expect(asStore?.message).toContain('RedisStore');
     expectNoSecret(asStore);
-    // Taken as the store's client (not connected: nothing is sent).
-    expect(new RedisStore({ client: client as never }).hashTag).toBe(kind.includes('Cluster'));
+    // As the store's client, unconnected: refused, saying to connect first (nothing is sent).
+    const unconnected = thrownBy(() => new RedisStore({ client: client as never }));
+    expect(unconnected).toBeInstanceOf(SluiceConfigError);
+    expect((unconnected as SluiceConfigError).option).toBe('client');
+    expect(unconnected?.message).toContain(`${kind} that is not connected`);
+    expect(unconnected?.message).toContain('await client.connect()');
+    expectNoSecret(unconnected);
   });
+});
+
+describe('a node-redis client must be connected (else every process limits on its own memory)', () => {
+  const url = 'redis://127.0.0.1:1';
+  it.each([
+    ['node-redis 6', () => createClient({ url, socket: { reconnectStrategy: false } })],
+    ['node-redis 5', () => createClient5({ url, socket: { reconnectStrategy: false } })],
+  ])(
+    '%s: refused before connect(), taken once connect() was called, refused after close',
+    async (_, make) => {
+      const client = make();
+      client.on('error', () => undefined);
+      expect(() => new RedisStore({ client: client as never })).toThrow(/not connected/);
+      // connect() called, not yet awaited (the client is connecting): taken.
+      const connecting = client.connect().catch(() => undefined);
+      expect(new RedisStore({ client: client as never }).hashTag).toBe(false);
+      await connecting;
+      // The connection failed and the client closed: refused again.
+      expect(client.isOpen).toBe(false);
+      expect(() => new RedisStore({ client: client as never })).toThrow(/await client.connect\(\)/);
+    },
+  );
 });

@@ -73,7 +73,7 @@ describe(`costAfter: ${PROCESSES} processes on one Redis`, () => {
     try {
       const store = new RedisStore({ client });
       const peek = await store.consume(
-        'sl:tokens:tenant',
+        'sl@fw:tokens:tenant', // a fixed window's key: the prefix marked @fw
         fixedWindow({ limit: 1_000_000, window: '1h' }),
         0,
         Date.now(),

@@ -61,7 +61,8 @@ async function handle(message: Message): Promise<void> {
       const report: PrefetchReport = {
         type: 'done',
         allowed: decisions.filter((d) => d.allowed).length,
-        held: store.prefetcher!.held(`sl:${message.key}`),
+        // The store key of a fixed window: the prefix marked `@fw`.
+        held: store.prefetcher!.held(`sl@fw:${message.key}`),
         failures,
         ms: performance.now() - started,
       };

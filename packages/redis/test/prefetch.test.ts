@@ -83,6 +83,14 @@ const roundArb = (stores: number): fc.Arbitrary<Round> =>
 
 let traceId = 0;
 
+/** The documented key marks (after the prefix) of the algorithms other than GCRA. */
+const SHORT_KIND: Record<string, string> = {
+  'fixed-window': 'fw',
+  'sliding-window': 'sw',
+  'sliding-log': 'log',
+  'calendar-window': 'cal',
+};
+
 describe.each(ALGORITHMS)('prefetch on %s, N stores on a fake clock', (_name, make) => {
   test('admitted never exceeds the quota; bucket + admitted = quota once leases end', async () => {
     await fc.assert(
@@ -117,7 +125,10 @@ describe.each(ALGORITHMS)('prefetch on %s, N stores on a fake clock', (_name, ma
             clock,
             ...failOnStoreError,
           });
-          const held = () => stores.reduce((sum, s) => sum + s.prefetcher!.held(`sl:${key}`), 0);
+          // The store key: the prefix marked with the algorithm (`sl@fw:`), none for GCRA.
+          const mark = algorithm.kind === 'gcra' ? '' : `@${SHORT_KIND[algorithm.kind]}`;
+          const storeKey = `sl${mark}:${key}`;
+          const held = () => stores.reduce((sum, s) => sum + s.prefetcher!.held(storeKey), 0);
           let admitted = 0;
           for (const round of rounds) {
             const decisions = await Promise.all(

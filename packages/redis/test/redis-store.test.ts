@@ -2,11 +2,13 @@ import {
   cellThrottle,
   fixedWindow,
   gcra,
+  type HttpVerdict,
   leakyBucket,
   RateLimiter,
   slidingLog,
   slidingWindow,
 } from '@sluice/core';
+import { HttpLimiter } from '@sluice/core/http';
 import { type RedisProcess, replayVector, startRedis, vectorRuns } from '@sluice/test-kit';
 import { Redis } from 'ioredis';
 import { RedisStore } from '../src/index.js';
@@ -100,5 +102,42 @@ describe('Redis keys on a standalone Redis', () => {
       expect({ plain, tagged }).toEqual({ plain: 56, tagged: 56 });
     }
     expect(plain).toBeLessThanOrEqual(tagged);
+  });
+});
+
+describe('an algorithm changed on the same key starts fresh (Redis)', () => {
+  it('a spent fixed window is not read as GCRA state (HTTP limiter), and GCRA keys keep their Redis key', async () => {
+    const store = new RedisStore({ client, clock: 'client' });
+    const prefix = `switch-${Math.random().toString(36).slice(2)}`;
+    const view = {
+      method: 'GET',
+      route: 'GET /a',
+      ip: '10.0.0.1',
+      headers: {},
+      raw: {},
+    } as const;
+    const clock = () => Date.now();
+    const allowedOf = async (limiter: HttpLimiter) =>
+      // A fresh `raw` per call: each is another request (a request is charged once per key).
+      ((await limiter.check({ ...view, raw: {} })) as HttpVerdict).allowed;
+    const window = new HttpLimiter({
+      limit: 'throttle:10,1',
+      algorithm: 'fixed-window',
+      store,
+      prefix,
+      clock,
+    });
+    for (let i = 0; i < 10; i++) expect(await allowedOf(window)).toBe(true);
+    expect(await allowedOf(window)).toBe(false);
+    const moved = new HttpLimiter({ limit: 'throttle:10,1', store, prefix, clock });
+    const allowed: boolean[] = [];
+    for (let i = 0; i < 10; i++) allowed.push(await allowedOf(moved));
+    expect(allowed).toEqual(new Array(10).fill(true));
+    // GCRA's key is the one it always had; the window's is marked @fw.
+    const keys = (await client.keys(`${prefix}*`)).sort();
+    expect(keys).toEqual([
+      `${prefix}:10-per-60000ms:GET /a:ip:10.0.0.1`,
+      `${prefix}@fw:10-per-60000ms:GET /a:ip:10.0.0.1`,
+    ]);
   });
 });

@@ -81,9 +81,14 @@ describe('a key whose state its algorithm cannot read (the limit switched from G
       prefix: 'switched',
       logger,
     });
-    // carol's key holds a GCRA TAT (a number, not "<windowEnd>,<count>"), dave's a hash.
-    await client.set(redis.keyFor('switched:user:carol@example.com'), String(Date.now() + 60_000));
-    await client.hset(redis.keyFor('switched:user:dave@example.com'), 'x', '1');
+    // carol's key holds a GCRA TAT (a number, not "<windowEnd>,<count>"), dave's a hash. A
+    // fixed window's keys are marked `@fw` (so a switch from GCRA starts fresh by itself):
+    // planted under that mark here, as a key written by something else would be.
+    await client.set(
+      redis.keyFor('switched@fw:user:carol@example.com'),
+      String(Date.now() + 60_000),
+    );
+    await client.hset(redis.keyFor('switched@fw:user:dave@example.com'), 'x', '1');
 
     // Alone (the single-key script), then in waves with 99 other users (batched scripts).
     const alone = await limiter.consume('user:carol@example.com');

@@ -8,6 +8,7 @@ import {
   type TestClient,
   type TestResponse,
 } from './http-harness.js';
+import { describeSilentFailureRules } from './http-silent-rules.js';
 
 /**
  * Rows of the shared behaviour table for the rules the core's HTTP pipeline states once for
@@ -17,6 +18,8 @@ import {
  * Express, Fastify and Koa alike and fails if one adapter states the rule differently.
  */
 export function describePipelineRules(harness: AdapterHarness): void {
+  // Start-up errors and stated answers instead of silent failures: run wherever these are.
+  describeSilentFailureRules(harness);
   const base = () => {
     const time = { now: EPOCH };
     return { store: new MemoryStore(), clock: () => time.now };

@@ -60,6 +60,18 @@ function cellSeconds(ms: number): number {
   return wholeMs % 1000 === 0 ? seconds : seconds + 1;
 }
 
+/**
+ * The wait a decision asks for, for comparing denials: `retryAfterMs`, or `Infinity` for a
+ * request that can never be admitted (`retryAfterMs` -1: its cost is above the capacity),
+ * which is the most restrictive denial of all.
+ *
+ * @example
+ * waitOf({ allowed: false, retryAfterMs: -1, … }); // Infinity
+ */
+export function waitOf(decision: Decision): number {
+  return decision.retryAfterMs < 0 ? Number.POSITIVE_INFINITY : decision.retryAfterMs;
+}
+
 /** Builds a {@link Decision} (internal helper shared by the algorithms). */
 // biome-ignore lint/complexity/useMaxParams: perf: every decision builds one; positional, no options object per call
 export function decide(

@@ -21,3 +21,4 @@ export type { FinishingResponse } from './request/finished.js';
 export { whenFinished } from './request/finished.js';
 export type { ProxyTrust } from './request/proxy-warnings.js';
 export type { HttpVerdict } from './verdict/verdict.js';
+export { proxyTrustOf, requestProxyTrust } from './request/proxy-trust.js';

@@ -47,6 +47,8 @@ interface LimitFields {
   concurrent: boolean;
   calendar: CalendarPeriod | undefined;
   responseCost: CostAfter | undefined;
+  /** Whether `.cost(n)` was called (so `.costAfter()` would drop it). */
+  costGiven?: boolean;
 }
 
 /**
@@ -140,6 +142,8 @@ export class Limit {
   readonly calendar: CalendarPeriod | undefined;
   /** How the cost is settled from the response (set with {@link Limit.costAfter}), or `undefined`. */
   readonly responseCost: CostAfter | undefined;
+  /** Whether {@link Limit.cost} was called: {@link Limit.costAfter} then refuses to drop it. */
+  private readonly costGiven: boolean;
 
   private constructor(fields: LimitFields) {
     this.maxAttempts = fields.maxAttempts;
@@ -152,6 +156,7 @@ export class Limit {
     this.concurrent = fields.concurrent;
     this.calendar = fields.calendar;
     this.responseCost = fields.responseCost;
+    this.costGiven = fields.costGiven === true;
     Object.freeze(this);
   }
 
@@ -356,10 +361,21 @@ export class Limit {
    *
    * @param units - an integer >= 0.
    * @returns a new `Limit`; the receiver is unchanged. Read the value as {@link Limit.requestCost}.
-   * @throws {@link SluiceConfigError} naming `cost` for anything else.
+   * @throws {@link SluiceConfigError} naming `cost` for anything else, or on a limit with
+   *   {@link Limit.costAfter} (its arrival cost is the `reserve` option). A cost above the
+   *   quota's capacity is refused when the middleware is created.
    */
   cost(units: number): Limit {
-    return this.#with({ requestCost: integerAtLeast('cost', units, 0) });
+    const requestCost = integerAtLeast('cost', units, 0);
+    if (this.responseCost !== undefined) {
+      throw new SluiceConfigError('cost', units, '', {
+        message:
+          `sluice: invalid option "cost": this limit's cost is settled from the response ` +
+          `(costAfter), and what it charges on arrival is its reserve: write ` +
+          `.costAfter(units, { reserve: ${requestCost} }) instead of .cost(${requestCost})`,
+      });
+    }
+    return this.#with({ requestCost, costGiven: true });
   }
 
   /**
@@ -428,7 +444,10 @@ export class Limit {
    * @param options - `reserve`: an integer >= 0, default 1; `unit`: the `qu` of draft-8+
    *   headers (`'tokens'`).
    * @returns a new `Limit`; its {@link Limit.requestCost} is `reserve`.
-   * @throws {@link SluiceConfigError} naming `costAfter`, `reserve` or `unit`.
+   * @throws {@link SluiceConfigError} naming `costAfter`, `reserve` or `unit`; naming
+   *   `costAfter` after {@link Limit.cost} (which it would drop: give `reserve` instead), and,
+   *   when the middleware is created, on a sliding window or log (they cannot keep a debt) or
+   *   with a `reserve` above the quota's capacity.
    * @example Limit.perMinute(10_000).named('tokens').costAfter((req, res) => res.locals.tokens, { reserve: 500 })
    */
   costAfter<Req = unknown, Res = unknown>(
@@ -449,6 +468,15 @@ export class Limit {
       throw new SluiceConfigError('options', options, 'an object { reserve?, unit? }');
     }
     checkOptionNames(options, ['reserve', 'unit'], 'Limit#costAfter()');
+    if (this.costGiven) {
+      const r = this.requestCost;
+      throw new SluiceConfigError('costAfter', units, '', {
+        message:
+          `sluice: invalid option "costAfter": .cost(${r}) before .costAfter() would be dropped: ` +
+          `a costAfter limit charges its reserve on arrival (default 1), then settles to the ` +
+          `response's units. Write .costAfter(units, { reserve: ${r} }) instead`,
+      });
+    }
     const reserve = integerAtLeast('reserve', options.reserve ?? 1, 0);
     const unit = options.unit;
     if (unit !== undefined && (typeof unit !== 'string' || !/^[A-Za-z][\w-]*$/.test(unit))) {
@@ -493,6 +521,7 @@ export class Limit {
       concurrent: this.concurrent,
       calendar: this.calendar,
       responseCost: this.responseCost,
+      costGiven: this.costGiven,
       ...change,
     });
   }

@@ -1,5 +1,6 @@
 import { type Algorithm, isAlgorithm } from '../algorithms/algorithm.js';
 import type { Decision } from '../algorithms/decision.js';
+import { algorithmKeyTag } from '../algorithms/key-tag.js';
 import { describe, SluiceConfigError } from '../common/errors.js';
 import { checkOptionNames, optionNames } from '../common/known-options.js';
 import { checkCallOptions, checkCost } from '../common/validate.js';
@@ -18,7 +19,9 @@ export interface RateLimiterOptions {
   store?: Store;
   /**
    * Prepended to every key as `<prefix>:<key>`. Default `'sl'`: short, since every byte of a
-   * key is kept per key in Redis (`sl:user:1`).
+   * key is kept per key in Redis (`sl:user:1`). An algorithm other than GCRA marks it
+   * (`<prefix>@fw:<key>` for a fixed window, `@sw`, `@log`, `@cal`), so a key moved to
+   * another algorithm starts fresh instead of its state being misread.
    */
   prefix?: string;
   /** The time in **ms since the Unix epoch**. Default `Date.now`. Tests inject a fake one. */
@@ -127,7 +130,9 @@ export class RateLimiter {
 
   constructor(options: RateLimiterOptions) {
     this.#config = parseLimiterOptions(options);
-    this.#keySpace = keySpaceView(this.#config.store, `${this.#config.prefix}:`);
+    // `@<algorithm>` after the prefix (none for GCRA): a changed algorithm gets fresh keys.
+    const tag = algorithmKeyTag(this.#config.algorithm);
+    this.#keySpace = keySpaceView(this.#config.store, `${this.#config.prefix}${tag}:`);
   }
 
   /** The algorithm this limiter runs. */

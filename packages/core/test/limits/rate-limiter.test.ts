@@ -35,8 +35,8 @@ describe('RateLimiter', () => {
     const b = new RateLimiter({ algorithm, store, prefix: 'b', clock });
     expect((await a.consume('k')).allowed).toBe(true);
     expect((await b.consume('k')).allowed).toBe(true);
-    expect(store.inspect('a:k')).toBeDefined();
-    expect(store.inspect('b:k')).toBeDefined();
+    expect(store.inspect('a@fw:k')).toBeDefined();
+    expect(store.inspect('b@fw:k')).toBeDefined();
     expect((await a.consume('k')).allowed).toBe(false);
   });
 

@@ -1,6 +1,7 @@
 // Shared trace generators and drivers for the property tests.
 import { EPOCH } from '@sluice/test-kit';
 import fc from 'fast-check';
+import { algorithmKeyTag } from '../../src/algorithms/key-tag.js';
 import { type Decision, MemoryStore, RateLimiter } from '../../src/index.js';
 import { type Algorithm, expiryOf, type State } from '../../src/store-api.js';
 import type { Model, ModelDecision, Ratio } from './models.js';
@@ -60,7 +61,6 @@ export interface Observed {
 }
 
 const KEY = 'k';
-const STORE_KEY = `sl:${KEY}`;
 
 export function copyState(state: State | undefined): State | undefined {
   return Array.isArray(state) ? [...state] : state;
@@ -80,6 +80,8 @@ export async function drive(
   // default 100 000 keys costs ~10 ms per store).
   const store = new MemoryStore({ maxKeys: 8 });
   const limiter = new RateLimiter({ algorithm, store, clock: () => now });
+  // The store key: the prefix, marked with the algorithm unless GCRA (`sl@fw:k`).
+  const STORE_KEY = `sl${algorithmKeyTag(algorithm)}:${KEY}`;
   const out: Observed[] = [];
   for (const { dt, cost } of steps) {
     now += dt;

@@ -45,7 +45,7 @@ describe('MemoryStore', () => {
     now = EPOCH + 1000; // a's window has ended
     await limiter.peek('other');
     expect(store.size).toBe(1);
-    expect(store.inspect('sl:a')).toBeUndefined();
+    expect(store.inspect('sl@fw:a')).toBeUndefined();
 
     now = EPOCH + 1500;
     await limiter.peek('other');
@@ -73,10 +73,11 @@ describe('MemoryStore', () => {
     now += 1;
     await limiter.consume('d'); // over maxKeys: one key must go
     expect(store.size).toBe(3);
-    expect(store.inspect('sl:b')).toBeUndefined();
-    expect(store.inspect('sl:a')).toEqual([EPOCH + 3_600_000, 2]);
-    expect(store.inspect('sl:c')).toBeDefined();
-    expect(store.inspect('sl:d')).toBeDefined();
+    // A fixed window's keys are marked `@fw` after the prefix.
+    expect(store.inspect('sl@fw:b')).toBeUndefined();
+    expect(store.inspect('sl@fw:a')).toEqual([EPOCH + 3_600_000, 2]);
+    expect(store.inspect('sl@fw:c')).toBeDefined();
+    expect(store.inspect('sl@fw:d')).toBeDefined();
     // a still has its two requests; b starts over.
     expect((await limiter.peek('a')).remaining).toBe(8);
     expect((await limiter.peek('b')).remaining).toBe(10);
@@ -123,15 +124,15 @@ describe('MemoryStore', () => {
     // GCRA's state is its TAT: now + 3 x T = now + 1 ms.
     expect(store.inspect('g:k')).toBe(now + 1);
     await wl.consume('k', { cost: 2 });
-    expect(store.inspect('w:k')).toEqual([now + 1000, 2]);
+    expect(store.inspect('w@fw:k')).toEqual([now + 1000, 2]);
 
     now += 1;
     await wl.consume('k');
-    expect(store.inspect('w:k')).toEqual([EPOCH + 7 + 1000, 3]);
+    expect(store.inspect('w@fw:k')).toEqual([EPOCH + 7 + 1000, 3]);
     // A denial leaves the state as it was.
-    const before = store.inspect('w:k');
+    const before = store.inspect('w@fw:k');
     expect((await wl.consume('k', { cost: 3 })).allowed).toBe(false);
-    expect(store.inspect('w:k')).toEqual(before);
+    expect(store.inspect('w@fw:k')).toEqual(before);
     // What inspect shows is what the algorithm sees. At now = EPOCH + 8 the window
     // [EPOCH + 7, EPOCH + 1007) holds 3 of 5 units: 2 remain, full again in 999 ms.
     const windowPeek = {
@@ -142,7 +143,7 @@ describe('MemoryStore', () => {
       resetAfterMs: 999,
       cost: 0,
     };
-    expect(w.step(store.inspect('w:k'), now, 0).decision).toEqual(windowPeek);
+    expect(w.step(store.inspect('w@fw:k'), now, 0).decision).toEqual(windowPeek);
     expect(await wl.peek('k')).toEqual(windowPeek);
     // GCRA's TAT (EPOCH + 8) is now: nothing is ahead, all 10 units remain, reset 0.
     const gcraPeek = {

@@ -1,3 +1,4 @@
+import { SluiceConfigError } from '@sluice/core';
 import { DOWN_ERRORS, type ScriptClient } from './client.js';
 
 /** The parts of a node-redis 5/6 client, cluster or sentinel the store uses. */
@@ -28,6 +29,28 @@ export function isNodeRedisShaped(value: object): boolean {
   return (
     typeof v.sendCommand === 'function' && typeof v.evalSha === 'function' && 'isOpen' in value
   );
+}
+
+/**
+ * Refuses a node-redis client that is not open (`connect()` never called, or `quit()` /
+ * `close()` already called): node-redis sends nothing before `connect()`, so every decision
+ * would fail and be decided by the `onStoreError` policy, in process: with `'insurance'`
+ * each server of a fleet would limit on its own memory, the limit multiplied by the number
+ * of servers, after one warning. A client whose `connect()` was called and not yet
+ * awaited is open (connecting) and is taken.
+ *
+ * @throws {@link SluiceConfigError} naming `client`, saying to `await client.connect()` first.
+ */
+export function checkNodeRedisOpen(client: unknown, kind: string): void {
+  if (client === null || typeof client !== 'object' || !isNodeRedisShaped(client)) return;
+  if ((client as NodeRedis).isOpen) return;
+  throw new SluiceConfigError('client', client, '', {
+    message:
+      `sluice: invalid option "client": ${kind} that is not connected: node-redis sends ` +
+      'nothing before connect(), so every decision would fall back to onStoreError (with ' +
+      "'insurance', each process limiting on its own memory). Call `await client.connect()` " +
+      'before `new RedisStore({ client })`',
+  });
 }
 
 /** node-redis takes strings (or Buffers) only: numbers are written as text. */

@@ -16,6 +16,7 @@ import { type Charge, consumeAt } from './charge.js';
 import { holdCharge, settleWhenFinished } from './held.js';
 import { chargedFor, chargeOnce, ledgerOf, remember } from './ledger.js';
 import { LimitPlan, type PlannedLimit } from './plan.js';
+import { ResolverTimeouts } from './resolver-timeout.js';
 
 /**
  * Where {@link HttpLimiter.decide} reads a framework's requests: the adapter's binding, and
@@ -49,6 +50,8 @@ export class HttpLimiter<Req = unknown> {
    */
   readonly metrics: HttpMetrics | undefined;
   readonly #answer: DenialAnswer;
+  /** Bounds the async resolvers by `resolverTimeout`. */
+  readonly #timeouts: ResolverTimeouts;
   /** Algorithms by quota (`<maxAttempts>/<periodMs>`), shared by the plans. */
   readonly #algorithms = new Map<string, Algorithm>();
   /** The plan of the `store` option, made at construction; else one per default store. */
@@ -64,6 +67,7 @@ export class HttpLimiter<Req = unknown> {
     this.metrics = config.metrics;
     this.#answer = new DenialAnswer(config as HttpConfig<unknown>);
     this.#byApp = config.store === undefined;
+    this.#timeouts = new ResolverTimeouts(config.resolverTimeoutMs, config.logger);
     this.#fixedPlan =
       config.store === undefined ? undefined : this.#plan(config.store, config.userStore!);
   }
@@ -85,7 +89,7 @@ export class HttpLimiter<Req = unknown> {
     const user = this.config.user;
     if (user === undefined) return userIdOf(defaultUser(req));
     const id = user(req);
-    return isPromiseLike(id) ? Promise.resolve(id).then(checkedUser) : checkedUser(id);
+    return isPromiseLike(id) ? this.#timeouts.bound(id, 'user').then(checkedUser) : checkedUser(id);
   }
 
   /**
@@ -165,7 +169,9 @@ export class HttpLimiter<Req = unknown> {
     if (skip !== undefined) {
       const skipped = skip(view);
       if (isPromiseLike(skipped)) {
-        return Promise.resolve(skipped).then((s) => (s ? undefined : this.#limits(view, app)));
+        return this.#timeouts
+          .bound(skipped, 'skip')
+          .then((s) => (s ? undefined : this.#limits(view, app)));
       }
       if (skipped) return undefined;
     }
@@ -176,7 +182,9 @@ export class HttpLimiter<Req = unknown> {
   #limits(view: RequestView, app: object | undefined) {
     const plan = this.#fixedPlan ?? this.#defaultPlan(app);
     const planned = plan.limitsFor(view);
-    if (planned instanceof Promise) return planned.then((p) => this.#keyed(view, plan, p));
+    if (planned instanceof Promise) {
+      return this.#timeouts.bound(planned, 'limit').then((p) => this.#keyed(view, plan, p));
+    }
     return this.#keyed(view, plan, planned);
   }
 
@@ -191,7 +199,9 @@ export class HttpLimiter<Req = unknown> {
     if (key === undefined) return this.#decide(view, plan, planned, undefined);
     const k = key(view);
     if (isPromiseLike(k)) {
-      return Promise.resolve(k).then((v) => this.#decide(view, plan, planned, keySubject(v)));
+      return this.#timeouts
+        .bound(k, 'key')
+        .then((v) => this.#decide(view, plan, planned, keySubject(v)));
     }
     return this.#decide(view, plan, planned, keySubject(k));
   }

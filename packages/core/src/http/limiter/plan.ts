@@ -1,7 +1,9 @@
 import type { Algorithm } from '../../algorithms/algorithm.js';
 import { calendarText } from '../../algorithms/calendar.js';
+import { algorithmKeyTag } from '../../algorithms/key-tag.js';
 import { SluiceConfigError } from '../../common/errors.js';
 import { type CostAfter, type Limit, limitAlgorithm } from '../../limits/limit.js';
+import { checkCostAfter } from '../../limits/limit-checks.js';
 import type { RequestView } from '../../limits/request-view.js';
 import { keySpaceView, type Store } from '../../stores/store.js';
 import type { HttpConfig } from '../options/options.js';
@@ -223,13 +225,7 @@ export class LimitPlan {
       }
       algorithms.set(quota, algorithm);
     }
-    if (limit.responseCost !== undefined && algorithm.debt !== true) {
-      throw new SluiceConfigError(
-        'costAfter',
-        algorithm.description,
-        'an algorithm that can charge past its limit: gcra (the default), fixed-window or a calendar quota',
-      );
-    }
+    checkCostAfter(limit, algorithm);
     const name =
       limit.name ??
       (limit.concurrent
@@ -238,7 +234,11 @@ export class LimitPlan {
           ? `${limit.maxAttempts}-per-${calendarText(limit.calendar)}`
           : `${limit.maxAttempts}-per-${limit.periodMs}ms`);
     return {
-      keySpace: this.#keySpace(`${this.#config.prefix}:${keySegment(name)}:`, lasting),
+      // `@<algorithm>` after the prefix (none for GCRA): a changed algorithm gets fresh keys.
+      keySpace: this.#keySpace(
+        `${this.#config.prefix}${algorithmKeyTag(algorithm)}:${keySegment(name)}:`,
+        lasting,
+      ),
       byKeySpace: undefined,
       routes: new Map(),
       algorithm,

@@ -1,5 +1,6 @@
 import type { AlgorithmKind } from '../../algorithms/algorithm.js';
 import type { Decision } from '../../algorithms/decision.js';
+import type { Duration } from '../../common/duration.js';
 import type { LimitAlgorithmFactory } from '../../limits/limit.js';
 import type { RequestView } from '../../limits/request-view.js';
 import type {
@@ -56,7 +57,9 @@ export interface HttpLimitOptions<Req = unknown, Res = unknown> {
   clock?: () => number;
   /**
    * First segment of every key (`sl:5-per-60000ms:POST /login:ip:203.0.113.7`): short, since
-   * every byte of a key is kept per key in Redis.
+   * every byte of a key is kept per key in Redis. Under an algorithm other than GCRA it is
+   * marked with it (`sl@fw:` fixed window, `@sw`, `@log`, `@cal`), so a limit moved to
+   * another algorithm starts on fresh keys.
    * @default 'sl'
    */
   prefix?: string;
@@ -200,6 +203,18 @@ export interface HttpLimitOptions<Req = unknown, Res = unknown> {
    * @example validate: { xForwardedFor: false } // a proxy that adds the header, trusted elsewhere
    */
   validate?: boolean | ValidateOptions;
+  /**
+   * The longest an async resolver (`limit` or a named limiter, `key`, `user`, `skip`) may
+   * take, in **ms** or as a duration string (`'2s'`); `false`: no bound. A resolver still
+   * pending then fails its request with a `TimeoutError` through the framework's error
+   * handling (a 500, as a resolver that rejects), and `logger.warn` gets one line when a
+   * resolver starts timing out (again only after it has settled in time once). Store calls
+   * have their own bound (the store's `timeoutMs`).
+   * @default 5000 (5 s)
+   * @throws SluiceConfigError naming `resolverTimeout` for a value below 1 ms or of another kind.
+   * @example resolverTimeout: '2s'
+   */
+  resolverTimeout?: Duration | false;
 }
 
 /** {@link HttpLimitOptions}, parsed: every field present and valid. */
@@ -235,4 +250,6 @@ export interface HttpConfig<Req> {
   validate: ValidateConfig;
   /** Where store failures and `Limit.costAfter` units that cannot be settled are logged. */
   logger: StoreFailureLogger;
+  /** `resolverTimeout` in **ms**; `Infinity`: no bound. */
+  resolverTimeoutMs: number;
 }

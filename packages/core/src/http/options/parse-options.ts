@@ -6,10 +6,12 @@ import { SluiceConfigError } from '../../common/errors.js';
 import { checkOptionNames, optionNames } from '../../common/known-options.js';
 import { integerAtLeast } from '../../common/validate.js';
 import { defaultLimitAlgorithm, type LimitAlgorithmFactory } from '../../limits/limit.js';
+import { checkStaticLimits } from '../../limits/limit-checks.js';
 import { resolveLimitInput, throttles } from '../../limits/throttle-registry.js';
 import { guardedStore } from '../../store-failure/guarded-store.js';
 import { MemoryStore } from '../../stores/memory-store.js';
 import { createHttpMetrics } from '../metrics/metrics.js';
+import { parseResolverTimeout } from '../limiter/resolver-timeout.js';
 import { parseValidate } from '../request/proxy-warnings.js';
 import { parseBodyStyle } from '../verdict/denial.js';
 import type { HeaderStyle, HeaderStyleName, HeadersOption } from '../verdict/headers.js';
@@ -58,6 +60,7 @@ export const HTTP_OPTION_NAMES: readonly string[] = optionNames<HttpLimitOptions
   metrics: true,
   body: true,
   validate: true,
+  resolverTimeout: true,
 });
 
 /** Core option objects made by {@link splitHttpOptions}: their names are already checked. */
@@ -187,6 +190,8 @@ export function parseHttpOptions<Req>(options: HttpLimitOptions<Req, never>): Ht
       algorithm,
       `one of ${Object.keys(ALGORITHMS).join(', ')} or a function ({ limit, periodMs }) => Algorithm`,
     );
+  // Found here, not on the first request: a limit its algorithm can never admit or settle.
+  checkStaticLimits(limits.entries, algorithmFactory);
   // HttpLimiter never calls store.reset, so a store without it is accepted.
   const guarded = guardedStore({
     store: options.store ?? VALIDATION_STORE,
@@ -234,6 +239,7 @@ export function parseHttpOptions<Req>(options: HttpLimitOptions<Req, never>): Ht
     problem: parseBodyStyle(options.body),
     validate: parseValidate(options.validate, options.logger ?? console),
     logger: options.logger ?? console,
+    resolverTimeoutMs: parseResolverTimeout(options.resolverTimeout),
   };
 }
 

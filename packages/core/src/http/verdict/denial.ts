@@ -126,7 +126,7 @@ export class DenialAnswer {
     v.statusCode = c.statusCode;
     c.onLimited?.(view, decision, ENFORCED);
     if (c.problem && typeof c.message !== 'function') {
-      const detail = c.message ?? `Rate limit exceeded, retry in ${v.retryAfterSeconds} seconds`;
+      const detail = c.message ?? defaultMessage(v.retryAfterSeconds);
       v.body = quotaExceededBody(c.statusCode, detail, v.violatedPolicies());
       v.contentType = PROBLEM_JSON_TYPE;
       return;
@@ -147,10 +147,17 @@ export class DenialAnswer {
     if (typeof message === 'function') return message(view, decision);
     const last = this.#lastBody;
     if (last !== undefined && last[0] === seconds) return last[1];
-    const text = message ?? `Rate limit exceeded, retry in ${seconds} seconds`;
+    const text = message ?? defaultMessage(seconds);
     const error = statusText(c.statusCode);
     const body = `{"statusCode":${c.statusCode},"error":${JSON.stringify(error)},"message":${JSON.stringify(text)}}`;
     this.#lastBody = [seconds, body];
     return body;
   }
+}
+
+/** The default 429 message; `seconds` -1: a request that can never be admitted. */
+function defaultMessage(seconds: number): string {
+  return seconds < 0
+    ? 'Rate limit exceeded: this request costs more than the limit can ever admit, so retrying will not help'
+    : `Rate limit exceeded, retry in ${seconds} seconds`;
 }

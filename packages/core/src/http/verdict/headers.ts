@@ -57,12 +57,16 @@ export function ceilSeconds(ms: number): number {
   return ms <= 0 ? 0 : Math.ceil(ms / 1000);
 }
 
-/** The `Retry-After` value for a denial: the retry interval in whole seconds, rounded up, at least 1. */
+/**
+ * The `Retry-After` value for a denial: the retry interval in whole seconds, rounded up, at
+ * least 1; -1 (no `Retry-After` is sent) when the request can never be admitted
+ * (`retryAfterMs` -1: its cost is above the limit's capacity).
+ */
 export function retryAfterSeconds(decision: Decision, concurrent = false): number {
   // A lease can be released any moment: the lease expiry is only an upper bound.
   if (concurrent) return 1;
-  const ms = decision.retryAfterMs < 0 ? decision.resetAfterMs : decision.retryAfterMs;
-  return Math.max(1, ceilSeconds(ms));
+  if (decision.retryAfterMs < 0) return -1;
+  return Math.max(1, ceilSeconds(decision.retryAfterMs));
 }
 
 /**
@@ -139,7 +143,9 @@ export function writeRateLimitHeaders<T>(
 ): void {
   const d = decision;
   const quota = String(d.limit);
-  const remaining = String(d.allowed ? d.remaining : 0);
+  // A denial reports 0 left; one that can never pass (-1) reports what is really left, so a
+  // client sees the quota is not spent and that waiting for it will not help.
+  const remaining = String(d.allowed || d.retryAfterMs < 0 ? d.remaining : 0);
   for (let s = 0; s < styles.length; s++) {
     switch (styles[s]) {
       case 'legacy':

@@ -1,4 +1,4 @@
-import type { Decision } from '../../algorithms/decision.js';
+import { type Decision, waitOf } from '../../algorithms/decision.js';
 import type { HeldCharge } from '../limiter/held.js';
 import {
   type HeaderSetter,
@@ -15,7 +15,11 @@ export interface HttpVerdict {
   allowed: boolean;
   /** 429 (or the `statusCode` option) when denied; 200 when allowed. */
   statusCode: number;
-  /** `Retry-After` in whole **seconds** (rounded up, at least 1) when denied; 0 when allowed. */
+  /**
+   * `Retry-After` in whole **seconds** (rounded up, at least 1) when denied; 0 when allowed;
+   * -1 when the request can never be admitted (its cost is above the limit's capacity: the
+   * decision's `retryAfterMs` is -1), which is answered without a `Retry-After` header.
+   */
   retryAfterSeconds: number;
   /** Rate-limit headers (and `Retry-After` when denied), as `[name, value]` pairs. */
   headers: [string, string][];
@@ -138,19 +142,22 @@ export class Verdict implements HttpVerdict {
         names,
       );
     }
-    if (!this.allowed) set(target, names.retryAfter, String(this.retryAfterSeconds));
+    // -1: the request can never be admitted (its cost is above the capacity): no wait helps.
+    if (!this.allowed && this.retryAfterSeconds >= 0) {
+      set(target, names.retryAfter, String(this.retryAfterSeconds));
+    }
   }
 }
 
 /**
  * Whether `a` is more restrictive than `b`: a denial beats an admission; of two denials
- * the longer wait; of two admissions the fewer units remaining. The one rule for which
+ * the longer wait (a request that can never pass beats any); of two admissions the fewer units remaining. The one rule for which
  * decision a request reports, among its limits ({@link mostRestrictive}) and across the
  * limiters it passed (ledger.ts).
  */
 export function moreRestrictive(a: Decision, b: Decision): boolean {
   if (a.allowed !== b.allowed) return !a.allowed;
-  return a.allowed ? a.remaining < b.remaining : a.retryAfterMs > b.retryAfterMs;
+  return a.allowed ? a.remaining < b.remaining : waitOf(a) > waitOf(b);
 }
 
 /** The index of the most restrictive of several decisions (the one a verdict reports). */
