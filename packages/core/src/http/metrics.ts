@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import type { Decision } from '../algorithms/decision.js';
 import { SluiceConfigError } from '../common/errors.js';
 import { decidedWithoutStore } from '../store-failure/store-failure.js';
@@ -81,21 +80,42 @@ interface OtelApi {
 
 let warnedMissing = false;
 
+/** This module's URL in the ESM build (tsup's banner sets it); undefined in CommonJS and in tests. */
+declare const __sluiceModuleUrl: string | undefined;
+
+/** What the loader uses of the runtime: Node's `process` (also Bun's and Deno's). */
+interface NodeLikeProcess {
+  argv?: string[];
+  cwd?(): string;
+  getBuiltinModule?(id: string): unknown;
+}
+
 /**
  * Loads `@opentelemetry/api` if it is installed: with this module's `require` (CommonJS),
  * else resolved from this file, then from the application's entry script, then from the
- * working directory. `undefined` when none finds it; never throws.
+ * working directory. `undefined` when none finds it, and where the runtime has no Node
+ * module loader (Workers, Vercel's edge runtime: pass `metrics: { meterProvider }` there);
+ * never throws. The loader is found at run time (`process.getBuiltinModule('node:module')`,
+ * Node 20.16+, Bun, Deno), never imported statically: the core has no `node:` import.
  */
 export function loadOpenTelemetryApi(): OtelApi | undefined {
   const attempts: (() => unknown)[] = [];
   if (typeof require === 'function') attempts.push(() => require('@opentelemetry/api'));
-  const bases = [
-    typeof __filename === 'string' ? __filename : undefined,
-    process.argv[1],
-    `${process.cwd()}/index.js`,
-  ];
-  for (const base of bases) {
-    if (base) attempts.push(() => createRequire(base)('@opentelemetry/api'));
+  const proc = (globalThis as { process?: NodeLikeProcess }).process;
+  const nodeModule = proc?.getBuiltinModule?.('node:module') as
+    | { createRequire?: (base: string) => (id: string) => unknown }
+    | undefined;
+  const createRequire = nodeModule?.createRequire;
+  if (typeof createRequire === 'function') {
+    const bases = [
+      typeof __filename === 'string' ? __filename : undefined,
+      typeof __sluiceModuleUrl === 'string' ? __sluiceModuleUrl : undefined,
+      proc?.argv?.[1],
+      typeof proc?.cwd === 'function' ? `${proc.cwd()}/index.js` : undefined,
+    ];
+    for (const base of bases) {
+      if (base) attempts.push(() => createRequire(base)('@opentelemetry/api'));
+    }
   }
   for (const attempt of attempts) {
     try {

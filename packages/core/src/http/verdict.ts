@@ -1,5 +1,5 @@
-import { STATUS_CODES } from 'node:http';
 import type { Decision } from '../algorithms/decision.js';
+import { STATUS_TEXT } from '../common/status-text.js';
 import {
   type HeaderSetter,
   type HeaderStyle,
@@ -211,7 +211,7 @@ export class DenialAnswer {
     const last = this.#lastBody;
     if (last !== undefined && last[0] === seconds) return last[1];
     const text = message ?? `Rate limit exceeded, retry in ${seconds} seconds`;
-    const error = STATUS_CODES[c.statusCode] ?? 'Too Many Requests';
+    const error = STATUS_TEXT[c.statusCode] ?? 'Too Many Requests';
     const body = `{"statusCode":${c.statusCode},"error":${JSON.stringify(error)},"message":${JSON.stringify(text)}}`;
     this.#lastBody = [seconds, body];
     return body;
