@@ -1,6 +1,9 @@
 // What the packages' tests and the bench share; each concern in its own file.
 export * from './epoch.js';
 export * from './export-names.js';
+export * from './fetch-harness.js';
+export * from './fetch-serve-node.js';
+export * from './framework-shapes.js';
 export * from './gate.js';
 export * from './http-appdata-rules.js';
 export * from './http-behaviours.js';

@@ -122,7 +122,9 @@ export class HttpPipeline<Req, Res> {
       if (metrics !== undefined) for (const h of held) if (h.lease) metrics.lease(h.name, +1);
       this.#binding.onFinished(req, res, (status) => {
         if (metrics !== undefined) for (const h of held) if (h.lease) metrics.lease(h.name, -1);
-        void settle(held, outcome, req, res, status, clock, logger);
+        // The promise is the binding's to keep alive (Workers' waitUntil); Node ones drop it.
+        const [r, s] = this.#binding.callbackArgs?.(req, res) ?? [req, res];
+        return settle(held, outcome as never, r, s, status, clock, logger);
       });
     }
     const standing = report(ledgerOf(ledger), v);
