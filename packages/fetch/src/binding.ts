@@ -34,6 +34,8 @@ export interface FetchCall {
   readonly state: FetchRequestState;
   /** What the options' callbacks get as the request: the `Request`, or Hono's `c`. */
   readonly context: unknown;
+  /** The handlers that will serve the request (for `@SkipThrottle()` on a global limit), if known. */
+  readonly handlers: readonly unknown[] | undefined;
   /** The request headers as a record (lower-case names), read when a callback asks. */
   headerRecord: RequestView['headers'] | undefined;
 }
@@ -61,6 +63,7 @@ export const fetchBinding: HttpBinding<FetchCall, FetchCall> = {
   user: (call) => call.user,
   app: (call) => call.app,
   ledger: (call) => call.state,
+  handlers: (call) => call.handlers,
   setHeader(call, name, value) {
     call.state.headers.set(name, value);
   },

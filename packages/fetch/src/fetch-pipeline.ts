@@ -47,6 +47,11 @@ export interface FetchCheckInput {
   waitUntil?: ((promise: Promise<unknown>) => void) | undefined;
   /** What the options' callbacks get as the framework's request (Hono's `c`); default the `Request`. */
   context?: unknown;
+  /**
+   * The handlers that will serve the request: a global limiter (Hono's `rateLimit`) exempts
+   * the request when one is marked `@SkipThrottle()` / `markSkipThrottle`.
+   */
+  handlers?: readonly unknown[] | undefined;
 }
 
 /** Each `Request`'s shared state: every sluice limiter that checks it finds the same one. */
@@ -105,6 +110,7 @@ export class FetchPipeline {
       app: this.#app,
       state,
       context: input.context ?? request,
+      handlers: input.handlers,
       headerRecord: undefined,
     };
     const verdict = await this.#pipeline.handle(call, call);
