@@ -70,6 +70,7 @@ export {
   parseDuration,
   parseThrottle,
   penalty,
+  provideLuxon,
   QUOTA_EXCEEDED_TITLE,
   QUOTA_EXCEEDED_TYPE,
   RateLimiter,

@@ -19,7 +19,7 @@ let nodeHash: ((text: string) => string) | null | undefined;
 
 function findNodeHash(): ((text: string) => string) | null {
   const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-  const crypto = proc?.getBuiltinModule?.('node:crypto') as
+  const crypto = proc?.getBuiltinModule?.('crypto') as
     | { createHash?: (algorithm: string) => { update(t: string): { digest(e: string): string } } }
     | undefined;
   const createHash = crypto?.createHash;

@@ -1,5 +1,6 @@
 import type { Decision } from '../algorithms/decision.js';
 import { SluiceConfigError } from '../common/errors.js';
+import { nodeRequire } from '../common/node-require.js';
 import { decidedWithoutStore } from '../store-failure/store-failure.js';
 import type { Store, StoreRequest } from '../stores/store.js';
 
@@ -80,52 +81,17 @@ interface OtelApi {
 
 let warnedMissing = false;
 
-/** This module's URL in the ESM build (tsup's banner sets it); undefined in CommonJS and in tests. */
-declare const __sluiceModuleUrl: string | undefined;
-
-/** What the loader uses of the runtime: Node's `process` (also Bun's and Deno's). */
-interface NodeLikeProcess {
-  argv?: string[];
-  cwd?(): string;
-  getBuiltinModule?(id: string): unknown;
-}
-
 /**
- * Loads `@opentelemetry/api` if it is installed: with this module's `require` (CommonJS),
- * else resolved from this file, then from the application's entry script, then from the
- * working directory. `undefined` when none finds it, and where the runtime has no Node
- * module loader (Workers, Vercel's edge runtime: pass `metrics: { meterProvider }` there);
- * never throws. The loader is found at run time (`process.getBuiltinModule('node:module')`,
- * Node 20.16+, Bun, Deno), never imported statically: the core has no `node:` import.
+ * Loads `@opentelemetry/api` if it is installed (see `nodeRequire`: this module's `require`,
+ * else resolved from this file, the entry script, the working directory). `undefined` when
+ * none finds it, and where the runtime has no Node module loader (Workers, Vercel's edge
+ * runtime: pass `metrics: { meterProvider }` there); never throws.
  */
 export function loadOpenTelemetryApi(): OtelApi | undefined {
-  const attempts: (() => unknown)[] = [];
-  if (typeof require === 'function') attempts.push(() => require('@opentelemetry/api'));
-  const proc = (globalThis as { process?: NodeLikeProcess }).process;
-  const nodeModule = proc?.getBuiltinModule?.('node:module') as
-    | { createRequire?: (base: string) => (id: string) => unknown }
-    | undefined;
-  const createRequire = nodeModule?.createRequire;
-  if (typeof createRequire === 'function') {
-    const bases = [
-      typeof __filename === 'string' ? __filename : undefined,
-      typeof __sluiceModuleUrl === 'string' ? __sluiceModuleUrl : undefined,
-      proc?.argv?.[1],
-      typeof proc?.cwd === 'function' ? `${proc.cwd()}/index.js` : undefined,
-    ];
-    for (const base of bases) {
-      if (base) attempts.push(() => createRequire(base)('@opentelemetry/api'));
-    }
-  }
-  for (const attempt of attempts) {
-    try {
-      const api = attempt() as OtelApi | undefined;
-      if (typeof api?.metrics?.getMeter === 'function') return api;
-    } catch {
-      // not installed where this base looks: try the next one
-    }
-  }
-  return undefined;
+  return nodeRequire<OtelApi>(
+    '@opentelemetry/api',
+    (api) => typeof (api as OtelApi | undefined)?.metrics?.getMeter === 'function',
+  );
 }
 
 /**
