@@ -15,6 +15,7 @@ export * from './http-pipeline-rules.js';
 export * from './otel-capture.js';
 export * from './package-exports.js';
 export * from './redis-server.js';
+export * from './runtimes.js';
 export * from './secrets.js';
 export * from './type-equality.js';
 export * from './vectors.js';
