@@ -115,7 +115,13 @@ export class FetchPipeline {
     };
     const verdict = await this.#pipeline.handle(call, call);
     const end = settleWhenDone(state, input.waitUntil);
-    if (state.finish !== undefined) request.signal?.addEventListener('abort', () => end(undefined));
+    // The client went away before the handler answered. Once there is a response, its body's
+    // end or cancellation decides (Deno also aborts the signal after a response was sent).
+    if (state.finish !== undefined) {
+      request.signal?.addEventListener('abort', () => {
+        if (state.response === undefined) end(undefined);
+      });
+    }
     return verdict === undefined || verdict.allowed
       ? allowed(state, end)
       : denied(state, verdict, end);
@@ -169,8 +175,8 @@ function applyTo(
       out.headers.set(name, value);
     }
   });
-  if (state.finish === undefined) return out;
   state.response = out;
+  if (state.finish === undefined) return out;
   const status = out.status;
   if (out.body === null) {
     end(status);

@@ -12,6 +12,7 @@ export * from './http-harness.js';
 export * from './http-ops-behaviours.js';
 export * from './http-outcome-rules.js';
 export * from './http-pipeline-rules.js';
+export type { RunSummary } from './mini-runner.js';
 export * from './otel-capture.js';
 export * from './package-exports.js';
 export * from './redis-server.js';
