@@ -80,16 +80,20 @@ export function tableIp(
   return Object.assign(resolve, { proxyTrust } as const);
 }
 
-/** A {@link TestClient} over HTTP to `url`, with the runtime's `fetch`. */
+/**
+ * A {@link TestClient} over HTTP to `url`, with the runtime's `fetch` (or `send`: e.g. the
+ * app called in-process, where `url` is then left out).
+ */
 export function fetchClient(
   url: string,
   runs: Map<string, number>,
   close: () => Promise<void>,
+  send: (url: string, init: RequestInit) => Promise<Response> = fetch,
 ): TestClient {
   return {
     url,
     async request(method, path, headers = {}): Promise<TestResponse> {
-      const res = await fetch(`${url}${path}`, { method, headers });
+      const res = await send(`${url}${path}`, { method, headers });
       const out: Record<string, string> = {};
       res.headers.forEach((value, name) => {
         out[name] = value;
