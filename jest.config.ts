@@ -3,7 +3,17 @@ import type { Config } from 'jest';
 // One jest project per package. Tests import sibling packages (and the private
 // @sluice/test-kit, what they share) by name; the moduleNameMapper
 // points those names at the TypeScript sources so `pnpm test` needs no prior build.
-const packages = ['core', 'redis', 'koa', 'fastify', 'express', 'client', 'nestjs', 'fetch', 'hono'];
+const packages = [
+  'core',
+  'redis',
+  'koa',
+  'fastify',
+  'express',
+  'client',
+  'nestjs',
+  'fetch',
+  'hono',
+];
 
 const moduleNameMapper = {
   '^@sluice/core/http$': '<rootDir>/../core/src/http/index.ts',

@@ -25,7 +25,7 @@ import { join } from 'node:path';
  */
 export interface PackageExportsSpec {
   /** The folder under `packages/`: the package is `@sluice/<name>`. */
-  name: 'core' | 'redis' | 'express' | 'fastify' | 'koa' | 'client' | 'nestjs';
+  name: 'core' | 'redis' | 'express' | 'fastify' | 'koa' | 'client' | 'nestjs' | 'fetch' | 'hono';
   /** Build `.d.ts` / `.d.cts` as well and check that they are emitted (slower: ~8 s). */
   declarations?: boolean;
   /** Names the loaded package must export as functions (classes included). */
