@@ -76,7 +76,7 @@ async function waitFor(url: string, child: ChildProcess, output: () => string): 
   throw new Error(`the snippet did not listen in 60 s:\n${output()}`);
 }
 
-describe.each(['express', 'fastify', 'koa'])('getting started with %s', (framework) => {
+describe.each(['express', 'fastify', 'koa', 'hono', 'fetch'])('getting started with %s', (framework) => {
   it('runs, admits 5 quick POST /login and answers the 6th with a 429', async () => {
     const port = await freePort();
     const child = spawn(TSX, [`snippets/${framework}/app.ts`], {
