@@ -65,6 +65,26 @@ config.projects!.push({
   },
 });
 
+// The Next.js example (examples/next): one `next build` and `next start` (CPU-heavy: .ci/run
+// runs it once, on this machine's Node).
+config.projects!.push({
+  displayName: 'next',
+  rootDir: '<rootDir>/examples/next',
+  testEnvironment: 'node',
+  testMatch: ['<rootDir>/test/**/*.test.ts'],
+  moduleNameMapper: {
+    '^@sluice/test-kit$': '<rootDir>/../../packages/test-kit/src/index.ts',
+    '^@sluice/core$': '<rootDir>/../../packages/core/src/index.ts',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
+  transform: {
+    '^.+\\.ts$': [
+      'ts-jest',
+      { tsconfig: '<rootDir>/tsconfig.test.json', diagnostics: { warnOnly: false } },
+    ],
+  },
+});
+
 // The documentation site (docs/): its snippets compile and run, its plots and options
 // reference come from the code, and every page opens in headless Chromium.
 config.projects!.push({

@@ -93,3 +93,5 @@ export type { LimitFetchOptions } from './limit-fetch.js';
 export { limitFetch } from './limit-fetch.js';
 export type { FetchLimiter, FetchLimitOptions } from './limiter.js';
 export { createFetchLimiter, fetchPipeline } from './limiter.js';
+export type { WithRateLimitOptions } from './next.js';
+export { withRateLimit } from './next.js';
