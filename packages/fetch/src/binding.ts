@@ -7,8 +7,11 @@ import type { HttpBinding, ProxyTrust, RequestView } from '@sluice/core/http';
  * by one limiter is not charged again by the next), kept per `Request` object.
  */
 export interface FetchRequestState {
-  /** The response headers the limiters wrote (the most restrictive decision's). */
-  readonly headers: Headers;
+  /**
+   * The response headers the limiters wrote (the most restrictive decision's), by name as
+   * the core writes it (a `Map`: undici's `Headers` costs µs per call).
+   */
+  readonly headers: Map<string, string>;
   /** The decision reported (the most restrictive), once a limiter decided. */
   decision: Decision | undefined;
   /** Settles the held charges (leases, outcome-aware counting) once the response is done. */
@@ -35,7 +38,7 @@ export interface FetchCall {
   /** What the options' callbacks get as the request: the `Request`, or Hono's `c`. */
   readonly context: unknown;
   /** The handlers that will serve the request (for `@SkipThrottle()` on a global limit), if known. */
-  readonly handlers: readonly unknown[] | undefined;
+  readonly handlers: (() => readonly unknown[]) | undefined;
   /** The request headers as a record (lower-case names), read when a callback asks. */
   headerRecord: RequestView['headers'] | undefined;
 }
@@ -63,7 +66,7 @@ export const fetchBinding: HttpBinding<FetchCall, FetchCall> = {
   user: (call) => call.user,
   app: (call) => call.app,
   ledger: (call) => call.state,
-  handlers: (call) => call.handlers,
+  handlers: (call) => call.handlers?.(),
   setHeader(call, name, value) {
     call.state.headers.set(name, value);
   },

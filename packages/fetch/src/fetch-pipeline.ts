@@ -19,6 +19,17 @@ export interface FetchVerdict {
   /** The answer of a denied request (429, `Retry-After`, the rate-limit headers, the body). */
   readonly response: Response | undefined;
   /**
+   * The rate-limit headers of the request (the most restrictive decision's), for an adapter
+   * that can set them before the response exists (Hono's `c.header`), which costs less than
+   * `apply` on the finished response.
+   */
+  readonly headers: ReadonlyMap<string, string>;
+  /**
+   * Whether the request holds charges to settle when its response is done (a lease,
+   * outcome-aware counting, `Limit.costAfter`): then the response must go through `apply`.
+   */
+  readonly holds: boolean;
+  /**
    * The handler's response with the rate-limit headers (a copy when its headers are
    * immutable, as a `fetch()` response's are). When the request holds charges to settle
    * (a concurrency lease, outcome-aware counting, `Limit.costAfter`), its body is passed
@@ -48,10 +59,11 @@ export interface FetchCheckInput {
   /** What the options' callbacks get as the framework's request (Hono's `c`); default the `Request`. */
   context?: unknown;
   /**
-   * The handlers that will serve the request: a global limiter (Hono's `rateLimit`) exempts
-   * the request when one is marked `@SkipThrottle()` / `markSkipThrottle`.
+   * The handlers that will serve the request, asked only when some handler is marked: a
+   * global limiter (Hono's `rateLimit`) exempts the request when one is marked
+   * `@SkipThrottle()` / `markSkipThrottle`.
    */
-  handlers?: readonly unknown[] | undefined;
+  handlers?: (() => readonly unknown[]) | undefined;
 }
 
 /** Each `Request`'s shared state: every sluice limiter that checks it finds the same one. */
@@ -60,7 +72,7 @@ const states = new WeakMap<Request, FetchRequestState>();
 function stateOf(request: Request): FetchRequestState {
   let state = states.get(request);
   if (state === undefined) {
-    state = { headers: new Headers(), decision: undefined, finish: undefined, response: undefined };
+    state = { headers: new Map(), decision: undefined, finish: undefined, response: undefined };
     states.set(request, state);
   }
   return state;
@@ -114,43 +126,63 @@ export class FetchPipeline {
       headerRecord: undefined,
     };
     const verdict = await this.#pipeline.handle(call, call);
-    const end = settleWhenDone(state, input.waitUntil);
+    const waitUntil = input.waitUntil;
     // The client went away before the handler answered. Once there is a response, its body's
     // end or cancellation decides (Deno also aborts the signal after a response was sent).
     if (state.finish !== undefined) {
       request.signal?.addEventListener('abort', () => {
-        if (state.response === undefined) end(undefined);
+        if (state.response === undefined) settleWhenDone(state, waitUntil)(undefined);
       });
     }
-    return verdict === undefined || verdict.allowed
-      ? allowed(state, end)
-      : denied(state, verdict, end);
+    if (verdict === undefined || verdict.allowed) return new Allowed(state, waitUntil);
+    settleWhenDone(state, waitUntil)(verdict.statusCode);
+    return denied(state, verdict);
   }
 }
 
-function allowed(state: FetchRequestState, end: (status: number | undefined) => void) {
-  return {
-    allowed: true,
-    decision: state.decision,
-    response: undefined,
-    apply: (response: Response) => applyTo(response, state, end),
-    abandon: () => end(undefined),
-  };
+/** An allowed request's verdict: a class, not closures (one per request, on the hot path). */
+class Allowed implements FetchVerdict {
+  readonly allowed = true;
+  readonly response = undefined;
+  readonly #state: FetchRequestState;
+  readonly #waitUntil: FetchCheckInput['waitUntil'];
+
+  constructor(state: FetchRequestState, waitUntil: FetchCheckInput['waitUntil']) {
+    this.#state = state;
+    this.#waitUntil = waitUntil;
+  }
+
+  get decision(): Decision | undefined {
+    return this.#state.decision;
+  }
+
+  get headers(): ReadonlyMap<string, string> {
+    return this.#state.headers;
+  }
+
+  get holds(): boolean {
+    return this.#state.finish !== undefined;
+  }
+
+  apply(response: Response): Response {
+    return applyTo(response, this.#state, this.#waitUntil);
+  }
+
+  abandon(): void {
+    settleWhenDone(this.#state, this.#waitUntil)(undefined);
+  }
 }
 
-function denied(
-  state: FetchRequestState,
-  v: HttpVerdict,
-  end: (status: number | undefined) => void,
-): FetchVerdict {
-  const headers = new Headers(state.headers);
+function denied(state: FetchRequestState, v: HttpVerdict): FetchVerdict {
+  const headers = new Headers([...state.headers]);
   if (v.contentType !== undefined) headers.set('content-type', v.contentType);
   const body = typeof v.body === 'string' || v.body === undefined ? v.body : JSON.stringify(v.body);
-  end(v.statusCode);
   return {
     allowed: false,
     decision: state.decision ?? v.decision,
     response: new Response(body, { status: v.statusCode, headers }),
+    headers: state.headers,
+    holds: false,
     apply: (response) => response,
     abandon: () => undefined,
   };
@@ -160,7 +192,7 @@ function denied(
 function applyTo(
   response: Response,
   state: FetchRequestState,
-  end: (status: number | undefined) => void,
+  waitUntil: FetchCheckInput['waitUntil'],
 ): Response {
   let out = response;
   let copied = false;
@@ -177,6 +209,7 @@ function applyTo(
   });
   state.response = out;
   if (state.finish === undefined) return out;
+  const end = settleWhenDone(state, waitUntil);
   const status = out.status;
   if (out.body === null) {
     end(status);

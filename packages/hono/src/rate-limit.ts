@@ -44,14 +44,25 @@ function honoUser(c: Context): unknown {
   return typeof user === 'object' && user !== null ? (user as { id?: unknown }).id : undefined;
 }
 
-/** `c.executionCtx.waitUntil` on Workers; Hono's getter throws where there is none. */
-function waitUntilOf(c: Context): ((promise: Promise<unknown>) => void) | undefined {
-  try {
-    const ctx = c.executionCtx;
-    return (promise) => ctx.waitUntil(promise);
-  } catch {
-    return undefined;
-  }
+/**
+ * `c.executionCtx.waitUntil` on Workers, looked up only when there is work to keep alive
+ * (rare): Hono's getter throws where there is no execution context, and an error per request
+ * costs more than the whole decision.
+ */
+function waitUntilOf(c: Context): (promise: Promise<unknown>) => void {
+  return (promise) => {
+    try {
+      c.executionCtx.waitUntil(promise);
+    } catch {
+      // Node, Bun, Deno: the process stays, the promise runs on.
+    }
+  };
+}
+
+/** Whether `response` carries `headers` (their first one, with its value: they are set together). */
+function hasHeaders(response: Response, headers: ReadonlyMap<string, string>): boolean {
+  for (const [name, value] of headers) return response.headers.get(name) === value;
+  return true;
 }
 
 function middleware(
@@ -75,17 +86,22 @@ function middleware(
       user: honoUser(c),
       waitUntil: waitUntilOf(c),
       context: c,
-      handlers: scope === 'global' ? matchedRoutes(c).map((r) => r.handler) : undefined,
+      handlers: scope === 'global' ? () => matchedRoutes(c).map((r) => r.handler) : undefined,
     });
     if (verdict.decision !== undefined) c.set('rateLimit', verdict.decision);
     if (!verdict.allowed) return handler === undefined ? verdict.response! : handler(c, verdict);
+    // perf: headers set before the response exists go into it as it is made (c.json, c.text);
+    // changing a finished response makes Hono copy it, and @hono/node-server then streams it.
+    verdict.headers.forEach((value, name) => c.header(name, value));
     try {
       await next();
     } catch (error) {
       verdict.abandon();
       throw error;
     }
-    c.res = verdict.apply(c.res);
+    // A handler that returned its own `new Response(…)` did not get them; held charges need
+    // the body watched.
+    if (verdict.holds || !hasHeaders(c.res, verdict.headers)) c.res = verdict.apply(c.res);
   };
 }
 
