@@ -43,8 +43,13 @@ const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_
 
 /** The pure-TypeScript SHA-256 of `text`'s UTF-8 bytes, base64url without padding. */
 export function pureSha256Base64url(text: string): string {
-  return base64url(sha256(new TextEncoder().encode(text)));
+  return base64url(sha256(encoder.encode(text)));
 }
+
+const encoder = new TextEncoder();
+
+/** The message schedule, reused by every call (the hash is synchronous). */
+const W = new Uint32Array(64);
 
 /** SHA-256 of `bytes`: the 32-byte digest. */
 export function sha256(bytes: Uint8Array): Uint8Array {
@@ -54,17 +59,32 @@ export function sha256(bytes: Uint8Array): Uint8Array {
   const padded = new Uint8Array(blocks * 64);
   padded.set(bytes);
   padded[length] = 0x80;
-  const view = new DataView(padded.buffer);
-  view.setUint32(padded.length - 8, Math.floor(length / 0x20000000));
-  view.setUint32(padded.length - 4, (length * 8) >>> 0);
+  const bits = padded.length - 8;
+  const high = Math.floor(length / 0x20000000);
+  const low = (length * 8) >>> 0;
+  padded[bits] = high >>> 24;
+  padded[bits + 1] = high >>> 16;
+  padded[bits + 2] = high >>> 8;
+  padded[bits + 3] = high;
+  padded[bits + 4] = low >>> 24;
+  padded[bits + 5] = low >>> 16;
+  padded[bits + 6] = low >>> 8;
+  padded[bits + 7] = low;
 
-  const h = new Uint32Array([
-    0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
-  ]);
-  const w = new Uint32Array(64);
-  for (let block = 0; block < blocks; block++) {
-    const base = block * 64;
-    for (let t = 0; t < 16; t++) w[t] = view.getUint32(base + t * 4);
+  let h0 = 0x6a09e667;
+  let h1 = 0xbb67ae85;
+  let h2 = 0x3c6ef372;
+  let h3 = 0xa54ff53a;
+  let h4 = 0x510e527f;
+  let h5 = 0x9b05688c;
+  let h6 = 0x1f83d9ab;
+  let h7 = 0x5be0cd19;
+  const w = W;
+  for (let base = 0; base < padded.length; base += 64) {
+    for (let t = 0; t < 16; t++) {
+      const i = base + t * 4;
+      w[t] = (padded[i]! << 24) | (padded[i + 1]! << 16) | (padded[i + 2]! << 8) | padded[i + 3]!;
+    }
     for (let t = 16; t < 64; t++) {
       const x = w[t - 15]!;
       const y = w[t - 2]!;
@@ -72,14 +92,14 @@ export function sha256(bytes: Uint8Array): Uint8Array {
       const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
       w[t] = (w[t - 16]! + s0 + w[t - 7]! + s1) | 0;
     }
-    let a = h[0]!;
-    let b = h[1]!;
-    let c = h[2]!;
-    let d = h[3]!;
-    let e = h[4]!;
-    let f = h[5]!;
-    let g = h[6]!;
-    let hh = h[7]!;
+    let a = h0;
+    let b = h1;
+    let c = h2;
+    let d = h3;
+    let e = h4;
+    let f = h5;
+    let g = h6;
+    let hh = h7;
     for (let t = 0; t < 64; t++) {
       const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
       const ch = (e & f) ^ (~e & g);
@@ -96,18 +116,24 @@ export function sha256(bytes: Uint8Array): Uint8Array {
       b = a;
       a = (t1 + t2) | 0;
     }
-    h[0] = h[0]! + a;
-    h[1] = h[1]! + b;
-    h[2] = h[2]! + c;
-    h[3] = h[3]! + d;
-    h[4] = h[4]! + e;
-    h[5] = h[5]! + f;
-    h[6] = h[6]! + g;
-    h[7] = h[7]! + hh;
+    h0 = (h0 + a) | 0;
+    h1 = (h1 + b) | 0;
+    h2 = (h2 + c) | 0;
+    h3 = (h3 + d) | 0;
+    h4 = (h4 + e) | 0;
+    h5 = (h5 + f) | 0;
+    h6 = (h6 + g) | 0;
+    h7 = (h7 + hh) | 0;
   }
   const out = new Uint8Array(32);
-  const outView = new DataView(out.buffer);
-  for (let i = 0; i < 8; i++) outView.setUint32(i * 4, h[i]!);
+  const words = [h0, h1, h2, h3, h4, h5, h6, h7];
+  for (let i = 0; i < 8; i++) {
+    const v = words[i]!;
+    out[i * 4] = v >>> 24;
+    out[i * 4 + 1] = v >>> 16;
+    out[i * 4 + 2] = v >>> 8;
+    out[i * 4 + 3] = v;
+  }
   return out;
 }
 
