@@ -92,7 +92,7 @@ function middleware(
     if (!verdict.allowed) return handler === undefined ? verdict.response! : handler(c, verdict);
     // perf: headers set before the response exists go into it as it is made (c.json, c.text);
     // changing a finished response makes Hono copy it, and @hono/node-server then streams it.
-    verdict.headers.forEach((value, name) => c.header(name, value));
+    for (const [name, value] of verdict.headers) c.header(name, value);
     try {
       await next();
     } catch (error) {
