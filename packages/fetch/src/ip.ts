@@ -135,4 +135,17 @@ function forwardedFor(options: ForwardedForOptions): IpResolver {
  * to believe depends on what stands in front of the app, and a wrong guess lets a client
  * pick its own bucket (or puts every client in one).
  */
-export const ip = { bun, deno, node, cloudflare, vercel, forwardedFor } as const;
+export const ip = {
+  /** Bun: the connection's address, from `server.requestIP(req)` (the handler's second argument). */
+  bun,
+  /** Deno: the connection's address, from `info.remoteAddr.hostname` (the handler's second argument). */
+  deno,
+  /** Node through `@hono/node-server`: the socket's address, from `{ incoming }` (the handler's second argument). */
+  node,
+  /** Cloudflare (Workers): `CF-Connecting-IP`, which Cloudflare's edge sets; only behind Cloudflare. */
+  cloudflare,
+  /** Vercel: `X-Real-IP`, which Vercel's edge sets; only on Vercel. */
+  vercel,
+  /** Behind `trustedHops` proxies of yours: the `trustedHops`-th `X-Forwarded-For` entry from the right. */
+  forwardedFor,
+} as const;
