@@ -43,14 +43,42 @@ export function limitFetch<Rest extends unknown[]>(
   handler: (req: Request, ...rest: Rest) => Response | Promise<Response>,
   options: LimitFetchOptions,
 ): (req: Request, ...rest: Rest) => Promise<Response> {
+  return wrapHandler(handler, options, {
+    where: 'limitFetch()',
+    noIp: 'the resolver of your runtime (ip.bun(), ip.deno(), ip.node(), ip.cloudflare(), ip.vercel()) or, behind your own proxies, ip.forwardedFor({ trustedHops }); there is no safe default',
+    // Workers: `(req, env, ctx)`, `ctx.waitUntil`.
+    waitUntilOf: (rest) => waitUntilOf(rest[1]),
+  });
+}
+
+/** How {@link wrapHandler} differs between `limitFetch` and `withRateLimit`. */
+export interface WrapSpec {
+  /** The call, for messages. */
+  where: string;
+  /** What the message of a missing `ip` recommends. */
+  noIp: string;
+  /** The runtime's `waitUntil`, from the handler's arguments after the request. */
+  waitUntilOf(rest: readonly unknown[]): ((promise: Promise<unknown>) => void) | undefined;
+}
+
+/**
+ * A fetch handler wrapped in a rate limit: options parsed once (`ip` required, `waitUntil`,
+ * `route`), then per request the check, the 429 or the handler's response with the headers
+ * (its held charges settled when its body is done, or at once when it throws).
+ * @throws `SluiceConfigError` at creation for a missing `ip` or any invalid option.
+ */
+export function wrapHandler<Rest extends unknown[]>(
+  handler: (req: Request, ...rest: Rest) => Response | Promise<Response>,
+  options: LimitFetchOptions,
+  spec: WrapSpec,
+): (req: Request, ...rest: Rest) => Promise<Response> {
   if (typeof handler !== 'function') {
     throw new SluiceConfigError('handler', handler, 'a fetch handler (req, ...rest) => Response');
   }
-  const { pipeline, own } = fetchPipeline(options, 'route', 'limitFetch()', ['waitUntil', 'route']);
+  const { pipeline, own } = fetchPipeline(options, 'route', spec.where, ['waitUntil', 'route']);
   if (options.ip === undefined) {
     throw new SluiceConfigError('ip', undefined, 'an IP resolver', {
-      message:
-        'sluice: limitFetch() needs the "ip" option: the resolver of your runtime (ip.bun(), ip.deno(), ip.node(), ip.cloudflare(), ip.vercel()) or, behind your own proxies, ip.forwardedFor({ trustedHops }); there is no safe default',
+      message: `sluice: ${spec.where} needs the "ip" option: ${spec.noIp}`,
     });
   }
   const waitUntil = own.waitUntil as LimitFetchOptions['waitUntil'];
@@ -65,7 +93,7 @@ export function limitFetch<Rest extends unknown[]>(
     const verdict = await pipeline.check(req, {
       env: rest[0],
       route,
-      waitUntil: waitUntil ?? waitUntilOf(rest[1]),
+      waitUntil: waitUntil ?? spec.waitUntilOf(rest),
     });
     if (!verdict.allowed) return verdict.response!;
     let response: Response;

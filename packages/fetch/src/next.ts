@@ -1,6 +1,4 @@
-import { SluiceConfigError } from '@sluice/core';
-import type { LimitFetchOptions } from './limit-fetch.js';
-import { fetchPipeline } from './limiter.js';
+import { type LimitFetchOptions, wrapHandler } from './limit-fetch.js';
 
 /** Options of {@link withRateLimit}: those of `limitFetch` (`ip` required). */
 export type WithRateLimitOptions = LimitFetchOptions;
@@ -39,41 +37,10 @@ export function withRateLimit<Context>(
   handler: (req: Request, context: Context) => Response | Promise<Response>,
   options: WithRateLimitOptions,
 ): (req: Request, context: Context) => Promise<Response> {
-  if (typeof handler !== 'function') {
-    throw new SluiceConfigError('handler', handler, 'a route handler (req, context) => Response');
-  }
-  const { pipeline, own } = fetchPipeline(options, 'route', 'withRateLimit()', [
-    'waitUntil',
-    'route',
-  ]);
-  if (options.ip === undefined) {
-    throw new SluiceConfigError('ip', undefined, 'an IP resolver', {
-      message:
-        'sluice: withRateLimit() needs the "ip" option: Next.js gives no client address; on Vercel pass ip.vercel(), behind your own proxies ip.forwardedFor({ trustedHops })',
-    });
-  }
-  const waitUntil = own.waitUntil as WithRateLimitOptions['waitUntil'];
-  if (waitUntil !== undefined && typeof waitUntil !== 'function') {
-    throw new SluiceConfigError('waitUntil', waitUntil, 'a function, e.g. after from next/server');
-  }
-  const route = own.route as string | undefined;
-  if (route !== undefined && (typeof route !== 'string' || !route.startsWith('/'))) {
-    throw new SluiceConfigError('route', route, "a route pattern such as '/api/users/[id]'");
-  }
-  return async (req, context) => {
-    const verdict = await pipeline.check(req, {
-      env: context,
-      route,
-      waitUntil: waitUntil ?? eventWaitUntil(context),
-    });
-    if (!verdict.allowed) return verdict.response!;
-    let response: Response;
-    try {
-      response = await handler(req, context);
-    } catch (error) {
-      verdict.abandon();
-      throw error;
-    }
-    return verdict.apply(response);
-  };
+  return wrapHandler(handler, options, {
+    where: 'withRateLimit()',
+    noIp: 'Next.js gives no client address; on Vercel pass ip.vercel(), behind your own proxies ip.forwardedFor({ trustedHops })',
+    // proxy.ts: `(request, event)`, `event.waitUntil`.
+    waitUntilOf: (rest) => eventWaitUntil(rest[0]),
+  });
 }

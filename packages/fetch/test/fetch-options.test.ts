@@ -71,3 +71,27 @@ describe('@sluice/fetch options', () => {
     expect((await handler(new Request('http://x/'))).status).toBe(200);
   });
 });
+
+describe('withRateLimit (Next.js route handlers and proxy.ts)', () => {
+  it("limits the handler and keeps the settling alive with proxy.ts's event.waitUntil", async () => {
+    const { Limit } = await import('@sluice/core');
+    const { withRateLimit } = await import('../src/index.js');
+    const kept: Promise<unknown>[] = [];
+    const event = { waitUntil: (p: Promise<unknown>) => kept.push(p) };
+    const proxy = withRateLimit(() => new Response('next'), {
+      limit: [Limit.perMinute(2), Limit.concurrent(5).by('all')],
+      ip: ip.vercel(),
+    });
+    const req = () => new Request('http://x/api', { headers: { 'x-real-ip': '203.0.113.7' } });
+    const first = await proxy(req(), event);
+    expect(first.headers.get('x-ratelimit-limit')).toBe('2');
+    await first.text();
+    await (await proxy(req(), event)).text();
+    expect((await proxy(req(), event)).status).toBe(429);
+    await new Promise((r) => setTimeout(r, 5));
+    expect(kept).toHaveLength(2); // each allowed request's lease, released under waitUntil
+    expect(() => withRateLimit(() => new Response(''), {} as never)).toThrow(
+      /Next\.js gives no client address/,
+    );
+  });
+});
