@@ -13,6 +13,8 @@ const packages = [
   'nestjs',
   'postgres',
   'sqlite',
+  'fetch',
+  'hono',
 ];
 
 const moduleNameMapper = {
@@ -82,6 +84,9 @@ config.projects!.push(
   // The fresh machine: scripts/provision.mjs (what `pnpm test` installs first) and the
   // test-kit fixtures' errors when a binary is missing.
   project('scripts', 'scripts', ['<rootDir>/test/**/*.test.ts']),
+  // The Next.js example (examples/next): one `next build` and `next start` (CPU-heavy:
+  // .ci/run runs it once, on this machine's Node).
+  project('next', 'examples/next', ['<rootDir>/test/**/*.test.ts']),
 );
 
 // The benchmarks (bench/): the committed pages are what the committed results render.

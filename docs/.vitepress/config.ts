@@ -36,6 +36,9 @@ const sidebar: DefaultTheme.Sidebar = [
       { text: 'Fastify', link: '/guide/fastify' },
       { text: 'Koa', link: '/guide/koa' },
       { text: 'NestJS', link: '/guide/nestjs' },
+      { text: 'Hono (Node, Bun, Deno, Workers)', link: '/guide/hono' },
+      { text: 'Bun.serve, Deno.serve, Workers', link: '/guide/fetch' },
+      { text: 'Next.js', link: '/guide/nextjs' },
     ],
   },
   {
@@ -63,6 +66,8 @@ const sidebar: DefaultTheme.Sidebar = [
       { text: 'from @nestjs/throttler', link: '/migrating/nestjs-throttler' },
       { text: "from Laravel's throttle", link: '/migrating/laravel' },
       { text: 'from redis-cell', link: '/migrating/redis-cell' },
+      { text: 'from hono-rate-limiter', link: '/migrating/hono-rate-limiter' },
+      { text: 'from @upstash/ratelimit', link: '/migrating/upstash-ratelimit' },
     ],
   },
   {
@@ -78,6 +83,8 @@ const sidebar: DefaultTheme.Sidebar = [
       { text: '@sluice/postgres', link: '/reference/api/postgres' },
       { text: '@sluice/sqlite', link: '/reference/api/sqlite' },
       { text: '@sluice/client', link: '/reference/api/client' },
+      { text: '@sluice/fetch', link: '/reference/api/fetch' },
+      { text: '@sluice/hono', link: '/reference/api/hono' },
       { text: '@sluice/core/store', link: '/reference/api/core/store' },
       { text: '@sluice/core/http', link: '/reference/api/core/http' },
     ],

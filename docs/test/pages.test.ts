@@ -247,7 +247,9 @@ describe('markdown that renders as written', () => {
   it('no page, bench output or published doc comment cites a design section or an issue number: it writes the rule', () => {
     // The reference is generated from the packages' TSDoc; the bench's pages from bench/.
     const sources = [
-      ...['core', 'express', 'fastify', 'koa', 'redis'].map((p) => `packages/${p}/src`),
+      ...['core', 'express', 'fastify', 'koa', 'redis', 'fetch', 'hono'].map(
+        (p) => `packages/${p}/src`,
+      ),
       'bench/src',
       'bench',
     ].flatMap((dir) =>

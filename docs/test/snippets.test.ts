@@ -76,44 +76,47 @@ async function waitFor(url: string, child: ChildProcess, output: () => string): 
   throw new Error(`the snippet did not listen in 60 s:\n${output()}`);
 }
 
-describe.each(['express', 'fastify', 'koa'])('getting started with %s', (framework) => {
-  it('runs, admits 5 quick POST /login and answers the 6th with a 429', async () => {
-    const port = await freePort();
-    const child = spawn(TSX, [`snippets/${framework}/app.ts`], {
-      cwd: DOCS,
-      env: { ...process.env, PORT: String(port) },
-    });
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-    });
-    child.stderr.on('data', (d) => {
-      out += d;
-    });
-    try {
-      const base = `http://127.0.0.1:${port}`;
-      await waitFor(`${base}/`, child, () => out);
-      const home = await fetch(`${base}/`);
-      expect(home.status).toBe(200);
-      expect(home.headers.get('x-ratelimit-limit')).toBe('60');
-      const statuses: number[] = [];
-      let last: Response | undefined;
-      for (let i = 0; i < 6; i++) {
-        last = await fetch(`${base}/login`, { method: 'POST' });
-        statuses.push(last.status);
-      }
-      expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
-      expect(last!.headers.get('retry-after')).toBe('12');
-      expect(last!.headers.get('x-ratelimit-limit')).toBe('5');
-      expect(last!.headers.get('x-ratelimit-remaining')).toBe('0');
-      expect(await last!.json()).toEqual({
-        statusCode: 429,
-        error: 'Too Many Requests',
-        message: 'Rate limit exceeded, retry in 12 seconds',
+describe.each(['express', 'fastify', 'koa', 'hono', 'fetch'])(
+  'getting started with %s',
+  (framework) => {
+    it('runs, admits 5 quick POST /login and answers the 6th with a 429', async () => {
+      const port = await freePort();
+      const child = spawn(TSX, [`snippets/${framework}/app.ts`], {
+        cwd: DOCS,
+        env: { ...process.env, PORT: String(port) },
       });
-      expect(out).toContain(`listening on http://127.0.0.1:${port}`);
-    } finally {
-      await stop(child);
-    }
-  });
-});
+      let out = '';
+      child.stdout.on('data', (d) => {
+        out += d;
+      });
+      child.stderr.on('data', (d) => {
+        out += d;
+      });
+      try {
+        const base = `http://127.0.0.1:${port}`;
+        await waitFor(`${base}/`, child, () => out);
+        const home = await fetch(`${base}/`);
+        expect(home.status).toBe(200);
+        expect(home.headers.get('x-ratelimit-limit')).toBe('60');
+        const statuses: number[] = [];
+        let last: Response | undefined;
+        for (let i = 0; i < 6; i++) {
+          last = await fetch(`${base}/login`, { method: 'POST' });
+          statuses.push(last.status);
+        }
+        expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+        expect(last!.headers.get('retry-after')).toBe('12');
+        expect(last!.headers.get('x-ratelimit-limit')).toBe('5');
+        expect(last!.headers.get('x-ratelimit-remaining')).toBe('0');
+        expect(await last!.json()).toEqual({
+          statusCode: 429,
+          error: 'Too Many Requests',
+          message: 'Rate limit exceeded, retry in 12 seconds',
+        });
+        expect(out).toContain(`listening on http://127.0.0.1:${port}`);
+      } finally {
+        await stop(child);
+      }
+    });
+  },
+);

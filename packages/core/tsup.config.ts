@@ -17,6 +17,11 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: 'node20',
-  // `__filename` in the ESM build too: where metrics.ts resolves the optional @opentelemetry/api from.
-  shims: true,
+  // No `shims`: they add bare `path`/`url` imports to the ESM build, which Workers and
+  // `--platform=neutral` bundles cannot resolve (the core runs on every runtime, DESIGN §15).
+  // The ESM build learns its own URL from `import.meta.url` instead: where metrics.ts resolves
+  // the optional @opentelemetry/api from (CommonJS has `__filename`).
+  shims: false,
+  banner: (ctx) =>
+    ctx.format === 'esm' ? { js: 'const __sluiceModuleUrl = import.meta.url;' } : {},
 });

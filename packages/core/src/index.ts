@@ -22,6 +22,7 @@ export type { GcraOptions } from './algorithms/gcra.js';
 export { cellThrottle, gcra } from './algorithms/gcra.js';
 export type { LeakyBucketOptions } from './algorithms/leaky-bucket.js';
 export { leakyBucket } from './algorithms/leaky-bucket.js';
+export { provideLuxon } from './algorithms/luxon.js';
 export type { PenaltyOptions } from './algorithms/penalty.js';
 export { penalty } from './algorithms/penalty.js';
 export type { Rate } from './algorithms/rate.js';

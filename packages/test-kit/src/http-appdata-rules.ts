@@ -1,5 +1,6 @@
 import { Limit, MemoryStore, ThrottleRegistry } from '@sluice/core';
 import { EPOCH } from './epoch.js';
+import { requestHeader } from './framework-shapes.js';
 import { type AdapterHarness, type AppSpec, withApp as run, statuses } from './http-harness.js';
 import { afterFinish } from './http-outcome-rules.js';
 
@@ -19,8 +20,7 @@ export function describeAppDataRules(harness: AdapterHarness): void {
   /** A lookup that answers on a later turn of the event loop, like a database. */
   const later = <T>(value: T) => new Promise<T>((resolve) => setImmediate(() => resolve(value)));
   /** The `x-user` header of a framework request (Express, Fastify and Koa all have `headers`). */
-  const headerUser = (req: unknown) =>
-    (req as { headers: Record<string, string | undefined> }).headers['x-user'];
+  const headerUser = (req: unknown) => requestHeader(req, 'x-user');
 
   describe(`limits from the application's data: async resolvers (${harness.name})`, () => {
     it('an async named limiter limits each tenant by the plan it looks up', async () => {
@@ -202,8 +202,7 @@ export function describeAppDataRules(harness: AdapterHarness): void {
 
   describe(`limits from the application's data: cost from the response (${harness.name})`, () => {
     /** The `x-units` header of a framework request: what the "response" used. */
-    const unitsOf = (req: unknown) =>
-      Number((req as { headers: Record<string, string | undefined> }).headers['x-units']);
+    const unitsOf = (req: unknown) => Number(requestHeader(req, 'x-units'));
     const used = (n: number | string) => ({ 'x-units': String(n) });
 
     it('reserves on arrival, gives back what the response did not use, charges what it used past the quota', async () => {

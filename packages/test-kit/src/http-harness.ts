@@ -112,7 +112,14 @@ export interface TestClient {
 }
 
 export interface AdapterHarness {
-  name: 'express' | 'fastify' | 'koa' | 'nestjs on express' | 'nestjs on fastify';
+  name:
+    | 'express'
+    | 'fastify'
+    | 'koa'
+    | 'nestjs on express'
+    | 'nestjs on fastify'
+    | `fetch on ${string}`
+    | `hono on ${string}`;
   start(spec: AppSpec): Promise<TestClient>;
   /**
    * Starts an app with a global limit registered where `route` (which has a per-route limit)

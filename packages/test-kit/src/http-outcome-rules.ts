@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { concurrency, Limit, MemoryStore } from '@sluice/core';
 import { EPOCH } from './epoch.js';
+import { responseStatus } from './framework-shapes.js';
 import { Gate } from './gate.js';
 import {
   type AdapterHarness,
@@ -100,10 +101,7 @@ export function describeOutcomeRules(harness: AdapterHarness): void {
               store,
               clock,
               skipSuccessfulRequests: true,
-              requestWasSuccessful: async (_req, res) =>
-                (res as { statusCode?: number; raw?: { statusCode: number } }).statusCode === 201 ||
-                (res as { raw?: { statusCode: number } }).raw?.statusCode === 201 ||
-                (res as { res?: { statusCode: number } }).res?.statusCode === 201,
+              requestWasSuccessful: async (_req, res) => responseStatus(res) === 201,
             },
           },
         ],

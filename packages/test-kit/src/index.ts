@@ -1,6 +1,9 @@
 // What the packages' tests and the bench share; each concern in its own file.
 export * from './epoch.js';
 export * from './export-names.js';
+export * from './fetch-harness.js';
+export * from './fetch-serve-node.js';
+export * from './framework-shapes.js';
 export * from './gate.js';
 export * from './http-adapter.js';
 export * from './http-appdata-rules.js';
@@ -11,10 +14,12 @@ export * from './http-ops-behaviours.js';
 export * from './http-outcome-rules.js';
 export * from './http-pipeline-rules.js';
 export * from './http-silent-rules.js';
+export type { RunSummary } from './mini-runner.js';
 export * from './otel-capture.js';
 export * from './package-exports.js';
 export * from './postgres.js';
 export * from './redis-server.js';
+export * from './runtimes.js';
 export * from './secrets.js';
 export * from './store-algorithms.js';
 export * from './store-conformance.js';

@@ -34,7 +34,9 @@ export interface PackageExportsSpec {
     | 'client'
     | 'nestjs'
     | 'postgres'
-    | 'sqlite';
+    | 'sqlite'
+    | 'fetch'
+    | 'hono';
   /** Build `.d.ts` / `.d.cts` as well and check that they are emitted (slower: ~8 s). */
   declarations?: boolean;
   /** Names the loaded package must export as functions (classes included). */

@@ -1,6 +1,6 @@
-import { DateTime, IANAZone } from 'luxon';
 import { SluiceConfigError } from '../common/errors.js';
 import { checkOptionNames } from '../common/known-options.js';
+import { loadLuxon } from './luxon.js';
 
 /**
  * The edges of calendar quotas (`Limit.perCalendarDay`, `perCalendarWeek`,
@@ -88,7 +88,7 @@ export function parseCalendar(unit: CalendarUnit, options: unknown): CalendarPer
   if (
     typeof timeZone !== 'string' ||
     !/^[A-Za-z]/.test(timeZone) ||
-    !IANAZone.isValidZone(timeZone)
+    !loadLuxon().IANAZone.isValidZone(timeZone)
   ) {
     throw new SluiceConfigError('timeZone', timeZone, "an IANA time zone such as 'Europe/Paris'");
   }
@@ -114,17 +114,19 @@ interface LocalDate {
 /** The first instant (ms since the Unix epoch) of local date `d` in `zone`. */
 function startOfDate(d: LocalDate, zone: string): number {
   // A midnight that does not exist (DST at 00:00) moves forward: the day's first instant.
-  return DateTime.fromObject({ year: d.year, month: d.month, day: d.day }, { zone }).toMillis();
+  return loadLuxon()
+    .DateTime.fromObject({ year: d.year, month: d.month, day: d.day }, { zone })
+    .toMillis();
 }
 
 /** `d` plus `days` (negative: minus) in the proleptic Gregorian calendar. */
 function addDays(d: LocalDate, days: number): LocalDate {
-  const t = DateTime.utc(d.year, d.month, d.day).plus({ days });
+  const t = loadLuxon().DateTime.utc(d.year, d.month, d.day).plus({ days });
   return { year: t.year, month: t.month, day: t.day };
 }
 
 function daysInMonth(year: number, month: number): number {
-  return DateTime.utc(year, month, 1).daysInMonth!;
+  return loadLuxon().DateTime.utc(year, month, 1).daysInMonth!;
 }
 
 /** The anchor date of month (`year`, `month`): `anchorDay` clamped to the month's last day. */
@@ -137,7 +139,7 @@ function anchorOf(year: number, month: number, anchorDay: number): LocalDate {
  * midnight to local midnight of the period's first days in `p.timeZone`.
  */
 export function calendarWindow(p: CalendarPeriod, t: number): [start: number, end: number] {
-  const local = DateTime.fromMillis(t, { zone: p.timeZone });
+  const local = loadLuxon().DateTime.fromMillis(t, { zone: p.timeZone });
   const today: LocalDate = { year: local.year, month: local.month, day: local.day };
   let first: LocalDate;
   let next: LocalDate;

@@ -63,9 +63,18 @@ export interface HttpBinding<Req, Res> {
    * `undefined` when the connection closed before it finished: how concurrency leases are
    * released and outcome-aware counting (`skipSuccessfulRequests`…) learns the outcome.
    * `whenFinished(nodeResponse, done)` is the Node-level part. Without it, leases expire
-   * after `leaseMs` and nothing is given back for its outcome.
+   * after `leaseMs` and nothing is given back for its outcome. `done` returns the settling's
+   * promise (it never rejects): a runtime that stops work after the response (Workers,
+   * Next.js) keeps it alive with `waitUntil` / `after()`.
    */
-  onFinished?(req: Req, res: Res, done: (status: number | undefined) => void): void;
+  onFinished?(req: Req, res: Res, done: (status: number | undefined) => Promise<void>): void;
+  /**
+   * Optional: what the callbacks that get "the framework's request and response"
+   * (`requestWasSuccessful`, `Limit.costAfter` units) are given once the response is done,
+   * when `req` / `res` are not that (a fetch adapter's per-check record: it gives the
+   * `Request` and the `Response`). Default `[req, res]`.
+   */
+  callbackArgs?(req: Req, res: Res): [request: unknown, response: unknown];
   /** Exposes the decision on the request (`req.rateLimit`…); `ledger` is what `ledger` gave. */
   expose(req: Req, res: Res, decision: Decision, ledger: object): void;
 }

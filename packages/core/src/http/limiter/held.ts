@@ -135,7 +135,9 @@ export interface FinishingRequest<Req, Res> {
   req: Req;
   res: Res;
   /** The adapter's `HttpBinding.onFinished`. */
-  onFinished(req: Req, res: Res, done: (status: number | undefined) => void): void;
+  onFinished(req: Req, res: Res, done: (status: number | undefined) => Promise<void>): void;
+  /** The adapter's `HttpBinding.callbackArgs`: what the outcome callbacks are given. */
+  callbackArgs?(req: Req, res: Res): [request: unknown, response: unknown];
 }
 
 /**
@@ -157,7 +159,9 @@ export function settleWhenFinished<Req, Res>(
   if (metrics !== undefined) countLeases(metrics, held, +1);
   request.onFinished(req, res, (status) => {
     if (metrics !== undefined) countLeases(metrics, held, -1);
-    void settle(held, outcome, req, res, status, clock, logger);
+    // The promise is the binding's to keep alive (Workers' waitUntil); Node ones drop it.
+    const [r, s] = request.callbackArgs?.(req, res) ?? [req, res];
+    return settle(held, outcome as never, r, s, status, clock, logger);
   });
 }
 

@@ -145,7 +145,12 @@ export class HttpLimiter<Req = unknown> {
   #hold<Res>(req: Req, res: Res, b: HttpBinding<Req, Res>, v: HttpVerdict): HttpVerdict {
     const held = (v as Verdict).held;
     if (held !== undefined && b.onFinished !== undefined) {
-      settleWhenFinished(held, { req, res, onFinished: b.onFinished }, this.config, this.metrics);
+      settleWhenFinished(
+        held,
+        { req, res, onFinished: b.onFinished, callbackArgs: b.callbackArgs },
+        this.config,
+        this.metrics,
+      );
     }
     return v;
   }

@@ -1,29 +1,15 @@
-import { createRequire } from 'node:module';
+import { nodeRequire } from '../../common/node-require.js';
 import type { OtelApi } from './meter.js';
 
 /**
- * Loads `@opentelemetry/api` if it is installed: with this module's `require` (CommonJS),
- * else resolved from this file, then from the application's entry script, then from the
- * working directory. `undefined` when none finds it; never throws.
+ * Loads `@opentelemetry/api` if it is installed (see `nodeRequire`: this module's `require`,
+ * else resolved from this file, the entry script, the working directory). `undefined` when
+ * none finds it, and where the runtime has no Node module loader (Workers, Vercel's edge
+ * runtime: pass `metrics: { meterProvider }` there); never throws.
  */
 export function loadOpenTelemetryApi(): OtelApi | undefined {
-  const attempts: (() => unknown)[] = [];
-  if (typeof require === 'function') attempts.push(() => require('@opentelemetry/api'));
-  const bases = [
-    typeof __filename === 'string' ? __filename : undefined,
-    process.argv[1],
-    `${process.cwd()}/index.js`,
-  ];
-  for (const base of bases) {
-    if (base) attempts.push(() => createRequire(base)('@opentelemetry/api'));
-  }
-  for (const attempt of attempts) {
-    try {
-      const api = attempt() as OtelApi | undefined;
-      if (typeof api?.metrics?.getMeter === 'function') return api;
-    } catch {
-      // not installed where this base looks: try the next one
-    }
-  }
-  return undefined;
+  return nodeRequire<OtelApi>(
+    '@opentelemetry/api',
+    (api) => typeof (api as OtelApi | undefined)?.metrics?.getMeter === 'function',
+  );
 }

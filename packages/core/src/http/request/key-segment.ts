@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Base64url } from '../../common/sha256.js';
 
 /** Key segments longer than this, or with characters outside {@link SAFE_SEGMENT}, are hashed. */
 export const MAX_SEGMENT_LENGTH = 100;
@@ -14,5 +14,5 @@ const SAFE_SEGMENT = /^[\w .:/@*+=-]*$/;
  */
 export function keySegment(text: string): string {
   if (text.length <= MAX_SEGMENT_LENGTH && SAFE_SEGMENT.test(text)) return text;
-  return `#${createHash('sha256').update(text).digest('base64url').slice(0, 22)}`;
+  return `#${sha256Base64url(text).slice(0, 22)}`;
 }

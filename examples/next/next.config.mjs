@@ -1,0 +1,3 @@
+/** @type {import('next').NextConfig} */
+const nextConfig = { typescript: { ignoreBuildErrors: false } };
+export default nextConfig;

@@ -1,0 +1,68 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import { base64url, pureSha256Base64url, sha256Base64url } from '../../src/common/sha256.js';
+import { STATUS_TEXT } from '../../src/common/status-text.js';
+import { keySegment } from '../../src/http/request/key-segment.js';
+
+const nodeHash = (text: string) => createHash('sha256').update(text).digest('base64url');
+
+/** A random string of 0..300 UTF-16 units: ASCII, two- and three-byte UTF-8, pairs, lone surrogates. */
+function randomSegment(): string {
+  const bytes = randomBytes(600);
+  const length = bytes[0]! + bytes[1]! / 6;
+  let text = '';
+  for (let i = 2; text.length < length && i + 1 < bytes.length; i += 2) {
+    const pick = bytes[i]! % 8;
+    const n = bytes[i + 1]!;
+    if (pick < 4) text += String.fromCharCode(32 + (n % 95));
+    else if (pick === 4) text += String.fromCharCode(0x80 + n * 7);
+    else if (pick === 5) text += String.fromCharCode(0x800 + n * 200);
+    else if (pick === 6) text += String.fromCodePoint(0x10000 + n * 3001);
+    else text += String.fromCharCode(0xd800 + n * 8); // a lone surrogate (Node: U+FFFD)
+  }
+  return text;
+}
+
+describe('SHA-256 without node:crypto', () => {
+  it('equals node:crypto on 10,000 random segments (UTF-8, surrogates, every padding length)', () => {
+    for (let i = 0; i < 10_000; i++) {
+      const text = randomSegment();
+      expect(pureSha256Base64url(text)).toBe(nodeHash(text));
+    }
+  });
+
+  it('equals node:crypto on the block boundaries (55, 56, 63, 64, 119, 120 bytes)', () => {
+    for (const n of [0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 1000]) {
+      const text = 'a'.repeat(n);
+      expect(pureSha256Base64url(text)).toBe(nodeHash(text));
+    }
+    expect(pureSha256Base64url('abc')).toBe('ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0');
+  });
+
+  it('base64url matches Node on every remainder', () => {
+    for (const n of [0, 1, 2, 3, 4, 5, 31, 32, 33]) {
+      const bytes = randomBytes(n);
+      expect(base64url(bytes)).toBe(bytes.toString('base64url'));
+    }
+  });
+
+  it('the runtime-chosen hash is the same as node:crypto on Node', () => {
+    expect(sha256Base64url('x'.repeat(150))).toBe(nodeHash('x'.repeat(150)));
+  });
+
+  it('existing Redis keys do not move: keySegment hashes as before (pinned digests)', () => {
+    // Computed with the previous implementation (node:crypto createHash, first 22 base64url chars).
+    expect(keySegment('{user}')).toBe(`#${nodeHash('{user}').slice(0, 22)}`);
+    expect(keySegment('x'.repeat(101))).toBe('#xnWi5gSwzRIpwDbjzgyHQi');
+    expect(keySegment('ok-segment')).toBe('ok-segment');
+  });
+});
+
+describe('status texts without node:http', () => {
+  it('has every reason phrase Node has, spelled the same', () => {
+    for (const [code, text] of Object.entries(STATUS_CODES)) {
+      expect(STATUS_TEXT[Number(code)]).toBe(text);
+    }
+    expect(Object.keys(STATUS_TEXT)).toEqual(Object.keys(STATUS_CODES));
+  });
+});

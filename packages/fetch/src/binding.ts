@@ -1,0 +1,85 @@
+import type { Decision } from '@sluice/core';
+import type { HttpBinding, ProxyTrust, RequestView } from '@sluice/core/http';
+
+/**
+ * What every sluice limiter that checks one `Request` shares: the headers to send, the
+ * decision reported, the settling of held charges. It is the request's ledger (a key charged
+ * by one limiter is not charged again by the next), kept per `Request` object.
+ */
+export interface FetchRequestState {
+  /**
+   * The response headers the limiters wrote (the most restrictive decision's), by name as
+   * the core writes it (a `Map`: undici's `Headers` costs µs per call).
+   */
+  readonly headers: Map<string, string>;
+  /** The decision reported (the most restrictive), once a limiter decided. */
+  decision: Decision | undefined;
+  /** Settles the held charges (leases, outcome-aware counting) once the response is done. */
+  finish: ((status: number | undefined) => Promise<void>) | undefined;
+  /** The response sent, once known (what `requestWasSuccessful` is given). */
+  response: Response | undefined;
+}
+
+/**
+ * One limiter's check of one request, as the core's pipeline sees it on a fetch-standard
+ * server: the `Request`, what the caller resolved for it (IP, route pattern, user) and the
+ * request's shared {@link FetchRequestState}.
+ */
+export interface FetchCall {
+  readonly request: Request;
+  readonly ip: string;
+  readonly route: string | undefined;
+  readonly user: unknown;
+  /** What the IP resolver trusts of the proxies in front (for `validate`). */
+  readonly trust: ProxyTrust | undefined;
+  /** The application: limiters without a `store` share its MemoryStore. */
+  readonly app: object;
+  readonly state: FetchRequestState;
+  /** What the options' callbacks get as the request: the `Request`, or Hono's `c`. */
+  readonly context: unknown;
+  /** The handlers that will serve the request (for `@SkipThrottle()` on a global limit), if known. */
+  readonly handlers: (() => readonly unknown[]) | undefined;
+  /** The request headers as a record (lower-case names), read when a callback asks. */
+  headerRecord: RequestView['headers'] | undefined;
+}
+
+function headersOf(call: FetchCall): RequestView['headers'] {
+  if (call.headerRecord !== undefined) return call.headerRecord;
+  const record: Record<string, string> = {};
+  call.request.headers.forEach((value, name) => {
+    record[name] = value;
+  });
+  call.headerRecord = record;
+  return record;
+}
+
+/**
+ * How the core's pipeline reads a {@link FetchCall} and writes its answer: every value was
+ * resolved by the caller (limitFetch, Hono's middleware), so this only hands them over.
+ */
+export const fetchBinding: HttpBinding<FetchCall, FetchCall> = {
+  method: (call) => call.request.method,
+  route: (call) => call.route,
+  ip: (call) => call.ip,
+  trustProxy: (call) => call.trust,
+  headers: headersOf,
+  user: (call) => call.user,
+  app: (call) => call.app,
+  ledger: (call) => call.state,
+  handlers: (call) => call.handlers?.(),
+  setHeader(call, name, value) {
+    call.state.headers.set(name, value);
+  },
+  onFinished(call, _res, done) {
+    const state = call.state;
+    const previous = state.finish;
+    state.finish =
+      previous === undefined
+        ? done
+        : (status) => Promise.all([previous(status), done(status)]).then(() => undefined);
+  },
+  callbackArgs: (call) => [call.context, call.state.response],
+  expose(call, _res, decision) {
+    call.state.decision = decision;
+  },
+};

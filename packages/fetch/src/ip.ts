@@ -1,0 +1,151 @@
+import { SluiceConfigError } from '@sluice/core';
+import type { ProxyTrust } from '@sluice/core/http';
+
+/**
+ * How a fetch-standard server finds the client IP of a request: `(req, env) => ip`, `env`
+ * being the handler's second argument (Bun's `server`, Deno's `info`, `@hono/node-server`'s
+ * `{ incoming }`, Hono's `c.env`). `undefined` (or `''`) when it cannot tell: the request is
+ * then a `SluiceConfigError` (answered 500), never a bucket shared by every client.
+ *
+ * `proxyTrust` says what the resolver believes of the proxies in front of the app, for the
+ * `validate` warnings (`'none'`: the connection's own address; `'some'`: a fixed number of
+ * your proxies; `'all'`: whatever the client wrote, which it can forge). Undefined: it
+ * cannot tell, and no proxy warning is given.
+ *
+ * @example
+ * const fromHeader: IpResolver = (req) => req.headers.get('x-real-ip') ?? undefined;
+ */
+export interface IpResolver {
+  (req: Request, env?: unknown): string | undefined;
+  /** What the resolver trusts of the proxies in front of the app (for `validate`). */
+  readonly proxyTrust?: ProxyTrust;
+}
+
+function resolver(
+  fn: (req: Request, env?: unknown) => string | undefined,
+  proxyTrust: ProxyTrust,
+): IpResolver {
+  return Object.assign(fn, { proxyTrust });
+}
+
+/** `value.key`, when `value` is an object. */
+function field(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null
+    ? (value as Record<string, unknown>)[key]
+    : undefined;
+}
+
+/** A header's value, when `req` has it. */
+function header(req: Request, name: string): string | undefined {
+  return req.headers.get(name)?.trim() || undefined;
+}
+
+/**
+ * Bun: the address of the connection, from `server.requestIP(req)` (`Bun.serve`'s handler
+ * gets `server` as its second argument; Hono on Bun passes it as `c.env`).
+ * @example Bun.serve({ fetch: limitFetch(handler, { ip: ip.bun(), limit: '60/min' }) });
+ */
+function bun(): IpResolver {
+  return resolver((req, server) => {
+    const requestIP = field(server, 'requestIP');
+    if (typeof requestIP !== 'function') return undefined;
+    const address = field(requestIP.call(server, req), 'address');
+    return typeof address === 'string' ? address : undefined;
+  }, 'none');
+}
+
+/**
+ * Deno: the address of the connection, from `info.remoteAddr.hostname` (`Deno.serve`'s
+ * handler gets `info` as its second argument; Hono on Deno passes it as `c.env`).
+ * @example Deno.serve(limitFetch(handler, { ip: ip.deno(), limit: '60/min' }));
+ */
+function deno(): IpResolver {
+  return resolver((_req, info) => {
+    const hostname = field(field(info, 'remoteAddr'), 'hostname');
+    return typeof hostname === 'string' ? hostname : undefined;
+  }, 'none');
+}
+
+/**
+ * Node through `@hono/node-server` (its handler's second argument is `{ incoming }`, Node's
+ * `IncomingMessage`): the socket's remote address.
+ * @example serve({ fetch: limitFetch(handler, { ip: ip.node(), limit: '60/min' }) });
+ */
+function node(): IpResolver {
+  return resolver((_req, env) => {
+    const address = field(field(field(env, 'incoming'), 'socket'), 'remoteAddress');
+    return typeof address === 'string' ? address : undefined;
+  }, 'none');
+}
+
+/**
+ * Cloudflare Workers: `CF-Connecting-IP`, which Cloudflare's edge sets to the address that
+ * connected to it (and replaces when a client sends its own). Only behind Cloudflare: a
+ * server reachable directly would take the header from the client.
+ */
+function cloudflare(): IpResolver {
+  return resolver((req) => header(req, 'cf-connecting-ip'), 'some');
+}
+
+/**
+ * Vercel (Next.js route handlers, `proxy.ts`, Edge and Node functions): `X-Real-IP`, which
+ * Vercel's edge sets to the client's address (what `@vercel/functions`' `ipAddress` reads).
+ * Only on Vercel: elsewhere the client could send the header itself.
+ */
+function vercel(): IpResolver {
+  return resolver((req) => header(req, 'x-real-ip'), 'some');
+}
+
+/** Options of {@link ip.forwardedFor}. */
+export interface ForwardedForOptions {
+  /**
+   * How many proxies of yours stand in front of the app, each appending to
+   * `X-Forwarded-For` the address that connected to it (as Express's numeric
+   * `trust proxy`): the client is the entry the outermost of them appended, the
+   * `trustedHops`-th from the right. Entries left of it were written by the client and are
+   * never used. A request with fewer entries did not come through your proxies: it has no
+   * IP (a `SluiceConfigError`, 500).
+   */
+  trustedHops: number;
+}
+
+/**
+ * Behind your own proxies (a load balancer, nginx): the client IP from `X-Forwarded-For`,
+ * counted from the right (see {@link ForwardedForOptions.trustedHops}), never the client's
+ * own left-most entry.
+ * @throws `SluiceConfigError` naming `trustedHops` unless a positive integer.
+ * @example ip.forwardedFor({ trustedHops: 1 }) // one load balancer in front
+ */
+function forwardedFor(options: ForwardedForOptions): IpResolver {
+  const hops = (options as Partial<ForwardedForOptions> | undefined)?.trustedHops;
+  if (typeof hops !== 'number' || !Number.isInteger(hops) || hops < 1) {
+    throw new SluiceConfigError('trustedHops', hops, 'a positive integer (your proxies in front)');
+  }
+  return resolver((req) => {
+    const list = req.headers.get('x-forwarded-for');
+    if (list === null) return undefined;
+    const entries = list.split(',');
+    if (entries.length < hops) return undefined;
+    return entries[entries.length - hops]!.trim() || undefined;
+  }, 'some');
+}
+
+/**
+ * The client-IP resolvers of each runtime. None is a default behind a proxy: which header
+ * to believe depends on what stands in front of the app, and a wrong guess lets a client
+ * pick its own bucket (or puts every client in one).
+ */
+export const ip = {
+  /** Bun: the connection's address, from `server.requestIP(req)` (the handler's second argument). */
+  bun,
+  /** Deno: the connection's address, from `info.remoteAddr.hostname` (the handler's second argument). */
+  deno,
+  /** Node through `@hono/node-server`: the socket's address, from `{ incoming }` (the handler's second argument). */
+  node,
+  /** Cloudflare (Workers): `CF-Connecting-IP`, which Cloudflare's edge sets; only behind Cloudflare. */
+  cloudflare,
+  /** Vercel: `X-Real-IP`, which Vercel's edge sets; only on Vercel. */
+  vercel,
+  /** Behind `trustedHops` proxies of yours: the `trustedHops`-th `X-Forwarded-For` entry from the right. */
+  forwardedFor,
+} as const;

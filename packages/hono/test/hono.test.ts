@@ -1,0 +1,28 @@
+import {
+  describeAppDataRules,
+  describeConfigRules,
+  describeHttpBehaviours,
+  describeOpsBehaviours,
+  describeOutcomeRules,
+  describePipelineRules,
+  fetchHarness,
+  serveOnNode,
+} from '@sluice/test-kit';
+import { ip } from '../src/index.js';
+import { buildHonoApp, buildHonoOutOfReach } from './hono-app.js';
+
+// The shared behaviour table through @sluice/hono on Node (@hono/node-server).
+const socket = ip.node();
+const harness = fetchHarness(
+  'hono on node',
+  (spec) => buildHonoApp(spec, socket),
+  serveOnNode,
+  (spec, route) => buildHonoOutOfReach(spec, route, socket),
+);
+
+describeHttpBehaviours(harness);
+describeConfigRules(harness);
+describeOpsBehaviours(harness);
+describePipelineRules(harness);
+describeAppDataRules(harness);
+describeOutcomeRules(harness);

@@ -1,0 +1,7 @@
+// workerd (without nodejs_compat) has no node:http: the table's one use of it, a client that
+// drops its connection mid-request, cannot run there (see runtimes/workerd-runner.ts).
+export function request(): never {
+  throw new Error(
+    'node:http is not available on workerd: this row needs a real connection to drop',
+  );
+}
