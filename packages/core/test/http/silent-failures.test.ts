@@ -175,7 +175,7 @@ describe('resolverTimeout', () => {
       logger: { warn: () => undefined },
     });
     const error = await Promise.resolve(limiter.check(view())).catch((e: unknown) => e);
-    expect(error).toMatchObject({ name: 'TimeoutError', option: 'key' });
+    expect(error).toMatchObject({ name: 'ResolverTimeoutError', option: 'key' });
     expect((error as Error).message).toContain('within 20 ms');
   });
 
@@ -189,10 +189,10 @@ describe('resolverTimeout', () => {
       outcome(timeouts.bound(quick, 'key')),
       outcome(timeouts.bound(hang(), 'key')),
     ]);
-    expect(results).toEqual(['TimeoutError', '5', 'TimeoutError']);
+    expect(results).toEqual(['ResolverTimeoutError', '5', 'ResolverTimeoutError']);
     // Later calls get a fresh bound of their own.
     expect(await outcome(timeouts.bound(Promise.resolve(8), 'key'))).toBe('8');
-    expect(await outcome(timeouts.bound(hang(), 'key'))).toBe('TimeoutError');
+    expect(await outcome(timeouts.bound(hang(), 'key'))).toBe('ResolverTimeoutError');
   });
 
   it('logs once per resolver while it keeps timing out, and again after it settled in time once', async () => {
@@ -204,13 +204,13 @@ describe('resolverTimeout', () => {
         () => 'settled',
         (e: Error) => e.name,
       );
-    expect(await fail(timeouts.bound(hang(), 'limit'))).toBe('TimeoutError');
-    expect(await fail(timeouts.bound(hang(), 'limit'))).toBe('TimeoutError');
-    expect(await fail(timeouts.bound(hang(), 'user'))).toBe('TimeoutError');
+    expect(await fail(timeouts.bound(hang(), 'limit'))).toBe('ResolverTimeoutError');
+    expect(await fail(timeouts.bound(hang(), 'limit'))).toBe('ResolverTimeoutError');
+    expect(await fail(timeouts.bound(hang(), 'user'))).toBe('ResolverTimeoutError');
     expect(seen.map((m) => m.split(' ')[2])).toEqual(['limit', 'user']);
     // In time once: the next outage of `limit` is logged again.
     expect(await timeouts.bound(Promise.resolve(7), 'limit')).toBe(7);
-    expect(await fail(timeouts.bound(hang(), 'limit'))).toBe('TimeoutError');
+    expect(await fail(timeouts.bound(hang(), 'limit'))).toBe('ResolverTimeoutError');
     expect(seen).toHaveLength(3);
     // A rejection passes through as it is, before the bound.
     const boom = new Error('boom');

@@ -41,7 +41,9 @@ export function parseResolverTimeout(value: Duration | false | undefined): numbe
  * The error a request gets when one of its async resolvers (`limit` / a named limiter,
  * `key`, `user`, `skip`) has not settled within `resolverTimeout`: passed to the
  * framework's error handling (a 500), as a resolver's own rejection is. Its `name` is
- * `'TimeoutError'` (as `AbortSignal.timeout()`'s), its `option` the resolver's option.
+ * `'ResolverTimeoutError'`, not `'TimeoutError'`: some servers (@hono/node-server) answer an
+ * error named `TimeoutError` with 504, and the answer must be the same 500 everywhere.
+ * Its `option` is the resolver's option.
  */
 export class ResolverTimeoutError extends Error {
   /** The option whose resolver did not settle: `'limit'`, `'key'`, `'user'` or `'skip'`. */
@@ -52,7 +54,7 @@ export class ResolverTimeoutError extends Error {
       `sluice: the ${option} resolver did not settle within ${timeoutMs} ms (option resolverTimeout): ` +
         'the request is answered with an error instead of waiting for it',
     );
-    this.name = 'TimeoutError';
+    this.name = 'ResolverTimeoutError';
     this.option = option;
   }
 }
