@@ -3,12 +3,23 @@ import type { Config } from 'jest';
 // One jest project per package. Tests import sibling packages (and the private
 // @sluice/test-kit, what they share) by name; the moduleNameMapper
 // points those names at the TypeScript sources so `pnpm test` needs no prior build.
-const packages = ['core', 'redis', 'koa', 'fastify', 'express', 'client', 'nestjs'];
+const packages = [
+  'core',
+  'redis',
+  'koa',
+  'fastify',
+  'express',
+  'client',
+  'nestjs',
+  'graphql',
+  'ws',
+  'trpc',
+];
 
 const moduleNameMapper = {
   '^@sluice/core/http$': '<rootDir>/../core/src/http/index.ts',
   '^@sluice/core/store$': '<rootDir>/../core/src/store-api.ts',
-  '^@sluice/(core|redis|express|fastify|koa|client|nestjs|test-kit)$':
+  '^@sluice/(core|redis|express|fastify|koa|client|nestjs|test-kit|graphql|ws|trpc)$':
     '<rootDir>/../$1/src/index.ts',
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };
@@ -44,7 +55,7 @@ config.projects!.push({
     ...moduleNameMapper,
     '^@sluice/core/http$': '<rootDir>/../../packages/core/src/http/index.ts',
     '^@sluice/core/store$': '<rootDir>/../../packages/core/src/store-api.ts',
-    '^@sluice/(core|redis|express|fastify|koa|client|nestjs|test-kit)$':
+    '^@sluice/(core|redis|express|fastify|koa|client|nestjs|test-kit|graphql|ws|trpc)$':
       '<rootDir>/../../packages/$1/src/index.ts',
   },
   transform: {
@@ -66,7 +77,7 @@ config.projects!.push({
     ...moduleNameMapper,
     '^@sluice/core/http$': '<rootDir>/../packages/core/src/http/index.ts',
     '^@sluice/core/store$': '<rootDir>/../packages/core/src/store-api.ts',
-    '^@sluice/(core|redis|express|fastify|koa|client|nestjs|test-kit)$':
+    '^@sluice/(core|redis|express|fastify|koa|client|nestjs|test-kit|graphql|ws|trpc)$':
       '<rootDir>/../packages/$1/src/index.ts',
   },
   transform: {
