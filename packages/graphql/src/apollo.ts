@@ -58,7 +58,9 @@ export function sluiceApollo<Context = any>(
             rc.contextValue as Context,
           );
           if (begin !== undefined && !begin.allowed) {
-            for (const [name, value] of begin.headers) rc.response.http.headers.set(name, value);
+            // Apollo reads `extensions.http` with a Map of headers (Yoga: a plain object).
+            const ext = begin.error.extensions as { http?: { status: number; headers: unknown } };
+            ext.http = { status: limiter.statusCode, headers: new Map(begin.headers) };
             throw begin.error;
           }
         },

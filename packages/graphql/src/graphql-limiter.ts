@@ -1,7 +1,7 @@
 import {
   type HeaderStyle,
   ProtocolLimiter,
-  type ProtocolVerdict,
+  ProtocolVerdict,
   parseHeaderStyles,
   type RequestView,
   SluiceConfigError,
@@ -152,8 +152,11 @@ export class GraphqlLimiter<Context = unknown> {
     const peeks = await this.#limiter.settle(verdict, actual);
     let remaining = verdict.decision.remaining;
     if (peeks.length > 0) remaining = Math.min(...peeks.map((p) => p.remaining));
+    // The headers tell the state after settling: each limit's peek.
+    const after =
+      peeks.length === verdict.limits.length ? new ProtocolVerdict(peeks, verdict.limits) : verdict;
     const headers =
-      this.#styles.length === 0 ? [] : verdict.headers(this.#styles, this.#clock(), 'points');
+      this.#styles.length === 0 ? [] : after.headers(this.#styles, this.#clock(), 'points');
     return {
       cost: this.extensions ? this.#costOf(verdict, requested, actual, remaining) : undefined,
       headers,

@@ -2,7 +2,7 @@ import { SluiceConfigError } from '@sluice/core';
 import { COST_MODELS, queryCost } from '@sluice/graphql';
 import { GITHUB_COMPLEX, GITHUB_SIMPLE, githubSchema, itemsSchema } from './schemas';
 
-describe('GitHub models, on GitHub\'s published examples', () => {
+describe("GitHub models, on GitHub's published examples", () => {
   it('counts 550 nodes for the simple query and 22,060 for the complex one', () => {
     expect(queryCost(githubSchema, GITHUB_SIMPLE, { costModel: 'github-nodes' })).toBe(550);
     expect(queryCost(githubSchema, GITHUB_COMPLEX, { costModel: 'github-nodes' })).toBe(22_060);
@@ -58,15 +58,20 @@ describe('objects model, @cost and overrides', () => {
   });
 
   it('refuses bad options with SluiceConfigError naming them', () => {
-    expect(() => queryCost(itemsSchema, '{ shop { name } }', { costModel: 'gitlab' as never })).toThrow(
-      expect.objectContaining({ option: 'costModel' }),
-    );
+    expect(() =>
+      queryCost(itemsSchema, '{ shop { name } }', { costModel: 'gitlab' as never }),
+    ).toThrow(expect.objectContaining({ option: 'costModel' }));
     expect(() => queryCost(itemsSchema, '{ shop { name } }', { typeCosts: { Shop: -1 } })).toThrow(
       SluiceConfigError,
     );
     expect(() => queryCost(itemsSchema, '{ shop { name } }', { defaultListSize: 1.5 })).toThrow(
       expect.objectContaining({ option: 'defaultListSize' }),
     );
-    expect(Object.keys(COST_MODELS)).toEqual(['objects', 'shopify', 'github-nodes', 'github-points']);
+    expect(Object.keys(COST_MODELS)).toEqual([
+      'objects',
+      'shopify',
+      'github-nodes',
+      'github-points',
+    ]);
   });
 });
