@@ -1,7 +1,7 @@
 import { ApolloServer } from '@apollo/server';
 import { Limit, MemoryStore } from '@sluice/core';
 import { sluiceApollo } from '@sluice/graphql';
-import { ITEMS_SDL, itemResolvers } from './schemas';
+import { ITEMS_SDL, itemResolvers } from './schemas.js';
 
 function server(available: { count: number }, extra: object = {}) {
   const now = { ms: 1_700_000_000_000 };

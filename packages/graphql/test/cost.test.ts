@@ -1,6 +1,6 @@
 import { SluiceConfigError } from '@sluice/core';
 import { COST_MODELS, queryCost } from '@sluice/graphql';
-import { GITHUB_COMPLEX, GITHUB_SIMPLE, githubSchema, itemsSchema } from './schemas';
+import { GITHUB_COMPLEX, GITHUB_SIMPLE, githubSchema, itemsSchema } from './schemas.js';
 
 describe("GitHub models, on GitHub's published examples", () => {
   it('counts 550 nodes for the simple query and 22,060 for the complex one', () => {

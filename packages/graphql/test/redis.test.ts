@@ -6,7 +6,7 @@ import { RedisStore } from '@sluice/redis';
 import { type RedisProcess, startRedis } from '@sluice/test-kit';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { Redis } from 'ioredis';
-import { ITEMS_SDL, itemResolvers } from './schemas';
+import { ITEMS_SDL, itemResolvers } from './schemas.js';
 
 let server: RedisProcess;
 let client: Redis;

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Limit, MemoryStore } from '@sluice/core';
 import { useSluice } from '@sluice/graphql';
 import { createSchema, createYoga } from 'graphql-yoga';
-import { ITEMS_SDL, itemResolvers } from './schemas';
+import { ITEMS_SDL, itemResolvers } from './schemas.js';
 
 function server(
   available: { count: number },
