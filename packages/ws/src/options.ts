@@ -1,0 +1,152 @@
+import {
+  type LimitAlgorithmFactory,
+  type LimitInput,
+  MemoryStore,
+  ProtocolLimiter,
+  type RequestView,
+  SluiceConfigError,
+  type Store,
+  type StoreErrorPolicy,
+  type StoreFailureLogger,
+  type ThrottleRegistry,
+} from '@sluice/core';
+import { checkOptionNames } from '@sluice/core/store';
+
+/** The upgrade request (Node's `IncomingMessage`), as far as keys need it. */
+export interface UpgradeRequest {
+  headers?: Record<string, string | string[] | undefined>;
+  socket?: { remoteAddress?: string };
+  /** Set by your authentication (e.g. a session middleware run on the upgrade). */
+  user?: { id?: unknown };
+}
+
+/** Options shared by every `@sluice/ws` limiter. `Req` is what the subject is read from. */
+export interface WsLimitOptions<Req = UpgradeRequest> {
+  /**
+   * The subject replacing user / IP: a string, or a function of the request (the upgrade
+   * request; the socket.io socket). Keys are then `<prefix>:<limit name>:<key>`.
+   * @default the user (`user`), else the client IP, IPv6 grouped by /64
+   */
+  key?: string | ((req: Req) => string | undefined);
+  /** The user id. @default `req.user?.id` */
+  user?: (req: Req) => string | number | undefined;
+  /** The client IP. @default the request's socket address */
+  ip?: (req: Req) => string | undefined;
+  /**
+   * Where state lives. @default one MemoryStore shared by every `@sluice/ws` limiter of the
+   * process (so a user's sockets share their budget); a `RedisStore` for a fleet.
+   */
+  store?: Store;
+  /** Where `'throttle:<name>'` is looked up. @default the process-wide `throttles` */
+  throttles?: ThrottleRegistry;
+  /** The algorithm each `Limit` runs on. @default GCRA with burst = the quota */
+  algorithm?: LimitAlgorithmFactory;
+  /** Key prefix. @default 'sl' */
+  prefix?: string;
+  /** ms since the Unix epoch. @default Date.now */
+  clock?: () => number;
+  /** Store failure policy. @default 'insurance' */
+  onStoreError?: StoreErrorPolicy;
+  /** Where notices go. @default console */
+  logger?: StoreFailureLogger;
+  /** IPv6 network prefix length. @default 64 */
+  ipv6Subnet?: number;
+}
+
+export const COMMON_OPTIONS = [
+  'key',
+  'user',
+  'ip',
+  'store',
+  'throttles',
+  'algorithm',
+  'prefix',
+  'clock',
+  'onStoreError',
+  'logger',
+  'ipv6Subnet',
+];
+
+/** The process's default store for WebSocket limits. */
+let defaultStore: MemoryStore | undefined;
+
+/** A limit with its subject reader, built once from the options. */
+export interface Keyed<Req> {
+  limiter: ProtocolLimiter;
+  /** The key option's subject for `req`, if any. */
+  keyOf(req: Req): string | undefined;
+  /** The request view named limiters and the default subject read. */
+  viewOf(req: Req, route: string): RequestView;
+}
+
+/** What a limiter of this package is: its key channel, its name for errors, its own options, its readers. */
+export interface KeyedSpec<Req> {
+  channel: string;
+  where: string;
+  extra: readonly string[];
+  readers: Readers<Req>;
+}
+
+/** How the default subject and the named limiters' view are read from `Req`. */
+export interface Readers<Req> {
+  user: (req: Req) => unknown;
+  ip: (req: Req) => string | undefined;
+  headers: (req: Req) => RequestView['headers'];
+}
+
+/**
+ * Checks `options` (only `COMMON_OPTIONS` and `extra` names) and builds the limiter.
+ * @throws SluiceConfigError naming a bad or unknown option.
+ */
+export function keyed<Req>(
+  limit: LimitInput,
+  options: WsLimitOptions<Req> & object,
+  spec: KeyedSpec<Req>,
+): Keyed<Req> {
+  const { channel, where, extra, readers: defaults } = spec;
+  if (options === null || typeof options !== 'object') {
+    throw new SluiceConfigError('options', options, 'an object');
+  }
+  checkOptionNames(options, [...COMMON_OPTIONS, ...extra], where);
+  const { key, user = defaults.user, ip = defaults.ip } = options;
+  if (key !== undefined && typeof key !== 'string' && typeof key !== 'function') {
+    throw new SluiceConfigError('key', key, 'a string or a function (req) => string');
+  }
+  for (const [name, fn] of [
+    ['user', user],
+    ['ip', ip],
+  ] as const) {
+    if (typeof fn !== 'function') throw new SluiceConfigError(name, fn, 'a function');
+  }
+  defaultStore ??= new MemoryStore();
+  const limiter = new ProtocolLimiter({
+    limit,
+    channel,
+    store: options.store ?? defaultStore,
+    throttles: options.throttles,
+    algorithm: options.algorithm,
+    prefix: options.prefix,
+    clock: options.clock,
+    onStoreError: options.onStoreError,
+    logger: options.logger,
+    ipv6Subnet: options.ipv6Subnet,
+  });
+  return {
+    limiter,
+    keyOf: (req) => (typeof key === 'function' ? key(req) : key),
+    viewOf: (req, route) => {
+      const id = (user as (r: Req) => unknown)(req);
+      return {
+        method: 'GET',
+        route,
+        ip: (ip as (r: Req) => string | undefined)(req) ?? '',
+        userId:
+          (typeof id === 'string' && id !== '') || (typeof id === 'number' && Number.isFinite(id))
+            ? id
+            : undefined,
+        headers: defaults.headers(req),
+        raw: req,
+      };
+    },
+  };
+}
