@@ -4,8 +4,10 @@ import { type Keyed, keyed, type WsLimitOptions } from './options.js';
 /** A socket.io server socket, as far as sluice needs it (socket.io 4). */
 export interface IoSocketLike {
   handshake: { address?: string; headers?: Record<string, string | string[] | undefined> };
-  data?: { user?: { id?: unknown } };
-  request?: { user?: { id?: unknown } };
+  /** socket.io's `socket.data`: the default user is `socket.data.user.id`. */
+  data?: unknown;
+  /** The Node request of the handshake: else `request.user.id` (e.g. passport). */
+  request?: object;
   use(fn: (event: unknown[], next: (err?: Error) => void) => void): unknown;
   disconnect(close?: boolean): unknown;
 }
@@ -15,8 +17,11 @@ export interface RateLimitedIoError extends Error {
   data: { retryAfter: number };
 }
 
+type WithUser = { user?: { id?: unknown } };
+
 const readers = {
-  user: (s: IoSocketLike) => s.data?.user?.id ?? s.request?.user?.id,
+  user: (s: IoSocketLike) =>
+    (s.data as WithUser | undefined)?.user?.id ?? (s.request as WithUser | undefined)?.user?.id,
   ip: (s: IoSocketLike) => s.handshake?.address,
   headers: (s: IoSocketLike) => s.handshake?.headers ?? {},
 };

@@ -12,7 +12,10 @@ interface Harness {
 }
 
 /** A ws server whose 'connection' handler limits messages first, then listens. */
-async function harness(attach: (ws: WebSocket, req: import('node:http').IncomingMessage, h: Harness) => void, extra: object = {}): Promise<Harness> {
+async function harness(
+  attach: (ws: WebSocket, req: import('node:http').IncomingMessage, h: Harness) => void,
+  extra: object = {},
+): Promise<Harness> {
   const http: Server = createServer();
   const wss = new WebSocketServer({ server: http, ...extra });
   const h: Harness = { url: '', handled: [], limited: 0, close: async () => {} };
@@ -58,7 +61,9 @@ describe('limitMessages on ws', () => {
       const { code, reason } = await closed;
       expect(code).toBe(1008);
       expect(reason).toBe('rate limit exceeded');
-      expect(h.handled.map((m) => m.data)).toEqual(Array.from({ length: 100 }, (_, i) => String(i)));
+      expect(h.handled.map((m) => m.data)).toEqual(
+        Array.from({ length: 100 }, (_, i) => String(i)),
+      );
       // closed on the 101st message: exactly one more message was decided
       expect(h.limited).toBe(1);
     } finally {
@@ -94,15 +99,22 @@ describe('limitMessages on ws', () => {
 
   it('pause: every message handled, in order, at the limit (±1%), none dropped', async () => {
     const h = await harness((ws, req) =>
-      limitMessages(ws, Limit.perSecond(100), { request: req, store: new MemoryStore(), onLimit: 'pause' }),
+      limitMessages(ws, Limit.perSecond(100), {
+        request: req,
+        store: new MemoryStore(),
+        onLimit: 'pause',
+      }),
     );
     try {
       const client = await open(h.url);
       const total = 350;
       for (let i = 0; i < total; i++) client.send(String(i));
       const deadline = Date.now() + 10_000;
-      while (h.handled.length < total && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      expect(h.handled.map((m) => m.data)).toEqual(Array.from({ length: total }, (_, i) => String(i)));
+      while (h.handled.length < total && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(h.handled.map((m) => m.data)).toEqual(
+        Array.from({ length: total }, (_, i) => String(i)),
+      );
       // After the burst of 100, the next 250 arrive at 100/s: 2.5 s
       const seconds = (h.handled[total - 1]!.at - h.handled[99]!.at) / 1000;
       const rate = (total - 100) / seconds;
@@ -118,7 +130,12 @@ describe('limitMessages on ws', () => {
   it("one user's sockets share one budget (keyed by the upgrade request's IP)", async () => {
     const store = new MemoryStore();
     const h = await harness((ws, req) =>
-      limitMessages(ws, Limit.perSecond(50), { request: req, store, clock: fixedClock, onLimit: 'drop' }),
+      limitMessages(ws, Limit.perSecond(50), {
+        request: req,
+        store,
+        clock: fixedClock,
+        onLimit: 'drop',
+      }),
     );
     try {
       const [a, b] = [await open(h.url), await open(h.url)];
@@ -142,7 +159,9 @@ describe('limitMessages on ws', () => {
       expect.objectContaining({ option: 'onLimit' }),
     );
     expect(() => limitMessages(ws, '10/s', { windowMs: 5 } as never)).toThrow(/windowMs/);
-    expect(() => limitMessages(ws, 'throttle:0,1')).toThrow(expect.objectContaining({ option: 'limit' }));
+    expect(() => limitMessages(ws, 'throttle:0,1')).toThrow(
+      expect.objectContaining({ option: 'limit' }),
+    );
     const noPause = { emit: () => true, close: () => {} };
     expect(() => limitMessages(noPause, '10/s', { onLimit: 'pause' })).toThrow(/pause/);
   });
@@ -150,18 +169,26 @@ describe('limitMessages on ws', () => {
 
 describe('limitUpgrades', () => {
   it('refuses the upgrade over the limit with 429 and Retry-After', async () => {
-    const upgrades = limitUpgrades(Limit.perMinute(2), { store: new MemoryStore(), clock: fixedClock });
+    const upgrades = limitUpgrades(Limit.perMinute(2), {
+      store: new MemoryStore(),
+      clock: fixedClock,
+    });
     const h = await harness(() => {}, { verifyClient: upgrades.verifyClient });
     try {
       (await open(h.url)).close();
       (await open(h.url)).close();
-      const refused = await new Promise<{ status: number; retryAfter: string | undefined }>((resolve) => {
-        const ws = new WebSocket(h.url);
-        ws.on('unexpected-response', (_req, res) =>
-          resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] as string }),
-        );
-        ws.on('error', () => {});
-      });
+      const refused = await new Promise<{ status: number; retryAfter: string | undefined }>(
+        (resolve) => {
+          const ws = new WebSocket(h.url);
+          ws.on('unexpected-response', (_req, res) =>
+            resolve({
+              status: res.statusCode ?? 0,
+              retryAfter: res.headers['retry-after'] as string,
+            }),
+          );
+          ws.on('error', () => {});
+        },
+      );
       expect(refused).toEqual({ status: 429, retryAfter: '30' });
     } finally {
       await h.close();
