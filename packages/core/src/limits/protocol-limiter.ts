@@ -69,6 +69,11 @@ export interface ProtocolCheckOptions {
    * then `<prefix>:<limit name>:<key>`, shared across channels.
    */
   key?: string;
+  /**
+   * The key's route segment for this call, replacing the limiter's `channel` (a tRPC
+   * procedure's path for per-procedure budgets).
+   */
+  route?: string;
 }
 
 const OPTIONS = optionNames<ProtocolLimiterOptions>({
@@ -187,10 +192,12 @@ export class ProtocolLimiter {
         `sluice: cost must be an integer >= 0, got ${typeof cost === 'number' ? cost : typeof cost}`,
       );
     }
+    const route = options?.route === undefined ? this.#channel : keySegment(options.route);
     const limits = this.#static ?? this.#limits.limitsFor(view);
-    if (limits instanceof Promise)
-      return limits.then((l) => this.#decide(l, view, options?.key, cost));
-    return this.#decide(limits as readonly Limit[], view, options?.key, cost);
+    if (limits instanceof Promise) {
+      return limits.then((l) => this.#decide(l, view, options?.key, cost, route));
+    }
+    return this.#decide(limits as readonly Limit[], view, options?.key, cost, route);
   }
 
   /**
@@ -230,6 +237,7 @@ export class ProtocolLimiter {
     view: RequestView,
     key: string | undefined,
     cost: number | undefined,
+    route: string,
   ): ProtocolVerdict | Promise<ProtocolVerdict> {
     const subject = key !== undefined ? keySegment(key) : this.#subjectOf(view);
     const charges: ProtocolCharge[] = [];
@@ -242,7 +250,7 @@ export class ProtocolLimiter {
           ? p.keyPrefix + keySegment(limit.subject)
           : key !== undefined
             ? p.keyPrefix + subject
-            : `${p.keyPrefix}${this.#channel}:${subject}`;
+            : `${p.keyPrefix}${route}:${subject}`;
       const c = cost ?? p.cost;
       charges.push({
         key: k,
