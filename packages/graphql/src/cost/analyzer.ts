@@ -2,7 +2,14 @@ import { SluiceConfigError } from '@sluice/core';
 import { type DocumentNode, type GraphQLSchema, parse } from 'graphql';
 import { actualCost, requestedCost } from './cost.js';
 import { type CostModel, type CostModelName, parseCostModel } from './models.js';
-import { buildTree, type CostNode, type CostOverrides, fragmentsOf, operationOf } from './tree.js';
+import {
+  buildTree,
+  type CostNode,
+  type CostOverrides,
+  type FieldInfoCache,
+  fragmentsOf,
+  operationOf,
+} from './tree.js';
 
 /** Options of the cost analysis (`useSluice`, `sluiceApollo`, {@link queryCost}). */
 export interface CostOptions {
@@ -73,6 +80,7 @@ export interface OperationCost {
  */
 export class CostAnalyzer {
   readonly #config: CostConfig;
+  readonly #fieldInfo: FieldInfoCache = new WeakMap();
   readonly #cache = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<string, OperationCost>>>();
 
   constructor(config: CostConfig) {
@@ -122,7 +130,14 @@ export class CostAnalyzer {
     if (root == null) return undefined;
     const { model, overrides, defaultListSize } = this.#config;
     const tree = buildTree(
-      { schema, model, overrides, defaultListSize, fragments: fragmentsOf(document) },
+      {
+        schema,
+        model,
+        overrides,
+        defaultListSize,
+        fragments: fragmentsOf(document),
+        fieldInfo: this.#fieldInfo,
+      },
       root,
       operation.selectionSet,
     );

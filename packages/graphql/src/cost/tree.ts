@@ -46,8 +46,24 @@ export interface CostOverrides {
   readonly fields: ReadonlyMap<string, number>;
 }
 
+/** What the schema says of one field of one type: looked up once per analyser. */
+export interface FieldInfo {
+  readonly named: GraphQLNamedType;
+  readonly isList: boolean;
+  readonly isComposite: boolean;
+  readonly isObject: boolean;
+  /** The field's points from `fieldCosts` or its `@cost`, if any. */
+  readonly fieldPoints: number | undefined;
+  /** The named type's points from `typeCosts` or its `@cost`, if any. */
+  readonly typePoints: number | undefined;
+}
+
+/** Field facts by type and field name (a type object belongs to one schema). */
+export type FieldInfoCache = WeakMap<GraphQLNamedType, Map<string, FieldInfo | null>>;
+
 /** What building a tree needs besides the document. */
 export interface TreeContext {
+  readonly fieldInfo: FieldInfoCache;
   readonly schema: GraphQLSchema;
   readonly model: CostModel;
   readonly overrides: CostOverrides;
@@ -165,25 +181,20 @@ function costNode(
   const first = nodes[0]!;
   const name = first.name.value;
   if (name.startsWith('__')) return { key, points: 0, list: undefined, children: [] };
-  const field = fieldOf(parent, name);
-  if (field === undefined) return undefined; // validation reports it
-  const type: GraphQLOutputType = field.type;
-  const named = getNamedType(type);
-  const isList = isListType(getNullableType(type));
+  const info = infoOf(ctx, parent, name);
+  if (info === undefined) return undefined; // validation reports it
+  const { named, isList } = info;
   const size = pageSize(first);
-  const isConnection = size !== undefined && !isList && isObjectType(named);
+  const isConnection = size !== undefined && !isList && info.isObject;
   const isPage = page !== undefined && (name === 'edges' || name === 'nodes') && isList;
-  const { model, overrides } = ctx;
+  const { model } = ctx;
   let points: number;
-  const fieldOverride =
-    overrides.fields.get(`${parent.name}.${name}`) ?? directiveCost(field as never);
+  const fieldOverride = info.fieldPoints;
   if (fieldOverride !== undefined) points = fieldOverride;
   else if (isConnection) points = model.connection;
-  else if (isPage) {
-    points = name === 'nodes' ? (overrides.types.get(named.name) ?? model.item) : model.item;
-  } else if (isCompositeType(named)) {
-    points = overrides.types.get(named.name) ?? directiveCost(named as never) ?? model.object;
-  } else points = model.scalar;
+  else if (isPage) points = name === 'nodes' ? (info.typePoints ?? model.item) : model.item;
+  else if (info.isComposite) points = info.typePoints ?? model.object;
+  else points = model.scalar;
   // The node inside an edge: the item is counted on the edge.
   if (
     page === undefined &&
@@ -191,10 +202,10 @@ function costNode(
     parent.name.endsWith('Edge') &&
     fieldOverride === undefined
   ) {
-    points = overrides.types.get(named.name) ?? directiveCost(named as never) ?? 0;
+    points = info.typePoints ?? 0;
   }
   let children: CostNode[] = [];
-  if (isCompositeType(named)) {
+  if (info.isComposite) {
     const merged: SelectionSetNode = {
       kind: Kind.SELECTION_SET,
       selections: nodes.flatMap((n) => n.selectionSet?.selections ?? []),
@@ -206,6 +217,35 @@ function costNode(
   return when === undefined
     ? { key, points, list, children }
     : { key, points, list, children, when };
+}
+
+/** The facts of `parent.name`, cached; `undefined` for a field the type does not have. */
+function infoOf(ctx: TreeContext, parent: GraphQLNamedType, name: string): FieldInfo | undefined {
+  let byName = ctx.fieldInfo.get(parent);
+  if (byName === undefined) {
+    byName = new Map();
+    ctx.fieldInfo.set(parent, byName);
+  }
+  let info = byName.get(name);
+  if (info === undefined) {
+    const field = fieldOf(parent, name);
+    if (field === undefined) info = null;
+    else {
+      const named = getNamedType(field.type as GraphQLOutputType);
+      const { overrides } = ctx;
+      info = {
+        named,
+        isList: isListType(getNullableType(field.type)),
+        isComposite: isCompositeType(named),
+        isObject: isObjectType(named),
+        fieldPoints:
+          overrides.fields.get(`${parent.name}.${name}`) ?? directiveCost(field as never),
+        typePoints: overrides.types.get(named.name) ?? directiveCost(named as never),
+      };
+    }
+    byName.set(name, info);
+  }
+  return info ?? undefined;
 }
 
 function fieldOf(
