@@ -1,4 +1,5 @@
 import {
+  type Decision,
   type HeaderStyle,
   ProtocolLimiter,
   ProtocolVerdict,
@@ -97,21 +98,34 @@ export class GraphqlLimiter<Context = unknown> {
   }
 
   /**
-   * Costs the operation and reserves its requested points. A denial is a `GraphQLError`
+   * Costs the operation and reserves its requested points (synchronously when the `key`
+   * function and the store are: no promise per operation on a MemoryStore). A denial is a `GraphQLError`
    * (`extensions.code` `'RATE_LIMITED'`, `retryAfter` in seconds, `cost`, and `http` with the
    * status and `Retry-After` for servers that read it); nothing is charged.
    */
-  async begin(
+  begin(
     schema: GraphQLSchema,
     document: DocumentNode,
     operationName: string | null | undefined,
     variables: Readonly<Record<string, unknown>> | null | undefined,
     context: Context,
-  ): Promise<Begin> {
+  ): Begin | Promise<Begin> {
     const op = this.#analyzer.operation(schema, document, operationName);
     if (op === undefined) return undefined;
     const requested = op.requested(variables);
-    const key = await this.#key(context);
+    const key = this.#key(context);
+    // perf: synchronous all the way when the key function and the store are
+    if (isThenable(key))
+      return Promise.resolve(key).then((k) => this.#reserve(op, requested, k, context));
+    return this.#reserve(op, requested, key, context);
+  }
+
+  #reserve(
+    op: OperationCost,
+    requested: number,
+    key: string | undefined,
+    context: Context,
+  ): Begin | Promise<Begin> {
     const view = this.#view(context);
     if (key === undefined && view.userId === undefined && view.ip === '') {
       throw new GraphQLError(
@@ -119,7 +133,13 @@ export class GraphqlLimiter<Context = unknown> {
         { extensions: { code: 'INTERNAL_SERVER_ERROR' } },
       );
     }
-    const verdict = await this.#limiter.check(view, { cost: requested, key });
+    const verdict = this.#limiter.check(view, { cost: requested, key });
+    return verdict instanceof Promise
+      ? verdict.then((v) => this.#begun(op, requested, v))
+      : this.#begun(op, requested, verdict);
+  }
+
+  #begun(op: OperationCost, requested: number, verdict: ProtocolVerdict): Begin {
     if (verdict.allowed) return { allowed: true, op, requested, verdict };
     const headers = verdict.headers(this.#styles, this.#clock(), 'points');
     if (this.#styles.length === 0) headers.push(['Retry-After', String(verdict.retryAfterSeconds)]);
@@ -146,20 +166,35 @@ export class GraphqlLimiter<Context = unknown> {
    * back exactly; an excess charged past the budget) and answers `extensions.cost` and the
    * headers. With `data` `undefined` (a stream), the requested cost stays charged.
    */
-  async finish(begin: Begin & { allowed: true }, data: unknown, streamed = false): Promise<Finish> {
+  finish(
+    begin: Begin & { allowed: true },
+    data: unknown,
+    streamed = false,
+  ): Finish | Promise<Finish> {
     const { op, requested, verdict } = begin;
     const actual = streamed ? requested : Math.min(op.actual(data), Number.MAX_SAFE_INTEGER);
-    const peeks = await this.#limiter.settle(verdict, actual);
-    let remaining = verdict.decision.remaining;
-    if (peeks.length > 0) remaining = Math.min(...peeks.map((p) => p.remaining));
+    const peeks = this.#limiter.settle(verdict, actual);
+    return peeks instanceof Promise
+      ? peeks.then((p) => this.#finished(begin, actual, p))
+      : this.#finished(begin, actual, peeks);
+  }
+
+  #finished(begin: Begin & { allowed: true }, actual: number, peeks: readonly Decision[]): Finish {
+    const { requested, verdict } = begin;
+    let remaining = peeks.length > 0 ? Number.POSITIVE_INFINITY : verdict.decision.remaining;
+    for (const p of peeks) remaining = Math.min(remaining, p.remaining);
+    if (this.#styles.length === 0) {
+      return {
+        cost: this.extensions ? this.#costOf(verdict, requested, actual, remaining) : undefined,
+        headers: [],
+      };
+    }
     // The headers tell the state after settling: each limit's peek.
     const after =
       peeks.length === verdict.limits.length ? new ProtocolVerdict(peeks, verdict.limits) : verdict;
-    const headers =
-      this.#styles.length === 0 ? [] : after.headers(this.#styles, this.#clock(), 'points');
     return {
       cost: this.extensions ? this.#costOf(verdict, requested, actual, remaining) : undefined,
-      headers,
+      headers: after.headers(this.#styles, this.#clock(), 'points'),
     };
   }
 
@@ -199,4 +234,8 @@ export class GraphqlLimiter<Context = unknown> {
       raw: context,
     };
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 }

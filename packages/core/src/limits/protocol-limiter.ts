@@ -207,29 +207,40 @@ export class ProtocolLimiter {
    * charge stays). Never rejects: a store failure leaves the charge as it was.
    *
    * @param units - what the work cost: a finite number >= 0, rounded up.
-   * @returns each limit's peek after settling (`[]` when the verdict was a denial).
+   * @returns each limit's peek after settling (`[]` when the verdict was a denial); an array
+   *   at once on a synchronous store (MemoryStore), else a promise of it.
    */
-  async settle(verdict: ProtocolVerdict, units: number): Promise<Decision[]> {
+  settle(verdict: ProtocolVerdict, units: number): Decision[] | Promise<Decision[]> {
     if (!Number.isFinite(units) || units < 0) {
       throw new TypeError(`sluice: units must be a finite number >= 0, got ${String(units)}`);
     }
     if (!verdict.allowed) return [];
     const used = Math.ceil(units);
     const now = this.#clock();
-    const calls = verdict.charges.map((c) => {
+    const store = this.#store;
+    const results: (Decision | Promise<Decision>)[] = [];
+    let pending = false;
+    for (let i = 0; i < verdict.charges.length; i++) {
+      const c = verdict.charges[i]!;
       const amount = c.cost - used;
-      const refund = this.#store.refund;
-      if (
-        amount === 0 ||
-        typeof refund !== 'function' ||
-        (amount < 0 && c.algorithm.debt !== true)
-      ) {
-        return Promise.resolve(this.#store.consume(c.key, c.algorithm, 0, now));
+      let r: Decision | Promise<Decision>;
+      try {
+        if (amount === 0)
+          r = verdict.decisions[i]!; // nothing to settle: the charge's own state
+        else if (typeof store.refund !== 'function' || (amount < 0 && c.algorithm.debt !== true)) {
+          r = store.consume(c.key, c.algorithm, 0, now);
+        } else r = store.refund(c.key, c.algorithm, amount, now, c.atMs);
+      } catch (error) {
+        r = Promise.reject(error);
       }
-      return Promise.resolve(refund.call(this.#store, c.key, c.algorithm, amount, now, c.atMs));
-    });
-    const settled = await Promise.allSettled(calls);
-    return settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+      if (r instanceof Promise) pending = true;
+      results.push(r);
+    }
+    if (!pending) return results as Decision[];
+    // A store failure leaves that charge as it was: its peek is left out.
+    return Promise.allSettled(results).then((settled) =>
+      settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : [])),
+    );
   }
 
   #decide(
@@ -267,12 +278,16 @@ export class ProtocolLimiter {
     if (requests.length === 0) return ProtocolVerdict.unlimited(cost ?? 1);
     const store = this.#store;
     const decided =
-      typeof store.consumeAll === 'function'
-        ? store.consumeAll(requests, now)
-        : consumeEach(
-            requests.map((r) => r.cost),
-            (i, c) => store.consume(requests[i]!.key, requests[i]!.algorithm, c, now),
-          );
+      requests.length === 1
+        ? oneDecision(
+            store.consume(requests[0]!.key, requests[0]!.algorithm, requests[0]!.cost, now),
+          )
+        : typeof store.consumeAll === 'function'
+          ? store.consumeAll(requests, now)
+          : consumeEach(
+              requests.map((r) => r.cost),
+              (i, c) => store.consume(requests[i]!.key, requests[i]!.algorithm, c, now),
+            );
     const finish = (decisions: Decision[]) => {
       for (let i = 0; i < charges.length; i++)
         charges[i]!.atMs = chargeTimeOf(decisions[i]!) ?? now;
@@ -322,4 +337,9 @@ export class ProtocolLimiter {
     this.#prepared.set(id, p);
     return p;
   }
+}
+
+/** One decision as the one-element array all-or-nothing answers. */
+function oneDecision(d: Decision | Promise<Decision>): Decision[] | Promise<Decision[]> {
+  return d instanceof Promise ? d.then((x) => [x]) : [d];
 }
