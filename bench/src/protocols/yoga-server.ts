@@ -1,6 +1,7 @@
 /**
  * A GraphQL Yoga server for `pnpm bench:protocols` (the parent pins nothing; it alternates
- * variants in rounds). argv: `plain` | `sluice`. Replies `{ type: 'ready', port }` over IPC.
+ * variants in rounds). argv: `plain` | `sluice`. Replies `{ type: 'ready', port }` over IPC; `start` / `stop` messages
+ * measure its CPU (µs) in between.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,5 +27,13 @@ const yoga = createYoga({ schema: createSchema({ typeDefs, resolvers }), plugins
 const server = createServer(yoga);
 server.listen(0, '127.0.0.1', () => {
   process.send?.({ type: 'ready', port: (server.address() as AddressInfo).port });
+});
+let start = process.cpuUsage();
+process.on('message', (m: { type: string }) => {
+  if (m.type === 'start') start = process.cpuUsage();
+  else if (m.type === 'stop') {
+    const d = process.cpuUsage(start);
+    process.send?.({ type: 'cpu', us: d.user + d.system });
+  }
 });
 process.on('disconnect', () => process.exit(0));
