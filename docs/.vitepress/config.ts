@@ -48,6 +48,14 @@ const sidebar: DefaultTheme.Sidebar = [
       { text: 'The calling side (client)', link: '/guide/client' },
     ],
   },
+  {
+    text: 'Beyond HTTP requests',
+    items: [
+      { text: 'GraphQL query cost', link: '/guide/graphql' },
+      { text: 'WebSockets and socket.io', link: '/guide/websockets' },
+      { text: 'tRPC', link: '/guide/trpc' },
+    ],
+  },
   { text: 'Features', link: '/guide/features/', items: folder('guide/features') },
   {
     text: 'Migrating',
@@ -73,6 +81,9 @@ const sidebar: DefaultTheme.Sidebar = [
       { text: '@sluice/nestjs', link: '/reference/api/nestjs' },
       { text: '@sluice/redis', link: '/reference/api/redis' },
       { text: '@sluice/client', link: '/reference/api/client' },
+      { text: '@sluice/graphql', link: '/reference/api/graphql' },
+      { text: '@sluice/ws', link: '/reference/api/ws' },
+      { text: '@sluice/trpc', link: '/reference/api/trpc' },
       { text: '@sluice/core/store', link: '/reference/api/core/store' },
       { text: '@sluice/core/http', link: '/reference/api/core/http' },
     ],

@@ -1,5 +1,5 @@
 /**
- * `pnpm bench:protocols`: the questions of issue 36 about @sluice/graphql and @sluice/ws.
+ * `pnpm bench:protocols`: what @sluice/graphql and @sluice/ws cost, and how ws limits behave under a flood.
  *
  * - cost: static cost analysis of a 100-field query, p50 / p99 (µs), cached and first sight;
  * - yoga: Yoga's requests/s with `useSluice` over without (ratio of medians);

@@ -20,6 +20,7 @@ interface ApolloRequestContext {
 
 /** The Apollo Server plugin `sluiceApollo` returns. */
 export interface SluiceApolloPlugin {
+  /** Apollo's per-request hook: costs, reserves and settles the operation. */
   requestDidStart(): Promise<{
     didResolveOperation(rc: ApolloRequestContext): Promise<void>;
     willSendResponse(rc: ApolloRequestContext): Promise<void>;

@@ -18,6 +18,7 @@ export interface CostExtension {
   requested: number;
   /** The points the result really cost (what stays charged); 0 for a limited query. */
   actual: number;
+  /** The budget's state (Shopify's `throttleStatus`). */
   throttleStatus: {
     /** The budget: the most restrictive limit's quota in points. */
     maximumAvailable: number;

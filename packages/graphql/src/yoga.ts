@@ -16,10 +16,12 @@ interface ExecuteArgs {
  * takes, with Yoga's `onResponse` to write headers.
  */
 export interface SluicePlugin {
+  /** envelop's hook: costs and reserves before execution, settles after. */
   onExecute(payload: {
     args: ExecuteArgs;
     setResultAndStopExecution: (result: ExecutionResult) => void;
   }): MaybePromise<void | { onExecuteDone(payload: ExecuteDone): MaybePromise<void> }>;
+  /** Yoga's hook: writes the rate-limit headers (and `Retry-After`) to the HTTP response. */
   onResponse(payload: {
     request: object;
     response: { headers: { set(n: string, v: string): void } };

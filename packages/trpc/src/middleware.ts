@@ -17,8 +17,11 @@ import { RateLimitedError } from './errors.js';
 /** What the key and subject functions are given: the procedure call's options. */
 // biome-ignore lint/suspicious/noExplicitAny: the app's tRPC context, any shape by default
 export interface TrpcCall<Ctx = any> {
+  /** The procedure's context (`createContext`'s result, with middleware additions). */
   ctx: Ctx;
+  /** The procedure's path, e.g. `'user.byId'`. */
   path: string;
+  /** `'query'`, `'mutation'` or `'subscription'`. */
   type: string;
 }
 

@@ -11,7 +11,9 @@ export interface BunSocketLike {
 
 /** Bun's `websocket` handler object (`Bun.serve({ websocket })`), as far as sluice needs it. */
 export interface BunWebSocketHandlerLike<S extends BunSocketLike = BunSocketLike> {
+  /** Called with each message sluice admits. */
   message(ws: S, message: string | Uint8Array): unknown;
+  /** Bun's close hook, passed through. */
   close?(ws: S, code: number, reason: string): unknown;
   [hook: string]: unknown;
 }

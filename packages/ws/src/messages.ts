@@ -4,12 +4,19 @@ import { keyed, type UpgradeRequest, type WsLimitOptions } from './options.js';
 
 /** A `ws` WebSocket, as far as sluice needs it (ws 8: `pause()` / `resume()` since 8.6). */
 export interface WsSocketLike {
+  /** How ws delivers `'message'` (sluice gates it). */
   emit(event: string | symbol, ...args: unknown[]): boolean;
+  /** Closes with a code (1008 over the limit). */
   close(code?: number, reason?: string): void;
+  /** Stops reading the connection (ws 8.6+); `'pause'` needs it. */
   pause?(): void;
+  /** Reads again. */
   resume?(): void;
   /** ws's underlying `net.Socket` (its address is the default subject without `request`). */
-  _socket?: { remoteAddress?: string };
+  _socket?: {
+    /** The client's IP. */
+    remoteAddress?: string;
+  };
 }
 
 /** Options of {@link limitMessages}. */

@@ -14,10 +14,18 @@ import { checkOptionNames } from '@sluice/core/store';
 
 /** The upgrade request (Node's `IncomingMessage`), as far as keys need it. */
 export interface UpgradeRequest {
+  /** The request headers (named limiters see them). */
   headers?: Record<string, string | string[] | undefined>;
-  socket?: { remoteAddress?: string };
+  /** The connection: its `remoteAddress` is the default IP. */
+  socket?: {
+    /** The client's IP. */
+    remoteAddress?: string;
+  };
   /** Set by your authentication (e.g. a session middleware run on the upgrade). */
-  user?: { id?: unknown };
+  user?: {
+    /** The user id the messages are keyed by. */
+    id?: unknown;
+  };
 }
 
 /** Options shared by every `@sluice/ws` limiter. `Req` is what the subject is read from. */

@@ -3,18 +3,30 @@ import { type Keyed, keyed, type WsLimitOptions } from './options.js';
 
 /** A socket.io server socket, as far as sluice needs it (socket.io 4). */
 export interface IoSocketLike {
-  handshake: { address?: string; headers?: Record<string, string | string[] | undefined> };
+  /** The handshake: the client `address` (the default IP) and its `headers`. */
+  handshake: {
+    /** The client's IP. */
+    address?: string;
+    /** The handshake's HTTP headers. */
+    headers?: Record<string, string | string[] | undefined>;
+  };
   /** socket.io's `socket.data`: the default user is `socket.data.user.id`. */
   data?: unknown;
   /** The Node request of the handshake: else `request.user.id` (e.g. passport). */
   request?: object;
+  /** socket.io's per-socket middleware (where events are limited). */
   use(fn: (event: unknown[], next: (err?: Error) => void) => void): unknown;
+  /** Disconnects (`onLimit: 'disconnect'`). */
   disconnect(close?: boolean): unknown;
 }
 
 /** The error a refused connection gets: socket.io sends `message` and `data` to the client's `connect_error`. */
 export interface RateLimitedIoError extends Error {
-  data: { retryAfter: number };
+  /** What the client's `connect_error` receives: `retryAfter` in seconds. */
+  data: {
+    /** Seconds until a connection would be admitted. */
+    retryAfter: number;
+  };
 }
 
 type WithUser = { user?: { id?: unknown } };

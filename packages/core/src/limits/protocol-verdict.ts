@@ -14,6 +14,7 @@ import {
 export interface ProtocolCharge {
   /** The full store key. */
   key: string;
+  /** The algorithm that decided (and settles) the charge. */
   algorithm: Algorithm;
   /** Units charged. */
   cost: number;

@@ -36,6 +36,7 @@ export interface CostModel {
  */
 export type CostModelName = 'objects' | 'shopify' | 'github-nodes' | 'github-points';
 
+/** The built-in cost models by name (see {@link CostModelName}). */
 export const COST_MODELS: Readonly<Record<CostModelName, CostModel>> = Object.freeze({
   objects: { scalar: 0, object: 1, connection: 1, item: 1 },
   shopify: { scalar: 0, object: 1, connection: 2, item: 1 },
