@@ -3,16 +3,21 @@
 // burst, a tRPC call answered 429 with Retry-After. Prints the results; exits 1 on a mismatch.
 import { createServer } from 'node:http';
 import { Limit, useSluice } from '@sluice/graphql';
-import { limitMessages } from '@sluice/ws';
 import { sluiceResponseMeta, sluiceTrpc } from '@sluice/trpc';
+import { limitMessages } from '@sluice/ws';
 import { initTRPC } from '@trpc/server';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { WebSocket, WebSocketServer } from 'ws';
 
 const yoga = createYoga({
-  schema: createSchema({ typeDefs: 'type Query { hello: String }', resolvers: { Query: { hello: () => 'hi' } } }),
-  plugins: [useSluice({ limit: Limit.perHour(1), key: () => 'me', fieldCosts: { 'Query.hello': 1 } })],
+  schema: createSchema({
+    typeDefs: 'type Query { hello: String }',
+    resolvers: { Query: { hello: () => 'hi' } },
+  }),
+  plugins: [
+    useSluice({ limit: Limit.perHour(1), key: () => 'me', fieldCosts: { 'Query.hello': 1 } }),
+  ],
   logging: false,
 });
 const q = () => yoga.fetch('http://x/graphql?query=%7Bhello%7D');
@@ -37,13 +42,23 @@ wss.close();
 http.close();
 
 const t = initTRPC.create();
-const router = t.router({ hi: t.procedure.use(sluiceTrpc('1/min', { key: () => 'me' })).query(() => 'hi') });
+const router = t.router({
+  hi: t.procedure.use(sluiceTrpc('1/min', { key: () => 'me' })).query(() => 'hi'),
+});
 const call = () =>
-  fetchRequestHandler({ endpoint: '/trpc', req: new Request('http://x/trpc/hi'), router, createContext: () => ({}), responseMeta: sluiceResponseMeta });
+  fetchRequestHandler({
+    endpoint: '/trpc',
+    req: new Request('http://x/trpc/hi'),
+    router,
+    createContext: () => ({}),
+    responseMeta: sluiceResponseMeta,
+  });
 const a = await call();
 const b = await call();
 const trpc = [a.status, b.status, b.headers.get('retry-after')];
 
 const got = JSON.stringify({ graphql, ws: code, trpc });
 console.log(got);
-process.exit(got === JSON.stringify({ graphql: [200, 429, 3600], ws: 1008, trpc: [200, 429, '60'] }) ? 0 : 1);
+process.exit(
+  got === JSON.stringify({ graphql: [200, 429, 3600], ws: 1008, trpc: [200, 429, '60'] }) ? 0 : 1,
+);

@@ -73,7 +73,7 @@ export function useSluice<Context = any>(options: SluiceGraphqlOptions<Context>)
           return;
         }
         return {
-          onExecuteDone({ result, setResult }: ExecuteDone) {
+          onExecuteDone({ result }: ExecuteDone) {
             if (isAsyncIterable(result)) {
               const f = limiter.finish(begin, undefined, true);
               return f instanceof Promise ? f.then(() => undefined) : undefined;
