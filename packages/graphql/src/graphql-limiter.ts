@@ -4,6 +4,8 @@ import {
   ProtocolLimiter,
   ProtocolVerdict,
   parseHeaderStyles,
+  protocolStoreOptions,
+  protocolView,
   type RequestView,
   SluiceConfigError,
 } from '@sluice/core';
@@ -72,16 +74,9 @@ export class GraphqlLimiter<Context = unknown> {
     checkOptionNames(options, OPTION_NAMES, where);
     this.#analyzer = new CostAnalyzer(parseCostOptions(options));
     this.#limiter = new ProtocolLimiter({
+      ...protocolStoreOptions(options),
       limit: options.limit,
       channel: 'graphql',
-      store: options.store,
-      throttles: options.throttles,
-      algorithm: options.algorithm,
-      prefix: options.prefix,
-      clock: options.clock,
-      onStoreError: options.onStoreError,
-      logger: options.logger,
-      ipv6Subnet: options.ipv6Subnet,
     });
     this.#key = fnOption('key', options.key, () => undefined);
     this.#user = fnOption('user', options.user, defaultUser as never);
@@ -220,20 +215,14 @@ export class GraphqlLimiter<Context = unknown> {
   }
 
   #view(context: Context): RequestView {
-    const user = this.#user(context);
-    const c = context as AnyContext;
-    return {
+    return protocolView({
       method: 'POST',
       route: 'graphql',
-      ip: this.#ip(context) ?? '',
-      userId:
-        (typeof user === 'string' && user !== '') ||
-        (typeof user === 'number' && Number.isFinite(user))
-          ? user
-          : undefined,
-      headers: c?.req?.headers ?? {},
+      ip: this.#ip(context),
+      user: this.#user(context),
+      headers: (context as AnyContext)?.req?.headers,
       raw: context,
-    };
+    });
   }
 }
 

@@ -1,12 +1,9 @@
 import {
   type HeadersOption,
-  type LimitAlgorithmFactory,
   type LimitInput,
+  PROTOCOL_STORE_OPTIONS,
+  type ProtocolStoreOptions,
   SluiceConfigError,
-  type Store,
-  type StoreErrorPolicy,
-  type StoreFailureLogger,
-  type ThrottleRegistry,
 } from '@sluice/core';
 import type { CostOptions } from './cost/analyzer.js';
 
@@ -15,7 +12,7 @@ import type { CostOptions } from './cost/analyzer.js';
  * `Context` is the server's GraphQL context.
  */
 // biome-ignore lint/suspicious/noExplicitAny: the server's context, any shape by default
-export interface SluiceGraphqlOptions<Context = any> extends CostOptions {
+export interface SluiceGraphqlOptions<Context = any> extends CostOptions, ProtocolStoreOptions {
   /**
    * The budget in **points**: a throttle string (`'1000/hour'`, `'throttle:60,1'`,
    * `'throttle:graphql'` for a named limiter), a `Limit` (`Limit.perHour(5000)`), or an
@@ -37,22 +34,6 @@ export interface SluiceGraphqlOptions<Context = any> extends CostOptions {
    * returns `{ req }`), else `context.request.ip`
    */
   ip?: (context: Context) => string | undefined;
-  /** Where state lives (a `RedisStore` for a fleet). @default a MemoryStore per plugin */
-  store?: Store;
-  /** Where `'throttle:<name>'` is looked up. @default the process-wide `throttles` */
-  throttles?: ThrottleRegistry;
-  /** The algorithm each `Limit` runs on. @default GCRA, burst = the quota */
-  algorithm?: LimitAlgorithmFactory;
-  /** Key prefix. @default 'sl' */
-  prefix?: string;
-  /** ms since the Unix epoch. @default Date.now */
-  clock?: () => number;
-  /** Store failure policy. @default 'insurance' */
-  onStoreError?: StoreErrorPolicy;
-  /** Where notices go. @default console */
-  logger?: StoreFailureLogger;
-  /** IPv6 network prefix length for the IP subject. @default 64 */
-  ipv6Subnet?: number;
   /**
    * Rate-limit headers on HTTP responses, as the HTTP middleware's `headers` option; the
    * draft-8+ policies say `qu="points"`. Yoga and Apollo only (envelop alone has no response).
@@ -73,14 +54,7 @@ export const OPTION_NAMES = [
   'key',
   'user',
   'ip',
-  'store',
-  'throttles',
-  'algorithm',
-  'prefix',
-  'clock',
-  'onStoreError',
-  'logger',
-  'ipv6Subnet',
+  ...PROTOCOL_STORE_OPTIONS,
   'headers',
   'extensions',
   'statusCode',
@@ -88,7 +62,7 @@ export const OPTION_NAMES = [
   'typeCosts',
   'fieldCosts',
   'defaultListSize',
-] as const;
+];
 
 /** A function option, or its default; @throws SluiceConfigError naming it. */
 export function fnOption<F>(name: string, value: unknown, fallback: F): F {

@@ -1,14 +1,12 @@
 import {
-  type LimitAlgorithmFactory,
   type LimitInput,
   MemoryStore,
+  PROTOCOL_STORE_OPTIONS,
   ProtocolLimiter,
-  type RequestView,
+  type ProtocolStoreOptions,
+  protocolStoreOptions,
+  protocolView,
   SluiceConfigError,
-  type Store,
-  type StoreErrorPolicy,
-  type StoreFailureLogger,
-  type ThrottleRegistry,
 } from '@sluice/core';
 import { checkOptionNames } from '@sluice/core/store';
 import { TRPCError } from '@trpc/server';
@@ -27,7 +25,7 @@ export interface TrpcCall<Ctx = any> {
 
 /** Options of {@link sluiceTrpc}. */
 // biome-ignore lint/suspicious/noExplicitAny: the app's tRPC context, any shape by default
-export interface SluiceTrpcOptions<Ctx = any> {
+export interface SluiceTrpcOptions<Ctx = any> extends ProtocolStoreOptions {
   /**
    * The subject replacing user / IP; keys are then `<prefix>:<limit name>:<key>` (one bucket
    * per key across procedures). May return `undefined` to fall back to user / IP.
@@ -47,38 +45,9 @@ export interface SluiceTrpcOptions<Ctx = any> {
    * @default false
    */
   perProcedure?: boolean;
-  /** Where state lives. @default a MemoryStore per middleware */
-  store?: Store;
-  /** Where `'throttle:<name>'` is looked up. @default the process-wide `throttles` */
-  throttles?: ThrottleRegistry;
-  /** The algorithm each `Limit` runs on. @default GCRA with burst = the quota */
-  algorithm?: LimitAlgorithmFactory;
-  /** Key prefix. @default 'sl' */
-  prefix?: string;
-  /** ms since the Unix epoch. @default Date.now */
-  clock?: () => number;
-  /** Store failure policy. @default 'insurance' */
-  onStoreError?: StoreErrorPolicy;
-  /** Where notices go. @default console */
-  logger?: StoreFailureLogger;
-  /** IPv6 network prefix length. @default 64 */
-  ipv6Subnet?: number;
 }
 
-const OPTIONS = [
-  'key',
-  'user',
-  'ip',
-  'perProcedure',
-  'store',
-  'throttles',
-  'algorithm',
-  'prefix',
-  'clock',
-  'onStoreError',
-  'logger',
-  'ipv6Subnet',
-];
+const OPTIONS = ['key', 'user', 'ip', 'perProcedure', ...PROTOCOL_STORE_OPTIONS];
 
 type AnyCtx = {
   user?: { id?: unknown };
@@ -129,16 +98,10 @@ export function sluiceTrpc<Ctx = any>(limit: LimitInput, options: SluiceTrpcOpti
   if (typeof perProcedure !== 'boolean')
     throw new SluiceConfigError('perProcedure', perProcedure, 'a boolean');
   const limiter = new ProtocolLimiter({
+    store: new MemoryStore(),
+    ...protocolStoreOptions(options),
     limit,
     channel: 'trpc',
-    store: options.store ?? new MemoryStore(),
-    throttles: options.throttles,
-    algorithm: options.algorithm,
-    prefix: options.prefix,
-    clock: options.clock,
-    onStoreError: options.onStoreError,
-    logger: options.logger,
-    ipv6Subnet: options.ipv6Subnet,
   });
   return async function sluiceTrpcMiddleware<R>(opts: {
     ctx: Ctx;
@@ -147,18 +110,13 @@ export function sluiceTrpc<Ctx = any>(limit: LimitInput, options: SluiceTrpcOpti
     next: () => Promise<R>;
   }): Promise<R> {
     const call: TrpcCall<Ctx> = { ctx: opts.ctx, path: opts.path, type: opts.type };
-    const id = user(call);
-    const view: RequestView = {
+    const view = protocolView({
       method: opts.type,
       route: opts.path,
-      ip: ip(call) ?? '',
-      userId:
-        (typeof id === 'string' && id !== '') || (typeof id === 'number' && Number.isFinite(id))
-          ? id
-          : undefined,
-      headers: {},
+      ip: ip(call),
+      user: user(call),
       raw: call,
-    };
+    });
     const k = await key(call);
     if (k === undefined && view.userId === undefined && view.ip === '') {
       throw new TRPCError({

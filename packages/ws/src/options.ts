@@ -1,14 +1,14 @@
 import {
-  type LimitAlgorithmFactory,
   type LimitInput,
   MemoryStore,
+  PROTOCOL_STORE_OPTIONS,
   ProtocolLimiter,
+  type ProtocolStoreOptions,
+  protocolStoreOptions,
+  protocolView,
   type RequestView,
   SluiceConfigError,
   type Store,
-  type StoreErrorPolicy,
-  type StoreFailureLogger,
-  type ThrottleRegistry,
 } from '@sluice/core';
 import { checkOptionNames } from '@sluice/core/store';
 
@@ -29,7 +29,7 @@ export interface UpgradeRequest {
 }
 
 /** Options shared by every `@sluice/ws` limiter. `Req` is what the subject is read from. */
-export interface WsLimitOptions<Req = UpgradeRequest> {
+export interface WsLimitOptions<Req = UpgradeRequest> extends ProtocolStoreOptions {
   /**
    * The subject replacing user / IP: a string, or a function of the request (the upgrade
    * request; the socket.io socket). Keys are then `<prefix>:<limit name>:<key>`.
@@ -45,35 +45,9 @@ export interface WsLimitOptions<Req = UpgradeRequest> {
    * process (so a user's sockets share their budget); a `RedisStore` for a fleet.
    */
   store?: Store;
-  /** Where `'throttle:<name>'` is looked up. @default the process-wide `throttles` */
-  throttles?: ThrottleRegistry;
-  /** The algorithm each `Limit` runs on. @default GCRA with burst = the quota */
-  algorithm?: LimitAlgorithmFactory;
-  /** Key prefix. @default 'sl' */
-  prefix?: string;
-  /** ms since the Unix epoch. @default Date.now */
-  clock?: () => number;
-  /** Store failure policy. @default 'insurance' */
-  onStoreError?: StoreErrorPolicy;
-  /** Where notices go. @default console */
-  logger?: StoreFailureLogger;
-  /** IPv6 network prefix length. @default 64 */
-  ipv6Subnet?: number;
 }
 
-export const COMMON_OPTIONS = [
-  'key',
-  'user',
-  'ip',
-  'store',
-  'throttles',
-  'algorithm',
-  'prefix',
-  'clock',
-  'onStoreError',
-  'logger',
-  'ipv6Subnet',
-];
+export const COMMON_OPTIONS = ['key', 'user', 'ip', ...PROTOCOL_STORE_OPTIONS];
 
 /** The process's default store for WebSocket limits. */
 let defaultStore: MemoryStore | undefined;
@@ -128,33 +102,22 @@ export function keyed<Req>(
   }
   defaultStore ??= new MemoryStore();
   const limiter = new ProtocolLimiter({
+    ...protocolStoreOptions(options),
+    store: options.store ?? defaultStore,
     limit,
     channel,
-    store: options.store ?? defaultStore,
-    throttles: options.throttles,
-    algorithm: options.algorithm,
-    prefix: options.prefix,
-    clock: options.clock,
-    onStoreError: options.onStoreError,
-    logger: options.logger,
-    ipv6Subnet: options.ipv6Subnet,
   });
   return {
     limiter,
     keyOf: (req) => (typeof key === 'function' ? key(req) : key),
-    viewOf: (req, route) => {
-      const id = (user as (r: Req) => unknown)(req);
-      return {
+    viewOf: (req, route) =>
+      protocolView({
         method: 'GET',
         route,
-        ip: (ip as (r: Req) => string | undefined)(req) ?? '',
-        userId:
-          (typeof id === 'string' && id !== '') || (typeof id === 'number' && Number.isFinite(id))
-            ? id
-            : undefined,
+        ip: (ip as (r: Req) => string | undefined)(req),
+        user: (user as (r: Req) => unknown)(req),
         headers: defaults.headers(req),
         raw: req,
-      };
-    },
+      }),
   };
 }

@@ -2,9 +2,9 @@ import type { Algorithm } from '../algorithms/algorithm.js';
 import { calendarText } from '../algorithms/calendar.js';
 import type { Decision } from '../algorithms/decision.js';
 import { SluiceConfigError } from '../common/errors.js';
-import { checkOptionNames, optionNames } from '../common/known-options.js';
+import { checkOptionNames } from '../common/known-options.js';
 import { integerAtLeast } from '../common/validate.js';
-import { ipSubject, keySegment } from '../http/keys.js';
+import { ipSubject, keySegment, userIdOf } from '../http/keys.js';
 import type { RequestView } from '../http/request-view.js';
 import { guardedStore } from '../store-failure/guarded-store.js';
 import type { StoreErrorPolicy, StoreFailureLogger } from '../store-failure/store-failure.js';
@@ -25,21 +25,12 @@ import {
   type ThrottleRegistry,
 } from './throttle-registry.js';
 
-/** Options of {@link ProtocolLimiter}. */
-export interface ProtocolLimiterOptions {
-  /**
-   * The limit(s): a throttle string (`'throttle:60,1'`, `'1000/hour'`, `'throttle:api'` for a
-   * named limiter), a `Limit`, a function of the request view, or an array of them (all or
-   * nothing). Required.
-   */
-  limit: LimitInput;
-  /**
-   * The key's route segment for this protocol (`'graphql'`, `'ws'`, `'trpc'`): keys are
-   * `<prefix>:<limit name>:<channel>:user:<id>` or `…:ip:<ip>`, as HTTP keys are
-   * `<prefix>:<limit name>:<route>:…`. Required: a short text (hashed if long or unusual).
-   */
-  channel: string;
-  /** Where state lives. Default: a new {@link MemoryStore} per limiter. */
+/**
+ * The options every protocol helper (`@sluice/graphql`, `@sluice/ws`, `@sluice/trpc`) passes
+ * through to its {@link ProtocolLimiter} unchanged: where state lives and how it is decided.
+ */
+export interface ProtocolStoreOptions {
+  /** Where state lives (a `RedisStore` for a fleet). Default: a new {@link MemoryStore}. */
   store?: Store;
   /** Where `'throttle:<name>'` is looked up. Default: the process-wide `throttles`. */
   throttles?: ThrottleRegistry;
@@ -55,6 +46,47 @@ export interface ProtocolLimiterOptions {
   logger?: StoreFailureLogger;
   /** IPv6 addresses are keyed by this network prefix length (1-128). @default 64 */
   ipv6Subnet?: number;
+}
+
+/** The names of {@link ProtocolStoreOptions}, for a helper's option check. */
+export const PROTOCOL_STORE_OPTIONS: readonly string[] = Object.freeze([
+  'store',
+  'throttles',
+  'algorithm',
+  'prefix',
+  'clock',
+  'onStoreError',
+  'logger',
+  'ipv6Subnet',
+]);
+
+/**
+ * The {@link ProtocolStoreOptions} of a helper's options object (the rest left out), to pass
+ * to a {@link ProtocolLimiter}: `new ProtocolLimiter({ ...protocolStoreOptions(options), limit, channel })`.
+ */
+export function protocolStoreOptions(options: ProtocolStoreOptions): ProtocolStoreOptions {
+  const out: Record<string, unknown> = {};
+  for (const name of PROTOCOL_STORE_OPTIONS) {
+    const value = (options as Record<string, unknown>)[name];
+    if (value !== undefined) out[name] = value;
+  }
+  return out as ProtocolStoreOptions;
+}
+
+/** Options of {@link ProtocolLimiter}. */
+export interface ProtocolLimiterOptions extends ProtocolStoreOptions {
+  /**
+   * The limit(s): a throttle string (`'throttle:60,1'`, `'1000/hour'`, `'throttle:api'` for a
+   * named limiter), a `Limit`, a function of the request view, or an array of them (all or
+   * nothing). Required.
+   */
+  limit: LimitInput;
+  /**
+   * The key's route segment for this protocol (`'graphql'`, `'ws'`, `'trpc'`): keys are
+   * `<prefix>:<limit name>:<channel>:user:<id>` or `…:ip:<ip>`, as HTTP keys are
+   * `<prefix>:<limit name>:<route>:…`. Required: a short text (hashed if long or unusual).
+   */
+  channel: string;
 }
 
 /** Options of one {@link ProtocolLimiter.check}. */
@@ -76,18 +108,39 @@ export interface ProtocolCheckOptions {
   route?: string;
 }
 
-const OPTIONS = optionNames<ProtocolLimiterOptions>({
-  limit: true,
-  channel: true,
-  store: true,
-  throttles: true,
-  algorithm: true,
-  prefix: true,
-  clock: true,
-  onStoreError: true,
-  logger: true,
-  ipv6Subnet: true,
-});
+const OPTIONS = ['limit', 'channel', ...PROTOCOL_STORE_OPTIONS];
+
+/** What a protocol knows of one unit of work's sender, for {@link protocolView}. */
+export interface ProtocolRequest {
+  /** What the work is (`'POST'` for GraphQL, `'GET'` for a WebSocket, a tRPC call's type). */
+  method: string;
+  /** Where it goes (`'graphql'`, a tRPC procedure's path…). */
+  route: string;
+  /** The client IP, if known. */
+  ip: string | undefined;
+  /** The user id as the application gave it: kept only when a non-empty string or a finite number. */
+  user: unknown;
+  /** The request headers, lower-case names. */
+  headers?: RequestView['headers'];
+  /** The protocol's own object (named limiters see it as `raw`). */
+  raw: unknown;
+}
+
+/**
+ * The {@link RequestView} a protocol helper gives {@link ProtocolLimiter.check} (and named
+ * limiters): the user id kept only when a non-empty string or a finite number, as HTTP does
+ * (anything else is no user: the IP keys the work), the IP `''` when unknown.
+ */
+export function protocolView(req: ProtocolRequest): RequestView {
+  return {
+    method: req.method,
+    route: req.route,
+    ip: req.ip ?? '',
+    userId: userIdOf(req.user),
+    headers: req.headers ?? {},
+    raw: req.raw,
+  };
+}
 
 /** One limit made ready: its algorithm and key prefix. */
 interface Prepared {
@@ -297,13 +350,8 @@ export class ProtocolLimiter {
   }
 
   #subjectOf(view: RequestView): string {
-    const user = view.userId;
-    if (
-      (typeof user === 'string' && user !== '') ||
-      (typeof user === 'number' && Number.isFinite(user))
-    ) {
-      return `user:${keySegment(String(user))}`;
-    }
+    const user = userIdOf(view.userId);
+    if (user !== undefined) return `user:${keySegment(String(user))}`;
     return `ip:${ipSubject(view.ip ?? '', this.#ipv6Subnet)}`;
   }
 
