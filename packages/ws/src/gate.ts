@@ -140,12 +140,8 @@ export class MessageGate<Req, M> {
     this.#closed = true;
     this.#queue.length = 0;
     this.#socket.close(1011, 'rate limiter error');
-    this.#keyedLogger(error);
-  }
-
-  #keyedLogger(error: unknown): void {
-    console.error(
-      'sluice: a WebSocket message could not be decided; the connection was closed',
+    this.#keyed.logger.warn(
+      'sluice: a WebSocket message could not be decided; the connection was closed (1011)',
       error,
     );
   }

@@ -55,6 +55,8 @@ let defaultStore: MemoryStore | undefined;
 /** A limit with its subject reader, built once from the options. */
 export interface Keyed<Req> {
   limiter: ProtocolLimiter;
+  /** Where a failed decision is reported (the `logger` option, default `console`). */
+  logger: { warn(message: string, ...args: unknown[]): void };
   /** The key option's subject for `req`, if any. */
   keyOf(req: Req): string | undefined;
   /** The request view named limiters and the default subject read. */
@@ -109,6 +111,7 @@ export function keyed<Req>(
   });
   return {
     limiter,
+    logger: options.logger ?? console,
     keyOf: (req) => (typeof key === 'function' ? key(req) : key),
     viewOf: (req, route) =>
       protocolView({

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Limit, MemoryStore } from '@sluice/core';
+import { Limit, MemoryStore, ThrottleRegistry } from '@sluice/core';
 import { limitMessages, limitUpgrades } from '@sluice/ws';
 import { WebSocket, WebSocketServer } from 'ws';
 
@@ -147,6 +147,30 @@ describe('limitMessages on ws', () => {
       expect(h.handled).toHaveLength(50);
       a.close();
       b.close();
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('a decision that fails closes the socket with 1011 and logs it: never an unlimited socket', async () => {
+    const warned: string[] = [];
+    const throttles = new ThrottleRegistry().define('broken', () => {
+      throw new Error('plans database down');
+    });
+    const h = await harness((ws, req) =>
+      limitMessages(ws, 'throttle:broken', {
+        request: req,
+        throttles,
+        logger: { warn: (m: string) => warned.push(m) },
+      }),
+    );
+    try {
+      const client = await open(h.url);
+      const closed = new Promise<number>((r) => client.once('close', (code) => r(code)));
+      client.send('x');
+      expect(await closed).toBe(1011);
+      expect(h.handled).toHaveLength(0);
+      expect(warned).toEqual([expect.stringMatching(/could not be decided/)]);
     } finally {
       await h.close();
     }
