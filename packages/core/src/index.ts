@@ -59,18 +59,14 @@ export type {
   LimitQuota,
 } from './limits/limit.js';
 export { Limit } from './limits/limit.js';
-export type {
-  ProtocolCheckOptions,
-  ProtocolLimiterOptions,
-  ProtocolRequest,
-  ProtocolStoreOptions,
-} from './limits/protocol-limiter.js';
+export type { ProtocolCheckOptions, ProtocolLimiterOptions } from './limits/protocol-limiter.js';
+export { ProtocolLimiter } from './limits/protocol-limiter.js';
+export type { ProtocolRequest, ProtocolStoreOptions } from './limits/protocol-options.js';
 export {
   PROTOCOL_STORE_OPTIONS,
-  ProtocolLimiter,
   protocolStoreOptions,
   protocolView,
-} from './limits/protocol-limiter.js';
+} from './limits/protocol-options.js';
 export type { ProtocolCharge } from './limits/protocol-verdict.js';
 export { ProtocolVerdict, parseHeaderStyles } from './limits/protocol-verdict.js';
 export type {
