@@ -15,6 +15,9 @@ const packages = [
   'sqlite',
   'fetch',
   'hono',
+  'graphql',
+  'ws',
+  'trpc',
 ];
 
 const moduleNameMapper = {

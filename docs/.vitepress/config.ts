@@ -54,6 +54,14 @@ const sidebar: DefaultTheme.Sidebar = [
       { text: 'The calling side (client)', link: '/guide/client' },
     ],
   },
+  {
+    text: 'Beyond HTTP requests',
+    items: [
+      { text: 'GraphQL query cost', link: '/guide/graphql' },
+      { text: 'WebSockets and socket.io', link: '/guide/websockets' },
+      { text: 'tRPC', link: '/guide/trpc' },
+    ],
+  },
   { text: 'Features', link: '/guide/features/', items: folder('guide/features') },
   {
     text: 'Migrating',
@@ -85,6 +93,9 @@ const sidebar: DefaultTheme.Sidebar = [
       { text: '@sluice/client', link: '/reference/api/client' },
       { text: '@sluice/fetch', link: '/reference/api/fetch' },
       { text: '@sluice/hono', link: '/reference/api/hono' },
+      { text: '@sluice/graphql', link: '/reference/api/graphql' },
+      { text: '@sluice/ws', link: '/reference/api/ws' },
+      { text: '@sluice/trpc', link: '/reference/api/trpc' },
       { text: '@sluice/core/store', link: '/reference/api/core/store' },
       { text: '@sluice/core/http', link: '/reference/api/core/http' },
     ],

@@ -54,6 +54,16 @@ export type {
   LimitQuota,
 } from './limits/limit.js';
 export { Limit } from './limits/limit.js';
+export type { ProtocolCheckOptions, ProtocolLimiterOptions } from './protocol/protocol-limiter.js';
+export { ProtocolLimiter } from './protocol/protocol-limiter.js';
+export type { ProtocolRequest, ProtocolStoreOptions } from './protocol/protocol-options.js';
+export {
+  PROTOCOL_STORE_OPTIONS,
+  protocolStoreOptions,
+  protocolView,
+} from './protocol/protocol-options.js';
+export type { ProtocolCharge } from './protocol/protocol-verdict.js';
+export { ProtocolVerdict, parseHeaderStyles } from './protocol/protocol-verdict.js';
 export type {
   AcquireOptions,
   ConsumeOptions,

@@ -1,0 +1,42 @@
+/**
+ * `pnpm bench:protocols`: what @sluice/graphql and @sluice/ws cost, and how ws limits behave under a flood.
+ *
+ * - cost: static cost analysis of a 100-field query, p50 / p99 (µs), cached and first sight;
+ * - yoga: Yoga's requests/s with `useSluice` over without (ratio of medians);
+ * - ws: a flood against 100 messages/s: pause mode beside the unpaused (drop) run.
+ */
+import { parseCommand } from '../cli/args.js';
+import { benchCost } from './cost.js';
+import { benchFlood } from './ws.js';
+import { benchYoga } from './yoga.js';
+
+const { values: args } = parseCommand({
+  usage: 'pnpm bench:protocols -- [options]',
+  summary:
+    'GraphQL cost analysis (100 fields), the useSluice plugin on Yoga requests/s, and ws limitMessages under a flood (pause beside drop).',
+  options: {
+    only: { type: 'string', default: '', help: 'cost, yoga or ws (default all)' },
+    rounds: { type: 'number', default: 3, help: 'interleaved Yoga rounds' },
+    seconds: { type: 'number', default: 5, help: 'seconds per Yoga measurement' },
+    'ws-seconds': { type: 'number', default: 60, help: 'seconds of each ws flood run' },
+  },
+});
+const only = args.only;
+const out: Record<string, unknown> = { node: process.version, at: new Date().toISOString() };
+if (only === '' || only === 'cost') {
+  out.cost = benchCost();
+  console.log('cost analysis, 100-field query (µs):', out.cost);
+}
+if (only === '' || only === 'yoga') {
+  out.yoga = await benchYoga(args.rounds, args.seconds);
+  console.log('Yoga requests/s, useSluice / plain:', out.yoga);
+}
+if (only === '' || only === 'ws') {
+  const pause = await benchFlood('pause', args['ws-seconds']);
+  console.log('ws flood, pause mode:', pause);
+  const drop = await benchFlood('drop', args['ws-seconds']);
+  console.log('ws flood, unpaused (drop) run:', drop);
+  out.ws = { pause, drop };
+}
+console.log(JSON.stringify(out));
+process.exit(0);

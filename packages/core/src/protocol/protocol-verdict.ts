@@ -1,0 +1,152 @@
+import type { Algorithm } from '../algorithms/algorithm.js';
+import type { Decision } from '../algorithms/decision.js';
+import { SluiceConfigError } from '../common/errors.js';
+import {
+  type HeaderStyle,
+  type HeadersOption,
+  type LimitPolicy,
+  pushPair,
+  retryAfterSeconds,
+  writeRateLimitHeaders,
+} from '../http/verdict/headers.js';
+
+/** What a {@link ProtocolVerdict} charged under one limit, to settle later. */
+export interface ProtocolCharge {
+  /** The full store key. */
+  key: string;
+  /** The algorithm that decided (and settles) the charge. */
+  algorithm: Algorithm;
+  /** Units charged. */
+  cost: number;
+  /** When it was decided (the store's time when it keeps its own), ms since the Unix epoch. */
+  atMs: number;
+  /** The limit's name (draft-8 policy name). */
+  name: string;
+  /** The limit's window in whole seconds, rounded up (draft-8 `w`). */
+  windowSeconds: number;
+  /** The limit's period in **ms** (its quota refills over it). */
+  periodMs: number;
+}
+
+/** Whether `a` is more restrictive than `b` (a denial; the longer wait; fewer remaining). */
+function moreRestrictive(a: Decision, b: Decision): boolean {
+  if (a.allowed !== b.allowed) return !a.allowed;
+  return a.allowed ? a.remaining < b.remaining : a.retryAfterMs > b.retryAfterMs;
+}
+
+/**
+ * What a {@link ProtocolLimiter} answers for one unit of work: admitted or not, every
+ * limit's decision, the most restrictive one, and the charges to settle.
+ */
+export class ProtocolVerdict {
+  /** `true` when every limit admitted the work (and charged it). */
+  readonly allowed: boolean;
+  /** The most restrictive decision: a denial (the longest wait), else the fewest remaining. */
+  readonly decision: Decision;
+  /** Every limit's decision, in order. */
+  readonly decisions: readonly Decision[];
+  /** What was charged under each limit (nothing when denied: all or nothing). */
+  readonly charges: readonly ProtocolCharge[];
+  /** Each limit's name, window and period, in the order of {@link ProtocolVerdict.decisions}. */
+  readonly limits: readonly ProtocolCharge[];
+
+  constructor(decisions: readonly Decision[], charges: readonly ProtocolCharge[]) {
+    let reported = decisions[0]!;
+    let allowed = true;
+    for (const d of decisions) {
+      if (!d.allowed) allowed = false;
+      if (moreRestrictive(d, reported)) reported = d;
+    }
+    this.allowed = allowed;
+    this.decision = reported;
+    this.decisions = decisions;
+    this.charges = allowed ? charges : [];
+    this.limits = charges;
+  }
+
+  /** A verdict with no limit to apply (every limit was `Limit.none()`). */
+  static unlimited(cost: number): ProtocolVerdict {
+    const d: Decision = {
+      allowed: true,
+      limit: Number.POSITIVE_INFINITY,
+      remaining: Number.POSITIVE_INFINITY,
+      retryAfterMs: 0,
+      resetAfterMs: 0,
+      cost,
+    };
+    return new ProtocolVerdict([d], []);
+  }
+
+  /** ms until the same work would be admitted: 0 when allowed; -1 when it never can be. */
+  get retryAfterMs(): number {
+    return this.decision.retryAfterMs;
+  }
+
+  /**
+   * `Retry-After` in whole **seconds**, rounded up, at least 1 when denied (a cost above the
+   * quota: the time to full capacity); 0 when allowed. The HTTP middleware's rounding.
+   */
+  get retryAfterSeconds(): number {
+    return this.allowed ? 0 : retryAfterSeconds(this.decision);
+  }
+
+  /**
+   * The rate-limit headers of `styles` for this verdict, as `[name, value]` pairs (plus
+   * `Retry-After` when denied), exactly as the HTTP middleware writes them; draft-8+ policies
+   * carry `qu="<unit>"` when `unit` is given (`'points'`).
+   *
+   * @param nowMs - the decision time, for `X-RateLimit-Reset` (epoch seconds).
+   */
+  headers(styles: readonly HeaderStyle[], nowMs: number, unit?: string): [string, string][] {
+    const out: [string, string][] = [];
+    if (this.limits.length > 0) {
+      const policies: LimitPolicy[] = this.limits.map((l) => ({
+        name: l.name,
+        windowSeconds: l.windowSeconds,
+        unit,
+      }));
+      const i = this.decisions.indexOf(this.decision);
+      writeRateLimitHeaders(
+        styles,
+        policies[i] ?? policies[0]!,
+        this.decision,
+        policies,
+        this.decisions,
+        nowMs,
+        out,
+        pushPair,
+      );
+    }
+    if (!this.allowed) out.push(['Retry-After', String(this.retryAfterSeconds)]);
+    return out;
+  }
+}
+
+const STYLES: readonly HeaderStyle[] = ['legacy', 'draft-6', 'draft-7', 'draft-8'];
+const DRAFT_8: Record<string, HeaderStyle> = {
+  'draft-9': 'draft-8',
+  'draft-10': 'draft-8',
+  'draft-11': 'draft-8',
+};
+
+/**
+ * The `headers` option of a protocol helper, checked: `false` (none), or one or more of
+ * `'legacy'`, `'draft-6'`, `'draft-7'`, `'draft-8'` (`'draft-9'` to `'draft-11'` are draft-8's
+ * syntax).
+ *
+ * @throws {@link SluiceConfigError} naming `headers` for anything else.
+ */
+export function parseHeaderStyles(option: HeadersOption): readonly HeaderStyle[] {
+  if (option === false) return [];
+  const named: readonly unknown[] | undefined =
+    typeof option === 'string' ? [option] : Array.isArray(option) ? option : undefined;
+  const styles = named?.map((s) => (typeof s === 'string' ? (DRAFT_8[s] ?? s) : s));
+  if (styles === undefined || styles.some((s) => !STYLES.includes(s as HeaderStyle))) {
+    throw new SluiceConfigError(
+      'headers',
+      option,
+      `false, or one or more of ${[...STYLES, ...Object.keys(DRAFT_8)].join(', ')}`,
+    );
+  }
+  return [...new Set(styles as HeaderStyle[])];
+}

@@ -1,0 +1,32 @@
+// The runnable example of the tRPC guide (examples/protocols/src/trpc-app.ts): 5 calls per
+// minute per user, then 429 with Retry-After 12 and data.retryAfter 12.
+import type { AddressInfo } from 'node:net';
+import { trpcServer } from '../../../examples/protocols/src/trpc-app.js';
+
+it('the guide example admits 5 calls a minute per user, then answers 429 with retryAfter', async () => {
+  const server = trpcServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hello`;
+  try {
+    const got: [number, string | null, unknown][] = [];
+    for (let i = 0; i < 7; i++) {
+      const res = await fetch(url, { headers: { 'x-user': 'ada' } });
+      const body = (await res.json()) as {
+        result?: { data: string };
+        error?: { data: { retryAfter?: number } };
+      };
+      got.push([
+        res.status,
+        res.headers.get('retry-after'),
+        body.result?.data ?? body.error?.data.retryAfter,
+      ]);
+    }
+    expect(got.slice(0, 5)).toEqual(Array(5).fill([200, null, 'hello ada']));
+    expect(got.slice(5)).toEqual([
+      [429, '12', 12],
+      [429, '12', 12],
+    ]);
+  } finally {
+    await new Promise<void>((r) => server.close(() => r()));
+  }
+});
