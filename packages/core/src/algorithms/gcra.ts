@@ -2,7 +2,7 @@ import { type Duration, parseDuration } from '../common/duration.js';
 import { SluiceConfigError } from '../common/errors.js';
 import { checkOptionNames, optionNames } from '../common/known-options.js';
 import { integerAtLeast, positiveNumber } from '../common/validate.js';
-import type { Algorithm, RefundResult, State, StepResult } from './algorithm.js';
+import type { Algorithm, RefundResult, ReserveResult, State, StepResult } from './algorithm.js';
 import type { Decision } from './decision.js';
 import { divide, type Fraction, toFraction } from './rational.js';
 
@@ -92,6 +92,46 @@ export class GcraAlgorithm implements Algorithm {
     if (!decision.allowed || cost === 0) return { state: undefined, decision, ttlMs: 0 };
     const ttlMs = decision.resetAfterMs;
     return { state: nowMs + ttlMs, decision, ttlMs };
+  }
+
+  /**
+   * Books `cost` units at their future slot (see `Algorithm.reserve`): TAT′ = max(TAT, now)
+   * + cost·T, admitted when the wait TAT′ − τ − now is at most `maxWaitMs`; `delayMs` is
+   * that wait (0 when it conforms now). The TS twin of `gcra_reserve` (@sluice/redis
+   * reserve.lua.ts), the same arithmetic in ticks. A cost above the burst is never booked
+   * (`retryAfterMs` -1, as `step`).
+   *
+   * @example
+   * ```ts
+   * const algorithm = gcra({ rate: 10, period: '1s', burst: 1 });
+   * algorithm.reserve(undefined, 0, 1, 1000).delayMs; // 0
+   * algorithm.reserve(100, 0, 1, 1000).delayMs; // 100: the next slot, 100 ms on
+   * ```
+   */
+  reserve(state: State | undefined, nowMs: number, cost: number, maxWaitMs: number): ReserveResult {
+    let ahead = 0;
+    if (state !== undefined && (state as number) > nowMs) {
+      ahead = Math.round(((state as number) - nowMs) * this.ticksPerMs);
+    }
+    const increment = cost * this.intervalTicks;
+    const next = ahead + increment;
+    const waitTicks = next - this.toleranceTicks;
+    if (cost === 0 || waitTicks <= 0 || increment > this.toleranceTicks) {
+      return { ...this.step(state, nowMs, cost), delayMs: 0 };
+    }
+    if (waitTicks > maxWaitMs * this.ticksPerMs) {
+      return { state: undefined, decision: this.decide(ahead, cost), ttlMs: 0, delayMs: 0 };
+    }
+    const ttlMs = next / this.ticksPerMs;
+    const decision: Decision = {
+      allowed: true,
+      limit: this.limit,
+      remaining: 0,
+      retryAfterMs: 0,
+      resetAfterMs: ttlMs,
+      cost,
+    };
+    return { state: nowMs + ttlMs, decision, ttlMs, delayMs: waitTicks / this.ticksPerMs };
   }
 
   /**
