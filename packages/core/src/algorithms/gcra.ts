@@ -113,25 +113,41 @@ export class GcraAlgorithm implements Algorithm {
     if (state !== undefined && (state as number) > nowMs) {
       ahead = Math.round(((state as number) - nowMs) * this.ticksPerMs);
     }
+    const { decision, delayMs, booked } = this.reservation(ahead, cost, maxWaitMs);
+    if (!booked) return { state: undefined, decision, ttlMs: 0, delayMs };
+    const ttlMs = decision.resetAfterMs;
+    return { state: nowMs + ttlMs, decision, ttlMs, delayMs };
+  }
+
+  /**
+   * The reservation of `cost` units when the TAT is `aheadTicks` ticks after now (as
+   * {@link GcraAlgorithm.decide}): `booked` when the units are admitted at once or within
+   * `maxWaitMs` (then the TAT moves to `resetAfterMs` from now); `delayMs` the wait for the
+   * slot. `reserve` decides with it, and so does the Redis reservation's reply decoder.
+   * Booked iff `cost > 0`, `cost·T <= τ` and `ahead + cost·T − τ <= maxWaitMs·ticksPerMs`.
+   */
+  reservation(
+    aheadTicks: number,
+    cost: number,
+    maxWaitMs: number,
+  ): { decision: Decision; delayMs: number; booked: boolean } {
     const increment = cost * this.intervalTicks;
-    const next = ahead + increment;
+    const next = aheadTicks + increment;
     const waitTicks = next - this.toleranceTicks;
-    if (cost === 0 || waitTicks <= 0 || increment > this.toleranceTicks) {
-      return { ...this.step(state, nowMs, cost), delayMs: 0 };
+    if (cost === 0 || increment > this.toleranceTicks || waitTicks > maxWaitMs * this.ticksPerMs) {
+      return { decision: this.decide(aheadTicks, cost), delayMs: 0, booked: false };
     }
-    if (waitTicks > maxWaitMs * this.ticksPerMs) {
-      return { state: undefined, decision: this.decide(ahead, cost), ttlMs: 0, delayMs: 0 };
-    }
-    const ttlMs = next / this.ticksPerMs;
+    if (waitTicks <= 0)
+      return { decision: this.decide(aheadTicks, cost), delayMs: 0, booked: true };
     const decision: Decision = {
       allowed: true,
       limit: this.limit,
       remaining: 0,
       retryAfterMs: 0,
-      resetAfterMs: ttlMs,
+      resetAfterMs: next / this.ticksPerMs,
       cost,
     };
-    return { state: nowMs + ttlMs, decision, ttlMs, delayMs: waitTicks / this.ticksPerMs };
+    return { decision, delayMs: waitTicks / this.ticksPerMs, booked: true };
   }
 
   /**
