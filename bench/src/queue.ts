@@ -1,4 +1,4 @@
-// Queue instead of deny (DESIGN §18): N concurrent `acquire`s on one key of one Redis (a
+// Queue instead of deny: N concurrent `acquire`s on one key of one Redis (a
 // redis-server started on a free port), GCRA `--rate`/s burst 1, timeout `--timeout` ms, two
 // ways: acquire as ONE reservation plus the wait (RedisStore.reserve), and the retry loop
 // acquire ran before reservations (the same store handed over without `reserve`). Reports

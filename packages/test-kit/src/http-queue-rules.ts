@@ -10,7 +10,7 @@ import {
 } from './http-harness.js';
 
 /**
- * Rows of the shared behaviour table for `mode: 'queue'` (DESIGN §18): a request over the
+ * Rows of the shared behaviour table for `mode: 'queue'`: a request over the
  * limit waits for its booked slot and is served; past `maxWait` or with the queue full it
  * gets 429 at once with `Retry-After` the wait rounded up; a client that disconnects while
  * waiting gives its slot back. The store's clock is injected and stands still, so every

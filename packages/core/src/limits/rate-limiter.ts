@@ -229,7 +229,6 @@ export class RateLimiter {
    * across processes, with no polling: the caller waits `delayMs`, then goes. `cancel()`
    * gives the slot back exactly, once; an aborted `signal` cancels before the slot comes.
    * A store failure resolves by `onStoreError` (`'insurance'` books in process).
-   * Semantics: DESIGN §18 (queue instead of deny).
    *
    * @throws {@link SluiceConfigError} (synchronously) for an algorithm without a future slot
    *   (a window: fixedWindow, slidingWindow, slidingLog, a calendar window, a penalty).

@@ -11,7 +11,6 @@ import type { Charge } from './charge.js';
  * `retryAfterMs` is its wait: the 429 answer with `Retry-After` rounded up. A request whose
  * client goes away (`gone` aborts) while waiting gives its slot back exactly (`Store.refund`
  * of the same cost) and is answered with a denial (nothing is served for it).
- * Source of semantics: DESIGN §18.
  */
 export class HttpQueue {
   readonly config: QueueConfig;

@@ -185,17 +185,17 @@ export interface HttpLimitOptions<Req = unknown, Res = unknown> {
   /**
    * With `mode: 'queue'`: the longest a request may wait for its slot, ms or a duration
    * string (`'500ms'`, `'5s'`); 0 queues nothing. Past it, the 429 answer at once.
-   * @default '5s'
-   * @throws SluiceConfigError naming `maxWait` when unparsable or negative, or given
-   *   without `mode: 'queue'`.
+   * @default 5 s (`'5s'`)
+   * @throws SluiceConfigError naming `maxWait` when unparsable or negative (with
+   *   `mode: 'queue'`; another mode does not use it).
    */
   maxWait?: Duration;
   /**
    * With `mode: 'queue'`: the most requests of this limiter waiting at once in this
    * process (an integer >= 0); a request that finds it full gets the 429 answer at once.
    * @default 1000
-   * @throws SluiceConfigError naming `maxQueued` when not an integer >= 0, or given without
-   *   `mode: 'queue'`.
+   * @throws SluiceConfigError naming `maxQueued` when not an integer >= 0 (with
+   *   `mode: 'queue'`; another mode does not use it).
    */
   maxQueued?: number;
   /**

@@ -26,18 +26,13 @@ export const DEFAULT_MAX_QUEUED = 1000;
 /**
  * Parses `mode: 'queue'` with `maxWait` and `maxQueued`; `undefined` for another mode.
  * @throws {@link SluiceConfigError} naming `maxWait` (unparsable or negative) or `maxQueued`
- *   (not an integer >= 0), either given without `mode: 'queue'`, or naming `mode` when the
+ *   (not an integer >= 0), or naming `mode` when the
  *   `algorithm` option is a window (a window has no future slot to queue for).
  */
 export function parseQueue(options: QueueOptionsInput): QueueConfig | undefined {
-  if (options.mode !== 'queue') {
-    for (const name of ['maxWait', 'maxQueued'] as const) {
-      if (options[name] !== undefined) {
-        throw new SluiceConfigError(name, options[name], "an option of mode: 'queue' only");
-      }
-    }
-    return undefined;
-  }
+  // `maxWait` and `maxQueued` apply to `mode: 'queue'` only; another mode leaves them unused
+  // (a documented default passed explicitly changes nothing).
+  if (options.mode !== 'queue') return undefined;
   const algorithm = options.algorithm;
   if (typeof algorithm === 'string' && algorithm !== 'gcra') {
     throw new SluiceConfigError(

@@ -13,7 +13,8 @@ import { Verdict } from './verdict.js';
  * - `'queue'`: a request over the limit waits for its booked slot (one reservation, see
  *   `RateLimiter.reserve`) up to `maxWait`, then is served; past `maxWait`, or with
  *   `maxQueued` requests already waiting, it gets the 429 answer at once. GCRA and the
- *   buckets only. Source of semantics: DESIGN §18; nginx's `limit_req` with `burst` (delay).
+ *   buckets only. Source of semantics: nginx's `limit_req` with `burst` (requests delayed, not
+ *   refused) and Redisson's `RRateLimiter.tryAcquire` with a timeout.
  */
 export type LimitMode = 'enforce' | 'shadow' | 'queue';
 
