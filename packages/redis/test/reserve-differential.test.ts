@@ -157,3 +157,36 @@ describe.each(SPECS)('reserve: TS twin ≡ Lua twin, $spec.factory', ({ spec, sc
     expect(cancelled).toBeGreaterThan(RUNS / 2);
   });
 });
+
+describe('reserve on a stalled Redis (SIGSTOP): a timed-out reservation books nothing', () => {
+  it("the call answers by onStoreError ('deny'), and the script that runs after SIGCONT leaves the key untouched", async () => {
+    const TIMEOUT_MS = 100;
+    const stalled = new Redis({ port: server.port, host: '127.0.0.1' });
+    try {
+      const store = new RedisStore({ client: stalled, timeoutMs: TIMEOUT_MS });
+      const algorithm = buildAlgorithm({ factory: 'gcra', args: [{ rate: 10, period: '1s' }] });
+      const limiter = new RateLimiter({
+        algorithm,
+        store,
+        prefix: 'rstall',
+        onStoreError: 'deny',
+        logger: { warn: () => undefined },
+      });
+      // a first reservation: the server's clock is known, so the next one carries a deadline
+      expect((await limiter.reserve('warm', { maxWait: '1s' })).allowed).toBe(true);
+      server.pause();
+      let refused: Reservation;
+      try {
+        refused = await limiter.reserve('k', { maxWait: '1s' });
+      } finally {
+        server.resume();
+      }
+      expect(refused.allowed).toBe(false);
+      // the script reached Redis before the stall ended, past its deadline: nothing booked
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(Number(await client.exists(store.keyFor('rstall:k')))).toBe(0);
+    } finally {
+      stalled.disconnect();
+    }
+  }, 30_000);
+});
