@@ -69,6 +69,8 @@ export type {
   ConsumeOptions,
   RateLimiterOptions,
   RefundOptions,
+  Reservation,
+  ReserveOptions,
 } from './limits/rate-limiter.js';
 export { RateLimiter } from './limits/rate-limiter.js';
 export type { RequestView } from './limits/request-view.js';
