@@ -11,6 +11,7 @@ export * from './http-ops-behaviours.js';
 export * from './http-outcome-rules.js';
 export * from './http-pipeline-rules.js';
 export * from './otel-capture.js';
+export * from './overload-simulation.js';
 export * from './package-exports.js';
 export * from './redis-server.js';
 export * from './secrets.js';
