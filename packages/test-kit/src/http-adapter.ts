@@ -1,4 +1,5 @@
 /// <reference types="jest" />
+import { describeAdaptiveRules } from './http-adaptive-rules.js';
 import { describeAppDataRules } from './http-appdata-rules.js';
 import { describeHttpBehaviours } from './http-behaviours.js';
 import { describeConfigRules } from './http-config-rules.js';
@@ -18,6 +19,7 @@ export const BEHAVIOUR_TABLES: readonly ((harness: AdapterHarness) => void)[] = 
   describePipelineRules,
   describeAppDataRules,
   describeOutcomeRules,
+  describeAdaptiveRules,
 ];
 
 /** What {@link describeAdapter} takes besides the harness. */

@@ -1,10 +1,10 @@
 import { type AimdState, aimdUpdate } from './aimd.js';
 import { type Gradient2State, gradient2Update } from './gradient2.js';
-import type { AdaptiveConfig, Priority } from './options.js';
+import type { AdaptiveConfig, AdaptivePriority } from './options.js';
 import type { WindowSample } from './sample.js';
 
 /** Share of the limit each class may fill when a `priority` function is given. */
-const SHARE: Record<Priority, number> = { critical: 1, default: 0.9, sheddable: 0.75 };
+const SHARE: Record<AdaptivePriority, number> = { critical: 1, default: 0.9, sheddable: 0.75 };
 
 /**
  * One process's adaptive concurrency limit (`Limit.adaptive`): requests in flight, the
@@ -28,9 +28,11 @@ export class AdaptiveConcurrency {
   #min = Number.POSITIVE_INFINITY;
   #maxInFlight = 0;
   #dropped = false;
+  #loopDelay: (() => number) | false | undefined;
 
   constructor(config: AdaptiveConfig) {
     this.config = config;
+    this.#loopDelay = config.loopDelay;
     this.#gradient = { limit: config.initial, baselineMs: undefined };
     this.#aimd = { limit: config.initial };
   }
@@ -51,8 +53,18 @@ export class AdaptiveConcurrency {
     return this.config.algorithm === 'aimd' ? undefined : this.#gradient.baselineMs;
   }
 
+  /** Whether no `loopDelay` was given (nor `false`): a Node adapter may inject one. */
+  get wantsLoopDelay(): boolean {
+    return this.#loopDelay === undefined;
+  }
+
+  /** Sets the event-loop delay source (ms) when none was given ({@link wantsLoopDelay}). */
+  useLoopDelay(source: () => number): void {
+    if (this.#loopDelay === undefined) this.#loopDelay = source;
+  }
+
   /** How many requests of `priority` may be in flight (all of the limit without a `priority` option). */
-  capacityFor(priority: Priority = 'default'): number {
+  capacityFor(priority: AdaptivePriority = 'default'): number {
     const limit = this.limit;
     if (this.config.priority === undefined) return limit;
     return Math.max(1, Math.floor(limit * SHARE[priority]));
@@ -62,7 +74,7 @@ export class AdaptiveConcurrency {
    * Takes a slot for a request of class `priority` at `nowMs` when one is free: `true`, and
    * the caller must {@link release} it; `false`: shed (503).
    */
-  tryAcquire(nowMs: number, priority: Priority = 'default'): boolean {
+  tryAcquire(nowMs: number, priority: AdaptivePriority = 'default'): boolean {
     this.#tick(nowMs);
     if (this.#inFlight >= this.capacityFor(priority)) return false;
     this.#inFlight++;
@@ -96,7 +108,8 @@ export class AdaptiveConcurrency {
     const { windowMs, minSamples } = this.config;
     if (elapsed < windowMs) return;
     if (this.#count < minSamples && elapsed < 10 * windowMs) return;
-    const delay = this.#count > 0 && this.config.loopDelay ? this.config.loopDelay() : 0;
+    const loopDelay = this.#loopDelay;
+    const delay = this.#count > 0 && typeof loopDelay === 'function' ? loopDelay() : 0;
     const sample: WindowSample = {
       count: this.#count,
       rttMs: this.#count > 0 ? this.#sum / this.#count + Math.max(0, delay) : 0,

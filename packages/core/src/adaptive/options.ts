@@ -4,7 +4,7 @@ import { checkOptionNames, optionNames } from '../common/known-options.js';
 import { integerAtLeast, positiveNumber } from '../common/validate.js';
 
 /** A request's class for {@link AdaptiveOptions.priority}: `'sheddable'` requests are shed first. */
-export type Priority = 'critical' | 'default' | 'sheddable';
+export type AdaptivePriority = 'critical' | 'default' | 'sheddable';
 
 /** Options of `Limit.adaptive`. Every one is optional. */
 export interface AdaptiveOptions<Req = unknown> {
@@ -50,13 +50,14 @@ export interface AdaptiveOptions<Req = unknown> {
    * are in flight, `'default'` ones below 90%, `'critical'` ones up to the limit.
    * @default none: every request may use the whole limit
    */
-  priority?: (req: Req) => Priority;
+  priority?: (req: Req) => AdaptivePriority;
   /**
    * The event-loop delay in **ms** now (e.g. a `perf_hooks.monitorEventLoopDelay` mean),
    * added to each window's latency: time a request waits before the middleware sees it.
-   * Injected: the core imports no `node:` module. @default none
+   * Injected: the core imports no `node:` module. `false`: none.
+   * @default on the Express, Fastify, Koa and NestJS adapters, `perf_hooks.monitorEventLoopDelay`'s mean; elsewhere none
    */
-  loopDelay?: () => number;
+  loopDelay?: (() => number) | false;
 }
 
 const ADAPTIVE_OPTIONS = optionNames<AdaptiveOptions>({
@@ -91,8 +92,8 @@ export interface AdaptiveConfig {
   backoffRatio: number;
   timeoutMs: number;
   // biome-ignore lint/suspicious/noExplicitAny: called with each framework's own request
-  priority: ((req: any) => Priority) | undefined;
-  loopDelay: (() => number) | undefined;
+  priority: ((req: any) => AdaptivePriority) | undefined;
+  loopDelay: (() => number) | false | undefined;
 }
 
 function numberIn(
@@ -179,7 +180,10 @@ export function parseAdaptiveOptions(options: unknown): AdaptiveConfig {
       o.priority,
       "a function (req) => 'critical' | 'default' | 'sheddable'",
     ),
-    loopDelay: optionalFunction('loopDelay', o.loopDelay, 'a function () => ms'),
+    loopDelay:
+      o.loopDelay === false
+        ? false
+        : optionalFunction('loopDelay', o.loopDelay, 'a function () => ms, or false'),
   };
 }
 
