@@ -20,6 +20,7 @@ export class AdaptiveAlgorithm implements Algorithm {
   readonly description: string;
   /** Unique per `Limit.adaptive` call: two adaptive limits never share a plan entry. */
   readonly id: number;
+  /** The process's controller: the current `limit`, `inFlight`, `baselineMs`. */
   readonly controller: AdaptiveConcurrency;
   /** The in-process store its charges go to. */
   readonly gate: AdaptiveGate;
@@ -32,6 +33,7 @@ export class AdaptiveAlgorithm implements Algorithm {
     this.gate = new AdaptiveGate(controller);
   }
 
+  /** The current limit (requests in flight), as `Decision.limit` reports it. */
   get limit(): number {
     return this.controller.limit;
   }
