@@ -72,3 +72,18 @@ describe('Limit.adaptive', () => {
     expect(String(limit)).toBe('Limit(adaptive(gradient2, 1..1000 in flight))');
   });
 });
+
+describe('Limit.adaptive on two limiters of one request', () => {
+  it('the same limit is charged once; two adaptive limits are two', () => {
+    const shared = Limit.adaptive({ min: 5, max: 5, loopDelay: false });
+    const other = Limit.adaptive({ min: 5, max: 5, loopDelay: false });
+    const store = new MemoryStore();
+    const global = new HttpLimiter({ limit: shared, store });
+    const route = new HttpLimiter({ limit: [shared, other], store });
+    const v: RequestView = { ...view('10.0.0.1'), ledger: {} };
+    expect((global.check(v) as HttpVerdict).allowed).toBe(true);
+    expect((route.check(v) as HttpVerdict).allowed).toBe(true);
+    expect(shared.adaptive!.controller.inFlight).toBe(1);
+    expect(other.adaptive!.controller.inFlight).toBe(1);
+  });
+});

@@ -253,7 +253,8 @@ export class LimitPlan {
       // An adaptive limit's charges go to its own in-process gate, whatever the store.
       keySpace:
         limit.adaptive !== undefined
-          ? { prefix, store: limit.adaptive.gate }
+          ? // The id in the prefix: two adaptive limits of one name are still two (the ledger).
+            { prefix: `${prefix}${limit.adaptive.id}:`, store: limit.adaptive.gate }
           : this.#keySpace(prefix, lasting),
       byKeySpace: undefined,
       routes: new Map(),
