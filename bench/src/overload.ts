@@ -1,5 +1,5 @@
 /**
- * `pnpm bench:overload`: a real overload run (issue 35). A Fastify server pinned to one core
+ * `pnpm bench:overload`: a real overload run. A Fastify server pinned to one core
  * (`taskset -c 0` when present) whose handler burns 2 ms of CPU; autocannon on 127.0.0.1:
  *
  * 1. unloaded: 1 connection for `--phase` s → the unloaded p99;
