@@ -1,7 +1,7 @@
 /**
  * `pnpm bench:overload-simulation`: the data of the plots on docs/guide/features/adaptive.md,
  * from the fake-clock simulation of packages/test-kit (overload-simulation.ts), the one
- * packages/core/test/adaptive/simulation.test.ts holds to the issue-35 targets: 8 workers ×
+ * packages/core/test/adaptive/simulation.test.ts holds to its targets: 8 workers ×
  * 20 ms (400 rps), Poisson arrivals at 800 rps for 90 s, the workers halved at 60 s; behind
  * `Limit.adaptive()` (defaults) and with no limiter. Deterministic (seed 1); runs in about
  * a second. Writes docs/data/overload-simulation.json: per second, the p99 latency and goodput
