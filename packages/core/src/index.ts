@@ -8,6 +8,8 @@
  *
  * @packageDocumentation
  */
+
+export type { AdaptiveOptions, AdaptivePriority } from './adaptive/options.js';
 export type {
   CalendarDayOptions,
   CalendarMonthOptions,

@@ -7,6 +7,9 @@
  *
  * @packageDocumentation
  */
+
+export type { AdaptiveConcurrency } from './adaptive/adaptive-concurrency.js';
+export type { AdaptiveAlgorithm, AdaptiveGate } from './adaptive/adaptive-gate.js';
 export type {
   Algorithm,
   AlgorithmKind,

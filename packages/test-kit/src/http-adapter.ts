@@ -1,4 +1,5 @@
 /// <reference types="jest" />
+import { describeAdaptiveRules } from './http-adaptive-rules.js';
 import { describeAppDataRules } from './http-appdata-rules.js';
 import { describeHttpBehaviours } from './http-behaviours.js';
 import { describeConfigRules } from './http-config-rules.js';
@@ -20,6 +21,7 @@ export const BEHAVIOUR_TABLES: readonly ((harness: AdapterHarness) => void)[] = 
   describeAppDataRules,
   describeOutcomeRules,
   describeQueueRules,
+  describeAdaptiveRules,
 ];
 
 /** What {@link describeAdapter} takes besides the harness. */

@@ -66,10 +66,11 @@ export type AlgorithmKind = 'gcra' | 'fixed-window' | 'sliding-window' | 'slidin
 
 /**
  * Every algorithm family (`Algorithm.kind`): the {@link AlgorithmKind}s and the calendar
- * window of calendar quotas (`Limit.perCalendarDay`…), which no `algorithm` option picks.
- * Each has one Lua twin in @sluice/redis.
+ * window of calendar quotas (`Limit.perCalendarDay`…), which no `algorithm` option picks,
+ * and `'adaptive'` (`Limit.adaptive`: per process, decided in process, never in a store).
+ * Each but `'adaptive'` has one Lua twin in @sluice/redis.
  */
-export type AlgorithmFamily = AlgorithmKind | 'calendar-window';
+export type AlgorithmFamily = AlgorithmKind | 'calendar-window' | 'adaptive';
 
 /**
  * A rate-limiting algorithm: a pure state transition (state, cost, now) => (state, decision). Built by the factories
