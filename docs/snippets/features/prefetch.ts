@@ -21,7 +21,6 @@ await app.register(rateLimit, {
 });
 app.get('/search', async () => ({ hits: [] }));
 
-// #region shutdown
 // On shutdown: give back the units this process holds, then close the client (in this
 // order: a store closed after its client cannot give back, and its close() rejects).
 app.addHook('onClose', async () => {
@@ -36,6 +35,5 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.exit(0);
   });
 }
-// #endregion shutdown
 
 await app.listen({ port: Number(process.env.PORT ?? 3000), host: '127.0.0.1' });

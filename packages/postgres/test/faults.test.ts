@@ -61,13 +61,15 @@ describe('a call that times out charges nothing', () => {
       prefix: 'policy',
     });
     expect((await limiter.consume('k')).remaining).toBe(9);
-    const release = await holdRow('policy:k');
+    // The limiter's key: its prefix, the algorithm's key mark (a fixed window: @fw), the key.
+    const key = 'policy@fw:k';
+    const release = await holdRow(key);
     const denied = await limiter.consume('k');
     expect(denied).toMatchObject({ allowed: false, retryAfterMs: 1000 });
     expect(warnings).toHaveLength(1);
     await release();
     await new Promise((r) => setTimeout(r, 100));
-    expect((await store.consume('policy:k', minute, 0, Date.now())).remaining).toBe(9);
+    expect((await store.consume(key, minute, 0, Date.now())).remaining).toBe(9);
   });
 
   it('failPending gives up every call in flight at once', async () => {
