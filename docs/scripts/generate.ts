@@ -8,6 +8,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeOverloadPlots } from './overload-plot.js';
 import { writePacePlot } from './pace-plot.js';
 import { writePlots } from './plots.js';
 import { writePrefetchPlot } from './prefetch-plot.js';
@@ -24,6 +25,10 @@ const plots = [
   ...(await writePrefetchPlot(
     path.join(docs, 'public', 'plots'),
     path.join(docs, 'data', 'prefetch-timeline.json'),
+  )),
+  ...(await writeOverloadPlots(
+    path.join(docs, 'public', 'plots'),
+    path.join(docs, 'data', 'overload-simulation.json'),
   )),
 ];
 console.log(`docs: ${plots.length} plots in public/plots`);

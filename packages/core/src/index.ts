@@ -8,6 +8,8 @@
  *
  * @packageDocumentation
  */
+
+export type { AdaptiveOptions, AdaptivePriority } from './adaptive/options.js';
 export type {
   CalendarDayOptions,
   CalendarMonthOptions,
@@ -69,6 +71,8 @@ export type {
   ConsumeOptions,
   RateLimiterOptions,
   RefundOptions,
+  Reservation,
+  ReserveOptions,
 } from './limits/rate-limiter.js';
 export { RateLimiter } from './limits/rate-limiter.js';
 export type { RequestView } from './limits/request-view.js';

@@ -7,10 +7,14 @@
  *
  * @packageDocumentation
  */
+
+export type { AdaptiveConcurrency } from './adaptive/adaptive-concurrency.js';
+export type { AdaptiveAlgorithm, AdaptiveGate } from './adaptive/adaptive-gate.js';
 export type {
   Algorithm,
   AlgorithmKind,
   RefundResult,
+  ReserveResult,
   State,
   StepResult,
 } from './algorithms/algorithm.js';
@@ -39,7 +43,7 @@ export type {
 } from './store-failure/store-failure.js';
 export { DENY_RETRY_MS, FailSafeStore } from './store-failure/store-failure.js';
 export { keyErrorReason, StoreKeyError } from './store-failure/store-key-error.js';
-export type { Store, StoreRequest } from './stores/store.js';
+export type { Store, StoreRequest, StoreReservation } from './stores/store.js';
 export {
   chargeTimeOf,
   consumeEach,

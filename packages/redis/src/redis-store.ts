@@ -17,6 +17,7 @@ import { Prefetch } from './prefetch/prefetch.js';
 import { keySlot, redisKey } from './redis-key.js';
 import type { LuaTwin } from './twins/lua-common.js';
 import { noTwin, STORE_TWINS, twinOf } from './twins/registry.js';
+import { type ReserveContext, reserveOnRedis } from './twins/reserve.lua.js';
 
 export { LUA_SOURCES } from './twins/registry.js';
 
@@ -67,6 +68,8 @@ export class RedisStore implements Store {
   readonly #deadlines: DeadlineQueue;
   readonly #singleKey: SingleKeyBatches;
   readonly #allOrNothing: AllOrNothing;
+  /** What a reservation call needs (reserve.lua.ts). */
+  readonly #reserving: ReserveContext;
   /**
    * The prefetch (option `prefetch`), undefined when off. Exposed for tests and tools:
    * `held(key)` is what this process holds of a key.
@@ -105,6 +108,7 @@ export class RedisStore implements Store {
       down,
       giveBack: (part, now, at) => this.#allOrNothing.refundOne(part, now, at),
     });
+    this.#reserving = { client: driver, cluster, deadlines, clocks };
     this.prefetcher =
       prefetch &&
       new Prefetch({
@@ -246,6 +250,33 @@ export class RedisStore implements Store {
     // No flush: a refund follows its charge's answer, so that charge has run already.
     const part: Part = { key: this.keyFor(key), twin, algorithm, cost };
     return this.#allOrNothing.refundOne(part, this.clock === 'client' ? nowMs : '', atMs);
+  }
+
+  /**
+   * {@link Store.reserve}: books a GCRA request's future slot in one `EVALSHA` of the
+   * reservation twin (reserve.lua.ts), atomically, so requests of every process are served
+   * in the order they reached Redis; a call past its deadline books nothing. Not batched
+   * and not through `prefetch` (its holdings are already charged in Redis).
+   *
+   * @returns a promise that rejects with a `TypeError` for an algorithm that is not GCRA
+   *   (or its buckets), and as {@link RedisStore.consume} does.
+   */
+  reserve(
+    key: string,
+    algorithm: Algorithm,
+    cost: number,
+    nowMs: number,
+    maxWaitMs: number,
+  ): Promise<{ decision: Decision; delayMs: number }> {
+    if (this.#version !== true) {
+      return this.#afterCheck(() => this.reserve(key, algorithm, cost, nowMs, maxWaitMs));
+    }
+    const down = this.#down();
+    if (down) return Promise.reject(down);
+    // Decisions asked for before this reservation reach Redis before it.
+    this.#singleKey.flush();
+    const now = this.clock === 'client' ? nowMs : '';
+    return reserveOnRedis(this.#reserving, this.keyFor(key), algorithm, { cost, now, maxWaitMs });
   }
 
   async reset(key: string): Promise<void> {

@@ -1,4 +1,5 @@
 /// <reference types="jest" />
+import { describeAdaptiveRules } from './http-adaptive-rules.js';
 import { describeAppDataRules } from './http-appdata-rules.js';
 import { describeHttpBehaviours } from './http-behaviours.js';
 import { describeConfigRules } from './http-config-rules.js';
@@ -6,6 +7,7 @@ import type { AdapterHarness } from './http-harness.js';
 import { describeOpsBehaviours } from './http-ops-behaviours.js';
 import { describeOutcomeRules } from './http-outcome-rules.js';
 import { describePipelineRules } from './http-pipeline-rules.js';
+import { describeQueueRules } from './http-queue-rules.js';
 
 /**
  * Every table of the shared HTTP behaviour table, in one list: an adapter's test runs them
@@ -18,6 +20,8 @@ export const BEHAVIOUR_TABLES: readonly ((harness: AdapterHarness) => void)[] = 
   describePipelineRules,
   describeAppDataRules,
   describeOutcomeRules,
+  describeQueueRules,
+  describeAdaptiveRules,
 ];
 
 /** What {@link describeAdapter} takes besides the harness. */

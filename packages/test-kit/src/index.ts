@@ -16,6 +16,7 @@ export * from './http-pipeline-rules.js';
 export * from './http-silent-rules.js';
 export type { RunSummary } from './mini-runner.js';
 export * from './otel-capture.js';
+export * from './overload-simulation.js';
 export * from './package-exports.js';
 export * from './postgres.js';
 export * from './redis-server.js';

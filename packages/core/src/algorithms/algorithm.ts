@@ -47,6 +47,18 @@ export interface RefundResult {
 }
 
 /**
+ * The result of one {@link Algorithm.reserve}: a {@link StepResult} whose admission may lie
+ * in the future, `delayMs` from now.
+ */
+export interface ReserveResult extends StepResult {
+  /**
+   * Ms from now until the booked slot conforms (0: at once), exact (may carry a fraction).
+   * 0 when nothing was booked (`decision.allowed` false).
+   */
+  delayMs: number;
+}
+
+/**
  * The algorithms that enforce a quota per period, as the HTTP `algorithm` option names them;
  * each has one Lua twin in @sluice/redis.
  */
@@ -54,10 +66,11 @@ export type AlgorithmKind = 'gcra' | 'fixed-window' | 'sliding-window' | 'slidin
 
 /**
  * Every algorithm family (`Algorithm.kind`): the {@link AlgorithmKind}s and the calendar
- * window of calendar quotas (`Limit.perCalendarDay`…), which no `algorithm` option picks.
- * Each has one Lua twin in @sluice/redis.
+ * window of calendar quotas (`Limit.perCalendarDay`…), which no `algorithm` option picks,
+ * and `'adaptive'` (`Limit.adaptive`: per process, decided in process, never in a store).
+ * Each but `'adaptive'` has one Lua twin in @sluice/redis.
  */
-export type AlgorithmFamily = AlgorithmKind | 'calendar-window';
+export type AlgorithmFamily = AlgorithmKind | 'calendar-window' | 'adaptive';
 
 /**
  * A rate-limiting algorithm: a pure state transition (state, cost, now) => (state, decision). Built by the factories
@@ -123,6 +136,20 @@ export interface Algorithm {
    * @param atMs - the time the charge was decided at, ms since the Unix epoch.
    */
   refund?(state: State | undefined, nowMs: number, cost: number, atMs: number): RefundResult;
+  /**
+   * Optional: books a request's future slot (a reservation): admits `cost` units that
+   * conform within `maxWaitMs` from now, writing the state as if they were taken at their
+   * slot, and answers how long the caller must wait for it. Only an algorithm with a future
+   * slot has it: GCRA (and its leaky and token bucket forms), TAT′ = max(TAT, now) + cost·T,
+   * conforming at TAT′ − τ; a window has no future slot. Pure, like `step`; its inverse is
+   * `refund` with the same `cost` (exact while the key stays backlogged, as a booked key is
+   * until its slot). Nothing is booked when the wait would pass `maxWaitMs` or `cost` can
+   * never fit; the decision is then the denial `step` would give.
+   *
+   * @param maxWaitMs - the longest wait to book, ms: a number >= 0 (checked by the
+   *   caller); 0 books only what `step` would admit now.
+   */
+  reserve?(state: State | undefined, nowMs: number, cost: number, maxWaitMs: number): ReserveResult;
   /**
    * Optional, for the over-limit cache of a store that can fail: what a denial decided at
    * `atMs` tells about its key. A {@link State} the cache can step from until it expires;

@@ -2,7 +2,7 @@ import { type Duration, parseDuration } from '../common/duration.js';
 import { SluiceConfigError } from '../common/errors.js';
 import { checkOptionNames, optionNames } from '../common/known-options.js';
 import { integerAtLeast, positiveNumber } from '../common/validate.js';
-import type { Algorithm, RefundResult, State, StepResult } from './algorithm.js';
+import type { Algorithm, RefundResult, ReserveResult, State, StepResult } from './algorithm.js';
 import type { Decision } from './decision.js';
 import { divide, type Fraction, toFraction } from './rational.js';
 
@@ -92,6 +92,62 @@ export class GcraAlgorithm implements Algorithm {
     if (!decision.allowed || cost === 0) return { state: undefined, decision, ttlMs: 0 };
     const ttlMs = decision.resetAfterMs;
     return { state: nowMs + ttlMs, decision, ttlMs };
+  }
+
+  /**
+   * Books `cost` units at their future slot (see `Algorithm.reserve`): TAT′ = max(TAT, now)
+   * + cost·T, admitted when the wait TAT′ − τ − now is at most `maxWaitMs`; `delayMs` is
+   * that wait (0 when it conforms now). The TS twin of `gcra_reserve` (@sluice/redis
+   * reserve.lua.ts), the same arithmetic in ticks. A cost above the burst is never booked
+   * (`retryAfterMs` -1, as `step`).
+   *
+   * @example
+   * ```ts
+   * const algorithm = gcra({ rate: 10, period: '1s', burst: 1 });
+   * algorithm.reserve(undefined, 0, 1, 1000).delayMs; // 0
+   * algorithm.reserve(100, 0, 1, 1000).delayMs; // 100: the next slot, 100 ms on
+   * ```
+   */
+  reserve(state: State | undefined, nowMs: number, cost: number, maxWaitMs: number): ReserveResult {
+    let ahead = 0;
+    if (state !== undefined && (state as number) > nowMs) {
+      ahead = Math.round(((state as number) - nowMs) * this.ticksPerMs);
+    }
+    const { decision, delayMs, booked } = this.reservation(ahead, cost, maxWaitMs);
+    if (!booked) return { state: undefined, decision, ttlMs: 0, delayMs };
+    const ttlMs = decision.resetAfterMs;
+    return { state: nowMs + ttlMs, decision, ttlMs, delayMs };
+  }
+
+  /**
+   * The reservation of `cost` units when the TAT is `aheadTicks` ticks after now (as
+   * {@link GcraAlgorithm.decide}): `booked` when the units are admitted at once or within
+   * `maxWaitMs` (then the TAT moves to `resetAfterMs` from now); `delayMs` the wait for the
+   * slot. `reserve` decides with it, and so does the Redis reservation's reply decoder.
+   * Booked iff `cost > 0`, `cost·T <= τ` and `ahead + cost·T − τ <= maxWaitMs·ticksPerMs`.
+   */
+  reservation(
+    aheadTicks: number,
+    cost: number,
+    maxWaitMs: number,
+  ): { decision: Decision; delayMs: number; booked: boolean } {
+    const increment = cost * this.intervalTicks;
+    const next = aheadTicks + increment;
+    const waitTicks = next - this.toleranceTicks;
+    if (cost === 0 || increment > this.toleranceTicks || waitTicks > maxWaitMs * this.ticksPerMs) {
+      return { decision: this.decide(aheadTicks, cost), delayMs: 0, booked: false };
+    }
+    if (waitTicks <= 0)
+      return { decision: this.decide(aheadTicks, cost), delayMs: 0, booked: true };
+    const decision: Decision = {
+      allowed: true,
+      limit: this.limit,
+      remaining: 0,
+      retryAfterMs: 0,
+      resetAfterMs: next / this.ticksPerMs,
+      cost,
+    };
+    return { decision, delayMs: waitTicks / this.ticksPerMs, booked: true };
   }
 
   /**

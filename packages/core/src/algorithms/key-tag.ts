@@ -14,6 +14,8 @@ const KEY_TAGS: Record<AlgorithmFamily, string> = {
   'sliding-window': '@sw',
   'sliding-log': '@log',
   'calendar-window': '@cal',
+  // Decided in process, never in a store: its keys live only in its own gate.
+  adaptive: '@ad',
 };
 
 /**

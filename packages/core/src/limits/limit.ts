@@ -1,3 +1,6 @@
+import { AdaptiveConcurrency } from '../adaptive/adaptive-concurrency.js';
+import { AdaptiveAlgorithm } from '../adaptive/adaptive-gate.js';
+import { type AdaptiveOptions, parseAdaptiveOptions } from '../adaptive/options.js';
 import { type Algorithm, isAlgorithm } from '../algorithms/algorithm.js';
 import {
   type CalendarDayOptions,
@@ -49,6 +52,7 @@ interface LimitFields {
   responseCost: CostAfter | undefined;
   /** Whether `.cost(n)` was called (so `.costAfter()` would drop it). */
   costGiven?: boolean;
+  adaptive: AdaptiveAlgorithm | undefined;
 }
 
 /**
@@ -144,6 +148,11 @@ export class Limit {
   readonly responseCost: CostAfter | undefined;
   /** Whether {@link Limit.cost} was called: {@link Limit.costAfter} then refuses to drop it. */
   private readonly costGiven: boolean;
+  /**
+   * The per-process limit of {@link Limit.adaptive} (its controller is
+   * `adaptive.controller`: `limit`, `inFlight`), or `undefined`.
+   */
+  readonly adaptive: AdaptiveAlgorithm | undefined;
 
   private constructor(fields: LimitFields) {
     this.maxAttempts = fields.maxAttempts;
@@ -157,6 +166,7 @@ export class Limit {
     this.calendar = fields.calendar;
     this.responseCost = fields.responseCost;
     this.costGiven = fields.costGiven === true;
+    this.adaptive = fields.adaptive;
     Object.freeze(this);
   }
 
@@ -235,6 +245,7 @@ export class Limit {
       concurrent: false,
       calendar: undefined,
       responseCost: undefined,
+      adaptive: undefined,
     });
     return noneLimit;
   }
@@ -299,6 +310,7 @@ export class Limit {
       concurrent: false,
       calendar,
       responseCost: undefined,
+      adaptive: undefined,
     });
   }
 
@@ -334,6 +346,46 @@ export class Limit {
       concurrent: true,
       calendar: undefined,
       responseCost: undefined,
+      adaptive: undefined,
+    });
+  }
+
+  /**
+   * An adaptive concurrency limit: at most `limit` requests in flight in **this process**,
+   * the limit following the measured latency (Netflix concurrency-limits' Gradient2 by
+   * default, or AIMD), sampled per window (`window`, default 100 ms) plus the injected
+   * event-loop delay (`loopDelay`; the Node adapters pass `perf_hooks`'s). A request that
+   * finds it full gets **503** with `Retry-After: 1` (the server is overloaded, the client
+   * is not over a quota); with `priority`, `'sheddable'` requests are shed first. Its slot
+   * is given back when the response finishes or the connection closes. Not shared across
+   * processes and not keyed by subject: each process measures its own latency. Default name
+   * `adaptive`; draft-8+ headers describe it as `"adaptive";q=<current limit>;qu="concurrent-requests"`.
+   * Avoids Envoy adaptive concurrency's known failures (no probing, an empty window moves
+   * nothing, the baseline does not ratchet under load): see the Adaptive concurrency guide.
+   *
+   * @param options - {@link AdaptiveOptions}: `algorithm` (`'gradient2'`), `min` (1), `max`
+   *   (1000), `initial` (20, clamped), `window` (100 ms), `minSamples` (10), `tolerance`
+   *   (1.1), `queueSize` (0.5), `smoothing` (0.2), `drift` (0.05), `backoffRatio` (0.9),
+   *   `timeout` ('5s'), `priority`, `loopDelay`.
+   * @throws {@link SluiceConfigError} naming the option: `min` > `max`, `initial` outside
+   *   `[min, max]`, an unknown `algorithm`, unknown option names (all in one message).
+   * @example Limit.adaptive({ max: 200, priority: (req) => (req.path === '/health' ? 'critical' : 'default') })
+   */
+  static adaptive<Req = unknown>(options: AdaptiveOptions<Req> = {}): Limit {
+    const config = parseAdaptiveOptions(options);
+    const algorithm = new AdaptiveAlgorithm(new AdaptiveConcurrency(config));
+    return new Limit({
+      maxAttempts: config.initial,
+      periodMs: DEFAULT_LEASE_MS,
+      subject: undefined,
+      requestCost: 1,
+      name: undefined,
+      unlimited: false,
+      penalty: undefined,
+      concurrent: true,
+      calendar: undefined,
+      responseCost: undefined,
+      adaptive: algorithm,
     });
   }
 
@@ -348,6 +400,9 @@ export class Limit {
    * @example Limit.perMinute(60).by(`user:${id}`)
    */
   by(subject: string | number): Limit {
+    if (this.adaptive !== undefined) {
+      throw new SluiceConfigError('by', subject, 'a keyed limit (Limit.adaptive is per process)');
+    }
     let text: string;
     if (typeof subject === 'string') text = subject;
     else if (typeof subject === 'number' && Number.isFinite(subject)) text = String(subject);
@@ -366,6 +421,13 @@ export class Limit {
    *   quota's capacity is refused when the middleware is created.
    */
   cost(units: number): Limit {
+    if (this.adaptive !== undefined) {
+      throw new SluiceConfigError(
+        'cost',
+        units,
+        'a rate limit (Limit.adaptive counts requests in flight)',
+      );
+    }
     const requestCost = integerAtLeast('cost', units, 0);
     if (this.responseCost !== undefined) {
       throw new SluiceConfigError('cost', units, '', {
@@ -491,6 +553,7 @@ export class Limit {
   /** For logs: e.g. `Limit(60 per 60000 ms, by "42", cost 1)` or `Limit(none)`. */
   toString(): string {
     if (this.unlimited) return 'Limit(none)';
+    if (this.adaptive !== undefined) return `Limit(${this.adaptive.description})`;
     const parts = [
       this.concurrent
         ? `${this.maxAttempts} in flight, leases of ${this.periodMs} ms`
@@ -522,6 +585,7 @@ export class Limit {
       calendar: this.calendar,
       responseCost: this.responseCost,
       costGiven: this.costGiven,
+      adaptive: this.adaptive,
       ...change,
     });
   }
@@ -550,6 +614,7 @@ export class Limit {
       concurrent: false,
       calendar: undefined,
       responseCost: undefined,
+      adaptive: undefined,
     });
   }
 }
@@ -608,6 +673,7 @@ export function limitAlgorithm(
     );
   }
   if (limit.unlimited) return undefined;
+  if (limit.adaptive !== undefined) return limit.adaptive;
   if (limit.concurrent) return concurrency({ limit: limit.maxAttempts, leaseMs: limit.periodMs });
   // A calendar quota is a window of the calendar whatever the `algorithm` option says.
   if (limit.calendar !== undefined) return calendarQuota(limit.maxAttempts, limit.calendar);

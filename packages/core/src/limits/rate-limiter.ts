@@ -10,6 +10,18 @@ import type { OverLimitCacheOptions } from '../store-failure/over-limit-cache.js
 import type { StoreErrorPolicy, StoreFailureLogger } from '../store-failure/store-failure.js';
 import { MemoryStore } from '../stores/memory-store.js';
 import { chargeTimeOf, keySpaceView, type Store } from '../stores/store.js';
+import {
+  abortReason,
+  callWaitMs,
+  checkReservable,
+  defaultSleep,
+  type Reservation,
+  type ReserveOptions,
+  reservationOf,
+  waitOrAbort,
+} from './reservation.js';
+
+export type { Reservation, ReserveOptions };
 
 /** Options of {@link RateLimiter}. */
 export interface RateLimiterOptions {
@@ -27,10 +39,11 @@ export interface RateLimiterOptions {
   /** The time in **ms since the Unix epoch**. Default `Date.now`. Tests inject a fake one. */
   clock?: () => number;
   /**
-   * How {@link RateLimiter.acquire} waits, in ms. Default: a `setTimeout` promise. Tests
-   * inject one that advances their fake clock.
+   * How {@link RateLimiter.acquire} waits, in ms; `signal` (when the call has one) aborts
+   * the wait (it may then resolve early). Default: a `setTimeout` promise, cleared on abort.
+   * Tests inject one that advances their fake clock.
    */
-  sleep?: (ms: number) => Promise<void>;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /**
    * What to do while the store fails or answers later than its own `timeoutMs`:
    * `'insurance'` (default: decide in process with a MemoryStore, log once per outage),
@@ -94,8 +107,13 @@ export interface RefundOptions {
 
 /** Options of {@link RateLimiter.acquire}. */
 export interface AcquireOptions extends ConsumeOptions {
-  /** Give up once the next try would fall past this many ms from the call. Default: no limit. */
+  /** Give up at once when the wait would pass this many ms from the call. Default: no limit. */
   timeoutMs?: number;
+  /**
+   * Aborts the wait: the booked slot is given back exactly and the call rejects with the
+   * signal's `reason` (an `AbortError` by default), as `fetch` does.
+   */
+  signal?: AbortSignal;
 }
 
 interface LimiterConfig {
@@ -103,10 +121,10 @@ interface LimiterConfig {
   store: Store;
   prefix: string;
   clock: () => number;
-  sleep: (ms: number) => Promise<void>;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Whether the user's store can book a future slot (`Store.reserve`). */
+  storeReserves: boolean;
 }
-
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Applies one algorithm on one store to keys: the core of sluice.
@@ -210,12 +228,87 @@ export class RateLimiter {
   }
 
   /**
-   * Redisson's `tryAcquire(permits, timeout)`: takes `cost` units from `key`, waiting
-   * `retryAfterMs` between tries until admitted. Resolves to the allowing decision, or to
-   * the last denial as soon as the next try would fall past `timeoutMs` (or can never
-   * succeed). Never sleeps past the deadline and never spins.
+   * Books `cost` units (default 1) of `key` at their future slot, in ONE atomic store call
+   * (GCRA: TAT′ = max(TAT, now) + cost·T, conforming at TAT′ − τ), when the wait is at most
+   * `maxWait`; else books nothing. Requests are served in the order they reached the store,
+   * across processes, with no polling: the caller waits `delayMs`, then goes. `cancel()`
+   * gives the slot back exactly, once; an aborted `signal` cancels before the slot comes.
+   * A store failure resolves by `onStoreError` (`'insurance'` books in process).
+   *
+   * @throws {@link SluiceConfigError} (synchronously) for an algorithm without a future slot
+   *   (a window: fixedWindow, slidingWindow, slidingLog, a calendar window, a penalty).
+   * @throws `TypeError` (synchronously) for a bad `cost` or `maxWait`, or a store without
+   *   `reserve` and `refund`.
+   * @example
+   * ```ts
+   * const r = await limiter.reserve('jobs', { maxWait: '5s' });
+   * if (r.allowed) { await sleep(r.delayMs); await run(); }
+   * else console.log(`try again in ${r.decision.retryAfterMs} ms`);
+   * ```
+   */
+  reserve(key: string, options: ReserveOptions): Promise<Reservation> {
+    checkCallOptions('reserve', options);
+    if (options === undefined)
+      throw new TypeError('sluice: reserve(key, { maxWait }) needs maxWait');
+    const cost = options.cost === undefined ? 1 : checkCost(options.cost);
+    const maxWaitMs = callWaitMs('maxWait', options.maxWait);
+    return this.#reserve(key, cost, maxWaitMs, options.signal);
+  }
+
+  #reserve(
+    key: string,
+    cost: number,
+    maxWaitMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<Reservation> {
+    const { algorithm, clock, storeReserves } = this.#config;
+    checkReservable(algorithm);
+    const store = this.#keySpace;
+    if (
+      !storeReserves ||
+      typeof store.reserve !== 'function' ||
+      typeof store.refund !== 'function'
+    ) {
+      throw new TypeError('sluice: this store cannot reserve (it has no reserve or refund)');
+    }
+    if (typeof key !== 'string') return notAString(key);
+    if (signal?.aborted === true) return Promise.reject(abortReason(signal));
+    const now = clock();
+    let booked: ReturnType<NonNullable<Store['reserve']>>;
+    try {
+      booked = store.reserve(key, algorithm, cost, now, maxWaitMs);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const refund = store.refund;
+    return Promise.resolve(booked).then((answer) =>
+      reservationOf(
+        answer,
+        () => {
+          const at = chargeTimeOf(answer.decision) ?? now;
+          return Promise.resolve(refund.call(store, key, algorithm, cost, clock(), at));
+        },
+        signal,
+        clock,
+      ),
+    );
+  }
+
+  /**
+   * Redisson's `tryAcquire(permits, timeout)`: takes `cost` units from `key`, waiting for
+   * them. On GCRA and the buckets it is one {@link RateLimiter.reserve} (one store call, the
+   * slot booked in arrival order) plus the wait; on a window algorithm (no future slot) or a
+   * store without `reserve`, it waits `retryAfterMs` between tries. Resolves to the
+   * allowing decision, or at once to the denial when the wait would pass `timeoutMs` (or
+   * can never succeed). Never sleeps past the deadline and never spins. An aborted
+   * `signal` gives the booked slot back and rejects with the signal's reason.
    * @throws `TypeError` (synchronously) for `options` that is not an object, a bad `cost`, or
    *   a `timeoutMs` that is not a number >= 0.
+   * @example
+   * ```ts
+   * const d = await limiter.acquire('partner-api', { timeoutMs: 10_000, signal });
+   * if (d.allowed) await callPartner();
+   * ```
    */
   acquire(key: string, options: AcquireOptions = {}): Promise<Decision> {
     checkCallOptions('acquire', options);
@@ -224,10 +317,37 @@ export class RateLimiter {
     if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs < 0) {
       throw new TypeError(`sluice: timeoutMs must be a number >= 0, got ${describe(timeoutMs)}`);
     }
-    return this.#acquire(key, cost, timeoutMs);
+    const signal = options.signal;
+    if (signal?.aborted === true) return Promise.reject(abortReason(signal));
+    const { algorithm, storeReserves } = this.#config;
+    if (storeReserves && typeof algorithm.reserve === 'function') {
+      return this.#acquireSlot(key, cost, timeoutMs, signal);
+    }
+    return this.#acquire(key, cost, timeoutMs, signal);
   }
 
-  async #acquire(key: string, cost: number, timeoutMs: number): Promise<Decision> {
+  async #acquireSlot(
+    key: string,
+    cost: number,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<Decision> {
+    const maxWaitMs = timeoutMs === Number.POSITIVE_INFINITY ? Number.MAX_SAFE_INTEGER : timeoutMs;
+    const booked = await this.#reserve(key, cost, maxWaitMs, undefined);
+    if (!booked.allowed || booked.delayMs === 0) return booked.decision;
+    if (await waitOrAbort(Math.ceil(booked.delayMs), this.#config.sleep, signal)) {
+      return booked.decision;
+    }
+    await booked.cancel();
+    throw abortReason(signal!);
+  }
+
+  async #acquire(
+    key: string,
+    cost: number,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<Decision> {
     const { clock, sleep } = this.#config;
     const deadline = clock() + timeoutMs;
     for (;;) {
@@ -235,7 +355,7 @@ export class RateLimiter {
       if (decision.allowed || decision.retryAfterMs < 0) return decision;
       const wait = Math.ceil(decision.retryAfterMs);
       if (clock() + wait > deadline) return decision;
-      await sleep(wait);
+      if (!(await waitOrAbort(wait, sleep, signal))) throw abortReason(signal!);
     }
   }
 
@@ -295,18 +415,19 @@ function parseLimiterOptions(options: RateLimiterOptions): LimiterConfig {
       'an algorithm such as gcra({ rate, period })',
     );
   }
-  const guarded = guardedStore({
+  const { store: guarded, userStore } = guardedStore({
     store,
     onStoreError,
     logger,
     requireReset: true,
     breaker,
     overLimit: overLimitCache,
-  }).store;
+  });
   if (typeof prefix !== 'string') throw new SluiceConfigError('prefix', prefix, 'a string');
   if (typeof clock !== 'function')
     throw new SluiceConfigError('clock', clock, 'a function returning ms since the Unix epoch');
   if (typeof sleep !== 'function')
     throw new SluiceConfigError('sleep', sleep, 'a function (ms) => Promise<void>');
-  return { algorithm, store: guarded, prefix, clock, sleep };
+  const storeReserves = typeof (userStore as Store).reserve === 'function';
+  return { algorithm, store: guarded, prefix, clock, sleep, storeReserves };
 }

@@ -2,7 +2,13 @@ import type { Algorithm } from '../algorithms/algorithm.js';
 import type { Decision } from '../algorithms/decision.js';
 import { SluiceConfigError } from '../common/errors.js';
 import { MemoryStore } from '../stores/memory-store.js';
-import { consumeEach, fullKey, type Store, type StoreRequest } from '../stores/store.js';
+import {
+  consumeEach,
+  fullKey,
+  type Store,
+  type StoreRequest,
+  type StoreReservation,
+} from '../stores/store.js';
 import {
   type BreakerState,
   CircuitBreaker,
@@ -321,6 +327,69 @@ export class FailSafeStore implements Store {
       this.#failed(error, breaker, false);
       return local();
     });
+  }
+
+  /**
+   * {@link Store.reserve} under the policy and breakers, with `consume`'s fault contract: a
+   * call that fails or times out books nothing on the store (its script is past its
+   * deadline) and the failure mode decides: `'insurance'` books on the in-process store,
+   * `'allow'` admits at once, `'deny'` denies. The over-limit cache is not read (a known
+   * denial may still book within `maxWaitMs`) but forgets the key. Never rejects for a
+   * store failure.
+   * @throws `TypeError` (synchronously) when the store has no `reserve`.
+   */
+  reserve(
+    key: string,
+    algorithm: Algorithm,
+    cost: number,
+    nowMs: number,
+    maxWaitMs: number,
+  ): Promise<StoreReservation> {
+    const store = this.#store;
+    if (typeof store.reserve !== 'function') {
+      throw new TypeError('sluice: this store cannot reserve (it has no reserve)');
+    }
+    this.#overLimit?.forget(key);
+    if (this.#down.size !== 0) this.#sweep();
+    const breaker = this.#breakerOf(key);
+    const local = (error: unknown, probe: boolean): StoreReservation => {
+      if (error !== undefined) this.#failed(error, breaker, probe);
+      return this.#reserveByMode(key, algorithm, cost, nowMs, maxWaitMs);
+    };
+    let probe = false;
+    if (breaker.state !== 'closed') {
+      if (breaker.tryAcquire() === 'reject') return Promise.resolve(local(undefined, false));
+      probe = true;
+    }
+    let result: StoreReservation | Promise<StoreReservation>;
+    try {
+      result = store.reserve(key, algorithm, cost, nowMs, maxWaitMs);
+    } catch (error) {
+      return Promise.resolve(local(error, probe));
+    }
+    return Promise.resolve(result).then(
+      (reservation) => {
+        if (probe) this.#answered(breaker);
+        return reservation;
+      },
+      (error: unknown) => local(error, probe),
+    );
+  }
+
+  #reserveByMode(
+    key: string,
+    algorithm: Algorithm,
+    cost: number,
+    nowMs: number,
+    maxWaitMs: number,
+  ): StoreReservation {
+    if (this.#mode === 'insurance') {
+      this.#insurance ??= new MemoryStore();
+      const booked = this.#insurance.reserve(key, algorithm, cost, nowMs, maxWaitMs);
+      markWithoutStore(booked.decision);
+      return booked;
+    }
+    return { decision: this.#decide(key, algorithm, cost, nowMs), delayMs: 0 };
   }
 
   /**

@@ -5,7 +5,7 @@ import { checkOptionNames } from '../common/known-options.js';
 import { integerAtLeast } from '../common/validate.js';
 import { FlatGroups } from './flat-groups.js';
 import { LruSlots } from './lru-slots.js';
-import { consumeEach, type Store, type StoreRequest } from './store.js';
+import { consumeEach, type Store, type StoreRequest, type StoreReservation } from './store.js';
 
 /** A key space of a {@link MemoryStore} (see {@link MemoryStore.space}): opaque to callers. */
 export type MemoryKeySpace = Map<string, number>;
@@ -136,7 +136,51 @@ export class MemoryStore implements Store {
       reset: (key) => this.reset(key, space),
       refund: (key, algorithm, cost, nowMs, atMs) =>
         this.refundIn(space, key, algorithm, cost, nowMs, atMs),
+      reserve: (key, algorithm, cost, nowMs, maxWaitMs) =>
+        this.reserveIn(space, key, algorithm, cost, nowMs, maxWaitMs),
     };
+  }
+
+  /** {@link Store.reserve}: books a future slot by the algorithm's `reserve`. */
+  reserve(
+    key: string,
+    algorithm: Algorithm,
+    cost: number,
+    nowMs: number,
+    maxWaitMs: number,
+  ): StoreReservation {
+    return this.reserveIn(this.#keys, key, algorithm, cost, nowMs, maxWaitMs);
+  }
+
+  /**
+   * {@link MemoryStore.reserve} in a key space from {@link MemoryStore.space}.
+   * @throws `TypeError` for an algorithm without `reserve` (a window: no future slot).
+   */
+  // biome-ignore lint/complexity/useMaxParams: positional like consume, no options object per call
+  reserveIn(
+    space: MemoryKeySpace,
+    key: string,
+    algorithm: Algorithm,
+    cost: number,
+    nowMs: number,
+    maxWaitMs: number,
+  ): StoreReservation {
+    if (typeof algorithm.reserve !== 'function') {
+      throw new TypeError(
+        `sluice: algorithm ${algorithm.description} has no future slot to reserve`,
+      );
+    }
+    if (nowMs > this.#lastNow) this.#lastNow = nowMs;
+    const slot = space.get(key);
+    let state: State | undefined;
+    if (slot !== undefined) {
+      state = this.#stateAt(slot);
+      if (expiryOf(state) <= nowMs) state = undefined;
+    }
+    const result = algorithm.reserve(state, nowMs, cost, maxWaitMs);
+    const d = result.decision;
+    this.#writeBack(space, key, slot, state, result.state, d.allowed, d.retryAfterMs, cost, nowMs);
+    return { decision: result.decision, delayMs: result.delayMs };
   }
 
   /** {@link Store.refund}: gives back `cost` units charged at `atMs` (the algorithm's `refund`). */

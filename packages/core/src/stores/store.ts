@@ -95,6 +95,40 @@ export interface Store {
     nowMs: number,
     atMs: number,
   ): Decision | Promise<Decision>;
+
+  /**
+   * Optional: books the future slot of a request of `cost` units on `key`, atomically, by
+   * the algorithm's `reserve` (GCRA: TAT′ = max(TAT, now) + cost·T), when its wait is at
+   * most `maxWaitMs`; else books nothing and answers the denial. One call, so requests are
+   * served in the order they reached the store, across processes. {@link Store.refund}
+   * with the same `cost` gives the slot back. A call that fails or times out must book
+   * nothing (or be answered as if it booked, as a late `consume` is charged).
+   *
+   * @param maxWaitMs - the longest wait to book, ms (a finite number >= 0, checked).
+   * @throws `TypeError` for an algorithm without `reserve` (a window: no future slot).
+   * @example
+   * ```ts
+   * const { decision, delayMs } = await store.reserve(key, gcra({ rate: 10, period: '1s' }), 1, Date.now(), 5000);
+   * ```
+   */
+  reserve?(
+    key: string,
+    algorithm: Algorithm,
+    cost: number,
+    nowMs: number,
+    maxWaitMs: number,
+  ): StoreReservation | Promise<StoreReservation>;
+}
+
+/** What {@link Store.reserve} answers: the decision and the wait for the booked slot. */
+export interface StoreReservation {
+  /**
+   * The decision: `allowed` when the slot is booked (then charged, as a `consume` charges),
+   * else the denial a `consume` would give (nothing booked).
+   */
+  decision: Decision;
+  /** Ms from the store's now until the booked slot (0: at once, or nothing booked). */
+  delayMs: number;
 }
 
 /** Charge times recorded by {@link recordChargeTime} (stores of other authors). */
@@ -230,6 +264,11 @@ export function keySpaceView(store: Store, prefix: string): Store {
     const refund = store.refund;
     view.refund = (key, algorithm, cost, nowMs, atMs) =>
       refund.call(store, prefix + key, algorithm, cost, nowMs, atMs);
+  }
+  if (typeof store.reserve === 'function') {
+    const reserve = store.reserve;
+    view.reserve = (key, algorithm, cost, nowMs, maxWaitMs) =>
+      reserve.call(store, prefix + key, algorithm, cost, nowMs, maxWaitMs);
   }
   return view;
 }

@@ -112,10 +112,26 @@ describe('RateLimiter.acquire (Redisson tryAcquire)', () => {
     expect(time.sleeps).toEqual([]);
   });
 
-  it('never sleeps past the deadline across several waits, and never spins', async () => {
-    // Two other consumers keep taking the slot right after each wait: the key stays busy.
+  it('books its slot: a consumer acting during the wait cannot take it (one sleep, one call)', async () => {
+    const others: Decision[] = [];
     const { time, limiter } = limiterOnFakeTime(
       gcra({ rate: 1, period: '1s', burst: 1 }),
+      async (limiter) => others.push(await limiter.consume('a')),
+    );
+    await limiter.consume('a');
+    const start = time.now;
+    const decision = await limiter.acquire('a', { timeoutMs: 3500 });
+    expect(decision.allowed).toBe(true);
+    expect(time.sleeps).toEqual([1000]);
+    expect(time.now - start).toBe(1000);
+    // The consumer that came during the wait found the slot booked.
+    expect(others.map((d) => d.allowed)).toEqual([false]);
+  });
+
+  it('on a window (no future slot) never sleeps past the deadline across several waits, and never spins', async () => {
+    // Another consumer keeps taking the window right after each wait: the key stays busy.
+    const { time, limiter } = limiterOnFakeTime(
+      fixedWindow({ limit: 1, window: '1s' }),
       (limiter) => limiter.consume('a'),
     );
     await limiter.consume('a');

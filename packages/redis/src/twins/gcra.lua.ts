@@ -36,7 +36,7 @@ import { luaTwin, type Packing } from './lua-common.js';
  * perf: each `redis.call` costs about 0.3 to 0.6 µs of Redis CPU (argument objects, command
  * lookup, timing, the reply parsed back into Lua): most of a decision's cost.
  */
-const GCRA_STATE = `local EXPIRY_TAT = (redis.REDIS_VERSION_NUM or 0) >= 0x070000
+export const GCRA_STATE = `local EXPIRY_TAT = (redis.REDIS_VERSION_NUM or 0) >= 0x070000
 local MAX_EXPIRY_AHEAD = 1099511627776
 local function gcra_expiry_form(stored, perMs)
   return on_server_time and EXPIRY_TAT and perMs <= 10000 and stored < perMs

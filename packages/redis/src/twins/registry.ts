@@ -8,7 +8,10 @@ import { SLIDING_LOG } from './sliding-log.lua.js';
 import { SLIDING_WINDOW } from './sliding-window.lua.js';
 
 /** Each algorithm's Lua twin, by `Algorithm.kind`. */
-const TWINS: Readonly<Record<Algorithm['kind'], LuaTwin>> = {
+/** The algorithm families a store runs: all but `'adaptive'` (`Limit.adaptive`, decided in process). */
+type StoredKind = Exclude<Algorithm['kind'], 'adaptive'>;
+
+const TWINS: Readonly<Record<StoredKind, LuaTwin>> = {
   gcra: GCRA,
   'fixed-window': FIXED_WINDOW,
   'sliding-window': SLIDING_WINDOW,
@@ -46,9 +49,9 @@ export function twinOf(algorithm: Algorithm): LuaTwin | undefined {
 }
 
 /** The Lua source of each algorithm's twin, by `Algorithm.kind` (for tools and tests). */
-export const LUA_SOURCES: Readonly<Record<Algorithm['kind'], string>> = Object.fromEntries(
+export const LUA_SOURCES: Readonly<Record<StoredKind, string>> = Object.fromEntries(
   Object.entries(TWINS).map(([kind, twin]) => [kind, twin.single.source]),
-) as Record<Algorithm['kind'], string>;
+) as Record<StoredKind, string>;
 
 /** The rejection of a call whose algorithm has a kind with no Lua twin (a custom Algorithm). */
 export function noTwin(kind: unknown): TypeError {

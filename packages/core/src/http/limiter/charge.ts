@@ -53,7 +53,12 @@ export function consumeAll(
   charges: Charge[],
   now: number,
 ): Decision[] | Promise<Decision[]> {
-  if (typeof store.consumeAll === 'function') {
+  // An adaptive limit is decided by its own gate (`keySpace.store`), outside the store's
+  // all-or-nothing call: peek each, then consume each (consumeEach).
+  if (
+    typeof store.consumeAll === 'function' &&
+    !charges.some((c) => c.algorithm.kind === 'adaptive')
+  ) {
     const requests = charges.map(
       ({ keySpace, subject, algorithm, cost }): StoreRequest =>
         // A lasting key space is `store.scope(prefix)`: the request names it (on a MemoryStore a

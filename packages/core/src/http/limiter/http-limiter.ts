@@ -17,6 +17,7 @@ import { holdCharge, settleWhenFinished } from './held.js';
 import { chargedFor, chargeOnce, ledgerOf, remember } from './ledger.js';
 import { LimitPlan, type PlannedLimit } from './plan.js';
 import { ResolverTimeouts } from './resolver-timeout.js';
+import { HttpQueue } from './queue.js';
 
 /**
  * Where {@link HttpLimiter.decide} reads a framework's requests: the adapter's binding, and
@@ -60,6 +61,8 @@ export class HttpLimiter<Req = unknown> {
   /** No `store` option: each application's default store. */
   readonly #byApp: boolean;
   #lastPlan: LimitPlan | undefined;
+  /** `mode: 'queue'`: the requests waiting for their slot; `undefined` in another mode. */
+  readonly #queue: HttpQueue | undefined;
 
   constructor(options: HttpLimitOptions<Req, never> = {}) {
     const config = parseHttpOptions(options);
@@ -68,6 +71,8 @@ export class HttpLimiter<Req = unknown> {
     this.#answer = new DenialAnswer(config as HttpConfig<unknown>);
     this.#byApp = config.store === undefined;
     this.#timeouts = new ResolverTimeouts(config.resolverTimeoutMs, config.logger);
+    this.#queue =
+      config.queue === undefined ? undefined : new HttpQueue(config.queue, config.clock);
     this.#fixedPlan =
       config.store === undefined ? undefined : this.#plan(config.store, config.userStore!);
   }
@@ -132,8 +137,18 @@ export class HttpLimiter<Req = unknown> {
       b.headers,
       ledger,
     );
+    // `mode: 'queue'`: a client that goes away while waiting gives its slot back.
+    let gone: AbortController | undefined;
+    if (this.#queue !== undefined && b.onFinished !== undefined) {
+      const closed = new AbortController();
+      b.onFinished(req, res, (status) => {
+        if (status === undefined) closed.abort();
+        return Promise.resolve();
+      });
+      gone = closed;
+    }
     // The application matters only for its default store (no `store` option).
-    const verdict = this.check(view, this.#byApp ? b.app(req) : undefined);
+    const verdict = this.check(view, this.#byApp ? b.app(req) : undefined, gone?.signal);
     if (verdict === undefined) return undefined;
     if (verdict instanceof Promise) {
       return verdict.then((v) => (v === undefined ? v : this.#hold(req, res, b, v)));
@@ -165,10 +180,13 @@ export class HttpLimiter<Req = unknown> {
    *
    * @param app - the application instance whose default store is used when there is no
    *   `store` option (see default-store.ts); `undefined`: the process's own.
+   * @param gone - `mode: 'queue'`: aborts when the client went away (a waiting request
+   *   then gives its slot back).
    */
   check(
     view: RequestView,
     app?: object,
+    gone?: AbortSignal,
   ): HttpVerdict | Promise<HttpVerdict | undefined> | undefined {
     const skip = this.config.skip;
     if (skip !== undefined) {
@@ -176,21 +194,21 @@ export class HttpLimiter<Req = unknown> {
       if (isPromiseLike(skipped)) {
         return this.#timeouts
           .bound(skipped, 'skip')
-          .then((s) => (s ? undefined : this.#limits(view, app)));
+          .then((s) => (s ? undefined : this.#limits(view, app, gone)));
       }
       if (skipped) return undefined;
     }
-    return this.#limits(view, app);
+    return this.#limits(view, app, gone);
   }
 
   /** {@link HttpLimiter.check} once `skip` said no: the request's limits. */
-  #limits(view: RequestView, app: object | undefined) {
+  #limits(view: RequestView, app: object | undefined, gone: AbortSignal | undefined) {
     const plan = this.#fixedPlan ?? this.#defaultPlan(app);
     const planned = plan.limitsFor(view);
     if (planned instanceof Promise) {
-      return this.#timeouts.bound(planned, 'limit').then((p) => this.#keyed(view, plan, p));
+      return this.#timeouts.bound(planned, 'limit').then((p) => this.#keyed(view, plan, p, gone));
     }
-    return this.#keyed(view, plan, planned);
+    return this.#keyed(view, plan, planned, gone);
   }
 
   /** The subject of the `key` option, when given (it replaces route and user/IP), then the decision. */
@@ -198,17 +216,18 @@ export class HttpLimiter<Req = unknown> {
     view: RequestView,
     plan: LimitPlan,
     planned: PlannedLimit[],
+    gone: AbortSignal | undefined,
   ): HttpVerdict | Promise<HttpVerdict> | undefined {
     if (planned.length === 0) return undefined;
     const key = this.config.key;
-    if (key === undefined) return this.#decide(view, plan, planned, undefined);
+    if (key === undefined) return this.#decide(view, plan, planned, undefined, gone);
     const k = key(view);
     if (isPromiseLike(k)) {
       return this.#timeouts
         .bound(k, 'key')
-        .then((v) => this.#decide(view, plan, planned, keySubject(v)));
+        .then((v) => this.#decide(view, plan, planned, keySubject(v), gone));
     }
-    return this.#decide(view, plan, planned, keySubject(k));
+    return this.#decide(view, plan, planned, keySubject(k), gone);
   }
 
   #decide(
@@ -216,8 +235,9 @@ export class HttpLimiter<Req = unknown> {
     plan: LimitPlan,
     planned: PlannedLimit[],
     custom: string | undefined,
+    gone?: AbortSignal,
   ): HttpVerdict | Promise<HttpVerdict> {
-    if (planned.length === 1) return this.#checkOne(view, plan, planned, custom);
+    if (planned.length === 1) return this.#checkOne(view, plan, planned, custom, gone);
     const c = this.config;
     const charges: Charge[] = new Array(planned.length);
     for (let i = 0; i < planned.length; i++) charges[i] = plan.chargeOf(view, planned[i]!, custom);
@@ -249,6 +269,7 @@ export class HttpLimiter<Req = unknown> {
     plan: LimitPlan,
     planned: PlannedLimit[],
     custom: string | undefined,
+    gone: AbortSignal | undefined,
   ): HttpVerdict | Promise<HttpVerdict> {
     const p = planned[0]!;
     const charge = plan.chargeOf(view, p, custom);
@@ -257,11 +278,21 @@ export class HttpLimiter<Req = unknown> {
     const { prefix } = charge.keySpace;
     const previous = chargedFor(ledger, plan.userStore, prefix, charge.subject);
     if (previous !== undefined) return this.#make(view, planned, 0, previous, undefined, now);
-    const decision = consumeAt(plan.store, charge, p.cost, now);
     const holds =
       this.config.outcome !== undefined ||
       p.algorithm.concurrent === true ||
       p.costAfter !== undefined;
+    const queue = this.#queue;
+    if (queue !== undefined && !holds && typeof p.algorithm.reserve === 'function') {
+      const queued = queue.decide(plan.store, charge, p.cost, now, gone);
+      if (queued !== undefined) {
+        return queued.then((d) => {
+          remember(ledger, plan.userStore, prefix, charge.subject, d);
+          return this.#make(view, planned, 0, d, undefined, now);
+        });
+      }
+    }
+    const decision = consumeAt(plan.store, charge, p.cost, now);
     if (decision instanceof Promise) {
       return decision.then((d) => {
         remember(ledger, plan.userStore, prefix, charge.subject, d);

@@ -1,3 +1,5 @@
+import type { AdaptiveAlgorithm } from '../../adaptive/adaptive-gate.js';
+import type { AdaptivePriority } from '../../adaptive/options.js';
 import type { Algorithm } from '../../algorithms/algorithm.js';
 import { calendarText } from '../../algorithms/calendar.js';
 import { algorithmKeyTag } from '../../algorithms/key-tag.js';
@@ -9,6 +11,7 @@ import { keySpaceView, type Store } from '../../stores/store.js';
 import type { HttpConfig } from '../options/options.js';
 import { keySegment } from '../request/key-segment.js';
 import { ipSubject } from '../request/keys.js';
+import { useNodeLoopDelay } from '../request/loop-delay.js';
 import { ceilSeconds, type LimitPolicy } from '../verdict/headers.js';
 import type { Charge, KeySpace } from './charge.js';
 
@@ -38,6 +41,8 @@ export interface PlannedLimit extends LimitPolicy {
   kindKey: string;
   /** How its cost is settled from the response (`Limit.costAfter`), or `undefined`. */
   costAfter: CostAfter | undefined;
+  /** A `Limit.adaptive`: decided in process by its gate, keyed by the request's priority. */
+  adaptiveLimit: AdaptiveAlgorithm | undefined;
 }
 
 /** Routes whose key spaces a limit keeps (routes are patterns, so few; this bounds odd adapters). */
@@ -100,6 +105,9 @@ export class LimitPlan {
    */
   chargeOf(view: RequestView, p: PlannedLimit, custom: string | undefined): Charge {
     const { algorithm, cost, costAfter } = p;
+    if (p.adaptiveLimit !== undefined) {
+      return { keySpace: p.keySpace, subject: priorityOf(p.adaptiveLimit, view), algorithm, cost };
+    }
     if (custom !== undefined)
       return { keySpace: p.keySpace, subject: custom, algorithm, cost, costAfter };
     if (p.byKeySpace !== undefined)
@@ -228,17 +236,26 @@ export class LimitPlan {
     checkCostAfter(limit, algorithm);
     const name =
       limit.name ??
-      (limit.concurrent
-        ? 'concurrent'
-        : limit.calendar !== undefined
-          ? `${limit.maxAttempts}-per-${calendarText(limit.calendar)}`
-          : `${limit.maxAttempts}-per-${limit.periodMs}ms`);
+      (limit.adaptive !== undefined
+        ? 'adaptive'
+        : limit.concurrent
+          ? 'concurrent'
+          : limit.calendar !== undefined
+            ? `${limit.maxAttempts}-per-${calendarText(limit.calendar)}`
+            : `${limit.maxAttempts}-per-${limit.periodMs}ms`);
+    const prefix = `${this.#config.prefix}:${keySegment(name)}:`;
+    if (limit.adaptive !== undefined) useNodeLoopDelay(limit.adaptive);
     return {
+      // An adaptive limit's charges go to its own in-process gate, whatever the store.
       // `@<algorithm>` after the prefix (none for GCRA): a changed algorithm gets fresh keys.
-      keySpace: this.#keySpace(
-        `${this.#config.prefix}${algorithmKeyTag(algorithm)}:${keySegment(name)}:`,
-        lasting,
-      ),
+      keySpace:
+        limit.adaptive !== undefined
+          ? // The id in the prefix: two adaptive limits of one name are still two (the ledger).
+            { prefix: `${prefix}${limit.adaptive.id}:`, store: limit.adaptive.gate }
+          : this.#keySpace(
+              `${this.#config.prefix}${algorithmKeyTag(algorithm)}:${keySegment(name)}:`,
+              lasting,
+            ),
       byKeySpace: undefined,
       routes: new Map(),
       algorithm,
@@ -248,11 +265,25 @@ export class LimitPlan {
       name,
       windowSeconds: ceilSeconds(limit.periodMs),
       concurrent: limit.concurrent,
+      adaptive: limit.adaptive !== undefined,
       unit: limit.responseCost?.unit,
       kindKey,
       costAfter: limit.responseCost,
+      adaptiveLimit: limit.adaptive,
     };
   }
+}
+
+/**
+ * The priority class of `view`'s request under an adaptive limit: its `priority` option's
+ * answer for the framework's request (anything but `'critical'` or `'sheddable'` counts
+ * as `'default'`).
+ */
+function priorityOf(adaptive: AdaptiveAlgorithm, view: RequestView): AdaptivePriority {
+  const priority = adaptive.controller.config.priority;
+  if (priority === undefined) return 'default';
+  const p = priority(view.raw);
+  return p === 'critical' || p === 'sheddable' ? p : 'default';
 }
 
 /** What besides the quota makes a limit's algorithm: its penalty, or being a concurrency limit. */
@@ -260,5 +291,6 @@ function kindKeyOf(limit: Limit): string {
   const p = limit.penalty;
   if (p !== undefined) return `/block:${p.blockMs},${p.backoff},${p.maxBlockMs}`;
   if (limit.calendar !== undefined) return `/calendar:${calendarText(limit.calendar)}`;
+  if (limit.adaptive !== undefined) return `/adaptive:${limit.adaptive.id}`;
   return limit.concurrent ? '/concurrent' : '';
 }

@@ -18,6 +18,7 @@ import type { BodyStyle } from '../verdict/denial.js';
 import type { HeaderStyle, HeadersOption } from '../verdict/headers.js';
 import type { LimitedInfo, LimitMode } from '../verdict/shadow.js';
 import type { OutcomeRule } from './outcome.js';
+import type { QueueConfig } from './queue-options.js';
 
 /**
  * The options every adapter's `rateLimit(options)` and `throttle(limit, options)` accept.
@@ -170,11 +171,35 @@ export interface HttpLimitOptions<Req = unknown, Res = unknown> {
   requestWasSuccessful?: (req: Req, res: Res) => boolean | Promise<boolean>;
   /**
    * `'shadow'`: decide, charge, send the headers, call `onLimited` (with `{ shadow: true }`)
-   * and count in metrics as usual, but never deny (see `LimitMode`).
+   * and count in metrics as usual, but never deny (see `LimitMode`). `'queue'`: a request
+   * over the limit waits for its booked slot (at most `maxWait`, with at most `maxQueued`
+   * waiting), then is served; otherwise it gets the 429 answer at once, with `Retry-After`
+   * the wait rounded up. A client that disconnects while waiting gives its slot back. GCRA
+   * and the buckets only, on a route with one limit (a route with several limits, or a
+   * limit on a window, is decided as `'enforce'`).
    * @default 'enforce'
-   * @throws SluiceConfigError naming `mode` for any other value.
+   * @throws SluiceConfigError naming `mode` for any other value, or `'queue'` with a window
+   *   `algorithm` (a window has no future slot).
+   * @example
+   * rateLimit({ limit: 'throttle:10,1', mode: 'queue', maxWait: '5s', maxQueued: 1000 })
    */
   mode?: LimitMode;
+  /**
+   * With `mode: 'queue'`: the longest a request may wait for its slot, ms or a duration
+   * string (`'500ms'`, `'5s'`); 0 queues nothing. Past it, the 429 answer at once.
+   * @default 5 s (`'5s'`)
+   * @throws SluiceConfigError naming `maxWait` when unparsable or negative (with
+   *   `mode: 'queue'`; another mode does not use it).
+   */
+  maxWait?: Duration;
+  /**
+   * With `mode: 'queue'`: the most requests of this limiter waiting at once in this
+   * process (an integer >= 0); a request that finds it full gets the 429 answer at once.
+   * @default 1000
+   * @throws SluiceConfigError naming `maxQueued` when not an integer >= 0 (with
+   *   `mode: 'queue'`; another mode does not use it).
+   */
+  maxQueued?: number;
   /**
    * Record OpenTelemetry metrics (`sluice.requests`, `sluice.store.duration`,
    * `sluice.leases`) through the optional peer dependency `@opentelemetry/api` (see
@@ -242,6 +267,8 @@ export interface HttpConfig<Req> {
   outcome: OutcomeRule<Req, unknown> | undefined;
   /** `mode: 'shadow'`. */
   shadow: boolean;
+  /** `mode: 'queue'` with its `maxWait` and `maxQueued`; `undefined`: another mode. */
+  queue: QueueConfig | undefined;
   /** What `metrics` records, or `undefined`: nothing. */
   metrics: HttpMetrics | undefined;
   /** `body: 'problem'`. */

@@ -18,6 +18,7 @@ import type { HeaderStyle, HeaderStyleName, HeadersOption } from '../verdict/hea
 import { parseMode } from '../verdict/shadow.js';
 import type { HttpConfig, HttpLimitOptions } from './options.js';
 import { parseOutcome } from './outcome.js';
+import { parseQueue } from './queue-options.js';
 
 /**
  * Parsing of {@link HttpLimitOptions} into the fully-required {@link HttpConfig}: option
@@ -57,6 +58,8 @@ export const HTTP_OPTION_NAMES: readonly string[] = optionNames<HttpLimitOptions
   skipFailedRequests: true,
   requestWasSuccessful: true,
   mode: true,
+  maxWait: true,
+  maxQueued: true,
   metrics: true,
   body: true,
   validate: true,
@@ -235,6 +238,7 @@ export function parseHttpOptions<Req>(options: HttpLimitOptions<Req, never>): Ht
     statusCode,
     outcome: parseOutcome<Req, unknown>(options),
     shadow: parseMode(options.mode),
+    queue: parseQueue(options),
     metrics: createHttpMetrics(options.metrics, options.logger ?? console),
     problem: parseBodyStyle(options.body),
     validate: parseValidate(options.validate, options.logger ?? console),

@@ -123,6 +123,11 @@ export class DenialAnswer {
     const c = this.#config;
     const decision = v.decision;
     v.retryAfterSeconds = retryAfterSeconds(decision, v.reportedConcurrent);
+    if (v.reportedAdaptive) {
+      // The server is full (Limit.adaptive), not the client over a quota: 503.
+      this.#overloaded(view, v);
+      return;
+    }
     v.statusCode = c.statusCode;
     c.onLimited?.(view, decision, ENFORCED);
     if (c.problem && typeof c.message !== 'function') {
@@ -134,6 +139,17 @@ export class DenialAnswer {
     v.body = this.#body(view, decision, v.retryAfterSeconds);
     v.contentType =
       typeof v.body === 'string' && typeof c.message === 'function' ? TEXT : JSON_TYPE;
+  }
+
+  /** The 503 of an adaptive limit: `onLimited` is called; the body says the server is overloaded. */
+  #overloaded(view: RequestView, v: Verdict): void {
+    const c = this.#config;
+    const status = 503;
+    v.statusCode = status;
+    c.onLimited?.(view, v.decision, ENFORCED);
+    const text = `Server overloaded, retry in ${v.retryAfterSeconds} seconds`;
+    v.body = `{"statusCode":${status},"error":${JSON.stringify(statusText(status))},"message":${JSON.stringify(text)}}`;
+    v.contentType = JSON_TYPE;
   }
 
   /** A denial `mode: 'shadow'` lets through: `onLimited` with `{ shadow: true }`, no answer. */

@@ -36,6 +36,8 @@ export interface LimitPolicy {
    * `qu="concurrent-requests"` and no window.
    */
   concurrent?: boolean;
+  /** An adaptive limit (`Limit.adaptive`, also `concurrent`): a denial is a 503, not a 429. */
+  adaptive?: boolean;
   /** The quota's unit for draft-8 (`qu`, e.g. `tokens` of `Limit.costAfter`); none: requests. */
   unit?: string | undefined;
 }

@@ -10,8 +10,13 @@ import { Verdict } from './verdict.js';
  *   `Retry-After`, the handler runs. For watching a new limit on real traffic before
  *   enforcing it. Source of semantics: Envoy's rate-limit filter `shadow_mode`
  *   (decide and report, never deny) and nginx's `limit_req_dry_run`.
+ * - `'queue'`: a request over the limit waits for its booked slot (one reservation, see
+ *   `RateLimiter.reserve`) up to `maxWait`, then is served; past `maxWait`, or with
+ *   `maxQueued` requests already waiting, it gets the 429 answer at once. GCRA and the
+ *   buckets only. Source of semantics: nginx's `limit_req` with `burst` (requests delayed, not
+ *   refused) and Redisson's `RRateLimiter.tryAcquire` with a timeout.
  */
-export type LimitMode = 'enforce' | 'shadow';
+export type LimitMode = 'enforce' | 'shadow' | 'queue';
 
 /**
  * The third argument of `onLimited(req, decision, info)`: `shadow` is `true` when the
@@ -29,13 +34,14 @@ export const ENFORCED: LimitedInfo = Object.freeze({ shadow: false });
 export const SHADOWED: LimitedInfo = Object.freeze({ shadow: true });
 
 /**
- * Parses the `mode` option; `true` for `'shadow'`.
+ * Parses the `mode` option; `true` for `'shadow'` (`'queue'`: see `parseQueue`).
  * @throws {@link SluiceConfigError} naming `mode`.
  */
 export function parseMode(mode: unknown): boolean {
   if (mode === undefined || mode === 'enforce') return false;
   if (mode === 'shadow') return true;
-  throw new SluiceConfigError('mode', mode, "'enforce' or 'shadow'");
+  if (mode === 'queue') return false;
+  throw new SluiceConfigError('mode', mode, "'enforce', 'shadow' or 'queue'");
 }
 
 /**

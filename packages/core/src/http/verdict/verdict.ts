@@ -98,6 +98,11 @@ export class Verdict implements HttpVerdict {
     return this.#policies[this.#reported]?.concurrent === true;
   }
 
+  /** Whether the reported limit is adaptive (`Limit.adaptive`): the server is full, a 503. */
+  get reportedAdaptive(): boolean {
+    return this.#policies[this.#reported]?.adaptive === true;
+  }
+
   /**
    * The names of the limits whose decision denied this request, in order (the problem
    * body's `violated-policies`).

@@ -1,0 +1,68 @@
+/**
+ * `pnpm bench:overload-simulation`: the data of the plots on docs/guide/features/adaptive.md,
+ * from the fake-clock simulation of packages/test-kit (overload-simulation.ts), the one
+ * packages/core/test/adaptive/simulation.test.ts holds to its targets: 8 workers ×
+ * 20 ms (400 rps), Poisson arrivals at 800 rps for 90 s, the workers halved at 60 s; behind
+ * `Limit.adaptive()` (defaults) and with no limiter. Deterministic (seed 1); runs in about
+ * a second. Writes docs/data/overload-simulation.json: per second, the p99 latency and goodput
+ * of each run and the adaptive limit.
+ */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Limit } from '@sluice/core';
+import { finishedBetween, quantile, type SimulationResult, simulate } from '@sluice/test-kit';
+
+const SECONDS = 90;
+const RATE = 800;
+const SERVICE_MS = 20;
+const workers = (t: number) => (t < 60_000 ? 8 : 4);
+
+/** Per second: p99 latency (ms) and goodput (finished per s) of `r`. */
+function perSecond(r: SimulationResult): { s: number; p99: number; goodput: number }[] {
+  const out = [];
+  for (let s = 0; s < SECONDS; s++) {
+    const done = finishedBetween(r, s * 1000, (s + 1) * 1000);
+    out.push({
+      s,
+      p99: quantile(
+        done.map((f) => f.latencyMs),
+        0.99,
+      ),
+      goodput: done.length,
+    });
+  }
+  return out;
+}
+
+const limit = Limit.adaptive({ loopDelay: false });
+const gate = limit.adaptive!.controller;
+const adaptive = simulate({
+  seconds: SECONDS,
+  ratePerSecond: RATE,
+  workers,
+  serviceMs: SERVICE_MS,
+  gate,
+});
+const none = simulate({ seconds: SECONDS, ratePerSecond: RATE, workers, serviceMs: SERVICE_MS });
+const data = {
+  date: new Date().toISOString().slice(0, 10),
+  config: {
+    seconds: SECONDS,
+    ratePerSecond: RATE,
+    serviceMs: SERVICE_MS,
+    workers: '8, then 4 from 60 s',
+    seed: 1,
+  },
+  adaptive: perSecond(adaptive),
+  none: perSecond(none),
+  limit: adaptive.limits
+    .filter(([t]) => t % 500 === 0)
+    .map(([t, l]) => ({ s: t / 1000, limit: l })),
+};
+const out = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../docs/data/overload-simulation.json',
+);
+writeFileSync(out, `${JSON.stringify(data)}\n`);
+console.log(`wrote ${path.relative(process.cwd(), out)}`);
