@@ -24,8 +24,7 @@ const moduleNameMapper = {
   '^@sluice/core/http$': '<rootDir>/../core/src/http/index.ts',
   '^@sluice/core/store$': '<rootDir>/../core/src/store-api.ts',
   '^@sluice/core/duration$': '<rootDir>/../core/src/duration-api.ts',
-  '^@sluice/([a-z-]+)$':
-    '<rootDir>/../$1/src/index.ts',
+  '^@sluice/([a-z-]+)$': '<rootDir>/../$1/src/index.ts',
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };
 

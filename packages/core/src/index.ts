@@ -56,16 +56,6 @@ export type {
   LimitQuota,
 } from './limits/limit.js';
 export { Limit } from './limits/limit.js';
-export type { ProtocolCheckOptions, ProtocolLimiterOptions } from './protocol/protocol-limiter.js';
-export { ProtocolLimiter } from './protocol/protocol-limiter.js';
-export type { ProtocolRequest, ProtocolStoreOptions } from './protocol/protocol-options.js';
-export {
-  PROTOCOL_STORE_OPTIONS,
-  protocolStoreOptions,
-  protocolView,
-} from './protocol/protocol-options.js';
-export type { ProtocolCharge } from './protocol/protocol-verdict.js';
-export { ProtocolVerdict, parseHeaderStyles } from './protocol/protocol-verdict.js';
 export type {
   AcquireOptions,
   ConsumeOptions,
@@ -80,6 +70,16 @@ export type { LimitInput, LimitResolver } from './limits/throttle-registry.js';
 export { ThrottleRegistry, throttles } from './limits/throttle-registry.js';
 export type { ThrottleSpec } from './limits/throttle-string.js';
 export { parseThrottle } from './limits/throttle-string.js';
+export type { ProtocolCheckOptions, ProtocolLimiterOptions } from './protocol/protocol-limiter.js';
+export { ProtocolLimiter } from './protocol/protocol-limiter.js';
+export type { ProtocolRequest, ProtocolStoreOptions } from './protocol/protocol-options.js';
+export {
+  PROTOCOL_STORE_OPTIONS,
+  protocolStoreOptions,
+  protocolView,
+} from './protocol/protocol-options.js';
+export type { ProtocolCharge } from './protocol/protocol-verdict.js';
+export { ProtocolVerdict, parseHeaderStyles } from './protocol/protocol-verdict.js';
 export type { CircuitBreakerOptions } from './store-failure/circuit-breaker.js';
 export type { OverLimitCacheOptions } from './store-failure/over-limit-cache.js';
 export type { StoreErrorPolicy, StoreFailureLogger } from './store-failure/store-failure.js';

@@ -6,24 +6,24 @@ import { checkOptionNames } from '../common/known-options.js';
 import { integerAtLeast } from '../common/validate.js';
 import { keySegment } from '../http/request/key-segment.js';
 import { ipSubject, userIdOf } from '../http/request/keys.js';
-import type { RequestView } from '../limits/request-view.js';
-import { guardedStore } from '../store-failure/guarded-store.js';
-import { MemoryStore } from '../stores/memory-store.js';
-import { chargeTimeOf, consumeEach, type Store, type StoreRequest } from '../stores/store.js';
 import {
   defaultLimitAlgorithm,
   type Limit,
   type LimitAlgorithmFactory,
   limitAlgorithm,
 } from '../limits/limit.js';
-import { PROTOCOL_STORE_OPTIONS, type ProtocolStoreOptions } from './protocol-options.js';
-import { type ProtocolCharge, ProtocolVerdict } from './protocol-verdict.js';
+import type { RequestView } from '../limits/request-view.js';
 import {
   throttles as defaultThrottles,
   type LimitInput,
   type ResolvedLimits,
   resolveLimitInput,
 } from '../limits/throttle-registry.js';
+import { guardedStore } from '../store-failure/guarded-store.js';
+import { MemoryStore } from '../stores/memory-store.js';
+import { chargeTimeOf, consumeEach, type Store, type StoreRequest } from '../stores/store.js';
+import { PROTOCOL_STORE_OPTIONS, type ProtocolStoreOptions } from './protocol-options.js';
+import { type ProtocolCharge, ProtocolVerdict } from './protocol-verdict.js';
 
 /** Options of {@link ProtocolLimiter}. */
 export interface ProtocolLimiterOptions extends ProtocolStoreOptions {

@@ -1,9 +1,9 @@
 import { userIdOf } from '../http/request/keys.js';
+import type { LimitAlgorithmFactory } from '../limits/limit.js';
 import type { RequestView } from '../limits/request-view.js';
+import type { ThrottleRegistry } from '../limits/throttle-registry.js';
 import type { StoreErrorPolicy, StoreFailureLogger } from '../store-failure/store-failure.js';
 import type { Store } from '../stores/store.js';
-import type { LimitAlgorithmFactory } from '../limits/limit.js';
-import type { ThrottleRegistry } from '../limits/throttle-registry.js';
 
 /**
  * The options every protocol helper (`@sluice/graphql`, `@sluice/ws`, `@sluice/trpc`) passes

@@ -3,10 +3,10 @@ import { type Algorithm, GcraAlgorithm, withChargeTime } from '@sluice/core/stor
 import { type DeadlineQueue, StoreTimeoutError } from '../batching/deadline-queue.js';
 import type { ServerClocks } from '../batching/server-clock.js';
 import type { ScriptClient } from '../clients/client.js';
+import { keySlot } from '../redis-key.js';
 import { GCRA_STATE } from './gcra.lua.js';
 import { EXPIRED, LUA_PRELUDE } from './lua-common.js';
 import { LuaScript } from './lua-script.js';
-import { keySlot } from '../redis-key.js';
 
 /**
  * Lua twin of `GcraAlgorithm.reservation` (@sluice/core gcra.ts): books `cost` units at

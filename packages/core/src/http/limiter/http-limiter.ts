@@ -16,8 +16,8 @@ import { type Charge, consumeAt } from './charge.js';
 import { holdCharge, settleWhenFinished } from './held.js';
 import { chargedFor, chargeOnce, ledgerOf, remember } from './ledger.js';
 import { LimitPlan, type PlannedLimit } from './plan.js';
-import { ResolverTimeouts } from './resolver-timeout.js';
 import { HttpQueue } from './queue.js';
+import { ResolverTimeouts } from './resolver-timeout.js';
 
 /**
  * Where {@link HttpLimiter.decide} reads a framework's requests: the adapter's binding, and
