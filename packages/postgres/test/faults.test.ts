@@ -18,7 +18,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await pool?.end();
   await db?.drop();
-});
+}, 30_000);
 
 /** Holds `key`'s row locked from another connection until the result is called. */
 async function holdRow(key: string): Promise<() => Promise<void>> {

@@ -12,7 +12,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await db?.drop();
-});
+}, 30_000);
 
 // @sluice/postgres (and the @sluice/core it requires) built with tsup and loaded by name
 // through its exports map, with require() and with import(): migrate, then real decisions on

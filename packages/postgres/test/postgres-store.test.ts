@@ -16,7 +16,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await pool?.end();
   await db?.drop();
-});
+}, 30_000);
 
 describe('PostgresStore', () => {
   it('decides on the database clock by default, and a limit holds', async () => {
