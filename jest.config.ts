@@ -18,12 +18,15 @@ const packages = [
   'graphql',
   'ws',
   'trpc',
+  'cloudflare',
+  'cli',
 ];
 
 const moduleNameMapper = {
   '^@sluice/core/http$': '<rootDir>/../core/src/http/index.ts',
   '^@sluice/core/store$': '<rootDir>/../core/src/store-api.ts',
   '^@sluice/core/duration$': '<rootDir>/../core/src/duration-api.ts',
+  '^@sluice/core/shared$': '<rootDir>/../core/src/shared-api.ts',
   '^@sluice/([a-z-]+)$': '<rootDir>/../$1/src/index.ts',
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };
@@ -33,11 +36,17 @@ const moduleNameMapper = {
 // runs it both ways, since @sluice/redis peers on `^5 || ^6`.
 const ioredis5 = process.env.SLUICE_IOREDIS === '5' ? { '^ioredis$': 'ioredis5' } : {};
 
+// A test's default budget: jest's 5 s is too tight for an app's first requests on a loaded
+// 2-core machine (CI runs the whole suite there); tests that need more say so.
+const testTimeout = 15_000;
+
 const config: Config = {
+  testTimeout,
   projects: packages.map((name) => ({
     displayName: name,
     rootDir: `<rootDir>/packages/${name}`,
     testEnvironment: 'node',
+    testTimeout,
     testMatch: ['<rootDir>/src/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
     moduleNameMapper: name === 'redis' ? { ...ioredis5, ...moduleNameMapper } : moduleNameMapper,
     transform: {
@@ -59,12 +68,14 @@ function project(displayName: string, dir: string, testMatch: string[]) {
     displayName,
     rootDir: `<rootDir>/${dir}`,
     testEnvironment: 'node',
+    testTimeout,
     testMatch,
     moduleNameMapper: {
       ...moduleNameMapper,
       '^@sluice/core/http$': `${root}/packages/core/src/http/index.ts`,
       '^@sluice/core/store$': `${root}/packages/core/src/store-api.ts`,
       '^@sluice/core/duration$': `${root}/packages/core/src/duration-api.ts`,
+      '^@sluice/core/shared$': `${root}/packages/core/src/shared-api.ts`,
       '^@sluice/([a-z-]+)$': `${root}/packages/$1/src/index.ts`,
     },
     transform: {

@@ -3,7 +3,7 @@
 // through pacedFetch must all answer 200 (no 429), where plain fetch gets 429s.
 import { createRequire } from 'node:module';
 import { pacedFetch, RateLimitedError, SluiceConfigError } from '@sluice/client';
-import { Limit, rateLimit } from '@sluice/express';
+import { SluiceConfigError as CoreConfigError, Limit, rateLimit } from '@sluice/express';
 import express from 'express';
 
 const cjs = createRequire(import.meta.url)('@sluice/client');
@@ -14,6 +14,10 @@ try {
   throw new Error('maxWait: -1 was accepted');
 } catch (error) {
   if (!(error instanceof SluiceConfigError) || error.option !== 'maxWait') throw error;
+  // One class: the client's SluiceConfigError is the core's (from @sluice/core/shared).
+  if (!(error instanceof CoreConfigError) || SluiceConfigError !== CoreConfigError) {
+    throw new Error('the client and the core have two SluiceConfigError classes');
+  }
 }
 if (typeof RateLimitedError !== 'function') throw new Error('no RateLimitedError');
 

@@ -28,6 +28,9 @@ try {
     close = () => client.end();
   } else {
     client = new pg.Pool({ connectionString: url, max: 2 });
+    // As docs/guide/postgres.md asks: pg's end() resolves before its connections have
+    // closed, and the DROP ... WITH (FORCE) below ends any that has not (57P01).
+    client.on('error', (error) => console.error(`postgres pool: ${error.code}`));
     close = () => client.end();
   }
   const store = new PostgresStore({ client, sweepIntervalMs: 0 });

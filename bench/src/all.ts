@@ -17,6 +17,7 @@ import type {
   PartRun,
   RedisReport,
   RunInfo,
+  StoresReport,
 } from './report/types.js';
 
 const { values: args } = parseCommand({
@@ -26,7 +27,7 @@ const { values: args } = parseCommand({
   options: {
     only: {
       type: 'string',
-      default: 'core,peers,redis,http,outcome',
+      default: 'core,peers,redis,http,outcome,stores',
       help: 'the parts to run, comma-separated',
     },
     quick: {
@@ -61,43 +62,39 @@ const CHART = 'benchmarks.svg';
 const RUN_FILE = path.join(results, 'run.json');
 
 type Name = PartRun['name'];
-const PARTS: { name: Name; script: string; node: string[]; args: string[]; quick: string[] }[] = [
+const GC = ['--expose-gc', '--import', 'tsx'];
+/** Each part: its script and arguments (`--json <file>` follows them), and those of `--quick`. */
+const PARTS: { name: Name; script: string; node?: string[]; args: string[]; quick: string[] }[] = [
   {
     name: 'core',
     script: 'src/core.ts',
-    node: ['--expose-gc', '--import', 'tsx'],
-    args: ['--scale', '--no-peers', '--json'],
+    node: GC,
+    args: ['--scale', '--no-peers'],
     quick: ['--rounds', '1', '--ms', '200', '--scale-rounds', '1'],
   },
+  // sluice vs every peer's in-memory store, in a process of its own (see core.ts).
   {
-    // sluice vs every peer's in-memory store, in a process of its own (see core.ts).
     name: 'peers',
     script: 'src/core.ts',
-    node: ['--expose-gc', '--import', 'tsx'],
-    args: ['--peers-only', '--json'],
+    node: GC,
+    args: ['--peers-only'],
     quick: ['--rounds', '1', '--ms', '200', '--peer-heap-keys', '100000'],
   },
   {
     name: 'redis',
     script: 'src/redis.ts',
-    node: ['--import', 'tsx'],
-    args: ['--scale', '--json'],
+    args: ['--scale'],
     quick: ['--rounds', '1', '--ms', '500', '--scale-rounds', '1', '--scale-ms', '500'],
   },
-  {
-    name: 'outcome',
-    script: 'src/outcome.ts',
-    node: ['--import', 'tsx'],
-    args: ['--json'],
-    quick: ['--rounds', '1', '--ms', '200'],
-  },
+  { name: 'outcome', script: 'src/outcome.ts', args: [], quick: ['--rounds', '1', '--ms', '200'] },
   {
     name: 'http',
     script: 'src/http.ts',
-    node: ['--import', 'tsx'],
-    args: ['--json'],
+    args: [],
     quick: ['--rounds', '1', '--duration', '1', '--warmup', '1'],
   },
+  // PostgreSQL and SQLite beside RedisStore and their peers, judged against their floors.
+  { name: 'stores', script: 'src/stores.ts', args: [], quick: ['--rounds', '1', '--ms', '300'] },
 ];
 
 /** Runs one part with bench/ as its working directory; its stdout is echoed and returned. */
@@ -153,16 +150,17 @@ async function measureAll(): Promise<RunInfo> {
   for (const part of PARTS) {
     if (!only.has(part.name)) continue;
     const json = path.relative(benchDir, path.join(results, `${part.name}.json`));
-    const argv = [part.script, ...part.args, json, ...(args.quick ? part.quick : [])];
-    console.log(`\n=== ${part.name}: node ${[...part.node, ...argv].join(' ')} ===\n`);
+    const argv = [part.script, ...part.args, '--json', json, ...(args.quick ? part.quick : [])];
+    const node = part.node ?? ['--import', 'tsx'];
+    console.log(`\n=== ${part.name}: node ${[...node, ...argv].join(' ')} ===\n`);
     // A part that fails before writing its JSON must not leave the last run's in the report.
     rmSync(path.join(results, `${part.name}.json`), { force: true });
     const t0 = performance.now();
-    const { code, out } = await runPart(part.node, argv);
+    const { code, out } = await runPart(node, argv);
     writeFileSync(path.join(results, `${part.name}.txt`), out);
     run.parts.push({
       name: part.name,
-      command: `node ${[...part.node, ...argv].join(' ')}`,
+      command: `node ${[...node, ...argv].join(' ')}`,
       seconds: (performance.now() - t0) / 1000,
       exitCode: code,
     });
@@ -209,6 +207,7 @@ async function main(): Promise<void> {
     redis: readJson<RedisReport>('redis.json', run, 'redis'),
     http: readJson<HttpReport>('http.json', run, 'http'),
     outcome: readJson<OutcomeReport>('outcome.json', run, 'outcome'),
+    stores: readJson<StoresReport>('stores.json', run, 'stores'),
   };
   const out = args.out === undefined ? undefined : path.resolve(args.out);
   const [chartAt, pageAt, resultsAt] =

@@ -5,6 +5,7 @@ import { parseCommand, shared } from './cli/args.js';
 import { GCRA_CONFIG, machine, median, RESIDENT_CONFIG } from './measure/common.js';
 import { heapPerKey, scaleAt } from './measure/core-heap.js';
 import { IN_FLIGHT, makeKeys, measurePairs } from './measure/core-loops.js';
+import { measureOperations } from './measure/core-operations.js';
 import { runPeers } from './measure/core-peers.js';
 import { finishPart, overall } from './report/part.js';
 import { renderPart } from './report/render.js';
@@ -92,6 +93,14 @@ async function main(): Promise<void> {
         sluiceRounds: c.a_,
         rlfRounds: c.b_,
       });
+    // --- operations: the snapshot lookup per decision, top-K per denial ---
+    const ops = await measureOperations();
+    report.operations = ops;
+    console.log(
+      `operations: ${ops.cidrs} deny CIDRs (half IPv6): +${ops.lookupP50Ns.toFixed(0)} ns p50 ` +
+        `(p90 ${ops.lookupP90Ns.toFixed(0)} ns) per decision, ${ops.idleP50Ns.toFixed(1)} ns with no entry; ` +
+        `top-K (k=1024, Zipf 1.1) ${ops.topKNsPerUpdate.toFixed(0)} ns per update (CPU time)`,
+    );
     if (args.scale) {
       const rows = [];
       for (const n of args['scale-keys']) {

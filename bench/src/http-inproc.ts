@@ -14,7 +14,7 @@ const { values: args } = parseCommand({
   summary:
     "HTTP in-process: the CPU each limiter adds to one request, each framework's request listener driven without sockets or a load generator.",
   options: {
-    only: { type: 'string', help: 'framework names (express, fastify, koa), comma-separated' },
+    only: { type: 'string', help: 'framework names (express, fastify, koa, hono)' },
     variants: {
       type: 'string',
       default: 'none,sluice,peer,noop,headers,sluice-bare',
@@ -24,7 +24,7 @@ const { values: args } = parseCommand({
     rounds: shared.rounds(100),
     'http-us': {
       type: 'string',
-      default: 'express=60,fastify=13,koa=14.6',
+      default: 'express=60,fastify=13,koa=14.6,hono=20',
       help: "the unlimited server's CPU µs per request over HTTP, per framework",
     },
     json: shared.json,

@@ -17,6 +17,7 @@ import {
 } from './cases/http-cases.js';
 import { parseCommand, shared } from './cli/args.js';
 import {
+  askCpu,
   canPin,
   cliInfo,
   machine,
@@ -25,7 +26,7 @@ import {
   redisCpuUs,
   redisServerVersion,
   scriptCalls,
-  spawnServer,
+  spawnApp,
   withRedis,
 } from './measure/common.js';
 import { finishPart, overall } from './report/part.js';
@@ -40,7 +41,7 @@ const { values: args } = parseCommand({
   options: {
     rounds: shared.rounds(5),
     duration: { type: 'number', default: 3, help: 'seconds per measurement' },
-    warmup: { type: 'number', default: 1, help: 'seconds of warm-up before each measurement' },
+    warmup: { type: 'number', default: 1, help: 'seconds of warm-up (and 20k requests at least)' },
     connections: { type: 'number', default: 50, help: 'autocannon connections' },
     only: {
       type: 'string',
@@ -57,6 +58,7 @@ const ROUNDS = args.rounds;
 const DURATION = args.duration;
 const WARMUP = args.warmup;
 const CONNECTIONS = args.connections;
+const WARM_REQUESTS = 20_000;
 
 /** One server: its process, and its figures per round. */
 interface Server {
@@ -116,7 +118,7 @@ async function start(
   redis: RedisProcess | undefined,
 ): Promise<Server> {
   const port = needsRedis(variant) ? redis!.port : undefined;
-  const { child, port: at } = await spawnServer(framework, variant, port, { pinned: PIN });
+  const { child, port: at } = await spawnApp(framework, variant, port, { pinned: PIN });
   const figures = { rps: [], cpuUs: [], busy: [], redisCalls: [], redisCpuUs: [] };
   return { framework, variant, label, child, port: at, probe: '', ...figures };
 }
@@ -132,17 +134,6 @@ async function restart(s: Server, redis: RedisProcess | undefined): Promise<void
   const fresh = await start(s.framework, s.variant, s.label, redis);
   s.child = fresh.child;
   s.port = fresh.port;
-}
-
-function ask(child: ChildProcess, type: 'start' | 'stop'): Promise<number> {
-  return new Promise((resolve) => {
-    if (type === 'start') {
-      child.send({ type }, () => resolve(0));
-      return;
-    }
-    child.once('message', (msg: { us: number }) => resolve(msg.us));
-    child.send({ type });
-  });
 }
 
 /** One request: which rate-limit headers came back, and the status. */
@@ -161,12 +152,10 @@ interface Shot {
   seconds: number;
 }
 
-async function load(port: number, seconds: number): Promise<Shot> {
-  const r = await autocannon({
-    url: `http://127.0.0.1:${port}/`,
-    connections: CONNECTIONS,
-    duration: seconds,
-  });
+/** `seconds` of load, or `amount` requests when given. */
+async function load(port: number, seconds: number, amount?: number): Promise<Shot> {
+  const url = `http://127.0.0.1:${port}/`;
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: seconds, amount });
   const requests = r.requests.total;
   return {
     rps: requests / r.duration,
@@ -182,9 +171,9 @@ async function measure(s: Server, redis: RedisProcess | undefined): Promise<void
   const info = viaRedis && cliInfo(viaRedis);
   const calls0 = info && (await scriptCalls(info));
   const cpu0 = info && (await redisCpuUs(info));
-  await ask(s.child, 'start');
+  await askCpu(s.child, 'start');
   const shot = await load(s.port, DURATION);
-  const us = await ask(s.child, 'stop');
+  const us = await askCpu(s.child, 'stop');
   if (info !== undefined) {
     s.redisCalls.push(((await scriptCalls(info)) - calls0!) / shot.requests);
     s.redisCpuUs.push(((await redisCpuUs(info)) - cpu0!) / shot.requests);
@@ -202,7 +191,10 @@ async function measure(s: Server, redis: RedisProcess | undefined): Promise<void
 
 function selectGroups(): Group[] {
   const all = args.baselines
-    ? GROUPS.map((g) => ({ ...g, limited: [...g.limited, ...BASELINES] }))
+    ? GROUPS.map((g) => {
+        const more = BASELINES.filter(([v]) => !g.limited.some(([w]) => w === v));
+        return { ...g, limited: [...g.limited, ...more] };
+      })
     : GROUPS;
   const only = args.only?.split(',');
   if (only === undefined) return all;
@@ -238,7 +230,10 @@ async function runServers(
     for (let r = 0; r < ROUNDS; r++) {
       for (const s of order) {
         if (r > 0) await restart(s, redis);
-        await load(s.port, WARMUP);
+        // Warm for WARMUP s and at least WARM_REQUESTS requests: on a loaded machine a second
+        // serves a few thousand, too few for the JIT to finish with a limiter of many functions.
+        const warm = await load(s.port, WARMUP);
+        if (warm.requests < WARM_REQUESTS) await load(s.port, 0, WARM_REQUESTS - warm.requests);
         await measure(s, redis);
       }
       process.stderr.write(`round ${r + 1}/${ROUNDS} done\n`);
@@ -265,7 +260,7 @@ async function main(groups: Group[], redis: RedisProcess | undefined): Promise<v
     : 'not pinned (no taskset or < 2 cores)';
   console.log(
     `${pinning}; ` +
-      `autocannon ${CONNECTIONS} connections to 127.0.0.1, ${DURATION} s per measurement after a ${WARMUP} s warm-up, ` +
+      `autocannon ${CONNECTIONS} connections to 127.0.0.1, ${DURATION} s per measurement after a ${WARMUP} s warm-up (20k requests at least), ` +
       `${ROUNDS} interleaved rounds (a new server process each round), medians` +
       (redis === undefined
         ? ''

@@ -4,7 +4,7 @@ import { concurrency, gcra, RateLimiter } from '@sluice/core';
 import { RedisStore } from '@sluice/redis';
 import { Redis } from 'ioredis';
 import { parseCommand, shared } from './cli/args.js';
-import { measureRate, median, withRedis } from './measure/common.js';
+import { interleave, measureRate, median, withRedis } from './measure/common.js';
 import { finishPart } from './report/part.js';
 import { renderPart } from './report/render.js';
 import type { OutcomeReport } from './report/types.js';
@@ -60,16 +60,10 @@ async function measure(
   inflight: number,
 ): Promise<OutcomeRow[]> {
   const names = ['allow', 'refund', 'lease'] as const;
-  const rounds: Record<string, number[]> = { allow: [], refund: [], lease: [] };
-  for (let r = 0; r < ROUNDS; r++) {
-    for (const name of names) rounds[name]!.push(await measureRate(p[name], KEYS, MS, inflight));
-  }
-  return names.map((path) => ({
-    store,
-    path,
-    rounds: rounds[path]!,
-    median: median(rounds[path]!),
-  }));
+  const rounds = await interleave(names, ROUNDS, (name) =>
+    measureRate(p[name], KEYS, MS, inflight),
+  );
+  return names.map((path, i) => ({ store, path, rounds: rounds[i]!, median: median(rounds[i]!) }));
 }
 
 const rows: OutcomeRow[] = [];

@@ -1,17 +1,18 @@
-/**
- * `pnpm bench:overload-simulation`: the data of the plots on docs/guide/features/adaptive.md,
- * from the fake-clock simulation of packages/test-kit (overload-simulation.ts), the one
- * packages/core/test/adaptive/simulation.test.ts holds to its targets: 8 workers ×
- * 20 ms (400 rps), Poisson arrivals at 800 rps for 90 s, the workers halved at 60 s; behind
- * `Limit.adaptive()` (defaults) and with no limiter. Deterministic (seed 1); runs in about
- * a second. Writes docs/data/overload-simulation.json: per second, the p99 latency and goodput
- * of each run and the adaptive limit.
- */
+// `pnpm bench:overload-simulation`: docs/data/overload-simulation.json (the adaptive page's plots) from
+// test-kit's fake-clock simulation, the one core's simulation test holds to its targets (seed 1).
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Limit } from '@sluice/core';
 import { finishedBetween, quantile, type SimulationResult, simulate } from '@sluice/test-kit';
+import { parseCommand } from './cli/args.js';
+
+parseCommand({
+  usage: 'pnpm bench:overload-simulation',
+  summary:
+    "Writes docs/data/overload-simulation.json, the adaptive page's plots, from the fake-clock simulation (seed 1).",
+  options: {},
+});
 
 const SECONDS = 90;
 const RATE = 800;

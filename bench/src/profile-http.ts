@@ -7,7 +7,7 @@ import type { RedisProcess } from '@sluice/test-kit';
 import autocannon from 'autocannon';
 import type { Framework, Variant } from './cases/http-apps.js';
 import { parseCommand } from './cli/args.js';
-import { canPin, pin, plainTable, spawnServer, withRedis } from './measure/common.js';
+import { canPin, pin, plainTable, spawnApp, withRedis } from './measure/common.js';
 
 const { values: args, positionals } = parseCommand({
   usage: 'pnpm bench:profile -- [options] <express|fastify|koa> <variant> [<variant> …]',
@@ -71,7 +71,7 @@ function summarize(dir: string, requests: number): Map<string, number> {
 async function profileOne(variant: Variant, redis: RedisProcess | undefined) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sluice-prof-'));
   const node = ['--cpu-prof', `--cpu-prof-dir=${dir}`];
-  const { child, port } = await spawnServer(framework, variant, redis?.port, { pinned: PIN, node });
+  const { child, port } = await spawnApp(framework, variant, redis?.port, { pinned: PIN, node });
   const url = `http://127.0.0.1:${port}/`;
   const warm = await autocannon({ url, connections: 50, duration: 1 });
   const run = await autocannon({ url, connections: 50, duration: SECONDS });

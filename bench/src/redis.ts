@@ -5,14 +5,12 @@ import { promisify } from 'node:util';
 import { gcra } from '@sluice/core';
 import { LUA_SOURCES } from '@sluice/redis';
 import type { RedisProcess } from '@sluice/test-kit';
-import type { Redis } from 'ioredis';
-import { Redis as Valkey } from 'iovalkey';
-import { createClient } from 'redis';
-import { type Consume, PEERS, RLF, type Subject, sluice, subject } from './cases/redis-peers.js';
+import { PEERS, RLF, sluice, subject } from './cases/redis-peers.js';
 import { parseCommand, shared } from './cli/args.js';
 import {
   GCRA_CONFIG,
   gcraAlgo,
+  interleave,
   machine,
   measureRate,
   median,
@@ -74,42 +72,8 @@ const SCALE = {
   peerKeys: args['peer-keys'],
 };
 
-// ---------------------------------------------------------------------------------------
-// The limiters under test (./cases/redis-peers.ts). Every one of them is configured never to deny.
-
-const SLUICE_GCRA = GCRA_CONFIG;
 /** sluice with the throughput limit (every decision advances the TAT, never denies). */
-const SLUICE = sluice('sluice RedisStore, GCRA', gcraAlgo(), SLUICE_GCRA);
-
-/** sluice on iovalkey (ioredis's fork: the same options). */
-function valkeySubject(port: number, autoPipelining: boolean): Subject {
-  const client = new Valkey({ port, host: '127.0.0.1', enableAutoPipelining: autoPipelining });
-  return {
-    label: `${SLUICE.label}, iovalkey${autoPipelining ? ', auto-pipelining' : ''}`,
-    client,
-    consume: SLUICE.consumer(client as unknown as Redis),
-    rates: [],
-  };
-}
-
-/** sluice on node-redis 6: no auto-pipelining option, it writes a tick's commands at once. */
-async function nodeRedisSubject(port: number): Promise<Subject> {
-  const client = createClient({ socket: { host: '127.0.0.1', port } });
-  client.on('error', () => undefined);
-  await client.connect();
-  return {
-    label: `${SLUICE.label}, node-redis 6`,
-    client: { disconnect: () => client.destroy(), ping: () => client.ping() },
-    consume: SLUICE.consumer(client as unknown as Redis),
-    rates: [],
-  };
-}
-
-/** Decisions/s with `inflight` calls outstanding for `ms` (default `--inflight`). */
-const measure = (consume: Consume, keys: string[], ms: number, inflight = INFLIGHT) =>
-  measureRate(consume, keys, ms, inflight);
-
-// ---------------------------------------------------------------------------------------
+const SLUICE = sluice('sluice RedisStore, GCRA', gcraAlgo(), GCRA_CONFIG);
 
 /** A script that does nothing: what any script call costs the server. */
 const NOOP_SCRIPT = 'return 1';
@@ -166,7 +130,7 @@ function newReport(host: ReturnType<typeof machine>, version: string): RedisRepo
 function keyUsage(port: number) {
   return keyUsageSection(port, [
     {
-      limiter: sluice('sluice GCRA, bench limit (1000/s: whole-ms T)', gcraAlgo(), SLUICE_GCRA),
+      limiter: sluice('sluice GCRA, bench limit (1000/s: whole-ms T)', gcraAlgo(), GCRA_CONFIG),
       sluice: true,
     },
     {
@@ -185,32 +149,28 @@ function keyUsage(port: number) {
 async function runRounds(server: RedisProcess) {
   const keys = Array.from({ length: KEYS }, (_, i) => `user:${i}`);
   const subjects = [
-    subject(server.port, SLUICE, false),
-    subject(server.port, RLF, false),
-    subject(server.port, SLUICE, true),
-    subject(server.port, RLF, true),
+    await subject(server.port, SLUICE, false),
+    await subject(server.port, RLF, false),
+    await subject(server.port, SLUICE, true),
+    await subject(server.port, RLF, true),
+    await subject(server.port, SLUICE, false, 'iovalkey'),
+    await subject(server.port, SLUICE, true, 'iovalkey'),
+    await subject(server.port, SLUICE, false, 'node-redis 6'),
   ];
-  const [sPlain, , sAuto] = subjects as [Subject, Subject, Subject, Subject];
-  subjects.push(
-    valkeySubject(server.port, false),
-    valkeySubject(server.port, true),
-    await nodeRedisSubject(server.port),
-  );
-  const ceilings: number[] = [];
-  const noopCeilings: number[] = [];
+  const runs = [
+    ...subjects.map((s) => () => measureRate(s.consume, keys, MEASURE_MS, INFLIGHT)),
+    () => ceiling(server, LUA_SOURCES.gcra),
+    () => ceiling(server, NOOP_SCRIPT),
+  ];
   try {
     // Warm-up: JIT, script cache, every key written once; not measured.
-    for (const s of subjects) await measure(s.consume, keys, Math.min(MEASURE_MS, 1000));
-    for (let r = 0; r < ROUNDS; r++) {
-      for (const s of subjects) s.rates.push(await measure(s.consume, keys, MEASURE_MS));
-      ceilings.push(await ceiling(server, LUA_SOURCES.gcra));
-      noopCeilings.push(await ceiling(server, NOOP_SCRIPT));
-      process.stderr.write(`round ${r + 1}/${ROUNDS} done\n`);
-    }
+    for (const s of subjects)
+      await measureRate(s.consume, keys, Math.min(MEASURE_MS, 1000), INFLIGHT);
+    const figures = await interleave(runs, ROUNDS, (run) => run());
+    return { subjects, figures, judged: [subjects[0], subjects[2]] };
   } finally {
-    for (const s of subjects) s.client.disconnect();
+    for (const s of subjects) await s.close();
   }
-  return { subjects, judged: [sPlain, sAuto], ceilings, noopCeilings };
 }
 
 async function main(server: RedisProcess): Promise<boolean> {
@@ -224,13 +184,14 @@ async function main(server: RedisProcess): Promise<boolean> {
   );
   const report = newReport(host, version);
 
-  const { subjects, judged, ceilings, noopCeilings } = await runRounds(server);
-  report.throughput = subjects.map((s) => ({
+  const { subjects, figures, judged } = await runRounds(server);
+  const [ceilings, noopCeilings] = figures.slice(subjects.length) as [number[], number[]];
+  report.throughput = subjects.map((s, i) => ({
     label: s.label,
     sluice: judged.includes(s),
     autoPipelining: s.label.endsWith('auto-pipelining'),
-    rate: median(s.rates),
-    rounds: s.rates,
+    rate: median(figures[i]!),
+    rounds: figures[i]!,
   }));
   report.ceiling = { rate: median(ceilings), rounds: ceilings };
   report.noopCeiling = { rate: median(noopCeilings), rounds: noopCeilings };

@@ -1,18 +1,21 @@
-/**
- * `pnpm bench:sha256`: what hashing one 100-character key segment costs (a long or unusual
- * segment is hashed: `keySegment`), with Node's `crypto` (Node, Bun, Deno) and with the
- * pure-TypeScript SHA-256 the core uses where there is no `node:crypto` (Workers, Vercel's
- * edge runtime). Median of `--rounds` (default 7) runs of `--n` (default 200,000) hashes.
- */
+// `pnpm bench:sha256`: SHA-256 of a 100-character key segment, node:crypto against the core's pure
+// TypeScript (the edge runtimes'), median of `--rounds` runs of `--n` hashes.
 import { createHash } from 'node:crypto';
 import { pureSha256Base64url } from '../../packages/core/src/common/sha256.js';
+import { parseCommand, shared } from './cli/args.js';
+import { interleave, median } from './measure/common.js';
 
-const flag = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i === -1 ? fallback : Number(process.argv[i + 1]);
-};
-const ROUNDS = flag('rounds', 7);
-const N = flag('n', 200_000);
+const { values: args } = parseCommand({
+  usage: 'pnpm bench:sha256 -- [options]',
+  summary:
+    "SHA-256 of a 100-character key segment: node:crypto against the core's pure TypeScript.",
+  options: {
+    rounds: shared.rounds(7),
+    n: { type: 'number', default: 200_000, help: 'hashes per round' },
+  },
+});
+const ROUNDS = args.rounds;
+const N = args.n;
 const segments = Array.from(
   { length: 1024 },
   (_, i) => `${'k'.repeat(90)}-${String(i).padStart(9, '0')}`,
@@ -28,14 +31,9 @@ function perHash(hash: (text: string) => string): number {
 }
 
 const node = (text: string) => createHash('sha256').update(text).digest('base64url');
-const results = { node: [] as number[], pure: [] as number[] };
-for (let r = 0; r < ROUNDS; r++) {
-  results.node.push(perHash(node));
-  results.pure.push(perHash(pureSha256Base64url));
-}
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+const [nodeNs, pureNs] = await interleave([node, pureSha256Base64url], ROUNDS, perHash);
 console.log(
   `SHA-256 of a 100-character segment, median of ${ROUNDS} x ${N} (Node ${process.version}):`,
 );
-console.log(`  node:crypto createHash   ${(median(results.node) / 1000).toFixed(2)} µs`);
-console.log(`  pure TypeScript (edge)   ${(median(results.pure) / 1000).toFixed(2)} µs`);
+console.log(`  node:crypto createHash   ${(median(nodeNs) / 1000).toFixed(2)} µs`);
+console.log(`  pure TypeScript (edge)   ${(median(pureNs) / 1000).toFixed(2)} µs`);

@@ -1,11 +1,5 @@
-/**
- * `pnpm bench:stores-soak`: the stores under a long mixed load:
- * `--workers` processes for `--ms`, each deciding random stacks of 1 to 3 limits (mixed
- * algorithms, `consumeAll` for a stack) over `--keys` keys with `--inflight` loops, straight
- * on the store, with its periodic sweep on. Passes with 0 PostgreSQL deadlocks, 0
- * SQLITE_BUSY and no other error reaching a caller. The test suite runs a 3 s version
- * (test-kit's store conformance).
- */
+// `pnpm bench:stores-soak`: `--workers` processes deciding random stacks on PostgresStore and SqliteStore
+// (sweep on) for `--ms`; passes with 0 deadlocks, 0 SQLITE_BUSY and no other error (test-kit runs 3 s of it).
 import { type ChildProcess, fork } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -1,10 +1,5 @@
-/**
- * `pnpm bench:stores-sweep`: does the PostgreSQL store's sweeper keep the table to the keys in
- * use? `--keys` distinct keys (1 000 000) arrive over `--minutes` simulated minutes (the
- * store on the caller's clock), each decided once under a 1-minute fixed window; after each
- * minute one sweep runs. Passes when, after every sweep, the rows are at most the keys
- * active in the last 2 minutes; prints the rows, the sweep's time and decisions/s.
- */
+// `pnpm bench:stores-sweep`: `--keys` distinct keys over `--minutes` simulated minutes on PostgresStore,
+// a sweep after each minute; passes when the rows never exceed the keys active in the last 2 minutes.
 import { fixedWindow } from '@sluice/core';
 import { PostgresStore } from '@sluice/postgres';
 import { createPostgresDatabase, EPOCH } from '@sluice/test-kit';

@@ -1,16 +1,13 @@
-/**
- * `pnpm bench:stores`: decisions/s of sluice's PostgreSQL, SQLite and Redis stores beside
- * their peers, in one run (targets: Postgres >= 10 k/s over 10 k keys from one process,
- * aim 30 k; SQLite >= 50 k/s in one process): a database of its own on the local
- * PostgreSQL (created and dropped), a redis-server of its own, SQLite files in a scratch
- * folder. Async subjects keep `--inflight` calls outstanding over `--keys` keys round
- * robin; synchronous ones are called in a loop. Subjects are measured interleaved, the
- * median of `--rounds` reported.
- */
+// `pnpm bench:stores`: sluice's PostgreSQL, SQLite and Redis stores beside their peers (cases/stores.ts)
+// in one run, on a database and a redis-server of its own; interleaved rounds, medians.
 import { createPostgresDatabase } from '@sluice/test-kit';
-import { type Ready, STORE_SUBJECTS, type StoreSubject } from './cases/stores.js';
+import { type Ready, STORE_SUBJECTS } from './cases/stores.js';
 import { parseCommand, shared } from './cli/args.js';
-import { measureRate, median, withRedis } from './measure/common.js';
+import { interleave, measureRate, median, withRedis } from './measure/common.js';
+import { finishPart, overall } from './report/part.js';
+import { renderPart } from './report/render.js';
+import type { StoresReport } from './report/types.js';
+import { judgeStore } from './report/verdicts.js';
 
 const { values: args } = parseCommand({
   usage: 'pnpm bench:stores -- [options]',
@@ -43,12 +40,6 @@ function measureSync(consume: (key: string) => unknown, keys: string[], ms: numb
   return (ops * 1000) / (performance.now() - start);
 }
 
-const TARGETS: Record<StoreSubject['store'], string> = {
-  postgres: 'floor 10 k/s, aim 30 k/s (one process, 10 k keys)',
-  sqlite: 'floor 50 k/s (one process)',
-  redis: '(reference)',
-};
-
 async function main(): Promise<void> {
   const only = args.only?.split(',');
   const subjects = STORE_SUBJECTS.filter((s) => only === undefined || only.includes(s.store));
@@ -62,40 +53,28 @@ async function main(): Promise<void> {
         process.stderr.write(`setup: ${s.label}\n`);
         ready.push(await s.setup(servers));
       }
-      const rates: number[][] = subjects.map(() => []);
-      for (let round = 0; round < args.rounds; round++) {
-        for (const [i, s] of subjects.entries()) {
-          const r = ready[i]!;
-          const rate = s.sync
-            ? measureSync(r.consume, keys, args.ms)
-            : await measureRate(async (k) => r.consume(k), keys, args.ms, args.inflight);
-          rates[i]!.push(rate);
-          process.stderr.write(`round ${round + 1}: ${s.label}: ${Math.round(rate)}/s\n`);
-        }
-      }
+      const rates = await interleave(subjects, args.rounds, (s) => {
+        const r = ready[subjects.indexOf(s)]!;
+        return s.sync
+          ? measureSync(r.consume, keys, args.ms)
+          : measureRate(async (k) => r.consume(k), keys, args.ms, args.inflight);
+      });
       for (const r of ready) await r.close();
-      const rows = subjects.map((s, i) => ({
-        store: s.store,
-        subject: s.label,
-        decisionsPerSecond: Math.round(median(rates[i]!)),
-        rounds: rates[i]!.map(Math.round),
-        config: s.config,
-      }));
-      if (args.json) {
-        console.log(JSON.stringify({ keys: args.keys, inflight: args.inflight, rows }, null, 2));
-        return;
-      }
-      console.log(
-        `\nStore decisions/s (${args.keys} keys, ${args.inflight} in flight, median of ${args.rounds} x ${args.ms} ms)\n`,
-      );
-      let group = '';
-      for (const row of rows) {
-        if (row.store !== group) {
-          group = row.store;
-          console.log(`${group}: ${TARGETS[row.store]}`);
-        }
-        console.log(`  ${row.subject.padEnd(58)} ${String(row.decisionsPerSecond).padStart(8)}/s`);
-      }
+      const report: StoresReport = {
+        keys: args.keys,
+        inflight: args.inflight,
+        rounds: args.rounds,
+        ms: args.ms,
+        rows: subjects.map((s, i) => ({
+          store: s.store,
+          subject: s.label,
+          judged: s.label.startsWith('sluice'),
+          decisionsPerSecond: Math.round(median(rates[i]!)),
+          rounds: rates[i]!.map(Math.round),
+        })),
+      };
+      const failed = report.rows.some((r) => judgeStore(r).verdict === 'FAIL');
+      finishPart(renderPart('stores', { stores: report }), overall(failed), args.json, report);
     });
   } finally {
     await db.drop();

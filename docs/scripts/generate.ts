@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeOverloadPlots } from './overload-plot.js';
+import { writeOverloadPlots, writeOverloadRunPlot } from './overload-plot.js';
 import { writePacePlot } from './pace-plot.js';
 import { writePlots } from './plots.js';
 import { writePrefetchPlot } from './prefetch-plot.js';
@@ -29,6 +29,10 @@ const plots = [
   ...(await writeOverloadPlots(
     path.join(docs, 'public', 'plots'),
     path.join(docs, 'data', 'overload-simulation.json'),
+  )),
+  ...(await writeOverloadRunPlot(
+    path.join(docs, 'public', 'plots'),
+    path.join(docs, 'data', 'overload-run.json'),
   )),
 ];
 console.log(`docs: ${plots.length} plots in public/plots`);

@@ -5,7 +5,7 @@
  * 60 s, behind `Limit.adaptive()` and with no limiter. Rendered as plots.ts does, in both
  * widths and themes.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { linePlot, THEMES, writeThemed } from './plot-theme.js';
 
 /** What `pnpm bench:overload-simulation` writes. */
@@ -64,4 +64,42 @@ export async function writeOverloadPlots(outDir: string, dataFile: string): Prom
     })),
   );
   return files;
+}
+
+/** What `pnpm bench:overload --write` writes (the parts plotted). */
+interface OverloadRun {
+  date: string;
+  loadAverage: number;
+  config: { cpuMsPerRequest: number; offeredPerSecond: number; load?: string };
+  unloaded: { p99Ms: number };
+  overloaded: Record<'none' | 'adaptive', { perSecond: { s: number; p99: number | null }[] }>;
+}
+
+/**
+ * Writes `overload-run` (all variants): p99 latency per second of the real overload run
+ * (data/overload-run.json, `pnpm bench:overload --write`), with `Limit.adaptive()` and with
+ * no limiter. No file yet: no plot.
+ */
+export async function writeOverloadRunPlot(outDir: string, dataFile: string): Promise<string[]> {
+  if (!existsSync(dataFile)) return [];
+  const data = JSON.parse(readFileSync(dataFile, 'utf8')) as OverloadRun;
+  const rows: object[] = [];
+  for (const [series, run] of [
+    ['Limit.adaptive()', data.overloaded.adaptive],
+    ['no limiter', data.overloaded.none],
+  ] as const) {
+    for (const r of run.perSecond) if (r.p99 !== null) rows.push({ s: r.s, p99: r.p99, series });
+  }
+  const setup = `Fastify on one core, ${data.config.cpuMsPerRequest} ms CPU per request, ${data.config.offeredPerSecond} rps offered (2×, ${data.config.load === 'autocannon' ? 'autocannon' : 'open-loop'}); load average ${data.loadAverage.toFixed(1)}, ${data.date.slice(0, 10)}`;
+  return writeThemed(outDir, 'overload-run', (size, theme) => {
+    const c = THEMES[theme];
+    const title =
+      size === 'narrow'
+        ? { text: ['p99 per second, real server'], subtitle: ['Fastify, one core, 2× capacity'] }
+        : { text: ['p99 latency per second, a real server at 2× capacity'], subtitle: [setup] };
+    return linePlot(size, theme, title, rows, {
+      y: { field: 'p99', type: 'quantitative', title: 'p99 (ms, log)', scale: { type: 'log' } },
+      color: { field: 'series', type: 'nominal', title: null, scale: { range: [c.green, c.blue] } },
+    });
+  });
 }

@@ -10,6 +10,8 @@ export default defineConfig({
     'store/index': 'src/store-api.ts',
     // `@sluice/core/duration`: the duration parser alone, for @sluice/client.
     'duration/index': 'src/duration-api.ts',
+    // `@sluice/core/shared`: SluiceConfigError and HeaderStyle, for @sluice/client.
+    'shared/index': 'src/shared-api.ts',
   },
   format: ['esm', 'cjs'],
   splitting: true,

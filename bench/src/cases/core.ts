@@ -126,7 +126,7 @@ export interface HeapSubject {
 }
 
 /** sluice's heap subject for `algorithm`; its limiter holds at most `many` keys. */
-const sluiceHeap = (algorithm: () => Algorithm, many: number): HeapSubject => ({
+export const sluiceHeap = (algorithm: () => Algorithm, many: number): HeapSubject => ({
   async overhead(keys) {
     // The store is what keeps the state; it is handed the very key strings we retain.
     const store = new MemoryStore({ maxKeys: keys.length });
@@ -141,21 +141,24 @@ const sluiceHeap = (algorithm: () => Algorithm, many: number): HeapSubject => ({
   },
 });
 
+/** RLF's heap subject. */
+export const RLF_HEAP: HeapSubject = {
+  async overhead(keys) {
+    // keyPrefix '' so RLF stores the given key strings themselves.
+    const limiter = rlf('');
+    for (const key of keys) await limiter.consume(key);
+    return limiter;
+  },
+  async withKeys(n) {
+    const limiter = rlf();
+    for (let i = 0; i < n; i++) await limiter.consume(`user:${i}`);
+    return limiter;
+  },
+};
+
 /** The heap rows, by name; sluice's limiters hold at most `many` keys. */
 export const heapSubjects = (many: number): Record<string, HeapSubject> => ({
   'sluice GCRA': sluiceHeap(gcraAlgo, many),
   'sluice fixed window': sluiceHeap(fixedAlgo, many),
-  'rate-limiter-flexible': {
-    async overhead(keys) {
-      // keyPrefix '' so RLF stores the given key strings themselves.
-      const limiter = rlf('');
-      for (const key of keys) await limiter.consume(key);
-      return limiter;
-    },
-    async withKeys(n) {
-      const limiter = rlf();
-      for (let i = 0; i < n; i++) await limiter.consume(`user:${i}`);
-      return limiter;
-    },
-  },
+  'rate-limiter-flexible': RLF_HEAP,
 });

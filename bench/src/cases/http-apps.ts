@@ -5,6 +5,7 @@ import type { RequestListener } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo, Server } from 'node:net';
 import type { FastifyPluginCallback } from 'fastify';
+import type { Context } from 'hono';
 
 // Express, Koa and koa-ratelimit have no types reachable from bench/ (their @types live with the adapters);
 // they are loaded untyped, through the few calls made here.
@@ -24,7 +25,7 @@ interface ExpressApp extends App {
 /** The prefetch of the `sluice-prefetch-redis` variant (RedisStore option `prefetch`). */
 export const PREFETCH = { units: 100, ttl: '100ms' };
 
-export const FRAMEWORKS = ['express', 'fastify', 'koa'] as const;
+export const FRAMEWORKS = ['express', 'fastify', 'koa', 'hono'] as const;
 export type Framework = (typeof FRAMEWORKS)[number];
 export type Variant =
   | 'none'
@@ -210,20 +211,17 @@ async function fastify(variant: Variant, redisPort?: number): Promise<Built> {
     const { RateLimiterRes } = await import('rate-limiter-flexible');
     const { limiter, points } = await rlfLimiter(variant, redisPort);
     app.addHook('onRequest', (request, reply, done) => {
+      const set = (name: string, value: string) => reply.header(name, value);
       limiter.consume(request.ip).then(
         (res) => {
-          reply.header('X-RateLimit-Limit', points);
-          reply.header('X-RateLimit-Remaining', res.remainingPoints);
-          reply.header('X-RateLimit-Reset', Math.ceil((Date.now() + res.msBeforeNext) / 1000));
+          rlfHeaders(set, points, res);
           done();
         },
         (err: unknown) => {
           if (!(err instanceof RateLimiterRes)) return done(err as Error);
           const seconds = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
           reply.header('Retry-After', seconds);
-          reply.header('X-RateLimit-Limit', points);
-          reply.header('X-RateLimit-Remaining', 0);
-          reply.header('X-RateLimit-Reset', Math.ceil((Date.now() + err.msBeforeNext) / 1000));
+          rlfHeaders(set, points, { remainingPoints: 0, msBeforeNext: err.msBeforeNext });
           reply.code(429).send({
             statusCode: 429,
             error: 'Too Many Requests',
@@ -294,12 +292,12 @@ async function koa(variant: Variant, redisPort?: number): Promise<Built> {
         if (!(err instanceof RateLimiterRes)) throw err;
         const seconds = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
         ctx.set('Retry-After', String(seconds));
-        rlfHeaders(ctx, points, err);
+        rlfHeaders((n, v) => ctx.set(n, v), points, err);
         ctx.status = 429;
         ctx.body = `Rate limit exceeded, retry in ${seconds} seconds`;
         return;
       }
-      rlfHeaders(ctx, points, res);
+      rlfHeaders((n, v) => ctx.set(n, v), points, res);
       await next();
     });
   } else if (variant === 'noop' || variant === 'headers') {
@@ -317,15 +315,52 @@ async function koa(variant: Variant, redisPort?: number): Promise<Built> {
   return { listen: () => listenNode(app), listener: async () => app.callback() };
 }
 
-/** The three X-RateLimit-* headers of the Koa `rlf-redis` middleware. */
+/** The three X-RateLimit-* headers of RLF's middlewares (Fastify, Koa). */
 function rlfHeaders(
-  ctx: KoaContext,
+  set: (name: string, value: string) => void,
   points: number,
   res: { remainingPoints: number; msBeforeNext: number },
 ): void {
-  ctx.set('X-RateLimit-Limit', String(points));
-  ctx.set('X-RateLimit-Remaining', String(res.remainingPoints));
-  ctx.set('X-RateLimit-Reset', String(Math.ceil((Date.now() + res.msBeforeNext) / 1000)));
+  set('X-RateLimit-Limit', String(points));
+  set('X-RateLimit-Remaining', String(res.remainingPoints));
+  set('X-RateLimit-Reset', String(Math.ceil((Date.now() + res.msBeforeNext) / 1000)));
+}
+
+/** Hono on Node (@hono/node-server); hono-rate-limiter keyed by the socket's address as sluice is. */
+async function hono(variant: Variant): Promise<Built> {
+  const [{ Hono }, { getRequestListener, serve }] = await Promise.all([
+    import('hono'),
+    import('@hono/node-server'),
+  ]);
+  const app = new Hono();
+  if (variant === 'sluice' || variant === 'sluice-bare' || variant === 'sluice-metrics') {
+    const { rateLimit } = await import('@sluice/hono');
+    app.use(rateLimit(await sluiceOptions(variant)));
+  } else if (variant === 'peer') {
+    const [{ rateLimiter }, { getConnInfo }] = await Promise.all([
+      import('hono-rate-limiter'),
+      import('@hono/node-server/conninfo'),
+    ]);
+    const keyGenerator = (c: Context) => getConnInfo(c).remote.address ?? '';
+    app.use(rateLimiter({ windowMs: 60_000, limit: 1e9, keyGenerator }));
+  } else if (variant === 'noop' || variant === 'headers') {
+    // Before next(): Hono puts them in the response as it is made (after, it copies it).
+    const set = variant === 'headers' ? HEADERS : [];
+    app.use(async (c, next) => {
+      for (const [name, value] of set) c.header(name, value);
+      await next();
+    });
+  } else if (variant !== 'none') throw new Error(`hono: no variant ${variant}`);
+  app.get('/', (c) => c.text(BODY));
+  return {
+    listen: () =>
+      new Promise((resolve) => {
+        const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) =>
+          resolve({ port: info.port, close: () => new Promise((r) => server.close(r)) }),
+        );
+      }),
+    listener: async () => getRequestListener(app.fetch),
+  };
 }
 
 /** The app of `framework` with `variant`; `redisPort` for the `-redis` variants. */
@@ -334,4 +369,5 @@ export const BUILDERS: Record<Framework, (variant: Variant, redisPort?: number) 
     express,
     fastify,
     koa,
+    hono,
   };

@@ -71,6 +71,11 @@ export const GROUPS: Group[] = [
     ['rlf-redis', 'rate-limiter-flexible'],
     ['peer-redis', 'koa-ratelimit'],
   ]),
+  group('hono-memory', 'Hono on Node, memory, allow', 'hono', [
+    ['sluice', 'sluice'],
+    ['peer', 'hono-rate-limiter'],
+    ['headers', 'baseline: the 3 headers only'],
+  ]),
   ...nest('nest-express', 'Express'),
   ...nest('nest-fastify', 'Fastify'),
   prefetch('koa', 'Koa'),
@@ -84,6 +89,7 @@ export const SLUICE_CONFIG =
 export const PEERS_CONFIG =
   'express-rate-limit({ limit: 1e9 }), @fastify/rate-limit({ max: 1e9 } / { max: 1, timeWindow: 1 h } / Redis row: { max: 1e9, redis: client }), ' +
   "koa-ratelimit({ driver: 'memory', db: new Map(), max: 1e9 } / Redis row: { driver: 'redis', db: client, max: 1e9 }; its Redis driver is a sliding log, one sorted-set entry per request kept for the 60 s window), " +
+  "hono-rate-limiter({ windowMs: 60_000, limit: 1e9, keyGenerator: the socket's address }), " +
   'rate-limiter-flexible RateLimiterMemory({ points: 1, duration: 3600 }) in a Fastify onRequest hook / Redis rows: RateLimiterRedis({ storeClient: client, useRedisPackage: false, points: 1e9, duration: 60 }) in a Fastify onRequest hook or a Koa middleware, setting X-RateLimit-Limit/-Remaining/-Reset; every peer keyed per IP, 60 s window unless said';
 export const REDIS_CLIENT =
   "one ioredis client per server process, new Redis({ host: '127.0.0.1', port })";

@@ -5,8 +5,10 @@ import { RateLimiter } from '@sluice/core';
 import type { Algorithm } from '@sluice/core/store';
 import { RedisStore } from '@sluice/redis';
 import { Redis } from 'ioredis';
+import { Redis as Valkey } from 'iovalkey';
 import { RedisStore as RateLimitRedisStore, type RedisReply } from 'rate-limit-redis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
+import { createClient } from 'redis';
 
 // @fastify/rate-limit's store and koa-ratelimit's limiter are CommonJS without types for these
 // paths; loaded untyped, through the one call made here.
@@ -118,21 +120,45 @@ const KOA: RedisLimiter = {
 /** Every peer, in the report's order. */
 export const PEERS: RedisLimiter[] = [RLF, EXPRESS, FASTIFY, KOA];
 
-/** A limiter on a client of its own, and its rate in each round. */
+/** A limiter on a client of its own. */
 export interface Subject {
   label: string;
-  client: { disconnect(): void; ping(): Promise<unknown> };
   consume: Consume;
-  rates: number[];
+  /** Resolves once the client answers. */
+  ping(): Promise<unknown>;
+  close(): Promise<void>;
 }
 
-/** `limiter` on a client of its own (a rejection, e.g. RLF over its limit, aborts the run). */
-export function subject(port: number, limiter: RedisLimiter, autoPipelining: boolean): Subject {
-  const client = new Redis({ port, host: '127.0.0.1', enableAutoPipelining: autoPipelining });
+/**
+ * `limiter` on a client of its own (a rejection, e.g. RLF over its limit, aborts the run): ioredis,
+ * or sluice on iovalkey (ioredis's fork: the same options) or node-redis 6 (no auto-pipelining
+ * option: it writes a tick's commands at once).
+ */
+export async function subject(
+  port: number,
+  limiter: RedisLimiter,
+  autoPipelining: boolean,
+  on: 'ioredis' | 'iovalkey' | 'node-redis 6' = 'ioredis',
+): Promise<Subject> {
+  const auto = autoPipelining ? ', auto-pipelining' : '';
+  const label = `${limiter.label}${on === 'ioredis' ? '' : `, ${on}`}${auto}`;
+  if (on === 'node-redis 6') {
+    const client = createClient({ socket: { host: '127.0.0.1', port } });
+    client.on('error', () => undefined);
+    await client.connect();
+    return {
+      label,
+      consume: limiter.consumer(client as unknown as Redis),
+      ping: () => client.ping(),
+      close: async () => client.destroy(),
+    };
+  }
+  const Client = on === 'iovalkey' ? (Valkey as unknown as typeof Redis) : Redis;
+  const client = new Client({ port, host: '127.0.0.1', enableAutoPipelining: autoPipelining });
   return {
-    label: `${limiter.label}${autoPipelining ? ', auto-pipelining' : ''}`,
-    client,
+    label,
     consume: limiter.consumer(client),
-    rates: [],
+    ping: () => client.ping(),
+    close: async () => client.disconnect(),
   };
 }

@@ -1,8 +1,5 @@
-/**
- * The store a soak worker builds (bench/src/stores-soak.ts, through test-kit's
- * store-soak-worker.ts): `SLUICE_SOAK_STORE` = `postgres` (a PostgresStore on
- * `SLUICE_PG_URL`, server clock) or `sqlite` (a SqliteStore on `SLUICE_SQLITE_FILE`).
- */
+// The store a soak worker builds (stores-soak.ts through test-kit's soak worker): SLUICE_SOAK_STORE
+// `postgres` (on SLUICE_PG_URL) or `sqlite` (on SLUICE_SQLITE_FILE).
 import type { Store } from '@sluice/core';
 import { PostgresStore } from '@sluice/postgres';
 import { SqliteStore } from '@sluice/sqlite';

@@ -1,9 +1,5 @@
-/**
- * The subjects of `pnpm bench:stores` (../stores.ts): sluice's PostgreSQL, SQLite and Redis
- * stores and their peers, each built from the servers of one run and turned into one
- * `consume(key)`. Every limit is too large to deny: the bench measures decisions, and a
- * denial throws (the limits would be wrong).
- */
+// The subjects of `pnpm bench:stores`: each store built on the run's servers and turned into one
+// `consume(key)`, with a limit no run reaches (a denial throws).
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

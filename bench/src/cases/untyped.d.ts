@@ -4,6 +4,8 @@ declare module 'autocannon' {
     url: string;
     connections: number;
     duration: number;
+    /** Requests to make instead of `duration`. */
+    amount?: number | undefined;
   }
   interface Result {
     /** Seconds actually measured. */

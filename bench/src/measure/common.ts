@@ -30,6 +30,26 @@ export const quantile = (xs: number[], q: number): number => {
 /** The median of `xs` (mean of the two middle values for an even count). */
 export const median = (xs: number[]): number => quantile(xs, 0.5);
 
+/**
+ * Interleaved rounds, the one loop of every part: `warmUp` (unmeasured) of each subject first
+ * when given, then `rounds` rounds measuring each subject once in turn, so a change in the
+ * machine's load falls on every subject alike. Returns each subject's figures, one per round.
+ */
+export async function interleave<const T extends readonly unknown[]>(
+  subjects: T,
+  rounds: number,
+  measure: (subject: T[number]) => number | Promise<number>,
+  { warmUp, label = '' }: { warmUp?: (subject: T[number]) => unknown; label?: string } = {},
+): Promise<{ -readonly [K in keyof T]: number[] }> {
+  if (warmUp !== undefined) for (const s of subjects) await warmUp(s);
+  const figures = subjects.map((): number[] => []);
+  for (let r = 0; r < rounds; r++) {
+    for (const [i, s] of subjects.entries()) figures[i]!.push(await measure(s));
+    process.stderr.write(`${label}round ${r + 1}/${rounds} done\n`);
+  }
+  return figures as { -readonly [K in keyof T]: number[] };
+}
+
 /** The arithmetic mean of `xs`. */
 export const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 
@@ -139,29 +159,64 @@ export async function measureRate(
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-/** One ./http-server.ts process (on core 1 when `pinned`, from source); resolves once it listens. */
+/**
+ * A server process of `script` (from source, on core 1 when `pinned`) that replies `{ port }` once it
+ * listens, as ./http-server.ts and ../protocols/yoga-server.ts do.
+ */
 export function spawnServer(
-  framework: string,
-  variant: string,
-  redisPort: number | undefined,
-  { pinned, node = [] }: { pinned: boolean; node?: string[] },
+  script: string,
+  argv: string[],
+  { pinned, node = [], wrap = [] }: { pinned: boolean; node?: string[]; wrap?: string[] },
 ): Promise<{ child: ChildProcess; port: number }> {
-  const argv = [process.execPath, ...node, '--import', 'tsx', path.join(here, 'http-server.ts')];
-  const [cmd, ...args] = pinned ? ['taskset', '-c', '1', ...argv] : argv;
-  const child = spawn(
-    cmd!,
-    [...args, framework, variant, ...(redisPort ? [String(redisPort)] : [])],
-    {
-      cwd: path.resolve(here, '../..'),
-      env: { ...process.env, TSX_TSCONFIG_PATH: path.resolve(here, '../../../tsconfig.json') },
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    },
-  );
+  // `wrap`: a command the server runs under (bench:instructions' valgrind).
+  const cmd = [
+    ...wrap,
+    process.execPath,
+    ...node,
+    '--import',
+    'tsx',
+    path.resolve(here, script),
+    ...argv,
+  ];
+  const [bin, ...args] = pinned ? ['taskset', '-c', '1', ...cmd] : cmd;
+  const child = spawn(bin!, args, {
+    cwd: path.resolve(here, '../..'),
+    env: { ...process.env, TSX_TSCONFIG_PATH: path.resolve(here, '../../../tsconfig.json') },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`${framework} ${variant} exited (${code})`)));
+    child.once('exit', (code) => reject(new Error(`${script} ${argv.join(' ')} exited (${code})`)));
     child.once('message', (msg: { port: number }) => {
       child.removeAllListeners('exit');
       resolve({ child, port: msg.port });
     });
+  });
+}
+
+/** One ./http-server.ts process of `framework` and `variant`; resolves once it listens. */
+export const spawnApp = (
+  framework: string,
+  variant: string,
+  redisPort: number | undefined,
+  options: { pinned: boolean; node?: string[]; wrap?: string[] },
+) =>
+  spawnServer(
+    'http-server.ts',
+    [framework, variant, ...(redisPort ? [String(redisPort)] : [])],
+    options,
+  );
+
+/**
+ * A server's CPU protocol: `start` (resolves once sent), `stop` (the CPU µs since `start`), or a
+ * request of its own (`inproc`: its reply's µs).
+ */
+export function askCpu(child: ChildProcess, type: string, n?: number): Promise<number> {
+  return new Promise((resolve) => {
+    if (type === 'start') {
+      child.send({ type }, () => resolve(0));
+      return;
+    }
+    child.once('message', (msg: { us: number }) => resolve(msg.us));
+    child.send({ type, n });
   });
 }

@@ -2,10 +2,9 @@
 // over 1k, 100k and 1M resident keys, with the store overhead per key at each size.
 import { MemoryStore, RateLimiter } from '@sluice/core';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import type { HeapSubject } from '../cases/core.js';
-import { rlf } from '../cases/core.js';
+import { type HeapSubject, RLF_HEAP, rlf, sluiceHeap } from '../cases/core.js';
 import type { CoreReport } from '../report/types.js';
-import { median, residentAlgo } from './common.js';
+import { interleave, median, residentAlgo } from './common.js';
 import {
   check,
   heapDelta,
@@ -43,26 +42,14 @@ async function releaseRlf(built: unknown, keys: Iterable<string>): Promise<void>
   if (built instanceof RateLimiterMemory) for (const key of keys) await built.delete(key);
 }
 
-/** Flat: cost per decision at the most keys within 1.25x of that at the fewest (rate ratio >= 0.8). */
-export const FLAT_MIN_RATIO = 0.8;
-
 type ScaleRow = NonNullable<CoreReport['scale']>['rows'][number];
 
 /** One scale row at `n` resident keys: heap first, then `rounds` interleaved rounds of `ms`. */
 export async function scaleAt(n: number, rounds: number, ms: number): Promise<ScaleRow> {
   retainedKeys = makeKeys(n);
-  const heapSluice = await heapDelta(async () => {
-    const store = new MemoryStore({ maxKeys: n });
-    const algorithm = residentAlgo();
-    for (const key of retainedKeys) store.consume(key, algorithm, 1, Date.now());
-    return store;
-  }, n);
+  const heapSluice = await heapDelta(() => sluiceHeap(residentAlgo, n).overhead(retainedKeys), n);
   const heapRlf = await heapDelta(
-    async () => {
-      const limiter = rlf('');
-      for (const key of retainedKeys) await limiter.consume(key);
-      return limiter;
-    },
+    () => RLF_HEAP.overhead(retainedKeys),
     n,
     (built) => releaseRlf(built, retainedKeys),
   );
@@ -82,12 +69,16 @@ export async function scaleAt(n: number, rounds: number, ms: number): Promise<Sc
     await peer.consume(key);
     check(store.consume(key, algorithm, 1, Date.now()));
   }
-  const [sluiceRounds, rlfRounds, storeRounds]: [number[], number[], number[]] = [[], [], []];
-  for (let r = 0; r < rounds; r++) {
-    sluiceRounds.push(await loopLimiter(limiter, keys, ms));
-    rlfRounds.push(await loopRlf(peer, keys, ms));
-    storeRounds.push(loopStore(store, algorithm, keys, ms));
-  }
+  const [sluiceRounds, rlfRounds, storeRounds] = await interleave(
+    [
+      () => loopLimiter(limiter, keys, ms),
+      () => loopRlf(peer, keys, ms),
+      () => loopStore(store, algorithm, keys, ms),
+    ],
+    rounds,
+    (loop) => loop(),
+    { label: `scale ${n} keys: ` },
+  );
   const liveKeys = store.size;
   if (liveKeys !== n) throw new Error(`scale ${n}: ${liveKeys} live keys, expected ${n}`);
   const rates = {

@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import type { Decision, MemoryStore, RateLimiter } from '@sluice/core';
 import type { Algorithm } from '@sluice/core/store';
 import type { RateLimiterMemory } from 'rate-limiter-flexible';
+import { interleave } from './common.js';
 
 /** Calls between two clock reads in every loop. */
 export const BATCH = 2048;
@@ -136,17 +137,9 @@ export interface Pair {
 
 /** Measures every pair: an unmeasured warm-up pass, then `rounds` rounds of both sides of each. */
 export async function measurePairs(pairs: Pair[], rounds: number): Promise<void> {
-  for (const c of pairs) {
-    await c.a();
-    await c.b();
-  }
-  for (let r = 0; r < rounds; r++) {
-    for (const c of pairs) {
-      c.a_.push(await c.a());
-      c.b_.push(await c.b());
-    }
-    process.stderr.write(`round ${r + 1}/${rounds} done\n`);
-  }
+  const sides = pairs.flatMap((c) => [c.a, c.b]);
+  const figures = await interleave(sides, rounds, (side) => side(), { warmUp: (side) => side() });
+  for (const [i, c] of pairs.entries()) [c.a_, c.b_] = [figures[2 * i]!, figures[2 * i + 1]!];
 }
 
 /** `user:0` … `user:<n-1>`, built one at a time as they are taken (held only by the taker). */

@@ -2,7 +2,7 @@
 // keys (interleaved, medians), then heap bytes per key with its key text.
 import { type Instance, SUBJECTS } from '../cases/core-peers.js';
 import type { PeerRow, PeersReport } from '../report/types.js';
-import { median } from './common.js';
+import { interleave, median } from './common.js';
 import { heapDelta, makeKeys, userKeys } from './core-loops.js';
 
 const emptyRow = (label: string, kind: PeerRow['kind'], keys: number): PeerRow => ({
@@ -61,13 +61,17 @@ export async function runPeers(options: {
     },
   ].map((c) => ({ ...c, instances: SUBJECTS.map((s) => s.create(keys, false)) }));
   // Warm-up: JIT, and every store filled with its keys; not measured.
-  for (const c of cases) for (const inst of c.instances) await inst.rate(c.keys, ms);
-  for (let r = 0; r < rounds; r++) {
-    for (const c of cases)
-      for (const [k, inst] of c.instances.entries())
-        c.row.figures[k]!.rounds.push(await inst.rate(c.keys, ms));
-    process.stderr.write(`peers: round ${r + 1}/${rounds} done\n`);
-  }
+  const runs = cases.flatMap((c) =>
+    c.instances.map((inst, k) => ({
+      figure: c.row.figures[k]!,
+      rate: () => inst.rate(c.keys, ms),
+    })),
+  );
+  const figures = await interleave(runs, rounds, (x) => x.rate(), {
+    warmUp: (x) => x.rate(),
+    label: 'peers: ',
+  });
+  for (const [i, x] of runs.entries()) x.figure.rounds.push(...figures[i]!);
   for (const c of cases) for (const inst of c.instances) await inst.dispose(c.keys);
 
   const rows = [...cases.map((c) => c.row), ...heapRows];

@@ -1,11 +1,10 @@
 // bench:redis's over-limit section: decisions/s and script calls per decision for keys over their limit,
 // with and without the over-limit cache, and on the allow path, where the cache must cost nothing.
 import { gcra, RateLimiter, type Store } from '@sluice/core';
-import type { Algorithm } from '@sluice/core/store';
 import { RedisStore } from '@sluice/redis';
 import { scriptCalls } from '@sluice/test-kit';
 import { Redis } from 'ioredis';
-import { GCRA_CONFIG, gcraAlgo, measureRate, median } from './common.js';
+import { GCRA_CONFIG, gcraAlgo, interleave, measureRate, median } from './common.js';
 
 /** The JSON of this section (in `RedisReport.overLimit`). */
 export interface OverLimitReport {
@@ -26,37 +25,6 @@ export interface OverLimitReport {
   allowRatio: number;
 }
 
-interface Subject {
-  label: string;
-  path: 'deny' | 'allow';
-  cache: boolean;
-  client: Redis;
-  limiter: RateLimiter;
-  keys: string[];
-  rates: number[];
-  calls: number;
-  decisions: number;
-  /** RedisStore.consume calls so far. */
-  storeCalls: number;
-  storeCallsMeasured: number;
-}
-
-/** `{ decisions, rate }` with `inflight` consumes outstanding for `ms`. */
-async function run(
-  s: Subject,
-  ms: number,
-  inflight: number,
-): Promise<{ decisions: number; rate: number }> {
-  const want = s.path === 'allow';
-  let decisions = 0;
-  const consume = async (key: string) => {
-    const d = await s.limiter.consume(key);
-    if (d.allowed !== want) throw new Error(`${s.label}: allowed = ${d.allowed}`);
-    decisions++;
-  };
-  return { rate: await measureRate(consume, s.keys, ms, inflight), decisions };
-}
-
 /** Runs the section: `rounds` rounds of `ms` per subject, `inflight` outstanding, `keyCount` keys. */
 export async function overLimitSection(
   port: number,
@@ -70,41 +38,50 @@ export async function overLimitSection(
   const logger = { warn: (m: string) => void failures.push(m) };
   // Over the limit: 1 per hour, burst 1; each key takes its one unit before the runs.
   const over = gcra({ rate: 1, period: '1h', burst: 1 });
-  const make = (label: string, path: 'deny' | 'allow', cache: boolean): Subject => {
+  const keys = Array.from({ length: keyCount }, (_, i) => `user:${i}`);
+  const make = (label: string, path: 'deny' | 'allow', cache: boolean) => {
     const client = new Redis({ port, host: '127.0.0.1', enableAutoPipelining: true });
-    const algorithm: Algorithm = path === 'deny' ? over : gcraAlgo();
     const redis = new RedisStore({ client });
     // Counts the decisions that reach Redis; the same thin wrapper on every subject.
     const store: Store = {
       consume: (key, a, cost, now) => {
-        subject.storeCalls++;
+        s.storeCalls++;
         return redis.consume(key, a, cost, now);
       },
       reset: (key) => redis.reset(key),
     };
     const limiter = new RateLimiter({
-      algorithm,
+      algorithm: path === 'deny' ? over : gcraAlgo(),
       store,
       prefix: `ol-${path}-${cache}`,
       onStoreError: 'deny',
       logger,
       ...(cache ? {} : { overLimitCache: false as const }),
     });
-    const keys = Array.from({ length: keyCount }, (_, i) => `user:${i}`);
-    const subject: Subject = {
-      label,
-      path,
-      cache,
-      client,
-      limiter,
-      keys,
-      rates: [],
-      calls: 0,
-      decisions: 0,
-      storeCalls: 0,
-      storeCallsMeasured: 0,
+    // `decisions`, script and store calls: counted over the measured rounds only.
+    const s = { label, path, cache, client, limiter, storeCalls: 0, counted: [0, 0, 0] };
+    return s;
+  };
+  type Subject = ReturnType<typeof make>;
+  /** Decisions/s with `inflight` consumes outstanding for `ms`; counted when `count`. */
+  const run = async (s: Subject, ms: number, count: boolean) => {
+    const [calls0, store0] = [await scriptCalls(stats), s.storeCalls];
+    let decisions = 0;
+    const consume = async (key: string) => {
+      const d = await s.limiter.consume(key);
+      if (d.allowed !== (s.path === 'allow')) throw new Error(`${s.label}: allowed = ${d.allowed}`);
+      decisions++;
     };
-    return subject;
+    const rate = await measureRate(consume, keys, ms, inflight);
+    if (count) {
+      const c = s.counted;
+      [c[0], c[1], c[2]] = [
+        c[0]! + decisions,
+        c[1]! + (await scriptCalls(stats)) - calls0,
+        c[2]! + s.storeCalls - store0,
+      ];
+    }
+    return rate;
   };
   const subjects = [
     make('over the limit, over-limit cache (default)', 'deny', true),
@@ -112,53 +89,44 @@ export async function overLimitSection(
     make('allow, over-limit cache (default)', 'allow', true),
     make('allow, overLimitCache: false', 'allow', false),
   ];
+  let figures: number[][];
   try {
-    for (const s of subjects) {
-      if (s.path === 'deny') {
-        // Use up every key, then one denial per key, one call at a time: cached denials answer in
-        // microtasks and would hold back the setImmediate that sends other keys' batches.
-        for (const key of s.keys) await s.limiter.consume(key);
-        for (const key of s.keys) await s.limiter.consume(key);
-      }
-      await run(s, Math.min(ms, 1000), inflight); // warm-up, not counted
-    }
-    for (let r = 0; r < rounds; r++) {
-      for (const s of subjects) {
-        const before = await scriptCalls(stats);
-        const storeBefore = s.storeCalls;
-        const { decisions, rate } = await run(s, ms, inflight);
-        s.calls += (await scriptCalls(stats)) - before;
-        s.storeCallsMeasured += s.storeCalls - storeBefore;
-        s.decisions += decisions;
-        s.rates.push(rate);
-      }
-      process.stderr.write(`over-limit round ${r + 1}/${rounds} done\n`);
-    }
+    figures = await interleave(subjects, rounds, (s) => run(s, ms, true), {
+      label: 'over-limit ',
+      warmUp: async (s) => {
+        if (s.path === 'deny') {
+          // Use up every key, then one denial per key, one call at a time: cached denials answer
+          // in microtasks and would hold back the setImmediate that sends other keys' batches.
+          for (const key of keys) await s.limiter.consume(key);
+          for (const key of keys) await s.limiter.consume(key);
+        }
+        await run(s, Math.min(ms, 1000), false);
+      },
+    });
   } finally {
     for (const s of subjects) s.client.disconnect();
     stats.disconnect();
   }
   if (failures.length > 0) throw new Error(`the store failed: ${failures.join('; ')}`);
-  const rows = subjects.map((s) => ({
+  const rows = subjects.map((s, i) => ({
     label: s.label,
     path: s.path,
     cache: s.cache,
-    rate: median(s.rates),
-    rounds: s.rates,
-    storeCallsPerDecision: s.storeCallsMeasured / s.decisions,
-    scriptCallsPerDecision: s.calls / s.decisions,
+    rate: median(figures[i]!),
+    rounds: figures[i]!,
+    storeCallsPerDecision: s.counted[2]! / s.counted[0]!,
+    scriptCallsPerDecision: s.counted[1]! / s.counted[0]!,
   }));
-  const [denyOn, denyOff, allowOn, allowOff] = rows as [
-    (typeof rows)[0],
-    (typeof rows)[0],
-    (typeof rows)[0],
-    (typeof rows)[0],
+  const [denyOn, denyOff, allowOn, allowOff] = rows.map((r) => r.rate) as [
+    number,
+    number,
+    number,
+    number,
   ];
-  const report: OverLimitReport = {
+  return {
     config: `deny: gcra({ rate: 1, period: "1h", burst: 1 }), every key used up; allow: ${GCRA_CONFIG}; RedisStore (server clock), auto-pipelining, ${inflight} in flight over ${keyCount} keys, median of ${rounds} interleaved rounds of ~${ms} ms`,
     rows,
-    denySpeedup: denyOn.rate / denyOff.rate,
-    allowRatio: allowOn.rate / allowOff.rate,
+    denySpeedup: denyOn / denyOff,
+    allowRatio: allowOn / allowOff,
   };
-  return report;
 }

@@ -4,7 +4,7 @@ import type { RedisProcess } from '@sluice/test-kit';
 import { Redis } from 'ioredis';
 import { PEERS, RLF, sluice, subject } from '../cases/redis-peers.js';
 import type { RedisReport } from '../report/types.js';
-import { measureRate, median, RESIDENT_CONFIG, residentAlgo } from './common.js';
+import { interleave, measureRate, median, RESIDENT_CONFIG, residentAlgo } from './common.js';
 import {
   FILL_INFLIGHT,
   fill,
@@ -32,10 +32,9 @@ type ScaleRow = NonNullable<RedisReport['scale']>['rows'][number];
 async function scaleAt(port: number, mem: Redis, n: number, o: ScaleOptions): Promise<ScaleRow> {
   const keys = Array.from({ length: n }, (_, i) => `user:${i}`);
   await mem.flushdb(); // our own server only
-  const s = subject(port, SLUICE_RESIDENT, true);
-  const r = subject(port, RLF, true);
+  const [s, r] = [await subject(port, SLUICE_RESIDENT, true), await subject(port, RLF, true)];
   try {
-    await Promise.all([s.client.ping(), r.client.ping()]);
+    await Promise.all([s.ping(), r.ping()]);
     const used0 = await usedMemory(mem);
     const fillSluice = await fill(s.consume, keys);
     const used1 = await settledUsedMemory(mem);
@@ -45,24 +44,23 @@ async function scaleAt(port: number, mem: Redis, n: number, o: ScaleOptions): Pr
     const used2 = await settledUsedMemory(mem);
     const afterRlf = await mem.dbsize();
     if (afterRlf !== 2 * n) throw new Error(`scale ${n}: ${afterRlf} keys after RLF's fill`);
-    for (let round = 0; round < o.rounds; round++) {
-      s.rates.push(await measureRate(s.consume, keys, o.ms, o.inflight));
-      r.rates.push(await measureRate(r.consume, keys, o.ms, o.inflight));
-    }
+    const [sluiceRounds, rlfRounds] = await interleave([s, r], o.rounds, (x) =>
+      measureRate(x.consume, keys, o.ms, o.inflight),
+    );
     return {
       keys: n,
-      sluice: median(s.rates),
-      rlf: median(r.rates),
-      sluiceRounds: s.rates,
-      rlfRounds: r.rates,
+      sluice: median(sluiceRounds),
+      rlf: median(rlfRounds),
+      sluiceRounds,
+      rlfRounds,
       memSluice: (used1 - used0) / n,
       memRlf: (used2 - used1) / n,
       fillSluice,
       fillRlf,
     };
   } finally {
-    s.client.disconnect();
-    r.client.disconnect();
+    await s.close();
+    await r.close();
   }
 }
 

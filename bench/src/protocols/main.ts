@@ -1,10 +1,4 @@
-/**
- * `pnpm bench:protocols`: what @sluice/graphql and @sluice/ws cost, and how ws limits behave under a flood.
- *
- * - cost: static cost analysis of a 100-field query, p50 / p99 (µs), cached and first sight;
- * - yoga: Yoga's requests/s with `useSluice` over without (ratio of medians);
- * - ws: a flood against 100 messages/s: pause mode beside the unpaused (drop) run.
- */
+// `pnpm bench:protocols`: GraphQL cost analysis, useSluice's cost on Yoga, ws limitMessages under a flood.
 import { parseCommand } from '../cli/args.js';
 import { benchCost } from './cost.js';
 import { benchFlood } from './ws.js';

@@ -1,8 +1,5 @@
-/**
- * A flooding WebSocket client for `pnpm bench:protocols`: sends numbered 64-byte messages as
- * fast as its socket takes them (it waits while more than 1 MB is buffered: TCP backpressure
- * from a paused server reaches it there), until told to stop; then reports how many it sent.
- */
+// The flooding client of the ws bench: numbered 64-byte messages as fast as the socket takes them
+// (waiting above 1 MB buffered: a paused server's backpressure), until told to stop.
 import { WebSocket } from 'ws';
 
 const ws = new WebSocket(process.argv[2]!);

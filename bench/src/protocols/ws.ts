@@ -1,9 +1,5 @@
-/**
- * `limitMessages` under a flood: a ws server (this process) limited to 100 messages/s,
- * burst 100, against a client process sending as fast as it can for `seconds`. Pause mode
- * (TCP backpressure) beside the unpaused run (drop mode): handled rate after the burst,
- * messages lost (gaps in the handled sequence), and the server's RSS growth.
- */
+// `limitMessages` under a flood: 100 messages/s, burst 100, against a client process sending flat out;
+// pause beside drop: handled rate, messages lost, RSS growth.
 import { fork } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,8 +1,5 @@
-/**
- * A GraphQL Yoga server for `pnpm bench:protocols` (the parent pins nothing; it alternates
- * variants in rounds). argv: `plain` | `sluice`. Replies `{ type: 'ready', port }` over IPC; `start` / `stop` messages
- * measure its CPU (µs) in between.
- */
+// A Yoga server for the yoga bench, argv `plain` | `noop` (an empty onExecute) | `sluice`; IPC `start` /
+// `stop` measure its CPU, `inproc` runs n requests through yoga.fetch and replies the CPU µs per request.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Limit, MemoryStore, useSluice } from '@sluice/graphql';
@@ -22,18 +19,31 @@ const resolvers = {
 const plugins =
   variant === 'sluice'
     ? [useSluice({ limit: Limit.perSecond(1_000_000_000), store: new MemoryStore() })]
-    : [];
+    : variant === 'noop'
+      ? [{ onExecute() {} }]
+      : [];
 const yoga = createYoga({ schema: createSchema({ typeDefs, resolvers }), plugins, logging: false });
 const server = createServer(yoga);
 server.listen(0, '127.0.0.1', () => {
   process.send?.({ type: 'ready', port: (server.address() as AddressInfo).port });
 });
+// In process (`inproc`): n requests one after another through yoga.fetch, no HTTP, with a
+// Node request's socket in the context as on a server; replies the CPU µs per request.
+const url =
+  'http://127.0.0.1/graphql?query=%7Bviewer%7Bitems(first%3A5)%7Bnodes%7Bid%20name%7D%7D%7D%7D';
+const context = { req: { socket: { remoteAddress: '127.0.0.1' }, headers: {} } };
+async function inProcess(n: number): Promise<number> {
+  const t = process.cpuUsage();
+  for (let i = 0; i < n; i++) await (await yoga.fetch(url, {}, context)).text();
+  const d = process.cpuUsage(t);
+  return (d.user + d.system) / n;
+}
 let start = process.cpuUsage();
-process.on('message', (m: { type: string }) => {
+process.on('message', async (m: { type: string; n?: number }) => {
   if (m.type === 'start') start = process.cpuUsage();
   else if (m.type === 'stop') {
     const d = process.cpuUsage(start);
     process.send?.({ type: 'cpu', us: d.user + d.system });
-  }
+  } else if (m.type === 'inproc') process.send?.({ type: 'cpu', us: await inProcess(m.n!) });
 });
 process.on('disconnect', () => process.exit(0));

@@ -1,32 +1,19 @@
-/**
- * The plugin's cost on GraphQL Yoga's requests/s: the same server without and with
- * `useSluice` (memory store, a budget it never exhausts), each in its own process, measured
- * with autocannon in alternating rounds; the ratio of medians, and the server's CPU per
- * request (the steadier measure on a busy machine: requests/s moves with the load).
- */
-import { fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+// useSluice's cost on Yoga: plain, empty-plugin and sluice servers in their own processes, autocannon in
+// alternating rounds (ratios of medians, CPU per request), then CPU per request in process.
 import autocannon from 'autocannon';
+import { askCpu, spawnServer } from '../measure/common.js';
 
 const QUERY = encodeURIComponent('{ viewer { items(first: 5) { nodes { id name } } } }');
 
 async function start(variant: string) {
-  const child = fork(fileURLToPath(new URL('./yoga-server.ts', import.meta.url)), [variant], {
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  const { child, port } = await spawnServer('../protocols/yoga-server.ts', [variant], {
+    pinned: false,
   });
-  const port = await new Promise<number>((resolve) =>
-    child.once('message', (m: { port: number }) => resolve(m.port)),
-  );
-  const cpu = async (type: 'start' | 'stop') => {
-    const reply =
-      type === 'stop'
-        ? new Promise<number>((r) => child.once('message', (m: { us: number }) => r(m.us)))
-        : undefined;
-    child.send({ type });
-    return reply;
+  return {
+    port,
+    cpu: (type: 'start' | 'stop' | 'inproc', n?: number) => askCpu(child, type, n),
+    stop: () => child.kill(),
   };
-  return { port, cpu, stop: () => child.kill() };
 }
 
 /** Requests/s, and the server's CPU µs per request. */
@@ -50,34 +37,44 @@ async function rps(
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 export async function benchYoga(rounds: number, seconds: number) {
-  const plain = await start('plain');
-  const sluice = await start('sluice');
+  const variants = ['plain', 'noop', 'sluice'] as const;
+  const servers = await Promise.all(variants.map(start));
   try {
-    await rps(plain, 1); // warm-up
-    await rps(sluice, 1);
-    const p: number[] = [];
-    const s: number[] = [];
-    const pc: number[] = [];
-    const sc: number[] = [];
+    for (const s of servers) await rps(s, 1); // warm-up
+    const throughput: number[][] = variants.map(() => []);
+    const cpu: number[][] = variants.map(() => []);
     for (let r = 0; r < rounds; r++) {
-      const [a, ac] = await rps(plain, seconds);
-      const [b, bc] = await rps(sluice, seconds);
-      p.push(a);
-      pc.push(ac);
-      s.push(b);
-      sc.push(bc);
+      for (let i = 0; i < servers.length; i++) {
+        const [a, c] = await rps(servers[i]!, seconds);
+        throughput[i]!.push(a);
+        cpu[i]!.push(c);
+      }
     }
+    const inproc: number[][] = variants.map(() => []);
+    for (let r = 0; r < rounds * 20; r++) {
+      for (let i = 0; i < servers.length; i++) {
+        const k = (i + r) % servers.length; // each variant first in turn
+        inproc[k]!.push((await servers[k]!.cpu('inproc', 1000))!);
+      }
+    }
+    const [plain, noop, sluice] = variants.map((_, i) => ({
+      rps: median(throughput[i]!),
+      cpuUsPerRequest: median(cpu[i]!),
+      inProcessCpuUsPerRequest: median(inproc[i]!),
+    }));
     return {
-      plainRps: median(p),
-      sluiceRps: median(s),
-      ratio: median(s) / median(p),
-      plainCpuUsPerRequest: median(pc),
-      sluiceCpuUsPerRequest: median(sc),
-      cpuRatio: median(pc) / median(sc),
-      rounds: { plain: p, sluice: s, plainCpu: pc, sluiceCpu: sc },
+      plain,
+      noop,
+      sluice,
+      // requests/s with useSluice over without (1 = no cost), and over the empty plugin
+      ratio: sluice!.rps / plain!.rps,
+      cpuRatio: plain!.cpuUsPerRequest / sluice!.cpuUsPerRequest,
+      cpuRatioOverNoop: noop!.cpuUsPerRequest / sluice!.cpuUsPerRequest,
+      inProcessCpuRatio: plain!.inProcessCpuUsPerRequest / sluice!.inProcessCpuUsPerRequest,
+      inProcessCpuRatioOverNoop: noop!.inProcessCpuUsPerRequest / sluice!.inProcessCpuUsPerRequest,
+      rounds: { rps: throughput, cpu },
     };
   } finally {
-    plain.stop();
-    sluice.stop();
+    for (const s of servers) s.stop();
   }
 }

@@ -30,6 +30,8 @@ const LIMITERS: [string, string, string?][] = [
   ['@fastify/rate-limit', '#2ca02c'],
   ['express-rate-limit', '#d62728'],
   ['koa-ratelimit', '#9467bd'],
+  ['hono-rate-limiter', '#ff9896'],
+  ['baseline: the 3 headers only', '#c7c7c7', '#525252'],
   ['@nestjs/throttler', '#8c564b'],
   ['@nestjs/throttler + Redis storage', '#e377c2'],
   ['redis-benchmark', '#bcbd22'],
@@ -119,7 +121,7 @@ const LINE_CHARS = 30;
 const BREAK = '|';
 
 /** `label` in lines of at most LINE_CHARS, broken after `, ` or `: ` where it can, joined by BREAK. */
-export function wrapLabel(label: string): string {
+function wrapLabel(label: string): string {
   // A part still too long (no comma in it) breaks between words.
   const parts = label
     .split(/(?<=, |: )/)
@@ -134,21 +136,11 @@ export function wrapLabel(label: string): string {
   return lines.map((l) => l.trimEnd()).join(BREAK);
 }
 
+/** The chart of `input`: one panel per figure, in the order its bars come. */
 export function chartSpec(input: ReportInput, theme: PlotTheme = 'light'): TopLevelSpec {
   const m = input.run.machine;
-  return chartSpecOf(
-    chartBars(input),
-    `sluice vs peers, ${input.run.date.slice(0, 10)}, ${m.cores} cores (${m.cpu})`,
-    theme,
-  );
-}
-
-/** The chart of `bars`: one panel per `panel`, in the order the bars come. */
-export function chartSpecOf(
-  bars: readonly Bar[],
-  title: string,
-  theme: PlotTheme = 'light',
-): TopLevelSpec {
+  const title = `sluice vs peers, ${input.run.date.slice(0, 10)}, ${m.cores} cores (${m.cpu})`;
+  const bars = chartBars(input);
   // Each bar's place within its case, so a case shows only its own limiters, without gaps.
   const slotted = bars.map((b, i, all) => ({
     ...b,
@@ -235,14 +227,10 @@ function textWidth(item: { fontSize?: number }, text: unknown): number {
 
 /** The chart as SVG in the site's light or dark theme, rendered by vega (no browser, no canvas). */
 export async function renderChart(input: ReportInput, theme: PlotTheme = 'light'): Promise<string> {
-  return renderSpec(chartSpec(input, theme));
-}
-
-/** `spec` as SVG. */
-export async function renderSpec(spec: TopLevelSpec): Promise<string> {
   // vega exports textMetrics (vega-scenegraph's) without a type for it.
   (vega as unknown as { textMetrics: { width: typeof textWidth } }).textMetrics.width = textWidth;
-  const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
+  const spec = compile(chartSpec(input, theme)).spec;
+  const view = new vega.View(vega.parse(spec), { renderer: 'none' });
   const svg = await view.toSVG();
   view.finalize();
   return `${svg}\n`;

@@ -6,9 +6,11 @@ import Mustache from 'mustache';
 import { bytes, count, kps, mps, ns, pct, ratio, rounds, rps, us } from './format.js';
 import {
   coreTargets,
+  flatView,
   httpTargets,
   notRun,
-  peerValue,
+  peerMemoryView,
+  peerView,
   redisTargets,
   summaryRows,
 } from './targets.js';
@@ -20,6 +22,7 @@ import type {
   RedisReport,
   ReportInput,
   RunInfo,
+  StoresReport,
 } from './types.js';
 import {
   flatness,
@@ -29,9 +32,8 @@ import {
   judgeHeap,
   judgeHttp,
   judgeKeyBytes,
-  judgePeer,
-  judgePeerMemory,
   judgeRedisRow,
+  judgeStore,
   TARGETS,
 } from './verdicts.js';
 
@@ -44,6 +46,7 @@ const partials = () => ({
   redis: template('redis'),
   http: template('http'),
   outcome: template('outcome'),
+  stores: template('stores'),
   profile: `${read(`${BENCH}profile.md`).trim()}\n`,
   gaps: `${read(`${BENCH}gaps.md`).trim()}\n`,
 });
@@ -100,19 +103,7 @@ function peersView(core: CoreReport, run?: RunInfo) {
     rounds: p.rounds,
     ms: p.ms,
     keys: count(p.keys),
-    rows: p.rows.map((r) => {
-      const j = judgePeer(r, p.rows);
-      return {
-        label: r.label,
-        figures: r.figures.map((f) => peerValue(r.kind, f.median)).join(' | '),
-        target: j.target ?? '-',
-        verdict: j.verdict,
-        gap: j.gap,
-        rounds: r.figures
-          .map((f) => (r.kind === 'rate' ? rounds(f.rounds, 1e6, 2) : rounds(f.rounds, 1, 1)))
-          .join(' | '),
-      };
-    }),
+    rows: p.rows.map((r) => peerView(r, p.rows)),
   };
 }
 
@@ -137,11 +128,7 @@ function coreScaleView(core: CoreReport) {
         .map((x) => rounds(x, 1e6, 2))
         .join(' | '),
     })),
-    first: count(f.first.keys),
-    last: count(f.last.keys),
-    flat: Object.fromEntries(Object.entries(f.ratios).map(([k, v]) => [k, v.toFixed(2)])),
-    min: TARGETS.core.flat,
-    verdict: f.verdict,
+    flat: flatView(f, TARGETS.core.flat, mps),
   };
 }
 
@@ -188,25 +175,7 @@ function redisView(redis: RedisReport, run?: RunInfo) {
         verdict: x.sluice ? `${j.pass}; aim ${j.aimMet ? 'met' : 'not met'}` : '(info)',
       };
     }),
-    peerMemory: m !== undefined && {
-      ...m,
-      ...(({ best, sluice, toleranceB, verdict }) => ({
-        best: best.label,
-        sluice: bytes(sluice.bytesPerKey),
-        toleranceB,
-        verdict,
-      }))(judgePeerMemory(m)),
-      keys: count(m.keys),
-      rows: m.rows.map((r) => ({
-        ...r,
-        bytes: bytes(r.bytesPerKey),
-        vsSluice: r.sluice ? '-' : ratio(r.bytesPerKey / m.rows[0]!.bytesPerKey),
-        dbsize: count(r.dbsize),
-        keysPerSubject: r.keysPerSubject.toFixed(2),
-        fill: r.fillSeconds.toFixed(1),
-        rounds: rounds(r.rounds, 1, 1),
-      })),
-    },
+    peerMemory: m !== undefined && peerMemoryView(m),
     overLimit: redis.overLimit !== undefined && {
       ...redis.overLimit,
       denySpeedup: redis.overLimit.denySpeedup.toFixed(1),
@@ -221,13 +190,7 @@ function redisView(redis: RedisReport, run?: RunInfo) {
     },
     scale: s !== undefined && {
       ...s,
-      ...(({ first, last, ratios, verdict }) => ({
-        first: count(first.keys),
-        last: count(last.keys),
-        flat: { sluice: ratios.sluice!.toFixed(2), rlf: ratios.rlf!.toFixed(2) },
-        verdict,
-      }))(flatness(s.rows, t.flat)),
-      min: t.flat,
+      flat: flatView(flatness(s.rows, t.flat), t.flat, kps),
       inFlight: redis.config.inFlight,
       rows: s.rows.map((r) => ({
         keys: count(r.keys),
@@ -305,9 +268,26 @@ function outcomeView(outcome: OutcomeReport, run?: RunInfo) {
   };
 }
 
+function storesView(stores: StoresReport, run?: RunInfo) {
+  return {
+    command: partCommand(run, 'stores'),
+    keys: count(stores.keys),
+    inflight: stores.inflight,
+    rounds: stores.rounds,
+    ms: stores.ms,
+    rows: stores.rows.map((r) => ({
+      store: r.store,
+      subject: r.subject,
+      rate: kps(r.decisionsPerSecond),
+      ...judgeStore(r),
+      rounds: rounds(r.rounds, 1e3, 1),
+    })),
+  };
+}
+
 /** The values of every part's section (false: the part is absent). */
 function partsView(input: Omit<ReportInput, 'run'> & { run?: RunInfo }) {
-  const { run, core, redis, http, outcome } = input;
+  const { run, core, redis, http, outcome, stores } = input;
   const ranHttp = run?.parts.some((x) => x.name === 'http') ?? false;
   return {
     core:
@@ -317,16 +297,15 @@ function partsView(input: Omit<ReportInput, 'run'> & { run?: RunInfo }) {
     redis: redis !== undefined && redisView(redis, run),
     command: partCommand(run, 'http'),
     http: http !== undefined && httpView(http),
-    missing: ranHttp
-      ? 'bench:http wrote no JSON (it failed before the end): its output is in bench/results/http.txt.'
-      : 'Not run.',
+    ranHttp,
     outcome: outcome !== undefined && outcomeView(outcome, run),
+    stores: stores !== undefined && storesView(stores, run),
   };
 }
 
 /** One part's section of bench/results.md, as the part prints it when it ends. */
 export function renderPart(
-  name: 'core' | 'redis' | 'http' | 'outcome',
+  name: 'core' | 'redis' | 'http' | 'outcome' | 'stores',
   results: Omit<ReportInput, 'run'>,
 ): string {
   return fill(name, partsView(results)).trim();

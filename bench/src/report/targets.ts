@@ -1,8 +1,8 @@
 // The targets table's and summary's rows: each row's text is bench/targets.json's (mustache), the
 // verdicts verdicts.ts's; this file only formats the figures the templates name.
 import Mustache from 'mustache';
-import { bytes, count, kps, mps, ns, pct, ratio, us } from './format.js';
-import type { CoreReport, HttpCase, HttpReport, RedisReport } from './types.js';
+import { bytes, count, kps, mps, ns, pct, ratio, rounds, us } from './format.js';
+import type { CoreReport, HttpCase, HttpReport, HttpRow, PeerRow, RedisReport } from './types.js';
 import {
   flatness,
   httpSides,
@@ -28,15 +28,21 @@ export interface TargetRow {
 const say = (template: string, view: object) =>
   Mustache.render(template, view, {}, { escape: String });
 
-/** Row `name` of bench/targets.json's `rows`, filled with `view`; its shown gaps joined. */
-function row(name: string, view: object): TargetRow {
-  const t = TARGETS.rows[name];
-  if (t === undefined) throw new Error(`bench/targets.json has no row text ${name}`);
-  const cells = ['target', 'measured', 'floor', 'aim', 'verdict'] as const;
-  const filled = Object.fromEntries(cells.map((c) => [c, say(t[c], view)]));
-  const gaps = t.gap.map((g) => say(g, view)).filter((g) => g !== '');
-  return { ...(filled as Omit<TargetRow, 'gap'>), gap: gaps.join('; ') || '-' };
+/** Row `name` of bench/targets.json's `table` (`rows` or `summary`): each cell's text filled with `view`. */
+function fromText<R>(table: 'rows' | 'summary', name: string, view: object): R {
+  const t = TARGETS[table][name] as Record<string, string | string[]> | undefined;
+  if (t === undefined) throw new Error(`bench/targets.json has no ${table} text ${name}`);
+  const cell = (text: string | string[]) =>
+    typeof text === 'string'
+      ? say(text, view)
+      : text
+          .map((g) => say(g, view))
+          .filter((g) => g !== '')
+          .join('; ') || '-';
+  return Object.fromEntries(Object.entries(t).map(([c, text]) => [c, cell(text)])) as R;
 }
+/** A targets row; its shown gaps joined. */
+const row = (name: string, view: object) => fromText<TargetRow>('rows', name, view);
 
 /** `xs`, each item marked `last` or not (a template's separator goes between items). */
 const list = <T extends object>(xs: T[]) => xs.map((x, i) => ({ ...x, last: i === xs.length - 1 }));
@@ -54,67 +60,59 @@ export const notRun = (target: string): TargetRow => ({
   gap: '-',
 });
 
-function httpTarget(title: string, c: HttpCase): TargetRow {
-  const { target, base, sluice, peers } = httpSides(c);
-  const j = judgeHttp(c);
-  const s = sluice.ratio!;
-  const { floor, aim } = target;
-  const ratioShort = s < aim.ratio;
-  const usOver =
-    aim.us !== undefined && sluice.deltaUs! > aim.us && (sluice.deltaUs! - aim.us).toFixed(1);
-  return row('http', {
+/** One HTTP case as its targets row and its summary row show it (`ran: false`: not measured). */
+function httpView(title: string, id: string, c: HttpCase | undefined) {
+  const { floor, aim } = TARGETS.http[id]!;
+  const view = {
     title,
-    sides: list(
-      [sluice, ...peers].map((r) => ({
-        limiter: r.limiter,
-        ratio: r.ratio!.toFixed(2),
-        us: us(r.deltaUs!),
-        cpuRatio: r.cpuRatio!.toFixed(2),
-      })),
-    ),
+    ran: c !== undefined,
     floor: floor?.toFixed(2),
     aimRatio: aim.ratio.toFixed(2),
     aimUs: aim.us,
-    verdict: j.verdict,
-    cpuVerdict: j.cpuVerdict,
+  };
+  if (c === undefined) return view;
+  const { base, sluice, peers } = httpSides(c);
+  const j = judgeHttp(c);
+  const s = sluice.ratio!;
+  const ratioShort = s < aim.ratio;
+  const usOver =
+    aim.us !== undefined && sluice.deltaUs! > aim.us && (sluice.deltaUs! - aim.us).toFixed(1);
+  const side = (r: HttpRow) => ({
+    limiter: r.limiter,
+    ratio: r.ratio!.toFixed(2),
+    us: us(r.deltaUs!),
+    cpuRatio: r.cpuRatio!.toFixed(2),
+  });
+  return {
+    ...view,
+    ...j,
+    ...side(sluice),
+    sides: list([sluice, ...peers].map(side)),
+    best: side(peers.reduce((a, b) => (b.ratio! > a.ratio! ? b : a))),
+    behind: list(peers.filter((p) => p.ratio! >= s).map(side)),
     aimMet: met(j.aimMet),
-    ratio: s.toFixed(2),
-    us: us(sluice.deltaUs!),
     floorShort: floor !== undefined && s < floor,
     short: floor === undefined ? '' : pct(1 - s / floor),
-    behind: list(
-      peers
-        .filter((p) => p.ratio! >= s)
-        .map((p) => ({ limiter: p.limiter, ratio: p.ratio!.toFixed(2) })),
-    ),
     ratioShort,
     usOver,
     aimGap: ratioShort || usOver !== false,
+    ok: !ratioShort && !usOver,
     notBusy: base.busy < 0.8,
     busy: pct(base.busy),
-  });
+  };
 }
 
-/** The HTTP targets, in the order of the table, by bench:http case id. */
-const HTTP_TARGETS: [string, string][] = [
-  ['fastify-memory', 'Fastify, memory, allow'],
-  ['fastify-deny', 'Fastify, memory, all requests denied (429)'],
-  ['express-memory', 'Express, memory, allow'],
-  ['koa-memory', 'Koa, memory, allow'],
-  ['fastify-redis', 'Fastify, Redis, allow'],
-  ['koa-redis', 'Koa, Redis, allow'],
-];
-
 export function httpTargets(http: HttpReport | undefined, ran: boolean): TargetRow[] {
-  return HTTP_TARGETS.map(([id, title]) => {
+  const listed = Object.entries(TARGETS.http).filter(([, t]) => t.row !== undefined);
+  return listed.map(([id, { row: title }]) => {
     const c = http?.cases.find((x) => x.id === id);
-    if (c !== undefined) return httpTarget(title, c);
+    if (c !== undefined) return row('http', httpView(title!, id, c));
     const why = !ran
       ? 'bench:http did not run'
       : http === undefined
         ? 'bench:http wrote no JSON (see bench/results/http.txt)'
         : 'not selected (--only)';
-    return { ...notRun(title), measured: 'not measured', gap: why };
+    return { ...notRun(title!), measured: 'not measured', gap: why };
   });
 }
 
@@ -197,7 +195,7 @@ export function coreTargets(core: CoreReport): TargetRow[] {
 }
 
 /** The figures of a flatness row: first and last size, ratios, verdict. */
-function flatView<R extends { keys: number; sluice: number; rlf: number }>(
+export function flatView<R extends { keys: number; sluice: number; rlf: number }>(
   f: ReturnType<typeof flatness<R>>,
   min: number,
   rate: (x: number) => string,
@@ -239,18 +237,61 @@ function coreMoreTargets(core: CoreReport): TargetRow[] {
     rows.push(row('coreFlat', flatView(f, t.flat, mps)));
   }
   const peers = core.peers?.rows ?? [];
-  for (const r of peers) {
-    const j = judgePeer(r, peers);
-    if (j.target === undefined) continue;
-    const figures = r.figures.map((f) => ({ name: f.name, value: peerValue(r.kind, f.median) }));
-    rows.push(row('corePeer', { ...j, label: r.label, figures: list(figures) }));
-  }
+  for (const view of peers.map((r) => peerView(r, peers)))
+    if (view.verdict !== '(info)') rows.push(row('corePeer', view));
   return rows;
 }
 
-/** A figure of the every-peer table: decisions/s or heap bytes per key. */
-export const peerValue = (kind: 'rate' | 'heap', x: number) =>
-  kind === 'rate' ? mps(x) : bytes(x);
+/** One every-peer row as its section, its targets row and the summary show it. */
+export function peerView(r: PeerRow, rows: PeerRow[]) {
+  const value = (x: number) => (r.kind === 'rate' ? mps(x) : bytes(x));
+  const [sluice, ...peers] = r.figures as [PeerRow['figures'][0], ...PeerRow['figures']];
+  const better = (a: number, b: number) => (r.kind === 'rate' ? a > b : a < b);
+  const best = peers.reduce((a, b) => (better(b.median, a.median) ? b : a));
+  const j = judgePeer(r, rows);
+  const figures = r.figures.map((f) => ({
+    name: f.name,
+    value: value(f.median),
+    rounds: r.kind === 'rate' ? rounds(f.rounds, 1e6, 2) : rounds(f.rounds, 1, 1),
+  }));
+  return {
+    ...j,
+    target: j.target ?? '-',
+    label: r.label,
+    ran: true,
+    figures: list(figures),
+    sluice: value(sluice.median),
+    best: `${best.name} ${value(best.median)}`,
+    ok: j.verdict === 'PASS',
+  };
+}
+
+/** Redis used_memory per subject, every peer: its section, its targets row and the summary. */
+export function peerMemoryView(m: NonNullable<RedisReport['peerMemory']>) {
+  const j = judgePeerMemory(m);
+  const at = (r: (typeof m.rows)[number]) => ({
+    ...r,
+    bytes: bytes(r.bytesPerKey),
+    vsSluice: r.sluice ? '-' : ratio(r.bytesPerKey / j.sluice.bytesPerKey),
+    dbsize: count(r.dbsize),
+    keysPerSubject: r.keysPerSubject.toFixed(2),
+    fill: r.fillSeconds.toFixed(1),
+    rounds: rounds(r.rounds, 1, 1),
+  });
+  return {
+    ...m,
+    keys: count(m.keys),
+    rows: m.rows.map(at),
+    sluice: at(j.sluice),
+    best: at(j.best),
+    peers: list(j.peers.map(at)),
+    spread: list(j.peers.filter((p) => p.keysPerSubject !== 1).map(at)),
+    over: bytes(j.sluice.bytesPerKey - j.best.bytesPerKey),
+    toleranceB: j.toleranceB,
+    verdict: j.verdict,
+    ok: j.verdict === 'PASS',
+  };
+}
 
 export function redisTargets(redis: RedisReport): TargetRow[] {
   const t = TARGETS.redis;
@@ -294,27 +335,8 @@ export function redisTargets(redis: RedisReport): TargetRow[] {
       }),
     );
   }
-  if (redis.peerMemory !== undefined) {
-    const m = redis.peerMemory;
-    const { sluice, peers, best, toleranceB, verdict } = judgePeerMemory(m);
-    rows.push(
-      row('redisUsedMemory', {
-        keys: count(m.keys),
-        sluice: bytes(sluice.bytesPerKey),
-        peers: list(peers.map((p) => ({ label: p.label, bytes: bytes(p.bytesPerKey) }))),
-        toleranceB,
-        verdict,
-        ok: verdict === 'PASS',
-        over: bytes(sluice.bytesPerKey - best.bytesPerKey),
-        best: { label: best.label, bytes: bytes(best.bytesPerKey) },
-        spread: list(
-          peers
-            .filter((p) => p.keysPerSubject !== 1)
-            .map((p) => ({ label: p.label, keysPerSubject: p.keysPerSubject.toFixed(2) })),
-        ),
-      }),
-    );
-  }
+  if (redis.peerMemory !== undefined)
+    rows.push(row('redisUsedMemory', peerMemoryView(redis.peerMemory)));
   const s = redis.scale;
   if (s !== undefined)
     rows.push(
@@ -336,35 +358,9 @@ export interface SummaryRow {
   verdict: string;
 }
 
-/** Summary row `name` of bench/targets.json's `summary`, filled with `view`. */
-function summary(name: string, view: object): SummaryRow {
-  const t = TARGETS.summary[name];
-  if (t === undefined) throw new Error(`bench/targets.json has no summary text ${name}`);
-  const cells = ['case', 'sluice', 'peer', 'goal', 'verdict'] as const;
-  return Object.fromEntries(cells.map((c) => [c, say(t[c], view)])) as unknown as SummaryRow;
-}
+const summary = (name: string, view: object) => fromText<SummaryRow>('summary', name, view);
 
 const k0 = (x: number) => `${(x / 1e3).toFixed(0)} k/s`;
-
-function httpSummary(c: HttpCase | undefined, title: string, id: string): SummaryRow {
-  const aim = TARGETS.http[id]!.aim;
-  const view = { title, ran: c !== undefined, aimRatio: aim.ratio.toFixed(2), aimUs: aim.us };
-  if (c === undefined) return summary('http', view);
-  const { sluice, peers } = httpSides(c);
-  const best = peers.reduce((a, b) => (b.ratio! > a.ratio! ? b : a));
-  const ratioShort = sluice.ratio! < aim.ratio;
-  const usOver = aim.us !== undefined && sluice.deltaUs! > aim.us;
-  return summary('http', {
-    ...view,
-    ratio: sluice.ratio!.toFixed(2),
-    us: us(sluice.deltaUs!),
-    cpuRatio: sluice.cpuRatio!.toFixed(2),
-    best: { limiter: best.limiter, ratio: best.ratio!.toFixed(2), us: us(best.deltaUs!) },
-    ok: !ratioShort && !usOver,
-    ratioShort,
-    usOver,
-  });
-}
 
 function redisSummary(redis: RedisReport | undefined): SummaryRow[] {
   if (redis === undefined) return [summary('redisNotRun', {})];
@@ -403,20 +399,8 @@ function redisSummary(redis: RedisReport | undefined): SummaryRow[] {
       }),
     );
   }
-  if (redis.peerMemory !== undefined) {
-    const m = redis.peerMemory;
-    const { sluice, best, toleranceB, verdict } = judgePeerMemory(m);
-    const at = (r: typeof sluice) => ({ bytes: r.bytesPerKey.toFixed(1), key: r.exampleKey, ...r });
-    rows.push(
-      summary('redisUsedMemory', {
-        keys: count(m.keys),
-        sluice: at(sluice),
-        best: at(best),
-        toleranceB,
-        ok: verdict === 'PASS',
-      }),
-    );
-  }
+  if (redis.peerMemory !== undefined)
+    rows.push(summary('redisUsedMemory', peerMemoryView(redis.peerMemory)));
   return rows;
 }
 
@@ -425,19 +409,10 @@ function coreSummary(core: CoreReport | undefined): SummaryRow[] {
   const t = TARGETS.core.peers;
   const one = (name: string, r: (typeof rows)[number] | undefined) => {
     const view = { keys: count(r?.keys ?? 0), manyKeys: t.manyKeys / 1e6, heapBytes: t.heapBytes };
-    if (r === undefined) return summary(name, { ...view, ran: false });
-    const [sluice, ...peers] = r.figures;
-    const better = (a: number, b: number) => (r.kind === 'rate' ? a > b : a < b);
-    const best = peers.reduce((a, b) => (better(b.median, a.median) ? b : a));
-    const j = judgePeer(r, rows);
-    return summary(name, {
-      ...view,
-      ran: true,
-      sluice: peerValue(r.kind, sluice!.median),
-      best: `${best.name} ${peerValue(r.kind, best.median)}`,
-      ok: j.verdict === 'PASS',
-      gap: j.gap,
-    });
+    return summary(
+      name,
+      r === undefined ? { ...view, ran: false } : { ...view, ...peerView(r, rows) },
+    );
   };
   return [
     one(
@@ -460,8 +435,8 @@ export function summaryRows(input: {
 }): SummaryRow[] {
   const c = (id: string) => input.http?.cases.find((x) => x.id === id);
   return [
-    httpSummary(c('fastify-redis'), 'Fastify, Redis, allow', 'fastify-redis'),
-    httpSummary(c('koa-redis'), 'Koa, Redis, allow', 'koa-redis'),
+    summary('http', httpView('Fastify, Redis, allow', 'fastify-redis', c('fastify-redis'))),
+    summary('http', httpView('Koa, Redis, allow', 'koa-redis', c('koa-redis'))),
     ...redisSummary(input.redis),
     ...coreSummary(input.core),
   ];

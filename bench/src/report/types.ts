@@ -33,6 +33,14 @@ export interface CoreReport {
     rlfRounds: number[];
   }[];
   heap: { name: string; keys: number; overhead: number; withKeys: number }[];
+  /** The operations section (measure/core-operations.ts): ns added per decision, per top-K update. */
+  operations?: {
+    cidrs: number;
+    lookupP50Ns: number;
+    lookupP90Ns: number;
+    idleP50Ns: number;
+    topKNsPerUpdate: number;
+  };
   scale?: {
     config: string;
     rounds: number;
@@ -206,8 +214,24 @@ export interface OutcomeReport {
   ms: number;
 }
 
+/** The stores part (PostgreSQL, SQLite and Redis stores beside their peers, ../stores.ts). */
+export interface StoresReport {
+  keys: number;
+  inflight: number;
+  rounds: number;
+  ms: number;
+  rows: {
+    store: 'postgres' | 'sqlite' | 'redis';
+    subject: string;
+    /** Whether this row is sluice's own store judged against its floor. */
+    judged: boolean;
+    decisionsPerSecond: number;
+    rounds: number[];
+  }[];
+}
+
 export interface PartRun {
-  name: 'core' | 'peers' | 'redis' | 'http' | 'outcome';
+  name: 'core' | 'peers' | 'redis' | 'http' | 'outcome' | 'stores';
   /** The command line, relative to bench/. */
   command: string;
   seconds: number;
@@ -241,4 +265,5 @@ export interface ReportInput {
   redis?: RedisReport;
   http?: HttpReport;
   outcome?: OutcomeReport;
+  stores?: StoresReport;
 }

@@ -3,9 +3,11 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { kps, mps, pct } from './format.js';
-import type { CoreReport, HttpCase, HttpRow, PeerRow, RedisReport } from './types.js';
+import type { CoreReport, HttpCase, HttpRow, PeerRow, RedisReport, StoresReport } from './types.js';
 
 interface HttpTarget {
+  /** Its row title in the targets table (none: not listed). */
+  row?: string;
   floor?: number;
   aim: { ratio: number; us?: number };
 }
@@ -29,6 +31,8 @@ export const TARGETS = JSON.parse(
     usedMemoryToleranceB: number;
     flat: number;
   };
+  /** Floors (and aims) of sluice's own stores, decisions/s. */
+  stores: Record<'postgres' | 'sqlite', { floor: number; aim?: number }>;
   /** Each targets row's text: mustache templates of its cells and gaps (targets.ts). */
   rows: Record<
     string,
@@ -208,4 +212,15 @@ export function redisFailed(redis: RedisReport): boolean {
       flatness(redis.scale.rows, TARGETS.redis.flat).verdict === 'FAIL') ||
     (redis.peerMemory !== undefined && judgePeerMemory(redis.peerMemory).verdict === 'FAIL')
   );
+}
+
+/** A store row: sluice's own Postgres and SQLite stores at least their floor. */
+export function judgeStore(r: StoresReport['rows'][number]) {
+  const t = r.store === 'redis' ? undefined : TARGETS.stores[r.store];
+  if (!r.judged || t === undefined) return { target: '-', verdict: '(info)' as const };
+  const aim = t.aim === undefined ? '' : ` (aim ${t.aim / 1000} k/s)`;
+  return {
+    target: `>= ${t.floor / 1000} k/s${aim}`,
+    verdict: pass(r.decisionsPerSecond >= t.floor),
+  };
 }

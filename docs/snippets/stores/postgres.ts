@@ -5,6 +5,9 @@ import pg from 'pg';
 
 // #region store
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+// pg's rule: a server that ends an idle connection (restart, failover) is an 'error' event
+// on the pool, and Node exits on an 'error' nobody listens to.
+pool.on('error', (error) => console.error('postgres pool', error.message));
 const store = new PostgresStore({ client: pool }); // the database's clock decides
 await store.migrate(); // at deploy or startup: CREATE UNLOGGED TABLE sluice_limits, functions
 

@@ -1,14 +1,17 @@
 /**
- * The errors of `@sluice/client`. The client does not import `@sluice/core` (whose HTTP
- * pipeline needs `node:http` and `node:crypto`, and which would bring `ms` and `ipaddr.js`
- * into a browser bundle): its {@link SluiceConfigError} has the same shape as the core's and
- * the same brand, so `instanceof` holds across the two in both directions.
+ * The errors of `@sluice/client`. A bad option throws the core's own `SluiceConfigError`,
+ * from the small `@sluice/core/shared` entry (the core's root, whose HTTP pipeline needs
+ * `node:http` and `ipaddr.js`, never reaches a browser bundle): one class, so `instanceof`
+ * holds for an error either package throws.
  */
+import { SluiceConfigError } from '@sluice/core/shared';
+
+export { SluiceConfigError };
 
 /**
  * Makes `instanceof Class` true for instances of any class carrying the brand
  * `Symbol.for('sluice.v0.<name>')` on its prototype: the ESM and CommonJS builds of this
- * package, and `@sluice/core`'s class of the same name.
+ * package.
  */
 function brandClass(cls: { prototype: object }, name: string): void {
   const brand = Symbol.for(`sluice.v0.${name}`);
@@ -20,47 +23,6 @@ function brandClass(cls: { prototype: object }, name: string): void {
       (value as Record<symbol, unknown>)[brand] === true,
   });
 }
-
-/**
- * Thrown by {@link pacedFetch} when it is created with an invalid option or an unknown
- * option name (all unknown names in one message). The message names the option and
- * describes the value by its kind, never by serialising it, for example
- * `sluice: invalid option "maxWait": expected a number of ms >= 0 (or Infinity), got a number (-1)`.
- *
- * The same shape as `@sluice/core`'s `SluiceConfigError` (`option`, a non-enumerable
- * `value`), and `instanceof` either class holds for both.
- *
- * @example
- * ```ts
- * try {
- *   pacedFetch(fetch, { maxWait: -1 });
- * } catch (error) {
- *   if (error instanceof SluiceConfigError) console.error(error.option); // 'maxWait'
- * }
- * ```
- */
-export class SluiceConfigError extends Error {
-  /** The option that was invalid or unknown, e.g. `"maxWait"`. */
-  readonly option: string;
-  /** The value that was given (`undefined` for an unknown name). Not enumerable. */
-  declare readonly value: unknown;
-
-  /**
-   * @param option - the option's name.
-   * @param value - the value given; described by its kind, never serialised.
-   * @param expected - what the option takes, e.g. `'an integer >= 0'`.
-   * @param message - replaces the whole message.
-   */
-  constructor(option: string, value: unknown, expected: string, message?: string) {
-    super(
-      message ?? `sluice: invalid option "${option}": expected ${expected}, got ${describe(value)}`,
-    );
-    this.name = 'SluiceConfigError';
-    this.option = option;
-    Object.defineProperty(this, 'value', { value, enumerable: false });
-  }
-}
-brandClass(SluiceConfigError, 'SluiceConfigError');
 
 /**
  * The rejection of a {@link pacedFetch} request that would have to wait longer than its
@@ -135,21 +97,4 @@ brandClass(RateLimitedError, 'RateLimitedError');
 /** A policy name as messages show it: quoted when it looks like a name, else its length. */
 function safeName(name: string): string {
   return /^[\w$.:@/-]{1,40}$/.test(name) ? `"${name}"` : `(a name of ${name.length} characters)`;
-}
-
-/** A value described by its kind for an error message: `a number (-1)`, `a string of 3 characters`… */
-export function describe(value: unknown): string {
-  switch (typeof value) {
-    case 'number':
-      return `a number (${value})`;
-    case 'string':
-      return `a string of ${value.length} characters`;
-    case 'function':
-      return 'a function';
-    case 'object':
-      if (value === null) return 'null';
-      return Array.isArray(value) ? `an array of ${value.length} items` : 'an object';
-    default:
-      return String(typeof value === 'symbol' ? 'a symbol' : value);
-  }
 }

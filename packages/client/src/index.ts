@@ -4,9 +4,9 @@
  *
  * @packageDocumentation
  */
+export type { HeaderStyle } from '@sluice/core/shared';
 export { RateLimitedError, SluiceConfigError } from './errors.js';
 export {
-  type HeaderForm,
   type HeadersLike,
   type ObservedPolicy,
   parseRateLimitHeaders,

@@ -1,4 +1,5 @@
 import { type Duration, durationMs } from '@sluice/core/duration';
+import { closestName } from '@sluice/core/shared';
 import { SluiceConfigError } from './errors.js';
 
 /**
@@ -100,12 +101,9 @@ export function parseOptions(fetchFn: unknown, options: unknown): PacedFetchConf
   const unknown = Object.keys(o).filter((k) => !(KNOWN as readonly string[]).includes(k));
   if (unknown.length > 0) {
     const parts = unknown.map((name) => `"${shownName(name)}" (${hintFor(name)})`);
-    throw new SluiceConfigError(
-      shownName(unknown[0]!),
-      undefined,
-      '',
-      `sluice: unknown option${unknown.length > 1 ? 's' : ''} ${parts.join(', ')} in pacedFetch(); it takes ${KNOWN.join(', ')}`,
-    );
+    throw new SluiceConfigError(shownName(unknown[0]!), undefined, '', {
+      message: `sluice: unknown option${unknown.length > 1 ? 's' : ''} ${parts.join(', ')} in pacedFetch(); it takes ${KNOWN.join(', ')}`,
+    });
   }
   const maxWait = parseMaxWait(o.maxWait ?? DEFAULT_MAX_WAIT);
   const retries = o.retries ?? DEFAULT_RETRIES;
@@ -135,11 +133,14 @@ export function parseOptions(fetchFn: unknown, options: unknown): PacedFetchConf
 function parseMaxWait(value: unknown): number {
   const ms = typeof value === 'number' ? (value >= 0 ? value : undefined) : durationMs(value);
   if (ms === undefined) {
-    throw new SluiceConfigError(
-      'maxWait',
-      value,
-      "a duration: a number of ms >= 0 (or Infinity), or a string like '500ms', '30s', '1 minute', '1h'",
-    );
+    const expected =
+      "a duration: a number of ms >= 0 (or Infinity), or a string like '500ms', '30s', '1 minute', '1h'";
+    // A string is shown by its length only (a browser may take it from a URL or a form).
+    const message =
+      typeof value === 'string'
+        ? `sluice: invalid option "maxWait": expected ${expected}, got a string of ${value.length} characters`
+        : undefined;
+    throw new SluiceConfigError('maxWait', value, expected, { message });
   }
   return ms;
 }
@@ -152,25 +153,8 @@ function shownName(name: string): string {
 function hintFor(name: string): string {
   const peer = PEER_HINTS[name];
   if (peer !== undefined) return peer;
-  const near = KNOWN.find((k) => distance(k.toLowerCase(), name.toLowerCase()) <= 2);
+  const near = closestName(name, KNOWN);
   return near === undefined ? 'not an option' : `did you mean "${near}"?`;
-}
-
-/** Levenshtein distance (option names are short). */
-function distance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(
-        prev[j]! + 1,
-        row[j - 1]! + 1,
-        prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    prev = row;
-  }
-  return prev[b.length]!;
 }
 
 /** `setTimeout` as a promise; rejects with `signal.reason` on abort. */

@@ -269,7 +269,7 @@ function safeParse(response: Response, now: number): RateLimitInfo {
   try {
     return parseRateLimitHeaders(response.headers, now);
   } catch {
-    return { form: undefined, policies: [], retryAt: undefined };
+    return { style: undefined, policies: [], retryAt: undefined };
   }
 }
 

@@ -18,7 +18,7 @@ describe('draft-11 examples (sections 3.2, 4.2, 6, 7)', () => {
     });
     expect(p).toMatchObject({ id: 'default', name: 'default', quota: 100, windowSeconds: 10 });
     expect(p).toMatchObject({ remaining: 50, resetAt: NOW + 30_000, concurrent: false });
-    expect(parse({ RateLimit: '"default";r=50;t=30' }).form).toBe('draft-8');
+    expect(parse({ RateLimit: '"default";r=50;t=30' }).style).toBe('draft-8');
   });
 
   it('several policies: "permin";q=50;w=60,"perhr";q=1000;w=3600', () => {
@@ -108,7 +108,7 @@ describe('malformed fields and members are ignored, never thrown', () => {
       },
     };
     expect(parseRateLimitHeaders(throwing, NOW)).toEqual({
-      form: undefined,
+      style: undefined,
       policies: [],
       retryAt: undefined,
     });
@@ -150,7 +150,7 @@ describe('draft-6 and draft-7 (sluice, express-rate-limit)', () => {
       'RateLimit-Policy': '10;w=1',
       RateLimit: 'limit=10, remaining=9, reset=1',
     });
-    expect(info.form).toBe('draft-7');
+    expect(info.style).toBe('draft-7');
     expect(info.policies[0]).toMatchObject({
       quota: 10,
       windowSeconds: 1,
@@ -167,7 +167,7 @@ describe('draft-6 and draft-7 (sluice, express-rate-limit)', () => {
       'RateLimit-Reset': '1',
     };
     const info = parse(headers);
-    expect(info.form).toBe('draft-6');
+    expect(info.style).toBe('draft-6');
     expect(info.policies[0]).toMatchObject({
       quota: 10,
       windowSeconds: 1,
@@ -177,14 +177,14 @@ describe('draft-6 and draft-7 (sluice, express-rate-limit)', () => {
     expect(only({ ...headers, 'RateLimit-Limit': '10, 10;w=1' }).quota).toBe(10);
   });
 
-  it('the most recent form on an answer wins (draft-8 over legacy)', () => {
+  it('the most recent header style on a response wins (draft-8 over legacy)', () => {
     const info = parse({
       'X-RateLimit-Limit': '10',
       'X-RateLimit-Remaining': '5',
       'RateLimit-Policy': '"api";q=10;w=1',
       RateLimit: '"api";r=4;t=1',
     });
-    expect(info.form).toBe('draft-8');
+    expect(info.style).toBe('draft-8');
     expect(info.policies.map((p) => p.remaining)).toEqual([4]);
   });
 });
@@ -249,7 +249,7 @@ describe('real servers', () => {
 
   it('an answer with no rate-limit header', () => {
     expect(parse({ 'Content-Type': 'text/plain' })).toEqual({
-      form: undefined,
+      style: undefined,
       policies: [],
       retryAt: undefined,
     });

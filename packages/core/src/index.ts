@@ -55,7 +55,7 @@ export type {
   LimitAlgorithmFactory,
   LimitQuota,
 } from './limits/limit.js';
-export { Limit } from './limits/limit.js';
+export { Limit } from './limits/limit-factories.js';
 export type {
   AcquireOptions,
   ConsumeOptions,
@@ -70,6 +70,22 @@ export type { LimitInput, LimitResolver } from './limits/throttle-registry.js';
 export { ThrottleRegistry, throttles } from './limits/throttle-registry.js';
 export type { ThrottleSpec } from './limits/throttle-string.js';
 export { parseThrottle } from './limits/throttle-string.js';
+export type {
+  OperationEntry,
+  OperationKind,
+  OperationSubject,
+  SubjectInput,
+} from './operations/entry.js';
+export type {
+  BanOptions,
+  InspectedLimit,
+  Inspection,
+  LimitOperationsOptions,
+  ListOptions,
+  OverrideOptions,
+  TopEntry,
+} from './operations/limit-operations.js';
+export { LimitOperations } from './operations/limit-operations.js';
 export type { ProtocolCheckOptions, ProtocolLimiterOptions } from './protocol/protocol-limiter.js';
 export { ProtocolLimiter } from './protocol/protocol-limiter.js';
 export type { ProtocolRequest, ProtocolStoreOptions } from './protocol/protocol-options.js';
@@ -83,6 +99,7 @@ export { ProtocolVerdict, parseHeaderStyles } from './protocol/protocol-verdict.
 export type { CircuitBreakerOptions } from './store-failure/circuit-breaker.js';
 export type { OverLimitCacheOptions } from './store-failure/over-limit-cache.js';
 export type { StoreErrorPolicy, StoreFailureLogger } from './store-failure/store-failure.js';
+export type { MemoryStoreSnapshot } from './stores/memory-snapshot.js';
 export type { MemoryStoreOptions } from './stores/memory-store.js';
 export { MemoryStore } from './stores/memory-store.js';
 export type { Store } from './stores/store.js';

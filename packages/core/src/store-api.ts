@@ -34,6 +34,20 @@ export { checkOptionNames, optionNames } from './common/known-options.js';
 export type { LimitAlgorithmFactory } from './limits/limit.js';
 export { limitAlgorithm } from './limits/limit.js';
 export { resolveLimitInput } from './limits/throttle-registry.js';
+export type {
+  OperationEntry,
+  OperationKind,
+  OperationSubject,
+  OperationsSync,
+} from './operations/entry.js';
+export { releaseOperations } from './operations/registry.js';
+export { enableOperations } from './operations/snapshot.js';
+export type { OperationsOptions } from './operations/store-sync.js';
+export {
+  entriesInForce,
+  OperationListeners,
+  parseOperationsOption,
+} from './operations/store-sync.js';
 export { DEFAULT_COOLDOWN_MS } from './store-failure/circuit-breaker.js';
 export { DEFAULT_OVER_LIMIT_KEYS } from './store-failure/over-limit-cache.js';
 export type {

@@ -44,6 +44,7 @@ export const expressBinding: HttpBinding<Request, Response> = {
   route: routePattern,
   ip: clientIp,
   trustProxy,
+  proxySetting: { name: "Express's trust proxy setting", fix: "app.set('trust proxy', 1)" },
   headers: (req) => req.headers,
   user: (req) => (req as { user?: { id?: unknown } | null }).user?.id,
   app(req) {

@@ -53,6 +53,7 @@ export const fastifyBinding: HttpBinding<FastifyRequest, FastifyReply> = {
   route: (request) => request.routeOptions.url,
   ip: (request) => request.ip,
   trustProxy: (request) => trustOf(fastifyBinding.app(request) as FastifyInstance),
+  proxySetting: { name: "Fastify's trustProxy option", fix: 'Fastify({ trustProxy: 1 })' },
   headers: (request) => request.headers,
   user: (request) => (request as { user?: { id?: unknown } | null }).user?.id,
   app(request) {

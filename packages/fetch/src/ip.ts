@@ -66,6 +66,11 @@ function deno(): IpResolver {
   }, 'none');
 }
 
+/** What `@hono/node-server` passes as the handler's second argument (what is read of it). */
+interface NodeEnv {
+  incoming?: { socket?: { remoteAddress?: unknown } | null } | null;
+}
+
 /**
  * Node through `@hono/node-server` (its handler's second argument is `{ incoming }`, Node's
  * `IncomingMessage`): the socket's remote address.
@@ -73,7 +78,9 @@ function deno(): IpResolver {
  */
 function node(): IpResolver {
   return resolver((_req, env) => {
-    const address = field(field(field(env, 'incoming'), 'socket'), 'remoteAddress');
+    // perf: plain property reads, each site seeing one shape (`field`'s keyed reads, shared
+    // by every resolver, go megamorphic: 0.5 µs a request on @hono/node-server).
+    const address = (env as NodeEnv | null | undefined)?.incoming?.socket?.remoteAddress;
     return typeof address === 'string' ? address : undefined;
   }, 'none');
 }

@@ -33,7 +33,6 @@ export function fetchPipeline<Raw>(
   where: string,
   extra: readonly string[] = [],
 ): { pipeline: FetchPipeline; own: Record<string, unknown> } {
-  refuseKv((options as { store?: unknown } | undefined)?.store);
   const [own, core] = splitHttpOptions(options as Record<string, unknown>, ['ip', ...extra], where);
   const ip = own.ip;
   if (ip !== undefined && typeof ip !== 'function') {
@@ -46,28 +45,6 @@ export function fetchPipeline<Raw>(
   // `requestWasSuccessful` and `costAfter` units get (context, Response) from the binding.
   if (typeof user === 'function') translated.user = (call) => user(call.context as Raw);
   return { pipeline: new FetchPipeline(translated, ip as IpResolver | undefined, scope), own };
-}
-
-/**
- * A Workers KV namespace given as `store` is refused: KV is eventually consistent and has no
- * atomic increment, so counting on it is read-then-write, and concurrent requests overwrite
- * each other's counts (measured in miniflare: 46 of 50 concurrent increments lost).
- */
-function refuseKv(store: unknown): void {
-  const kv = store as Record<string, unknown> | null | undefined;
-  if (
-    typeof kv === 'object' &&
-    kv !== null &&
-    typeof kv.getWithMetadata === 'function' &&
-    typeof kv.put === 'function' &&
-    typeof kv.list === 'function' &&
-    typeof (kv as { consume?: unknown }).consume !== 'function'
-  ) {
-    throw new SluiceConfigError('store', store, 'a sluice Store', {
-      message:
-        'sluice: invalid option "store": a Workers KV namespace is not a counter store: it has no atomic increment and is eventually consistent, so concurrent requests overwrite each other\'s counts and admit several times the limit. Use a MemoryStore (per isolate), a RedisStore, or the Workers rate-limiting binding for an approximate limit',
-    });
-  }
 }
 
 /** A limiter for fetch-standard servers (see {@link createFetchLimiter}). */

@@ -1,4 +1,4 @@
-import { MemoryStore, SluiceConfigError } from '@sluice/core';
+import { Limit, MemoryStore, SluiceConfigError } from '@sluice/core';
 import { createFetchLimiter, ip, limitFetch } from '../src/index.js';
 
 /** What a Workers KV namespace looks like to code that receives one (get/put/list/getWithMetadata). */
@@ -14,7 +14,7 @@ describe('@sluice/fetch options', () => {
   it('refuses a Workers KV namespace as store, saying why', () => {
     expect(() => createFetchLimiter({ store: kvNamespace as never })).toThrow(SluiceConfigError);
     expect(() => createFetchLimiter({ store: kvNamespace as never })).toThrow(
-      /not a counter store: it has no atomic increment/,
+      /KV is not a counter store: it has no atomic increment.*46 of 50.*DurableObjectStore/,
     );
   });
 
@@ -42,6 +42,49 @@ describe('@sluice/fetch options', () => {
     const from = (a: string) => new Request('http://x/', { headers: { 'cf-connecting-ip': a } });
     expect((await handler(from('203.0.113.7'))).status).toBe(200);
     expect((await handler(from('203.0.113.8'))).status).toBe(200);
+  });
+
+  it("callbacks given the framework's request (RequestView.raw, Limit.adaptive's priority) get the Request", async () => {
+    const seen: unknown[] = [];
+    const limiter = createFetchLimiter({
+      limit: [
+        '10/min',
+        Limit.adaptive({
+          min: 2,
+          max: 2,
+          loopDelay: false,
+          priority: (req) => {
+            seen.push(req);
+            return 'default';
+          },
+        }),
+      ],
+      ip: ip.cloudflare(),
+      skip: (view) => {
+        seen.push(view.raw);
+        return false;
+      },
+    });
+    const request = new Request('http://x/a', { headers: { 'cf-connecting-ip': '10.0.0.1' } });
+    const verdict = await limiter.check(request);
+    expect(verdict.allowed).toBe(true);
+    verdict.abandon();
+    expect(seen).toEqual([request, request]);
+  });
+
+  it('a Request that takes no property (frozen) is still charged once by stacked limiters', async () => {
+    const store = new MemoryStore();
+    const global = createFetchLimiter({ limit: '2/min', store });
+    const again = createFetchLimiter({ limit: '2/min', store });
+    const check = async (req: Request) => {
+      await global.check(req, { ip: '203.0.113.5' });
+      return again.check(req, { ip: '203.0.113.5' });
+    };
+    const first = await check(Object.freeze(new Request('http://x/')));
+    expect(first.decision?.remaining).toBe(1); // one charge, reported by both
+    const second = await check(new Request('http://x/'));
+    expect(second.decision?.remaining).toBe(0);
+    expect((await check(new Request('http://x/'))).allowed).toBe(false);
   });
 
   it("apply copies a response whose headers are immutable (a fetch() answer's)", async () => {

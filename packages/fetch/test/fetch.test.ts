@@ -1,13 +1,4 @@
-import {
-  describeAppDataRules,
-  describeConfigRules,
-  describeHttpBehaviours,
-  describeOpsBehaviours,
-  describeOutcomeRules,
-  describePipelineRules,
-  fetchHarness,
-  serveOnNode,
-} from '@sluice/test-kit';
+import { describeAdapter, fetchHarness, serveOnNode } from '@sluice/test-kit';
 import { ip } from '../src/index.js';
 import { buildFetchApp, buildOutOfReach } from './fetch-app.js';
 
@@ -20,9 +11,5 @@ const harness = fetchHarness(
   (spec, route) => buildOutOfReach(spec, route, socket),
 );
 
-describeHttpBehaviours(harness);
-describeConfigRules(harness);
-describeOpsBehaviours(harness);
-describePipelineRules(harness);
-describeAppDataRules(harness);
-describeOutcomeRules(harness);
+// Every table (BEHAVIOUR_TABLES), as on Bun, Deno and workerd.
+describeAdapter(harness);

@@ -1,5 +1,6 @@
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import { type Begin, GraphqlLimiter } from './graphql-limiter.js';
+import { type IncrementalPayload, settledStream } from './incremental.js';
 import type { SluiceGraphqlOptions } from './options.js';
 
 /** The part of Apollo Server's request context sluice reads (Apollo Server 4 and 5). */
@@ -14,6 +15,9 @@ interface ApolloRequestContext {
     body?: {
       kind: string;
       singleResult?: { data?: unknown; extensions?: Record<string, unknown> };
+      /** Incremental delivery (`@defer` / `@stream`, graphql 17): the first payload, then the others. */
+      initialResult?: IncrementalPayload;
+      subsequentResults?: AsyncIterable<IncrementalPayload>;
     };
   };
 }
@@ -32,7 +36,9 @@ export interface SluiceApolloPlugin {
  * once it is resolved (`didResolveOperation`); a limited one is answered with the
  * `'RATE_LIMITED'` GraphQL error (`extensions.retryAfter` in seconds), HTTP status 429 and
  * `Retry-After`; an admitted one is settled to its actual cost in `willSendResponse`, which
- * also writes `extensions.cost` and the rate-limit headers.
+ * also writes `extensions.cost` and the rate-limit headers. Incremental delivery (`@defer` /
+ * `@stream`, Apollo with graphql 17) is settled when its last payload is delivered (which then
+ * carries `extensions.cost`) or the client goes away, on what was delivered.
  *
  * @throws {@link SluiceConfigError} at creation for a bad or unknown option.
  * @example
@@ -67,9 +73,25 @@ export function sluiceApollo<Context = any>(
         },
         async willSendResponse(rc) {
           if (begin === undefined || !begin.allowed) return;
+          const admitted = begin;
           const body = rc.response.body;
+          if (body?.kind === 'incremental' && body.subsequentResults !== undefined) {
+            // Settled once the last payload is delivered or the client goes away.
+            for (const [name, value] of limiter.reservedHeaders(admitted))
+              rc.response.http.headers.set(name, value);
+            body.subsequentResults = settledStream(
+              body.subsequentResults,
+              async (delivered, last) => {
+                const { cost } = await limiter.finish(admitted, delivered.data);
+                if (last !== undefined && cost !== undefined)
+                  last.extensions = { ...last.extensions, cost };
+              },
+              body.initialResult,
+            );
+            return;
+          }
           const single = body?.kind === 'single' ? body.singleResult : undefined;
-          const { cost, headers } = await limiter.finish(begin, single?.data, single === undefined);
+          const { cost, headers } = await limiter.finish(admitted, single?.data);
           for (const [name, value] of headers) rc.response.http.headers.set(name, value);
           if (single !== undefined && cost !== undefined) {
             single.extensions = { ...single.extensions, cost };

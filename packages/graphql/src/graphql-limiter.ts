@@ -66,6 +66,8 @@ export class GraphqlLimiter<Context = unknown> {
   readonly #clock: () => number;
   readonly extensions: boolean;
   readonly statusCode: number;
+  /** Whether answers carry rate-limit headers (the `headers` option). */
+  readonly headers: boolean;
 
   constructor(options: SluiceGraphqlOptions<Context>, where: string) {
     if (options === null || typeof options !== 'object') {
@@ -82,6 +84,7 @@ export class GraphqlLimiter<Context = unknown> {
     this.#user = fnOption('user', options.user, defaultUser as never);
     this.#ip = fnOption('ip', options.ip, defaultIp as never);
     this.#styles = parseHeaderStyles(options.headers ?? false);
+    this.headers = this.#styles.length > 0;
     this.#clock = options.clock ?? Date.now;
     const ext = options.extensions ?? true;
     if (typeof ext !== 'boolean') throw new SluiceConfigError('extensions', ext, 'a boolean');
@@ -160,19 +163,25 @@ export class GraphqlLimiter<Context = unknown> {
   /**
    * Settles an admitted operation to the actual cost of its `data` (the difference given
    * back exactly; an excess charged past the budget) and answers `extensions.cost` and the
-   * headers. With `data` `undefined` (a stream), the requested cost stays charged.
+   * headers. For incremental delivery, `data` is everything delivered (merged).
    */
-  finish(
-    begin: Begin & { allowed: true },
-    data: unknown,
-    streamed = false,
-  ): Finish | Promise<Finish> {
-    const { op, requested, verdict } = begin;
-    const actual = streamed ? requested : Math.min(op.actual(data), Number.MAX_SAFE_INTEGER);
+  finish(begin: Begin & { allowed: true }, data: unknown): Finish | Promise<Finish> {
+    const { op, verdict } = begin;
+    const actual = Math.min(op.actual(data), Number.MAX_SAFE_INTEGER);
     const peeks = this.#limiter.settle(verdict, actual);
     return peeks instanceof Promise
       ? peeks.then((p) => this.#finished(begin, actual, p))
       : this.#finished(begin, actual, peeks);
+  }
+
+  /**
+   * The headers of an admitted operation before it is settled (the state after reserving):
+   * what a streamed answer (`@defer` / `@stream`) carries, its headers leaving before its end.
+   */
+  reservedHeaders(begin: Begin & { allowed: true }): [string, string][] {
+    return this.#styles.length === 0
+      ? []
+      : begin.verdict.headers(this.#styles, this.#clock(), 'points');
   }
 
   #finished(begin: Begin & { allowed: true }, actual: number, peeks: readonly Decision[]): Finish {

@@ -66,4 +66,82 @@ describe('sluiceApollo on Apollo Server', () => {
     expect(r.http.headers.get('ratelimit-policy')).toBe('"points";q=1000;qu="points";w=3600');
     expect(r.http.headers.get('ratelimit')).toBe('"points";r=997;t=11');
   });
+
+  // Apollo delivers @defer / @stream with graphql 17 only: its own testing hook stands in for
+  // graphql 17's incremental execution (the request still goes through parse, validation and
+  // the plugin like any other).
+  function incremental(later: (n: number) => AsyncGenerator<object>) {
+    const store = new MemoryStore();
+    const plugin = () =>
+      sluiceApollo({
+        limit: Limit.perHour(1000).named('points'),
+        costModel: 'github-nodes',
+        clock: () => 1_700_000_000_000,
+        store,
+        headers: 'draft-8',
+      });
+    const typeDefs = `directive @defer(label: String, if: Boolean) on INLINE_FRAGMENT ${ITEMS_SDL}`;
+    const apollo = new ApolloServer<{ user: { id: string } }>({
+      typeDefs,
+      plugins: [plugin()],
+      __testing_incrementalExecutionResults: {
+        initialResult: { data: { items: {} }, hasNext: true },
+        subsequentResults: later(40),
+      },
+    } as never);
+    const probe = new ApolloServer<{ user: { id: string } }>({
+      typeDefs,
+      resolvers: itemResolvers({ count: 0 }),
+      plugins: [plugin()],
+    });
+    const run = async () => {
+      const res = await apollo.executeOperation(
+        {
+          query: 'query($n: Int!) { items(first: $n) { ... @defer { nodes { id } } } }',
+          variables: { n: 150 },
+        },
+        { contextValue: { user: { id: 'u1' } } },
+      );
+      if (res.body.kind !== 'incremental') throw new Error('expected incremental delivery');
+      return { http: res.http, body: res.body };
+    };
+    const available = async () => {
+      const res = await probe.executeOperation(
+        { query: '{ items(first: 0) { nodes { id } } }' },
+        { contextValue: { user: { id: 'u1' } } },
+      );
+      return (res.body as any).singleResult.extensions.cost.throttleStatus.currentlyAvailable;
+    };
+    return { run, available };
+  }
+  const ids = (n: number) => Array.from({ length: n }, (_, i) => ({ id: String(i) }));
+
+  it('settles @defer when the last payload is delivered: requested 150, actual 40 -> exactly 110 back', async () => {
+    const { run, available } = incremental(async function* (n) {
+      yield { incremental: [{ data: { nodes: ids(n) }, path: ['items'] }], hasNext: false };
+    });
+    const { http, body } = await run();
+    expect(http.headers.get('ratelimit')).toBe('"points";r=850;t=540'); // reserved
+    expect(await available()).toBe(850);
+    const payloads: any[] = [];
+    for await (const p of body.subsequentResults) payloads.push(p);
+    expect(payloads[0].extensions.cost).toMatchObject({
+      requested: 150,
+      actual: 40,
+      throttleStatus: { currentlyAvailable: 960 },
+    });
+    expect(await available()).toBe(960);
+  });
+
+  it('settles a stream the client leaves on what was delivered', async () => {
+    const { run, available } = incremental(async function* () {
+      yield { incremental: [{ data: { nodes: ids(10) }, path: ['items'] }], hasNext: true };
+      yield { incremental: [{ data: { nodes: ids(20) }, path: ['items'] }], hasNext: false };
+    });
+    const { body } = await run();
+    const it = body.subsequentResults[Symbol.asyncIterator]();
+    await it.next();
+    await it.return!();
+    expect(await available()).toBe(990);
+  });
 });

@@ -77,6 +77,10 @@ export const koaBinding: HttpBinding<Context, Context> = {
   },
   ip: clientIp,
   trustProxy,
+  proxySetting: {
+    name: "Koa's app.proxy (with app.maxIpsCount)",
+    fix: 'app.proxy = true; app.maxIpsCount = 1',
+  },
   headers: (ctx) => ctx.req.headers,
   user: (ctx) => ctx.state.user?.id,
   app: (ctx) => ctx.app,

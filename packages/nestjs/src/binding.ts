@@ -15,6 +15,12 @@ const setOnResponse = (res: NestResponse, name: string, value: string): void => 
   res.setHeader(name, value);
 };
 
+/** The platform's setting, as the `validate` warnings name it (Express or Fastify). */
+const NEST_PROXY_SETTING = {
+  name: "the platform's trust proxy setting (Express trust proxy, Fastify trustProxy)",
+  fix: "app.set('trust proxy', 1), or new FastifyAdapter({ trustProxy: 1 })",
+};
+
 /**
  * How the core's pipeline reads a Nest request, on either platform: the route is the
  * handler's pattern worked out when the application started (never the URL), the client IP
@@ -37,6 +43,7 @@ export function nestBinding(
     // The platform's own setting (Express `trust proxy`, Fastify `trustProxy`), for the
     // `validate` warnings, read as every adapter reads it.
     trustProxy: (req) => requestProxyTrust(req),
+    proxySetting: NEST_PROXY_SETTING,
     headers: (req) => req.headers,
     user: (req) => req.user?.id,
     app: () => app,

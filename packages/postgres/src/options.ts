@@ -1,5 +1,10 @@
 import { SluiceConfigError } from '@sluice/core';
-import { checkOptionNames, optionNames } from '@sluice/core/store';
+import {
+  checkOptionNames,
+  type OperationsOptions,
+  optionNames,
+  parseOperationsOption,
+} from '@sluice/core/store';
 import { type PostgresClient, type SqlClient, SUPPORTED_CLIENTS, sqlClient } from './client.js';
 
 /** Options of {@link PostgresStore}. */
@@ -43,6 +48,18 @@ export interface PostgresStoreOptions {
   sweepIntervalMs?: number;
   /** The most rows one sweep pass deletes. Default 5000. */
   sweepBatch?: number;
+  /**
+   * The operator entries' propagation (`LimitOperations`): `{ syncMs }`, how often each
+   * process re-checks their version (one primary-key read per limiter prefix), catching a
+   * notification its listening connection missed. Default 5 s. Nothing to set for them to
+   * work.
+   *
+   * @example
+   * ```ts
+   * new PostgresStore({ client, operations: { syncMs: '1s' } })
+   * ```
+   */
+  operations?: OperationsOptions;
 }
 
 const OPTIONS = optionNames<PostgresStoreOptions>({
@@ -54,6 +71,7 @@ const OPTIONS = optionNames<PostgresStoreOptions>({
   timeoutMs: true,
   sweepIntervalMs: true,
   sweepBatch: true,
+  operations: true,
 });
 
 /** {@link PostgresStoreOptions}, checked, with every default applied. */
@@ -67,6 +85,8 @@ export interface PostgresStoreConfig {
   timeoutMs: number;
   sweepIntervalMs: number;
   sweepBatch: number;
+  /** Option `operations.syncMs` in ms; undefined: the core's default. */
+  syncMs: number | undefined;
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -131,5 +151,6 @@ export function parseOptions(options: PostgresStoreOptions): PostgresStoreConfig
     timeoutMs: msAtLeast('timeoutMs', timeoutMs, 0),
     sweepIntervalMs: msAtLeast('sweepIntervalMs', sweepIntervalMs, 0),
     sweepBatch,
+    syncMs: parseOperationsOption(options.operations, 'PostgresStore'),
   };
 }

@@ -1,10 +1,19 @@
 import type { Decision, Store } from '@sluice/core';
-import { type Algorithm, fullKey, type StoreRequest } from '@sluice/core/store';
+import {
+  type Algorithm,
+  enableOperations,
+  fullKey,
+  type OperationsSync,
+  releaseOperations,
+  type StoreRequest,
+} from '@sluice/core/store';
 import { Batcher, type Request } from './batch.js';
 import type { PostgresClient } from './client.js';
+import { PostgresOperations } from './operations.js';
 import { type PostgresStoreOptions, parseOptions } from './options.js';
 import { migrationSql } from './sql/migration.js';
 import { sqlNames } from './sql/names.js';
+import { channelOf } from './sql/operations.sql.js';
 import { Sweeper } from './sweeper.js';
 
 /** The kinds the SQL twins run (`Algorithm.kind`). */
@@ -55,7 +64,7 @@ function noTwin(kind: unknown): TypeError {
  *
  * @throws {@link SluiceConfigError} naming `client` (neither pg nor postgres.js), `clock`,
  *   `schema`, `table` (not an identifier), `logged`, `timeoutMs`, `sweepIntervalMs`,
- *   `sweepBatch` or an unknown option name. Never with a connection string in the message.
+ *   `sweepBatch`, `operations.syncMs` or an unknown option name. Never with a connection string in the message.
  */
 export class PostgresStore implements Store {
   /** The client (option `client`). */
@@ -70,6 +79,19 @@ export class PostgresStore implements Store {
   readonly #batcher: Batcher;
   readonly #sweeper: Sweeper;
   readonly #sql;
+  /**
+   * The operator entries (bans, allow and deny lists, overrides: `LimitOperations`) of
+   * every limiter prefix, shared by every process on this database: in the tables
+   * `<table>_ops` and `<table>_ops_version` that {@link PostgresStore.migrate} creates; each
+   * write bumps a version and sends it with `NOTIFY`. Each process `LISTEN`s on one
+   * connection of its own (pg: a `Client` the store opens with the pool's settings,
+   * `application_name` `'sluice-listen'`, closed by {@link PostgresStore.close};
+   * postgres.js: `sql.listen`), made when a limiter or `LimitOperations` first subscribes,
+   * and re-checks the version every `syncMs`. Limiters decide from a snapshot in process:
+   * no statement per decision.
+   */
+  readonly operations: OperationsSync;
+  readonly #operations: PostgresOperations;
 
   constructor(options: PostgresStoreOptions) {
     const config = parseOptions(options);
@@ -79,7 +101,8 @@ export class PostgresStore implements Store {
     this.table = names.table;
     this.timeoutMs = config.timeoutMs;
     this.#sql = config.sql;
-    this.#migration = migrationSql(names, config);
+    const channel = channelOf(config.schema, config.table);
+    this.#migration = migrationSql(names, config, channel);
     this.#batcher = new Batcher({
       client: config.sql,
       decide: names.fn('decide'),
@@ -87,10 +110,19 @@ export class PostgresStore implements Store {
       timeoutMs: config.timeoutMs,
     });
     this.#sweeper = new Sweeper(config, names);
+    enableOperations();
+    this.#operations = new PostgresOperations({
+      sql: config.sql,
+      names,
+      channel,
+      syncMs: config.syncMs,
+    });
+    this.operations = this.#operations;
   }
 
   /**
-   * Creates (or updates) the table and the functions, in one transaction under an advisory
+   * Creates (or updates) the table and the functions, and the tables of the operator
+   * entries (`<table>_ops`, `<table>_ops_version`, logged), in one transaction under an advisory
    * lock, so processes that start together do not race. Idempotent; run at deploy or
    * startup, before the first decision. Needs the right to create in the schema.
    */
@@ -157,9 +189,15 @@ export class PostgresStore implements Store {
     return this.#sweeper.sweep(maxPasses);
   }
 
-  /** Stops the periodic sweep. Does not end the client. */
+  /**
+   * Stops the periodic sweep, and the listening for operator entries: the connection the
+   * store opened for it (pg) is closed, postgres.js's `sql.listen` unlistened. Limiters keep
+   * deciding from the entries they have. Does not end the client.
+   */
   async close(): Promise<void> {
     this.#sweeper.stop();
+    releaseOperations(this.operations);
+    await this.#operations.close();
   }
 
   /** A consume, or with `refundAt` a refund of a charge decided then. */

@@ -84,6 +84,45 @@ describe('a call that times out charges nothing', () => {
   });
 });
 
+describe('the database ends its connections (a restart, a failover, pg_terminate_backend)', () => {
+  it('with the pool error listener pg asks for, the process lives and the next calls decide again', async () => {
+    // As docs/guide/postgres.md shows: a pg Pool emits 'error' when the server ends an idle
+    // connection; without a listener Node exits on it.
+    const own = new pg.Pool({ ...db.config, max: 3, application_name: 'sluice-ended' });
+    const errors: string[] = [];
+    own.on('error', (error: Error & { code?: string }) => void errors.push(String(error.code)));
+    const store = new PostgresStore({ client: own, sweepIntervalMs: 0 });
+    const limiter = new RateLimiter({
+      algorithm: minute,
+      store,
+      onStoreError: 'deny',
+      prefix: 'ended',
+      logger: { warn: () => undefined },
+    });
+    expect((await limiter.consume('k')).remaining).toBe(9);
+    const admin = new pg.Client(db.config);
+    await admin.connect();
+    try {
+      const ended = await admin.query(
+        'SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE application_name = $1',
+        ['sluice-ended'],
+      );
+      const n = Number(ended.rows[0].n);
+      expect(n).toBeGreaterThan(0);
+      // Each idle connection's end reaches the listener (57P01: admin shutdown); the pool
+      // drops it then (a call handed a connection not yet dropped would reject).
+      const heard = () => errors.filter((code) => code === '57P01').length;
+      for (let i = 0; i < 100 && heard() < n; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(heard()).toBe(n);
+      // The pool opens a new connection: the count goes on from the table.
+      expect((await limiter.consume('k')).remaining).toBe(8);
+    } finally {
+      await admin.end();
+      await own.end();
+    }
+  });
+});
+
 describe('the database clock decides', () => {
   it('an app clock skewed by +30 s gives the decisions of an exact one', async () => {
     const store = new PostgresStore({ client: pool, sweepIntervalMs: 0 });

@@ -10,7 +10,7 @@ export { StoreTimeoutError } from './batching/deadline-queue.js';
 export type { RedisClient } from './clients/client.js';
 export { SUPPORTED_CLIENTS } from './clients/client.js';
 export { MIN_REDIS_VERSION, RedisVersionError } from './clients/version.js';
-export type { RedisStoreOptions } from './options.js';
+export type { OperationsOptions, RedisStoreOptions } from './options.js';
 export { PrefetchLostError } from './prefetch/lost-error.js';
 export type { PrefetchOptions } from './prefetch/options.js';
 export { LUA_SOURCES, RedisStore } from './redis-store.js';

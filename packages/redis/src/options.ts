@@ -1,5 +1,10 @@
-import { SluiceConfigError } from '@sluice/core';
-import { checkOptionNames, isRedisClientLike, optionNames } from '@sluice/core/store';
+import { type Duration, SluiceConfigError } from '@sluice/core';
+import {
+  checkOptionNames,
+  isRedisClientLike,
+  optionNames,
+  parseOperationsOption,
+} from '@sluice/core/store';
 import {
   type RedisClient,
   type ScriptClient,
@@ -8,6 +13,7 @@ import {
 } from './clients/client.js';
 import { checkNodeRedisOpen } from './clients/node-redis.js';
 import { type PrefetchConfig, type PrefetchOptions, parsePrefetch } from './prefetch/options.js';
+import { ISOLATED_REQUESTS } from './runtime/isolation.js';
 
 const REDIS_STORE_OPTIONS = optionNames<RedisStoreOptions>({
   client: true,
@@ -16,7 +22,20 @@ const REDIS_STORE_OPTIONS = optionNames<RedisStoreOptions>({
   clock: true,
   timeoutMs: true,
   prefetch: true,
+  operations: true,
 });
+
+/** Option `operations` of {@link RedisStore}. */
+export interface OperationsOptions {
+  /**
+   * How often each process re-checks the version of the operator entries (`LimitOperations`)
+   * in Redis, **ms** or a duration string: a process that missed a pub/sub message (its
+   * connection lost, a Cluster failover) obeys the change within this. Costs one command
+   * per prefix per `syncMs` per process, none per decision. Default 5 s;
+   * `LimitOperations({ syncMs })` overrides it for its prefix in its process.
+   */
+  syncMs?: Duration;
+}
 
 /** Options of {@link RedisStore}. */
 export interface RedisStoreOptions {
@@ -24,7 +43,10 @@ export interface RedisStoreOptions {
    * The Redis client, told apart by shape: ioredis or iovalkey (`new Redis(...)`,
    * `new Cluster(...)`, `new Redis({ sentinels, name })`), or node-redis 5/6
    * (`createClient()`, `createCluster()`, `createSentinel()` of the `redis` package; call
-   * its `connect()` yourself). The store never closes it.
+   * its `connect()` yourself), or an `@upstash/redis` 1.35+ `Redis` (`new Redis({ url,
+   * token })`, `Redis.fromEnv()`: Redis over HTTP, on any runtime; a turn's decisions in one
+   * `/pipeline` request; on Cloudflare Workers no batch across requests and no `prefetch`).
+   * The store never closes it.
    */
   client: RedisClient;
   /** Prepended to every Redis key, before the hash tag; no `{` or `}`. Default `''`. */
@@ -69,6 +91,16 @@ export interface RedisStoreOptions {
    * ```
    */
   prefetch?: PrefetchOptions;
+  /**
+   * The operator entries' propagation (`LimitOperations`): `{ syncMs }`, see
+   * {@link OperationsOptions}. Nothing to set for them to work.
+   *
+   * @example
+   * ```ts
+   * new RedisStore({ client, operations: { syncMs: '1s' } })
+   * ```
+   */
+  operations?: OperationsOptions;
 }
 
 /** {@link RedisStoreOptions} once checked: every option set, the client resolved. */
@@ -81,13 +113,15 @@ export interface StoreConfig {
   clock: 'server' | 'client';
   timeoutMs: number;
   prefetch: PrefetchConfig | undefined;
+  /** Option `operations.syncMs` in ms; undefined: the core's default. */
+  syncMs: number | undefined;
 }
 
 /**
  * Checks the options of `new RedisStore()` and resolves its client.
  *
  * @throws {@link SluiceConfigError} naming `options`, `client`, `prefix`, `hashTag`,
- *   `clock`, `timeoutMs`, `prefetch.*` or an unknown option name.
+ *   `clock`, `timeoutMs`, `prefetch.*`, `operations.syncMs` or an unknown option name.
  */
 export function parseStoreOptions(options: RedisStoreOptions): StoreConfig {
   if (options === null || typeof options !== 'object') {
@@ -126,6 +160,15 @@ export function parseStoreOptions(options: RedisStoreOptions): StoreConfig {
   if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
     throw new SluiceConfigError('timeoutMs', timeoutMs, 'a finite number of ms > 0');
   }
+  if (ISOLATED_REQUESTS && options.prefetch !== undefined) {
+    throw new SluiceConfigError('prefetch', options.prefetch, '', {
+      message:
+        'sluice: invalid option "prefetch": not available on Cloudflare Workers, where one ' +
+        "request's I/O cannot answer another request's calls (a fetch of units shared by " +
+        "requests would hang them) and a holding's give-back timer ends with the request that " +
+        'set it (its units would stay charged). Remove `prefetch`: each decision is one script call',
+    });
+  }
   return {
     client,
     driver,
@@ -134,5 +177,11 @@ export function parseStoreOptions(options: RedisStoreOptions): StoreConfig {
     clock,
     timeoutMs,
     prefetch: parsePrefetch(options.prefetch),
+    syncMs: parseOperations(options.operations),
   };
+}
+
+/** Option `operations`: its `syncMs` in whole ms (at least 1), or undefined. */
+function parseOperations(operations: OperationsOptions | undefined): number | undefined {
+  return parseOperationsOption(operations, 'RedisStore');
 }

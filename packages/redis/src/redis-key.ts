@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha1 } from './runtime/sha1.js';
 
 /** Keys longer than this many characters are replaced by their hash. */
 export const MAX_TAG_LENGTH = 200;
@@ -28,10 +28,12 @@ export function redisKey(prefix: string, key: string, hashTag = true): string {
     key.charCodeAt(0) === 35 /* # */ ||
     key.includes('{') ||
     key.includes('}')
-      ? `#${createHash('sha1').update(key).digest('base64url')}`
+      ? `#${sha1(key, 'base64url')}`
       : key;
   return hashTag ? `${prefix}{${text}}` : prefix + text;
 }
+
+const utf8 = new TextEncoder();
 
 /** CRC16-XMODEM (Redis Cluster's key hash), table-driven. */
 const CRC16 = (() => {
@@ -63,7 +65,7 @@ export function keySlot(key: string): number {
   let crc = 0;
   for (let i = start; i < end; i++) {
     const code = key.charCodeAt(i);
-    if (code >= 0x80) return slotOfBytes(Buffer.from(key.slice(start, end), 'utf8'));
+    if (code >= 0x80) return slotOfBytes(utf8.encode(key.slice(start, end)));
     crc = ((crc << 8) & 0xff00) ^ CRC16[((crc >> 8) ^ code) & 0xff]!;
   }
   return crc & 16383;

@@ -1,5 +1,13 @@
 import type { Decision, Store } from '@sluice/core';
-import { type Algorithm, fullKey, type StoreRequest } from '@sluice/core/store';
+import {
+  type Algorithm,
+  enableOperations,
+  fullKey,
+  type OperationsSync,
+  releaseOperations,
+  type StoreRequest,
+  type StoreReservation,
+} from '@sluice/core/store';
 import { AllOrNothing, type Part } from './batching/all-or-nothing.js';
 import { DeadlineQueue } from './batching/deadline-queue.js';
 import { ServerClocks } from './batching/server-clock.js';
@@ -11,19 +19,23 @@ import {
   RedisVersionError,
   redisVersionOf,
 } from './clients/version.js';
+import { RedisOperations } from './operations/redis-operations.js';
 import { parseStoreOptions, type RedisStoreOptions } from './options.js';
 import type { PrefetchLostError } from './prefetch/lost-error.js';
 import { Prefetch } from './prefetch/prefetch.js';
 import { keySlot, redisKey } from './redis-key.js';
+import { ISOLATED_REQUESTS } from './runtime/isolation.js';
 import type { LuaTwin } from './twins/lua-common.js';
 import { noTwin, STORE_TWINS, twinOf } from './twins/registry.js';
-import { type ReserveContext, reserveOnRedis } from './twins/reserve.lua.js';
+import { type ReserveContext, reserveAllOnRedis, reserveOnRedis } from './twins/reserve.lua.js';
 
 export { LUA_SOURCES } from './twins/registry.js';
 
 /**
  * A {@link Store} on Redis, Valkey, Redis Cluster or Sentinel, through ioredis 5/6, iovalkey
- * or node-redis 5/6 (one code for all: see the option `client`): every decision is one `EVALSHA` of
+ * or node-redis 5/6, or on Redis over HTTP through `@upstash/redis` (Workers, Vercel's edge
+ * runtime; tested against a REST bridge, not the hosted service) (one code for all: see the
+ * option `client`): every decision is one `EVALSHA` of
  * the algorithm's Lua twin (reloaded with `EVAL` on `NOSCRIPT`), atomic, so any number of
  * processes sharing a key admit exactly the limit. Every key has an expiry, so idle keys
  * leave Redis. Keys are `<prefix><key>` on a standalone `Redis` and `<prefix>{<key>}` (a
@@ -45,7 +57,7 @@ export { LUA_SOURCES } from './twins/registry.js';
  * ```
  *
  * @throws {@link SluiceConfigError} naming `client`, `prefix`, `hashTag`, `clock`,
- *   `timeoutMs` or an unknown option name; for a client given as the options
+ *   `timeoutMs`, `prefetch.*`, `operations.syncMs` or an unknown option name; for a client given as the options
  *   (`new RedisStore(client)`), naming `options` and saying `new RedisStore({ client })`.
  */
 export class RedisStore implements Store {
@@ -76,6 +88,18 @@ export class RedisStore implements Store {
    * @internal
    */
   readonly prefetcher: Prefetch | undefined;
+  /**
+   * The operator entries (bans, allow and deny lists, overrides: `LimitOperations`) of
+   * every limiter prefix, shared by every process on this Redis: a hash of entries,
+   * a sorted set of their ends (entries expire by themselves), a version counter, all in
+   * one Cluster slot per prefix; every write is one script that also bumps the version and
+   * `PUBLISH`es it. Each process listens on one pub/sub connection of its own (a
+   * `duplicate()` of the client, made when a limiter or `LimitOperations` first subscribes;
+   * closed by {@link RedisStore.close}). Limiters decide from a snapshot in process: no
+   * command per decision.
+   */
+  readonly operations: OperationsSync;
+  readonly #operations: RedisOperations;
   readonly #driver: ScriptClient;
   /** The server's version check: undefined before the first call, true once passed. */
   #version: Promise<void> | true | undefined;
@@ -84,7 +108,7 @@ export class RedisStore implements Store {
   #lastTwin: LuaTwin | undefined;
 
   constructor(options: RedisStoreOptions) {
-    const { client, driver, prefix, hashTag, clock, timeoutMs, prefetch } =
+    const { client, driver, prefix, hashTag, clock, timeoutMs, prefetch, syncMs } =
       parseStoreOptions(options);
     const cluster = driver.cluster;
     this.client = client;
@@ -109,6 +133,13 @@ export class RedisStore implements Store {
       giveBack: (part, now, at) => this.#allOrNothing.refundOne(part, now, at),
     });
     this.#reserving = { client: driver, cluster, deadlines, clocks };
+    // One script runs on one node, and the keys of different limits lie in different slots:
+    // on a Cluster the store cannot book several limits at once, so it has no reserveAll
+    // (a queued route with several limits is then a SluiceConfigError at construction).
+    if (!cluster) {
+      this.reserveAll = (requests, nowMs, maxWaitMs) =>
+        this.#reserveAll(requests, nowMs, maxWaitMs);
+    }
     this.prefetcher =
       prefetch &&
       new Prefetch({
@@ -124,6 +155,17 @@ export class RedisStore implements Store {
         decide: (key, twin, algorithm, cost, nowMs) =>
           this.#decide(twin, key, algorithm, cost, nowMs),
       });
+    // Limiters on this store obey entries other processes write (the CLI, another server): the
+    // operations module must be in the app even when it never imports LimitOperations.
+    enableOperations();
+    this.#operations = new RedisOperations({
+      client,
+      driver,
+      storePrefix: prefix,
+      deadlines,
+      syncMs,
+    });
+    this.operations = this.#operations;
     if (cluster) this.failureDomain = (key) => driver.masterOf(keySlot(this.keyFor(key))) ?? '';
   }
 
@@ -279,6 +321,41 @@ export class RedisStore implements Store {
     return reserveOnRedis(this.#reserving, this.keyFor(key), algorithm, { cost, now, maxWaitMs });
   }
 
+  /**
+   * {@link Store.reserveAll}: books several GCRA keys' future slots all-or-nothing in one
+   * `EVALSHA` (reserve.lua.ts): each as {@link RedisStore.reserve} would, only when every
+   * one books within `maxWaitMs`. `undefined` on a Cluster (one script runs on one node;
+   * the limits' keys lie in different slots).
+   *
+   * @returns a promise that rejects with a `TypeError` for an algorithm that is not GCRA or
+   *   a key asked for twice, and as {@link RedisStore.consume} does.
+   */
+  readonly reserveAll?: (
+    requests: readonly StoreRequest[],
+    nowMs: number,
+    maxWaitMs: number,
+  ) => Promise<StoreReservation[]>;
+
+  #reserveAll(
+    requests: readonly StoreRequest[],
+    nowMs: number,
+    maxWaitMs: number,
+  ): Promise<StoreReservation[]> {
+    if (this.#version !== true) {
+      return this.#afterCheck(() => this.#reserveAll(requests, nowMs, maxWaitMs));
+    }
+    const down = this.#down();
+    if (down) return Promise.reject(down);
+    this.#singleKey.flush();
+    const parts = requests.map((r) => ({
+      key: this.keyFor(fullKey(r)),
+      algorithm: r.algorithm,
+      cost: r.cost,
+    }));
+    const now = this.clock === 'client' ? nowMs : '';
+    return reserveAllOnRedis(this.#reserving, parts, { now, maxWaitMs });
+  }
+
   async reset(key: string): Promise<void> {
     if (this.#version !== true) await this.#afterCheck(() => Promise.resolve());
     const down = this.#down();
@@ -314,7 +391,9 @@ export class RedisStore implements Store {
   #afterCheck<T>(call: () => T | Promise<T>): Promise<T> {
     let check = this.#version;
     if (check === true) return Promise.resolve().then(call);
-    if (check === undefined) {
+    // Where one request's I/O must not settle another's (Workers: settled from a request
+    // that has ended, it is cancelled), each call waits for a check of its own.
+    if (check === undefined || ISOLATED_REQUESTS) {
       let info: Promise<string>;
       try {
         info = this.#driver.info();
@@ -352,7 +431,9 @@ export class RedisStore implements Store {
    * decided in Redis one by one. Call it on shutdown, before closing the client: the store
    * installs no signal handler, so a process stopped by Ctrl-C (`SIGINT`) or `SIGTERM` gives
    * its units back only if the app calls it from its own handler. Does not close the client.
-   * Resolves at once without `prefetch`.
+   * Resolves at once without `prefetch`. Also closes the pub/sub connection of
+   * {@link RedisStore.operations} (limiters then hear of changes only from their `syncMs`
+   * check).
    *
    * @throws {@link PrefetchLostError} (a rejection) when units could not be given back:
    *   the client was closed first, or Redis did not answer within `timeoutMs`. It says how
@@ -370,7 +451,9 @@ export class RedisStore implements Store {
    * ```
    */
   async close(): Promise<void> {
-    await this.prefetcher?.close();
+    // The limiters' snapshots stop syncing (they keep deciding from what they have).
+    releaseOperations(this.operations);
+    await Promise.all([this.prefetcher?.close(), this.#operations.close()]);
   }
 
   /**

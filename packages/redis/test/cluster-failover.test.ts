@@ -157,9 +157,11 @@ describe.each(KINDS)('%s', (kind) => {
       if (promotedAt !== undefined && now - promotedAt > 3000) break;
       const user = users[i % users.length]!;
       samples.push(
-        store
-          .consume(user, algorithm, 1, 0)
-          .then((decision) => ({ at: now, moved: onVictim.has(user), decision })),
+        Promise.resolve(store.consume(user, algorithm, 1, 0)).then((decision) => ({
+          at: now,
+          moved: onVictim.has(user),
+          decision,
+        })),
       );
       await sleep(5);
     }
@@ -202,7 +204,7 @@ describe.each(KINDS)('%s', (kind) => {
       const start = performance.now();
       const pending: Promise<unknown>[] = [];
       for (let i = 0; performance.now() - start < 1000; i++) {
-        pending.push(store.consume(users[i % users.length]!, algorithm, 1, 0));
+        pending.push(Promise.resolve(store.consume(users[i % users.length]!, algorithm, 1, 0)));
         await sleep(5);
       }
       await Promise.all(pending);

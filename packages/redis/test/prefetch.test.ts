@@ -1,6 +1,6 @@
 // Prefetch (RedisStore option `prefetch`): units taken from Redis in one script call,
 // decided in process, the unused ones given back. On a fake clock against a real Redis:
-// N stores never admit more than the quota, and once every lease has ended the bucket plus
+// N stores never admit more than the quota, and once every holding has ended the bucket plus
 // what was admitted equals the quota (nothing lost, nothing made up).
 import {
   type Decision,
@@ -100,7 +100,7 @@ const SHORT_KIND: Record<string, string> = {
 };
 
 describe.each(ALGORITHMS)('prefetch on %s, N stores on a fake clock', (_name, make) => {
-  test('admitted never exceeds the quota; bucket + admitted = quota once leases end', async () => {
+  test('admitted never exceeds the quota; bucket + admitted = quota once holdings end', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 2, max: 4 }),
@@ -121,7 +121,7 @@ describe.each(ALGORITHMS)('prefetch on %s, N stores on a fake clock', (_name, ma
                 prefetch: { units: units[i]!, ttl: TTL },
               }),
           );
-          // Leases end on the fake clock only (sweep), not after ttl of real time.
+          // Holdings end on the fake clock only (sweep), not after ttl of real time.
           for (const s of stores) s.prefetcher!.realTime = false;
           const limiters = stores.map(
             (store) => new RateLimiter({ algorithm, store, clock, ...failOnStoreError }),
@@ -149,15 +149,15 @@ describe.each(ALGORITHMS)('prefetch on %s, N stores on a fake clock', (_name, ma
             now += round.dt;
             if (round.close !== null && round.close < n) await stores[round.close]!.close();
             if (round.sweep) for (const s of stores) s.prefetcher!.sweep(now);
-            await Promise.all(stores.map((s) => s.prefetcher!.settled()));
+            await Promise.all(stores.map((s) => s.prefetcher!.idle()));
             // Charged in Redis = admitted + what the processes hold: nothing lost or made up.
             const peek = await truth.peek(key);
             expect(LIMIT - peek.remaining).toBe(admitted + held());
           }
-          // Every lease ends (ttl passes): everything not used is back in the bucket.
+          // Every holding ends (ttl passes): everything not used is back in the bucket.
           now += TTL;
           for (const s of stores) s.prefetcher!.sweep(now);
-          await Promise.all(stores.map((s) => s.prefetcher!.settled()));
+          await Promise.all(stores.map((s) => s.prefetcher!.idle()));
           expect(held()).toBe(0);
           expect((await truth.peek(key)).remaining + admitted).toBe(LIMIT);
           await Promise.all(stores.map((s) => s.close()));

@@ -3,6 +3,7 @@
 // MemoryStore (`GcraAlgorithm.reserve`, the TS step) and RedisStore (the Lua twin in
 // reserve.lua.ts) give deep-equal answers: allowed, delayMs and decision.
 import { type Decision, MemoryStore, RateLimiter, type Reservation } from '@sluice/core';
+import { chargeTimeOf } from '@sluice/core/store';
 import { EPOCH, type RedisProcess, startRedis } from '@sluice/test-kit';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
@@ -155,6 +156,101 @@ describe.each(SPECS)('reserve: TS twin ≡ Lua twin, $spec.factory', ({ spec, sc
     expect(waited).toBeGreaterThan(RUNS / 4);
     expect(booked - waited).toBeGreaterThan(RUNS / 2);
     expect(cancelled).toBeGreaterThan(RUNS / 2);
+  });
+});
+
+describe('reserveAll: TS ≡ Lua, several keys all-or-nothing', () => {
+  const pair = [
+    buildAlgorithm({ factory: 'gcra', args: [{ rate: 10, period: '1s', burst: 2 }] }),
+    buildAlgorithm({ factory: 'tokenBucket', args: [{ capacity: 3, refillRate: 7 }] }),
+  ];
+  it(`${RUNS} random traces of two-key reservations, single charges and part give-backs`, async () => {
+    let booked = 0;
+    let refused = 0;
+    const op = fc.record({
+      kind: fc.constantFrom('all', 'all', 'all', 'one', 'refund'),
+      dt: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 300 })),
+      costs: fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 4 })),
+      maxWait: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 1500 })),
+      pick: fc.nat(1),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 30 }), async (ops) => {
+        let now = EPOCH;
+        const keys = [`rall:${traceId}:a`, `rall:${traceId++}:b`];
+        const onMemory: unknown[] = [];
+        const onRedis: unknown[] = [];
+        for (const o of ops) {
+          now += o.dt;
+          if (o.kind === 'all') {
+            const requests = keys.map((key, i) => ({
+              key,
+              algorithm: pair[i]!,
+              cost: o.costs[i]!,
+            }));
+            const m = memoryStore.reserveAll(requests, now, o.maxWait);
+            const r = await redisStore.reserveAll!(requests, now, o.maxWait);
+            onMemory.push(m.map((x) => ({ ...x, decision: { ...x.decision } })));
+            onRedis.push(r.map((x) => ({ ...x, decision: { ...x.decision } })));
+            if (m.every((x) => x.decision.allowed)) booked++;
+            else refused++;
+          } else {
+            const i = o.pick;
+            const cost = o.costs[i]!;
+            onMemory.push(
+              o.kind === 'one'
+                ? memoryStore.consume(keys[i]!, pair[i]!, cost, now)
+                : memoryStore.refund(keys[i]!, pair[i]!, cost, now, now),
+            );
+            onRedis.push(
+              o.kind === 'one'
+                ? await redisStore.consume(keys[i]!, pair[i]!, cost, now)
+                : await redisStore.refund(keys[i]!, pair[i]!, cost, now, now),
+            );
+          }
+        }
+        expect(onRedis).toStrictEqual(onMemory);
+      }),
+      { numRuns: RUNS },
+    );
+    expect(booked).toBeGreaterThan(RUNS / 2);
+    expect(refused).toBeGreaterThan(RUNS / 4);
+  });
+});
+
+describe("reserveAll on Redis's clock (the TAT in the key's expiry)", () => {
+  it('books each key at its own slot, all or none, and a give-back frees every part', async () => {
+    const store = new RedisStore({ client, timeoutMs: 5000 });
+    const a = buildAlgorithm({ factory: 'gcra', args: [{ rate: 10, period: '1s', burst: 1 }] });
+    const b = buildAlgorithm({ factory: 'gcra', args: [{ rate: 5, period: '1s', burst: 1 }] });
+    const requests = [
+      { key: `rsrv:${traceId}:a`, algorithm: a, cost: 1 },
+      { key: `rsrv:${traceId++}:b`, algorithm: b, cost: 1 },
+    ];
+    const reserve = (maxWait: number) => store.reserveAll!(requests, Date.now(), maxWait);
+    /** Each part booked (or not) with a delay of `expected` ms less the time since (< 50 ms). */
+    const expectSlots = (
+      parts: { decision: Decision; delayMs: number }[],
+      expected: number[],
+      booked = true,
+    ) => {
+      parts.forEach((p, i) => {
+        expect(p.decision.allowed).toBe(booked);
+        expect(p.delayMs).toBeLessThanOrEqual(expected[i]!);
+        expect(p.delayMs).toBeGreaterThan(expected[i]! - 50);
+      });
+    };
+    expectSlots(await reserve(1000), [0, 0]);
+    expectSlots(await reserve(1000), [100, 200]);
+    // b's next slot (+400 ms) passes maxWait 300: neither is booked (a's +200 would fit alone)
+    expectSlots(await reserve(300), [0, 0], false);
+    const third = await reserve(1000);
+    expectSlots(third, [200, 400]);
+    // the give-back of both parts: the next request gets the same slots again
+    for (const [i, r] of requests.entries()) {
+      await store.refund(r.key, r.algorithm, 1, Date.now(), chargeTimeOf(third[i]!.decision)!);
+    }
+    expectSlots(await reserve(1000), [200, 400]);
   });
 });
 

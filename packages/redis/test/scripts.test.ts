@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { OPERATIONS_SCRIPT } from '../src/operations/operations.lua.js';
 import { fetchScript } from '../src/prefetch/fetch.lua.js';
 import { FIXED_WINDOW } from '../src/twins/fixed-window.lua.js';
 import { GCRA } from '../src/twins/gcra.lua.js';
@@ -26,6 +27,8 @@ function assembled(): Map<string, string> {
   scripts.set('all-or-nothing.lua', multiScript(ALL).source);
   // The prefetch script, over every twin the store runs (calendar quotas included).
   scripts.set('prefetch.lua', fetchScript(STORE_TWINS).source);
+  // RedisStore#operations: entries, their ends, the version and its PUBLISH.
+  scripts.set('operations.lua', OPERATIONS_SCRIPT.source);
   return scripts;
 }
 

@@ -1,5 +1,10 @@
 import { SluiceConfigError } from '@sluice/core';
-import { checkOptionNames, optionNames } from '@sluice/core/store';
+import {
+  checkOptionNames,
+  type OperationsOptions,
+  optionNames,
+  parseOperationsOption,
+} from '@sluice/core/store';
 import { isSqliteDatabase, type SqliteDatabase, SUPPORTED_DATABASES } from './database.js';
 
 /** Options of {@link SqliteStore}. */
@@ -25,6 +30,18 @@ export interface SqliteStoreOptions {
   sweepIntervalMs?: number;
   /** The most rows one sweep pass deletes. Default 5000. */
   sweepBatch?: number;
+  /**
+   * The operator entries' propagation (`LimitOperations`): `{ syncMs }`, how often each
+   * process reads their version (one primary-key read per limiter prefix); another process's
+   * change reaches this one's limiters within it. Default 5 s. Nothing to set for them to
+   * work.
+   *
+   * @example
+   * ```ts
+   * new SqliteStore({ database, operations: { syncMs: '200ms' } })
+   * ```
+   */
+  operations?: OperationsOptions;
 }
 
 const OPTIONS = optionNames<SqliteStoreOptions>({
@@ -33,6 +50,7 @@ const OPTIONS = optionNames<SqliteStoreOptions>({
   busyTimeoutMs: true,
   sweepIntervalMs: true,
   sweepBatch: true,
+  operations: true,
 });
 
 /** {@link SqliteStoreOptions} checked, every default applied. */
@@ -42,6 +60,8 @@ export interface SqliteStoreConfig {
   busyTimeoutMs: number;
   sweepIntervalMs: number;
   sweepBatch: number;
+  /** Option `operations.syncMs` in ms; undefined: the core's default. */
+  syncMs: number | undefined;
 }
 
 function wholeAtLeast(option: string, value: unknown, min: number): number {
@@ -54,7 +74,7 @@ function wholeAtLeast(option: string, value: unknown, min: number): number {
 /**
  * Checks the options once, at construction.
  * @throws {@link SluiceConfigError} naming `database`, `table`, `busyTimeoutMs`,
- *   `sweepIntervalMs`, `sweepBatch` or an unknown option.
+ *   `sweepIntervalMs`, `sweepBatch`, `operations.syncMs` or an unknown option.
  */
 export function parseOptions(options: SqliteStoreOptions): SqliteStoreConfig {
   if (options === null || typeof options !== 'object' || isSqliteDatabase(options)) {
@@ -86,5 +106,6 @@ export function parseOptions(options: SqliteStoreOptions): SqliteStoreConfig {
     busyTimeoutMs: wholeAtLeast('busyTimeoutMs', busyTimeoutMs, 0),
     sweepIntervalMs: wholeAtLeast('sweepIntervalMs', sweepIntervalMs, 0),
     sweepBatch: wholeAtLeast('sweepBatch', sweepBatch, 1),
+    syncMs: parseOperationsOption(options.operations, 'SqliteStore'),
   };
 }

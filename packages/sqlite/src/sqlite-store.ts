@@ -2,11 +2,15 @@ import { type Decision, SluiceConfigError, type Store } from '@sluice/core';
 import {
   type Algorithm,
   consumeEach,
+  enableOperations,
   fullKey,
+  type OperationsSync,
+  releaseOperations,
   type State,
   type StoreRequest,
 } from '@sluice/core/store';
 import { isReadOnlyError, type SqliteStatement } from './database.js';
+import { SqliteOperations } from './operations.js';
 import { parseOptions, type SqliteStoreConfig, type SqliteStoreOptions } from './options.js';
 import { decodeState, EXPIRY_SQL, encodeState } from './state-text.js';
 
@@ -36,13 +40,25 @@ export const SWEEP_SLACK_MS = 1000;
  * const limiter = new RateLimiter({ algorithm: gcra({ rate: 60, period: '1m' }), store });
  * ```
  *
+ * Operator entries (`LimitOperations`: bans, allow and deny lists, overrides) live in the
+ * same file and reach every process on it: this process's limiters at once, the others'
+ * within `operations.syncMs` (each process reads their version that often; no push).
+ *
  * @throws {@link SluiceConfigError} naming `database` (neither driver, or opened
- *   read-only), `table`, `busyTimeoutMs`, `sweepIntervalMs`, `sweepBatch`, or an unknown
- *   option.
+ *   read-only), `table`, `busyTimeoutMs`, `sweepIntervalMs`, `sweepBatch`,
+ *   `operations.syncMs`, or an unknown option.
  */
 export class SqliteStore implements Store {
   /** The table (option `table`). */
   readonly table: string;
+  /**
+   * The operator entries (`LimitOperations`) of every limiter prefix, in the tables
+   * `<table>_ops` and `<table>_ops_version` of the file: each write bumps a version; this
+   * store's limiters see it at once, other processes' when they next read the version
+   * (every `operations.syncMs`, default 5 s). No read per decision.
+   */
+  readonly operations: OperationsSync;
+  readonly #operations: SqliteOperations;
   readonly #config: SqliteStoreConfig;
   /** The statement of a decision on an existing row, then the one that also inserts. */
   readonly #decide: readonly [SqliteStatement, SqliteStatement];
@@ -89,6 +105,9 @@ export class SqliteStore implements Store {
       }
       throw error;
     }
+    enableOperations();
+    this.#operations = new SqliteOperations(db, config.table, config.syncMs);
+    this.operations = this.#operations;
     db.function('sluice_step', { deterministic: false }, (state: string | null) =>
       this.#step(state),
     );
@@ -188,10 +207,15 @@ export class SqliteStore implements Store {
     return total;
   }
 
-  /** Stops the periodic sweep. Does not close the database. */
+  /**
+   * Stops the periodic sweep and the operator entries' version checks (limiters keep
+   * deciding from the entries they have). Does not close the database.
+   */
   close(): void {
     clearInterval(this.#timer);
     this.#timer = undefined;
+    releaseOperations(this.operations);
+    this.#operations.close();
   }
 
   /**

@@ -45,6 +45,21 @@ describe('SqliteStore', () => {
     expect(store.consume('sync', algorithm, 1, EPOCH).allowed).toBe(true);
   });
 
+  it("stays promise-free behind a limiter's store-failure policy", () => {
+    const store = new SqliteStore({ database: database('guarded.db'), sweepIntervalMs: 0 });
+    const algorithm = gcra({ rate: 1, period: '1m' });
+    // The limiter wraps every store but a MemoryStore in its onStoreError policy: that
+    // wrapper hands a synchronous answer on as it is (the HTTP pipeline decides in one tick).
+    const guarded = new RateLimiter({ algorithm, store }).store;
+    expect(guarded).not.toBe(store);
+    const first = guarded.consume('k', algorithm, 1, EPOCH);
+    expect(first).not.toBeInstanceOf(Promise);
+    expect(first).toMatchObject({ allowed: true });
+    const all = guarded.consumeAll?.([{ key: 'k', algorithm, cost: 1 }], EPOCH);
+    expect(Array.isArray(all)).toBe(true);
+    expect((all as { allowed: boolean }[])[0]!.allowed).toBe(false);
+  });
+
   it('switches the database to WAL with a busy timeout', () => {
     const db = database('wal.db');
     new SqliteStore({ database: db, busyTimeoutMs: 1234, sweepIntervalMs: 0 });

@@ -1,28 +1,8 @@
 /// <reference types="jest" />
-import { describeAdaptiveRules } from './http-adaptive-rules.js';
-import { describeAppDataRules } from './http-appdata-rules.js';
-import { describeHttpBehaviours } from './http-behaviours.js';
-import { describeConfigRules } from './http-config-rules.js';
+import { BEHAVIOUR_TABLES } from './behaviour-tables.js';
 import type { AdapterHarness } from './http-harness.js';
-import { describeOpsBehaviours } from './http-ops-behaviours.js';
-import { describeOutcomeRules } from './http-outcome-rules.js';
-import { describePipelineRules } from './http-pipeline-rules.js';
-import { describeQueueRules } from './http-queue-rules.js';
 
-/**
- * Every table of the shared HTTP behaviour table, in one list: an adapter's test runs them
- * all through {@link describeAdapter}, so a new table reaches every adapter at once.
- */
-export const BEHAVIOUR_TABLES: readonly ((harness: AdapterHarness) => void)[] = [
-  describeHttpBehaviours,
-  describeConfigRules,
-  describeOpsBehaviours,
-  describePipelineRules,
-  describeAppDataRules,
-  describeOutcomeRules,
-  describeQueueRules,
-  describeAdaptiveRules,
-];
+export { BEHAVIOUR_TABLES };
 
 /** What {@link describeAdapter} takes besides the harness. */
 export interface DescribeAdapterOptions {

@@ -59,8 +59,14 @@ export function describeAdaptiveRules(harness: AdapterHarness): void {
 
     it('priority: with 3 of 4 slots held, a sheddable request gets 503 and a critical one is served', async () => {
       const gate = new Gate();
-      // Every framework's request has `url` (Koa: ctx.url; NestJS: the platform's request).
-      const urlOf = (req: unknown) => String((req as { url?: unknown }).url ?? '');
+      // The framework's request: `url` is the path on Express, Fastify, Koa (ctx.url) and
+      // NestJS, an absolute URL on a fetch `Request`; Hono's `c` has `c.req.path`.
+      const urlOf = (req: unknown) => {
+        const r = req as { url?: unknown; req?: { path?: unknown } };
+        if (typeof r.url === 'string')
+          return r.url.startsWith('/') ? r.url : new URL(r.url).pathname;
+        return String(r.req?.path ?? '');
+      };
       const limit = Limit.adaptive({
         min: 4,
         max: 4,

@@ -46,6 +46,8 @@ export function describeConfigRules(harness: AdapterHarness): void {
       expect(seen).toHaveLength(1);
       expect(seen[0]).toContain('SLUICE_UNEXPECTED_X_FORWARDED_FOR');
       expect(seen[0]).toContain('validate: { xForwardedFor: false }');
+      // In the adapter's own words (its binding's proxySetting), not the generic ones.
+      expect(seen[0]).not.toContain("the framework's proxy setting");
     });
 
     it('warns once when the framework trusts every proxy hop (a client picks its IP)', async () => {
@@ -61,6 +63,7 @@ export function describeConfigRules(harness: AdapterHarness): void {
       });
       expect(seen).toHaveLength(1);
       expect(seen[0]).toContain('SLUICE_PERMISSIVE_TRUST_PROXY');
+      expect(seen[0]).not.toContain("the framework's proxy setting");
     });
 
     it('no proxy warning for a trusted proxy, or with validate: false / per check', async () => {

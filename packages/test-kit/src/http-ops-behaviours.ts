@@ -70,7 +70,16 @@ function expectNoKeyText(m: CapturedMetrics): void {
     for (const text of KEY_TEXT) expect(attribute).not.toContain(text);
   }
   const names = new Set(m.attributes.map((a) => a.split('=')[0]));
-  expect([...names].sort()).toEqual(['sluice.limit', 'sluice.result']);
+  // sluice.rank: the most-denied subjects' counts by rank (sluice.denials.top), never their
+  // ids; a limiter on a store without operator entries (a DurableObjectStore) has no top.
+  const hasTop = names.has('sluice.rank');
+  expect([...names].sort()).toEqual(
+    hasTop ? ['sluice.limit', 'sluice.rank', 'sluice.result'] : ['sluice.limit', 'sluice.result'],
+  );
+  if (hasTop) expect(m.units['sluice.denials.top']).toBe('{request}');
+  for (const a of m.attributes.filter((x) => x.startsWith('sluice.rank='))) {
+    expect(a).toMatch(/^sluice\.rank=(?:[1-9]|10)$/);
+  }
 }
 
 /** Registers the operations table (jest `describe` blocks) for one adapter. */

@@ -52,6 +52,32 @@ export function describeQueueRules(harness: AdapterHarness): void {
       });
     });
 
+    it("mode 'queue' with two limits: all booked in one call, each request waits for its latest slot", async () => {
+      const spec: AppSpec = {
+        routes: [
+          {
+            method: 'GET',
+            path: '/q',
+            limit: [Limit.per(1, '100ms').named('a'), Limit.per(1, '200ms').named('b')],
+            options: {
+              store: new MemoryStore(),
+              clock: () => EPOCH,
+              mode: 'queue',
+              maxWait: '300ms',
+            },
+          },
+        ],
+      };
+      await withApp(spec, async (c) => {
+        const responses = await Promise.all(
+          Array.from({ length: 3 }, () => c.request('GET', '/q')),
+        );
+        // b's slots at 0, 200 and 400 ms: the third passes maxWait (a's alone would fit)
+        expect(responses.map((r) => r.status).sort()).toEqual([200, 200, 429]);
+        expect(c.handlerRuns('GET', '/q')).toBe(2);
+      });
+    });
+
     it("mode 'queue': with the queue full (maxQueued) a request over the limit gets 429 at once", async () => {
       // maxQueued 0: the queue is always full, so nothing waits (requests in a row or at once)
       await withApp(queued({ maxQueued: 0, maxWait: '5s' }), async (c) => {

@@ -14,6 +14,8 @@ export interface CapturedMetrics {
   storeDurations: { count: number; sum: number; unit: string | undefined };
   /** `sluice.leases` by `sluice.limit`. */
   leases: Record<string, number>;
+  /** `sluice.denials.top` by `sluice.rank` (`'1'`..`'10'`): the gauge's last values. */
+  top: Record<string, number>;
   /** Every attribute of every data point, as `name=value`. */
   attributes: string[];
   /** The instruments seen: `name` → `unit`. */
@@ -42,6 +44,7 @@ export function otelCapture(): {
         requests: {},
         storeDurations: { count: 0, sum: 0, unit: undefined },
         leases: {},
+        top: {},
         attributes: [],
         units: {},
       };
@@ -57,6 +60,8 @@ export function otelCapture(): {
             if (name === 'sluice.requests' && metric.dataPointType === DataPointType.SUM) {
               const key = `${a['sluice.limit']}|${a['sluice.result']}`;
               out.requests[key] = (out.requests[key] ?? 0) + (point.value as number);
+            } else if (name === 'sluice.denials.top') {
+              out.top[String(a['sluice.rank'])] = point.value as number;
             } else if (name === 'sluice.leases') {
               const key = String(a['sluice.limit']);
               out.leases[key] = (out.leases[key] ?? 0) + (point.value as number);

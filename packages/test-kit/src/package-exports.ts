@@ -36,7 +36,8 @@ export interface PackageExportsSpec {
     | 'postgres'
     | 'sqlite'
     | 'fetch'
-    | 'hono';
+    | 'hono'
+    | 'cloudflare';
   /** Build `.d.ts` / `.d.cts` as well and check that they are emitted (slower: ~8 s). */
   declarations?: boolean;
   /** Names the loaded package must export as functions (classes included). */

@@ -43,6 +43,19 @@ export async function createPostgresDatabase(): Promise<PostgresDatabase> {
     config,
     url: `postgres://${POSTGRES.user}@${POSTGRES.host}:${POSTGRES.port}/${name}`,
     drop: () =>
-      admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => {}),
+      admin(async (c) => {
+        // pg's Pool#end() resolves before its sockets close. A FORCE drop would end those
+        // connections (57P01) and the ended client, with no listener left, would throw it
+        // into the test. So wait (bounded) for the run's own connections to go first.
+        for (let i = 0; i < 100; i++) {
+          const open = await c.query(
+            'SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1',
+            [name],
+          );
+          if (Number(open.rows[0].n) === 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      }),
   };
 }

@@ -341,15 +341,17 @@ export async function startSentinel(name = 'sluice-master'): Promise<RedisSentin
     replica,
     sentinelPorts: sentinels.map((s) => s.port),
     masterPort,
-    sync: () =>
-      until(10_000, 'the replica did not catch up', async () => {
-        const offset = (info: string) => Number(/master_repl_offset:(\d+)/.exec(info)?.[1] ?? -1);
-        const [m, r] = await Promise.all([
-          master.cli('INFO', 'replication'),
-          replica.cli('INFO', 'replication'),
-        ]);
-        return offset(m) >= 0 && offset(m) === offset(r);
-      }),
+    // The replica has what the master held when called: its offset reaches the master's
+    // offset read first (the master's own offset moves on meanwhile: the sentinels' hello
+    // messages, every 2 s, are writes to it).
+    sync: async () => {
+      const offset = (info: string) => Number(/master_repl_offset:(\d+)/.exec(info)?.[1] ?? -1);
+      const written = offset(await master.cli('INFO', 'replication'));
+      await until(10_000, 'the replica did not catch up', async () => {
+        const r = offset(await replica.cli('INFO', 'replication'));
+        return written >= 0 && r >= written;
+      });
+    },
     failover: async () => {
       await master.kill();
       await until(30_000, 'the sentinels did not promote the replica', async () => {

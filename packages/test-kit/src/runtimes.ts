@@ -47,30 +47,73 @@ export interface WorkerdProcess {
   stop(): Promise<void>;
 }
 
+/** Options of {@link startWorkerd}. */
+export interface WorkerdOptions {
+  /** Compatibility flags (default none: no `nodejs_compat`). */
+  compatibilityFlags?: string[];
+  compatibilityDate?: string;
+  /**
+   * Durable Object namespaces, binding name → the class the script exports (e.g.
+   * `{ SLUICE: 'SluiceDurableObject' }`): bound in `env`, their storage in memory (gone when
+   * workerd stops).
+   */
+  durableObjects?: Record<string, string>;
+  /**
+   * The networks the Worker's `fetch` may reach (workerd's `allow` list): default workerd's
+   * own (public addresses only). `['public', 'local']` lets it reach a server of the test
+   * on 127.0.0.1 (the Upstash REST bridge).
+   */
+  network?: string[];
+}
+
 /**
  * Starts workerd with one ES-module Worker (`script`, its whole bundle) on a free port,
- * with the given compatibility flags (none: no `nodejs_compat`). Resolves once it answers.
+ * with the given compatibility flags (none: no `nodejs_compat`) and Durable Object
+ * namespaces. Resolves once it answers.
  */
 export async function startWorkerd(
   script: string,
-  options: { compatibilityFlags?: string[]; compatibilityDate?: string } = {},
+  options: WorkerdOptions = {},
 ): Promise<WorkerdProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-workerd-'));
   const port = await freePort();
   writeFileSync(join(dir, 'worker.js'), script);
   const flags = (options.compatibilityFlags ?? []).map((f) => JSON.stringify(f)).join(', ');
+  const network = options.network?.map((n) => JSON.stringify(n)).join(', ');
+  const outbound =
+    network === undefined ? '' : `,\n    (name = "net", network = (allow = [${network}]))`;
+  const objects = Object.entries(options.durableObjects ?? {});
+  const bindings = objects
+    .map(
+      ([name, cls]) =>
+        `(name = ${JSON.stringify(name)}, durableObjectNamespace = ${JSON.stringify(cls)})`,
+    )
+    .join(', ');
+  const namespaces = objects
+    .map(
+      ([, cls]) =>
+        `(className = ${JSON.stringify(cls)}, uniqueKey = ${JSON.stringify(`sluice-test-${cls}`)})`,
+    )
+    .join(', ');
+  const durable =
+    objects.length === 0
+      ? ''
+      : `  bindings = [${bindings}],
+  durableObjectNamespaces = [${namespaces}],
+  durableObjectStorage = (inMemory = void),
+`;
   writeFileSync(
     join(dir, 'config.capnp'),
     `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
-  services = [ (name = "main", worker = .worker) ],
+  services = [ (name = "main", worker = .worker)${outbound} ],
   sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
 );
 const worker :Workerd.Worker = (
   modules = [ (name = "worker.js", esModule = embed "worker.js") ],
   compatibilityDate = "${options.compatibilityDate ?? '2025-09-01'}",
-  compatibilityFlags = [${flags}],
-);
+  compatibilityFlags = [${flags}],${network === undefined ? '' : '\n  globalOutbound = "net",'}
+${durable});
 `,
   );
   const child: ChildProcess = spawn(

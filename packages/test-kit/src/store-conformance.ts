@@ -9,7 +9,7 @@ import { fixedWindow, MemoryStore, type Store, toCellReply } from '@sluice/core'
 import { EPOCH } from './epoch.js';
 import { HUNDRED_PER_HOUR, STORE_ALGORITHMS } from './store-algorithms.js';
 import type { SoakReport } from './store-soak-worker.js';
-import { randomTrace, runTrace } from './store-traces.js';
+import { randomTrace, runTrace, runTraceInRealTime } from './store-traces.js';
 import type { StoreWorkerReport } from './store-worker.js';
 import { replayVector, vectorRuns } from './vectors.js';
 
@@ -36,6 +36,12 @@ export interface StoreHarness {
    * few: a trace slowed past a key's TTL on a loaded machine would find it gone.
    */
   traceConcurrency?: number;
+  /**
+   * The store's keys expire in real time while the traces run on their own clock (a store
+   * behind a slow transport: each op a round trip): run each trace on MemoryStore and the
+   * store in lockstep, the clock never behind real time (`runTraceInRealTime`).
+   */
+  realTimeTraces?: boolean;
 }
 
 /** Operations per algorithm in the differential traces (`SLUICE_STORE_OPS`, default 10 000). */
@@ -140,8 +146,20 @@ export function describeStoreConformance(harness: StoreHarness): void {
             const ops = randomTrace(algorithm, a.scale, TRACE_LENGTH, t + 1);
             // Any ms of a day, so aligned windows and calendar edges are hit at every phase.
             const start = EPOCH + Math.floor(((t * 7919) % 1000) * 86_400);
-            const expected = await runTrace(memory, `k${t}`, algorithm, start, ops);
-            const actual = await runTrace(store, `${run}${t}`, algorithm, start, ops);
+            const [expected, actual] = harness.realTimeTraces
+              ? await runTraceInRealTime(
+                  memory,
+                  `k${t}`,
+                  store,
+                  `${run}${t}`,
+                  algorithm,
+                  start,
+                  ops,
+                )
+              : [
+                  await runTrace(memory, `k${t}`, algorithm, start, ops),
+                  await runTrace(store, `${run}${t}`, algorithm, start, ops),
+                ];
             for (const [i, d] of expected.entries()) {
               if (d.allowed) allowed++;
               else denied++;

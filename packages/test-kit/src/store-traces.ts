@@ -105,3 +105,46 @@ export async function runTrace(
   }
   return out;
 }
+
+/**
+ * As {@link runTrace} on `reference` and `store` in lockstep, each op on both at the same
+ * time, for a store whose keys expire in real time (Redis `PEXPIRE`): an op's time is the
+ * previous op's plus the larger of its `dt` and the real time since the previous op, so a
+ * machine slower than the trace's clock never lets the store expire a key the reference
+ * still holds. Both answer the same ops at the same times: their decisions must be equal.
+ */
+export async function runTraceInRealTime(
+  reference: Store,
+  referenceKey: string,
+  store: Store,
+  key: string,
+  algorithm: Algorithm,
+  start: number,
+  ops: readonly TraceOp[],
+): Promise<[Decision[], Decision[]]> {
+  let now = start;
+  let real = performance.now();
+  const expected: Decision[] = [];
+  const actual: Decision[] = [];
+  const times: number[] = [];
+  for (const o of ops) {
+    const t = performance.now();
+    now += Math.max(o.dt, Math.ceil(t - real));
+    real = t;
+    times.push(now);
+    if (o.op === 'consume') {
+      expected.push(await reference.consume(referenceKey, algorithm, o.cost, now));
+      actual.push(await store.consume(key, algorithm, o.cost, now));
+      continue;
+    }
+    const charge = o.charge;
+    const chargedIn = (out: Decision[]) =>
+      charge < 0 || (ops[charge]!.op === 'consume' && out[charge]!.allowed);
+    const at = charge < 0 ? now : times[charge]!;
+    expected.push(
+      await reference.refund!(referenceKey, algorithm, chargedIn(expected) ? o.cost : 0, now, at),
+    );
+    actual.push(await store.refund!(key, algorithm, chargedIn(actual) ? o.cost : 0, now, at));
+  }
+  return [expected, actual];
+}

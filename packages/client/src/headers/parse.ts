@@ -1,3 +1,4 @@
+import type { HeaderStyle } from '@sluice/core/shared';
 import {
   arrayBufferToBase64,
   type BareItem,
@@ -63,17 +64,6 @@ export interface ObservedPolicy {
 }
 
 /**
- * The header form a response used, most recent first: the one {@link parseRateLimitHeaders}
- * read.
- *
- * @example
- * ```ts
- * parseRateLimitHeaders(new Headers({ 'X-RateLimit-Remaining': '3' }), Date.now()).form; // 'legacy'
- * ```
- */
-export type HeaderForm = 'draft-8' | 'draft-7' | 'draft-6' | 'legacy';
-
-/**
  * What one response's headers say: its policies and its `Retry-After`.
  *
  * @example
@@ -83,8 +73,16 @@ export type HeaderForm = 'draft-8' | 'draft-7' | 'draft-6' | 'legacy';
  * ```
  */
 export interface RateLimitInfo {
-  /** The form the policies were read from (`undefined`: none). */
-  form: HeaderForm | undefined;
+  /**
+   * The header style the policies were read from (`undefined`: none), the most recent one a
+   * response carries; the core's `HeaderStyle`.
+   *
+   * @example
+   * ```ts
+   * parseRateLimitHeaders(new Headers({ 'X-RateLimit-Remaining': '3' }), Date.now()).style; // 'legacy'
+   * ```
+   */
+  style: HeaderStyle | undefined;
   /** The policies, in the server's order. */
   policies: ObservedPolicy[];
   /** `Retry-After` (delay-seconds or an HTTP date) as a time in ms on the caller's clock. */
@@ -102,7 +100,7 @@ const EPOCH_MS_FROM = 1e12;
  * Reads the rate-limit headers of one response, never throwing: a malformed field is ignored
  * as draft-ietf-httpapi-ratelimit-headers-11 asks ("Malformed RateLimit header fields MUST be
  * ignored"), and so is a malformed member or parameter (a negative `r`, a `q` that is not an
- * integer, a `w` of 0). Forms, the most recent found wins (the others on the same response
+ * integer, a `w` of 0). Header styles, the most recent found wins (the others on the same response
  * describe the same limit less exactly):
  *
  * - draft-8 to draft-11: `RateLimit-Policy: "name";q=…;w=…;qu=…;pk=:…:` and
@@ -137,19 +135,19 @@ export function parseRateLimitHeaders(headers: HeadersLike, now: number): RateLi
   const stateList = stateField === undefined ? undefined : tryList(stateField);
 
   const modern = draft8(policyList, stateList, now);
-  if (modern.length > 0) return { form: 'draft-8', policies: modern, retryAt };
+  if (modern.length > 0) return { style: 'draft-8', policies: modern, retryAt };
 
   const windows = draft67Windows(policyList);
   if (stateField !== undefined && stateList === undefined) {
     const dict = tryDictionary(stateField);
     const p = dict === undefined ? undefined : draft7(dict, windows, now);
-    if (p !== undefined) return { form: 'draft-7', policies: [p], retryAt };
+    if (p !== undefined) return { style: 'draft-7', policies: [p], retryAt };
   }
   const six = draft6(headers, windows, now);
-  if (six !== undefined) return { form: 'draft-6', policies: [six], retryAt };
+  if (six !== undefined) return { style: 'draft-6', policies: [six], retryAt };
   const legacyPolicy = legacy(headers, now);
-  if (legacyPolicy !== undefined) return { form: 'legacy', policies: [legacyPolicy], retryAt };
-  return { form: undefined, policies: [], retryAt };
+  if (legacyPolicy !== undefined) return { style: 'legacy', policies: [legacyPolicy], retryAt };
+  return { style: undefined, policies: [], retryAt };
 }
 
 /** A header's value, or `undefined` when absent or blank. */

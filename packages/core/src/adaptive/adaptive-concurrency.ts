@@ -29,6 +29,20 @@ export class AdaptiveConcurrency {
   #maxInFlight = 0;
   #dropped = false;
   #loopDelay: (() => number) | false | undefined;
+  /** Requests estimated waiting in the event loop, from the last window (see {@link queued}). */
+  #queued = 0;
+  /** See {@link useTurnDelay}; `undefined`: the window's estimate (`#queued`) is used. */
+  #turnDelay: (() => number) | undefined;
+  /** The time one request takes, ms, as last measured (0: not yet). */
+  #serviceMs = 0;
+  /** When turns began to keep work queued past the target, the loop not idle since. */
+  #aboveSince: number | undefined;
+  /** When a request last reached the limiter or ended (ms). */
+  #lastEventMs = Number.NEGATIVE_INFINITY;
+  /** See {@link useLoopIdle}. */
+  #loopIdle: (() => number) | undefined;
+  /** The loop's idle time (ms, from {@link #loopIdle}) at the last turn's start. */
+  #idleSeen = 0;
 
   constructor(config: AdaptiveConfig) {
     this.config = config;
@@ -53,6 +67,19 @@ export class AdaptiveConcurrency {
     return this.config.algorithm === 'aimd' ? undefined : this.#gradient.baselineMs;
   }
 
+  /**
+   * Requests estimated to wait in the event loop before any handler sees them, from the last
+   * window: its event-loop delay over the time a request takes (Little's law: a loop
+   * delayed by d ms serving requests of s ms each has about d / s of them queued). On a
+   * CPU-bound server about one request is in flight at a time however long the queue, so
+   * this is what the limit counts beside {@link inFlight}: queued work the latency samples
+   * cannot see (the delay happens before a request reaches the limiter). 0 without a
+   * `loopDelay` source (fetch runtimes) or before the first sample.
+   */
+  get queued(): number {
+    return this.#queued;
+  }
+
   /** Whether no `loopDelay` was given (nor `false`): a Node adapter may inject one. */
   get wantsLoopDelay(): boolean {
     return this.#loopDelay === undefined;
@@ -61,6 +88,29 @@ export class AdaptiveConcurrency {
   /** Sets the event-loop delay source (ms) when none was given ({@link wantsLoopDelay}). */
   useLoopDelay(source: () => number): void {
     if (this.#loopDelay === undefined) this.#loopDelay = source;
+  }
+
+  /**
+   * Sets the source of the **turn delay**: ms the event loop's current turn has run before
+   * this request reached the limiter (the work queued ahead of it in the turn). Asked on each
+   * request, it is the queue's length now (over a request's time), where the window's
+   * event-loop delay is a mean from the last window; with it, that window estimate is not
+   * used. The Node adapters set it (a `setImmediate` marks each turn's end); a test may.
+   */
+  useTurnDelay(source: () => number): void {
+    this.#turnDelay ??= source;
+  }
+
+  /**
+   * Sets the source of the event loop's idle time: ms it has waited for I/O with nothing to
+   * do, since any fixed origin (Node: `performance.eventLoopUtilization().idle`). With it,
+   * the queue rule's "the loop went idle" is read from it, so a process the OS did not run
+   * for a while (a busy machine, a CPU quota) is not taken for an idle loop; without it,
+   * from a gap between requests. The Node adapters set it; a test may.
+   */
+  useLoopIdle(source: () => number): void {
+    this.#loopIdle ??= source;
+    this.#idleSeen = source();
   }
 
   /** How many requests of `priority` may be in flight (all of the limit without a `priority` option). */
@@ -76,10 +126,54 @@ export class AdaptiveConcurrency {
    */
   tryAcquire(nowMs: number, priority: AdaptivePriority = 'default'): boolean {
     this.#tick(nowMs);
-    if (this.#inFlight >= this.capacityFor(priority)) return false;
+    const turn = this.#turnDelay;
+    let queued = this.#queued;
+    if (turn !== undefined) {
+      const delay = turn();
+      const shed = this.#sojourn(nowMs, delay);
+      this.#lastEventMs = nowMs;
+      if (shed) return false;
+      queued = this.#serviceMs > 0 ? Math.floor(delay / this.#serviceMs) : 0;
+    } else if (queued > 0) {
+      // This request has left the loop's queue: the window's estimate follows it down until
+      // the next window measures the loop again (shedding drains the queue fast).
+      this.#queued--;
+    }
+    const busy = this.#inFlight + queued;
+    if (busy >= this.capacityFor(priority)) return false;
     this.#inFlight++;
-    if (this.#inFlight > this.#maxInFlight) this.#maxInFlight = this.#inFlight;
+    if (busy + 1 > this.#maxInFlight) this.#maxInFlight = busy + 1;
     return true;
+  }
+
+  /**
+   * Whether a request with `delay` ms of the loop's turn ahead of it is shed for the queue in
+   * front of the loop, whatever the limit (CoDel's rule, on the turn delay): the target is
+   * one service time of work ahead, and the queue counts as standing once requests have had
+   * more than that ahead of them for a window (`window` ms) with the loop never idle in
+   * between. A loop that idled a target's time between two turns has drained it (a burst
+   * served, then idle): idle time from {@link useLoopIdle}, else the time with no request
+   * reaching the limiter or ending. While it stands, a request past the
+   * target is shed: admitted ones wait about one service time, however high the limit.
+   */
+  #sojourn(nowMs: number, delay: number): boolean {
+    const target = this.#serviceMs;
+    if (target <= 0) return false;
+    if (delay === 0) {
+      // A turn's first request: did the loop go idle since the last turn?
+      const idle = this.#loopIdle;
+      let idled: number;
+      if (idle === undefined) idled = nowMs - this.#lastEventMs;
+      else {
+        const total = idle();
+        idled = total - this.#idleSeen;
+        this.#idleSeen = total;
+      }
+      if (idled >= target) this.#aboveSince = undefined;
+    }
+    if (delay < target) return false;
+    this.#aboveSince ??= nowMs;
+    return nowMs - this.#aboveSince >= this.config.windowMs;
   }
 
   /**
@@ -88,7 +182,10 @@ export class AdaptiveConcurrency {
    */
   release(startMs: number, nowMs: number, dropped = false): void {
     if (this.#inFlight > 0) this.#inFlight--;
+    this.#lastEventMs = nowMs;
     const rtt = Math.max(0, nowMs - startMs);
+    // Until the first window closes, the first request's time stands for the service time.
+    if (this.#serviceMs === 0) this.#serviceMs = rtt;
     this.#count++;
     this.#sum += rtt;
     if (rtt < this.#min) this.#min = rtt;
@@ -107,12 +204,17 @@ export class AdaptiveConcurrency {
     const elapsed = nowMs - start;
     const { windowMs, minSamples } = this.config;
     if (elapsed < windowMs) return;
-    if (this.#count < minSamples && elapsed < 10 * windowMs) return;
+    // A window short of samples waits (up to 10 windows), unless requests are being shed for
+    // a queue in the loop: that estimate must follow the loop as it drains.
+    if (this.#count < minSamples && elapsed < 10 * windowMs && this.#queued === 0) return;
     const loopDelay = this.#loopDelay;
-    const delay = this.#count > 0 && typeof loopDelay === 'function' ? loopDelay() : 0;
+    const delay = typeof loopDelay === 'function' ? Math.max(0, loopDelay()) : 0;
+    // With the turn delay, the queue in front of the loop is bounded per request (#sojourn):
+    // the latency samples are left to time in flight, which the limit governs.
+    const queueing = this.#turnDelay === undefined ? delay : 0;
     const sample: WindowSample = {
       count: this.#count,
-      rttMs: this.#count > 0 ? this.#sum / this.#count + Math.max(0, delay) : 0,
+      rttMs: this.#count > 0 ? this.#sum / this.#count + queueing : 0,
       minRttMs: this.#min,
       maxInFlight: this.#maxInFlight,
       dropped: this.#dropped,
@@ -120,11 +222,15 @@ export class AdaptiveConcurrency {
     const c = this.config;
     if (c.algorithm === 'aimd') this.#aimd = aimdUpdate(c, this.#aimd, sample);
     else this.#gradient = gradient2Update(c, this.#gradient, sample);
+    // The time one request takes: the baseline (Gradient2), else the fastest seen lately.
+    if (this.#count > 0) this.#serviceMs = this.baselineMs ?? this.#min;
+    const serviceMs = this.#serviceMs;
+    this.#queued = serviceMs > 0 ? Math.floor(delay / serviceMs) : 0;
     this.#windowStart = nowMs;
     this.#count = 0;
     this.#sum = 0;
     this.#min = Number.POSITIVE_INFINITY;
-    this.#maxInFlight = this.#inFlight;
+    this.#maxInFlight = this.#inFlight + this.#queued;
     this.#dropped = false;
   }
 }

@@ -2,6 +2,7 @@ import type { Algorithm, RefundResult, StepResult } from '../algorithms/algorith
 import { type Decision, decide } from '../algorithms/decision.js';
 import type { Store } from '../stores/store.js';
 import type { AdaptiveConcurrency } from './adaptive-concurrency.js';
+import { useNodeLoopDelay } from './loop-delay.js';
 import type { AdaptivePriority } from './options.js';
 
 let nextId = 0;
@@ -38,6 +39,15 @@ export class AdaptiveAlgorithm implements Algorithm {
     return this.controller.limit;
   }
 
+  /**
+   * Gives the controller this Node process's event-loop and turn delay when its `loopDelay`
+   * option asks for them (loop-delay.ts): called when a limiter plans the limit, so a bundle
+   * without `Limit.adaptive` leaves the Node glue out.
+   */
+  useNodeLoopDelay(): void {
+    useNodeLoopDelay(this);
+  }
+
   step(): StepResult {
     throw new TypeError('sluice: an adaptive limit is decided in process, not in a store');
   }
@@ -66,12 +76,12 @@ export class AdaptiveGate implements Store {
     const priority = (PRIORITIES.includes(key) ? key : 'default') as AdaptivePriority;
     if (cost === 0) {
       const limit = c.limit;
-      const free = c.capacityFor(priority) - c.inFlight;
+      const free = c.capacityFor(priority) - c.inFlight - c.queued;
       return decide(free > 0, limit, Math.max(0, free), free > 0 ? 0 : 1000, 0, 0);
     }
     const allowed = c.tryAcquire(nowMs, priority);
     const limit = c.limit;
-    const remaining = Math.max(0, c.capacityFor(priority) - c.inFlight);
+    const remaining = Math.max(0, c.capacityFor(priority) - c.inFlight - c.queued);
     // Denied: a slot frees when any request ends; HTTP answers Retry-After: 1.
     return decide(allowed, limit, remaining, allowed ? 0 : 1000, 0, cost);
   }

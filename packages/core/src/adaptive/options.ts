@@ -53,9 +53,15 @@ export interface AdaptiveOptions<Req = unknown> {
   priority?: (req: Req) => AdaptivePriority;
   /**
    * The event-loop delay in **ms** now (e.g. a `perf_hooks.monitorEventLoopDelay` mean),
-   * added to each window's latency: time a request waits before the middleware sees it.
-   * Injected: the core imports no `node:` module. `false`: none.
-   * @default on the Express, Fastify, Koa and NestJS adapters, `perf_hooks.monitorEventLoopDelay`'s mean; elsewhere none
+   * read once per window: added to the window's latency (time a request waits before the
+   * middleware sees it) and, over a request's time, counted as requests queued in front of
+   * the loop (so a CPU-bound server, one request in flight at a time, still sheds). Where
+   * sluice supplies it, it also measures the turn delay per request (the time the loop's
+   * current turn has run, marked by `setImmediate`), which then counts the queue instead and
+   * bounds it CoDel's way (a request with more than one service time of the turn ahead of it
+   * is shed while that queue stands), and the loop's delay is no longer added to the
+   * latency. Injected: the core imports no `node:` module. `false`: neither.
+   * @default where `perf_hooks` is there to load (Node, Bun, Deno; every adapter), `monitorEventLoopDelay`'s mean and the turn delay; elsewhere (Workers) none
    */
   loopDelay?: (() => number) | false;
 }

@@ -10,7 +10,10 @@ export interface WindowSample {
   rttMs: number;
   /** The smallest latency among them in **ms**; `Infinity` when empty. */
   minRttMs: number;
-  /** The most requests in flight at once during the window. */
+  /**
+   * The most requests in flight at once during the window, counting those estimated to wait
+   * in the event loop (`AdaptiveConcurrency.queued`).
+   */
   maxInFlight: number;
   /** Whether a request of the window failed in a way that signals overload (AIMD backs off). */
   dropped: boolean;

@@ -1,31 +1,10 @@
 /**
- * The reason phrases of HTTP status codes (the `error` member of the 429 JSON body), as Node's
- * `http.STATUS_CODES` has them (a test compares the two), without importing `node:http`: the
- * core runs on Workers, Deno and Bun too. From the IANA HTTP Status Code Registry.
+ * The reason phrases of the HTTP error statuses (the `error` member of the 429 JSON body;
+ * `statusCode` is 400 to 599), as Node's `http.STATUS_CODES` has them (a test compares the
+ * two), without importing `node:http`: the core runs on Workers, Deno and Bun too. From the
+ * IANA HTTP Status Code Registry.
  */
 export const STATUS_TEXT: Readonly<Record<number, string>> = {
-  100: 'Continue',
-  101: 'Switching Protocols',
-  102: 'Processing',
-  103: 'Early Hints',
-  200: 'OK',
-  201: 'Created',
-  202: 'Accepted',
-  203: 'Non-Authoritative Information',
-  204: 'No Content',
-  205: 'Reset Content',
-  206: 'Partial Content',
-  207: 'Multi-Status',
-  208: 'Already Reported',
-  226: 'IM Used',
-  300: 'Multiple Choices',
-  301: 'Moved Permanently',
-  302: 'Found',
-  303: 'See Other',
-  304: 'Not Modified',
-  305: 'Use Proxy',
-  307: 'Temporary Redirect',
-  308: 'Permanent Redirect',
   400: 'Bad Request',
   401: 'Unauthorized',
   402: 'Payment Required',

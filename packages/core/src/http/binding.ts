@@ -1,6 +1,6 @@
 import type { Decision } from '../algorithms/decision.js';
 import type { RequestView } from '../limits/request-view.js';
-import type { ProxyTrust } from './request/proxy-warnings.js';
+import type { ProxySetting, ProxyTrust } from './request/proxy-warnings.js';
 
 /**
  * What an adapter supplies so that the core's {@link HttpPipeline} can limit its
@@ -33,6 +33,14 @@ export interface HttpBinding<Req, Res> {
    * `undefined` when it cannot tell. Asked on a limiter's first requests only.
    */
   trustProxy?(req: Req): ProxyTrust | undefined;
+  /**
+   * How the `validate` warnings name that setting and its fix, in the framework's words
+   * (`{ name: "Express's trust proxy setting", fix: "app.set('trust proxy', 1)" }`). Read
+   * once, when the pipeline is built.
+   * @default generic words ("the framework's proxy setting"); the shared config-rules rows
+   *   fail an adapter that leaves them.
+   */
+  proxySetting?: ProxySetting;
   /** The request headers, lower-case names. Read only when a callback asks for them. */
   headers(req: Req): RequestView['headers'];
   /** The framework's conventional user id (Passport `req.user?.id`…); the `user` option replaces it. */
@@ -75,6 +83,13 @@ export interface HttpBinding<Req, Res> {
    * `Request` and the `Response`). Default `[req, res]`.
    */
   callbackArgs?(req: Req, res: Res): [request: unknown, response: unknown];
+  /**
+   * Optional: what the callbacks given "the framework's request" (`RequestView.raw` in
+   * `skip`, `key` and named-limiter resolvers; `Limit.adaptive`'s `priority`) see, when
+   * `req` is not that (a fetch adapter's per-check record: it gives the `Request`, or Hono's
+   * `c`). Default `req`.
+   */
+  request?(req: Req): unknown;
   /** Exposes the decision on the request (`req.rateLimit`…); `ledger` is what `ledger` gave. */
   expose(req: Req, res: Res, decision: Decision, ledger: object): void;
 }

@@ -20,5 +20,5 @@ export { defaultStoreOf } from './request/default-store.js';
 export type { FinishingResponse } from './request/finished.js';
 export { whenFinished } from './request/finished.js';
 export { proxyTrustOf, requestProxyTrust } from './request/proxy-trust.js';
-export type { ProxyTrust } from './request/proxy-warnings.js';
+export type { ProxySetting, ProxyTrust } from './request/proxy-warnings.js';
 export type { HttpVerdict } from './verdict/verdict.js';

@@ -49,7 +49,7 @@ export class HttpPipeline<Req, Res> {
     this.#proxy =
       binding.trustProxy === undefined
         ? undefined
-        : new ProxyWarnings(this.limiter.config.validate);
+        : new ProxyWarnings(this.limiter.config.validate, binding.proxySetting);
   }
 
   /**

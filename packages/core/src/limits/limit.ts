@@ -1,18 +1,13 @@
-import { AdaptiveConcurrency } from '../adaptive/adaptive-concurrency.js';
-import { AdaptiveAlgorithm } from '../adaptive/adaptive-gate.js';
-import { type AdaptiveOptions, parseAdaptiveOptions } from '../adaptive/options.js';
+import type { AdaptiveAlgorithm } from '../adaptive/adaptive-gate.js';
+import type { AdaptiveOptions } from '../adaptive/options.js';
 import { type Algorithm, isAlgorithm } from '../algorithms/algorithm.js';
 import {
   type CalendarDayOptions,
   type CalendarMonthOptions,
   type CalendarPeriod,
-  type CalendarUnit,
   type CalendarWeekOptions,
   calendarText,
-  NOMINAL_MS,
-  parseCalendar,
 } from '../algorithms/calendar.js';
-import { calendarQuota } from '../algorithms/calendar-window.js';
 import { concurrency, DEFAULT_LEASE_MS } from '../algorithms/concurrency.js';
 import { gcra } from '../algorithms/gcra.js';
 import { type Penalty, type PenaltyOptions, parsePenalty, penalty } from '../algorithms/penalty.js';
@@ -39,7 +34,8 @@ export const LIMIT_NAME_FORM =
   'a limit name: 1 to 128 ASCII letters, digits, "_", "." or "-" (no quote, backslash, space, ' +
   'control character or non-ASCII character)';
 
-interface LimitFields {
+/** A limit's fields, as {@link makeLimit} takes them. */
+export interface LimitFields {
   maxAttempts: number;
   periodMs: number;
   subject: string | undefined;
@@ -53,7 +49,34 @@ interface LimitFields {
   /** Whether `.cost(n)` was called (so `.costAfter()` would drop it). */
   costGiven?: boolean;
   adaptive: AdaptiveAlgorithm | undefined;
+  /** A calendar quota's algorithm, given its quota (set with `calendar`). */
+  calendarAlgorithm?: ((maxAttempts: number) => Algorithm) | undefined;
 }
+
+/**
+ * Where a calendar quota keeps its algorithm's builder: not enumerable, and the same key in
+ * every copy of @sluice/core (its ESM and CommonJS builds).
+ */
+const CALENDAR_ALGORITHM = Symbol.for('sluice.v0.calendarAlgorithm');
+
+/**
+ * The fields of a plain limit, which each factory overrides where it differs: one request
+ * costs 1; no subject, name, penalty, lease, calendar, response cost or adaptive control.
+ */
+export const PLAIN_LIMIT = {
+  subject: undefined,
+  requestCost: 1,
+  name: undefined,
+  unlimited: false,
+  penalty: undefined,
+  concurrent: false,
+  calendar: undefined,
+  responseCost: undefined,
+  adaptive: undefined,
+} as const satisfies Omit<LimitFields, 'maxAttempts' | 'periodMs'>;
+
+/** Builds a `Limit` (its constructor is private): for limit-factories.ts. */
+let construct: (fields: LimitFields) => Limit;
 
 /**
  * How a request's cost is settled from its response (`Limit.costAfter`): `reserve` units
@@ -167,7 +190,14 @@ export class Limit {
     this.responseCost = fields.responseCost;
     this.costGiven = fields.costGiven === true;
     this.adaptive = fields.adaptive;
+    if (fields.calendarAlgorithm !== undefined) {
+      Object.defineProperty(this, CALENDAR_ALGORITHM, { value: fields.calendarAlgorithm });
+    }
     Object.freeze(this);
+  }
+
+  static {
+    construct = (fields) => new Limit(fields);
   }
 
   /**
@@ -237,18 +267,15 @@ export class Limit {
     noneLimit ??= new Limit({
       maxAttempts: Number.POSITIVE_INFINITY,
       periodMs: MINUTE_MS,
-      subject: undefined,
-      requestCost: 1,
-      name: undefined,
+      ...PLAIN_LIMIT,
       unlimited: true,
-      penalty: undefined,
-      concurrent: false,
-      calendar: undefined,
-      responseCost: undefined,
-      adaptive: undefined,
     });
     return noneLimit;
   }
+
+  // perCalendarDay, perCalendarWeek, perCalendarMonth and adaptive are defined in
+  // limit-factories.ts, on the `Limit` that @sluice/core exports: a bundle that builds no
+  // calendar quota and no adaptive limit leaves out their code (and luxon's loader).
 
   /**
    * `maxAttempts` requests per calendar day in `timeZone`: a fixed window from local
@@ -263,9 +290,7 @@ export class Limit {
    * @throws {@link SluiceConfigError} naming `maxAttempts`, `timeZone` or an unknown option.
    * @example Limit.perCalendarDay(1000, { timeZone: 'Europe/Paris' })
    */
-  static perCalendarDay(maxAttempts: number, options?: CalendarDayOptions): Limit {
-    return Limit.#calendar(maxAttempts, 'day', options);
-  }
+  declare static perCalendarDay: (maxAttempts: number, options?: CalendarDayOptions) => Limit;
 
   /**
    * `maxAttempts` requests per calendar week in `timeZone`, from local midnight of
@@ -277,9 +302,7 @@ export class Limit {
    *   unknown option.
    * @example Limit.perCalendarWeek(5000, { timeZone: 'America/New_York', weekStart: 7 })
    */
-  static perCalendarWeek(maxAttempts: number, options?: CalendarWeekOptions): Limit {
-    return Limit.#calendar(maxAttempts, 'week', options);
-  }
+  declare static perCalendarWeek: (maxAttempts: number, options?: CalendarWeekOptions) => Limit;
 
   /**
    * `maxAttempts` requests per calendar month in `timeZone`, from local midnight of
@@ -292,27 +315,7 @@ export class Limit {
    *   unknown option.
    * @example Limit.perCalendarMonth(100_000, { timeZone: 'Asia/Kathmandu', anchorDay: 15 })
    */
-  static perCalendarMonth(maxAttempts: number, options?: CalendarMonthOptions): Limit {
-    return Limit.#calendar(maxAttempts, 'month', options);
-  }
-
-  static #calendar(maxAttempts: number, unit: CalendarUnit, options: unknown): Limit {
-    const quota = integerAtLeast('maxAttempts', maxAttempts, 1);
-    const calendar = parseCalendar(unit, options);
-    return new Limit({
-      maxAttempts: quota,
-      periodMs: NOMINAL_MS[unit],
-      subject: undefined,
-      requestCost: 1,
-      name: undefined,
-      unlimited: false,
-      penalty: undefined,
-      concurrent: false,
-      calendar,
-      responseCost: undefined,
-      adaptive: undefined,
-    });
-  }
+  declare static perCalendarMonth: (maxAttempts: number, options?: CalendarMonthOptions) => Limit;
 
   /**
    * A concurrency limit (Stripe's concurrency limiter, GitHub's concurrent
@@ -338,15 +341,8 @@ export class Limit {
     return new Limit({
       maxAttempts: n,
       periodMs: leaseMs,
-      subject: undefined,
-      requestCost: 1,
-      name: undefined,
-      unlimited: false,
-      penalty: undefined,
+      ...PLAIN_LIMIT,
       concurrent: true,
-      calendar: undefined,
-      responseCost: undefined,
-      adaptive: undefined,
     });
   }
 
@@ -371,23 +367,7 @@ export class Limit {
    *   `[min, max]`, an unknown `algorithm`, unknown option names (all in one message).
    * @example Limit.adaptive({ max: 200, priority: (req) => (req.path === '/health' ? 'critical' : 'default') })
    */
-  static adaptive<Req = unknown>(options: AdaptiveOptions<Req> = {}): Limit {
-    const config = parseAdaptiveOptions(options);
-    const algorithm = new AdaptiveAlgorithm(new AdaptiveConcurrency(config));
-    return new Limit({
-      maxAttempts: config.initial,
-      periodMs: DEFAULT_LEASE_MS,
-      subject: undefined,
-      requestCost: 1,
-      name: undefined,
-      unlimited: false,
-      penalty: undefined,
-      concurrent: true,
-      calendar: undefined,
-      responseCost: undefined,
-      adaptive: algorithm,
-    });
-  }
+  declare static adaptive: <Req = unknown>(options?: AdaptiveOptions<Req>) => Limit;
 
   /**
    * The same limit for an explicit subject (Laravel `Limit::by($key)`), replacing the
@@ -586,6 +566,7 @@ export class Limit {
       responseCost: this.responseCost,
       costGiven: this.costGiven,
       adaptive: this.adaptive,
+      calendarAlgorithm: calendarAlgorithmOf(this),
       ...change,
     });
   }
@@ -606,21 +587,23 @@ export class Limit {
     return new Limit({
       maxAttempts,
       periodMs,
-      subject: undefined,
-      requestCost: 1,
-      name: undefined,
-      unlimited: false,
-      penalty: undefined,
-      concurrent: false,
-      calendar: undefined,
-      responseCost: undefined,
-      adaptive: undefined,
+      ...PLAIN_LIMIT,
     });
   }
 }
 
 // An ESM-built Limit is a Limit to the CommonJS build too (and the reverse).
 brandClass(Limit, 'Limit');
+
+/** A new `Limit` of `fields` (what `Limit`'s factories outside its class build with). */
+export function makeLimit(fields: LimitFields): Limit {
+  return construct(fields);
+}
+
+/** A calendar quota's algorithm builder (given a quota), or `undefined` for any other limit. */
+export function calendarAlgorithmOf(limit: Limit): LimitFields['calendarAlgorithm'] {
+  return (limit as unknown as Record<symbol, LimitFields['calendarAlgorithm']>)[CALENDAR_ALGORITHM];
+}
 
 /** The shared {@link Limit.none} instance, built on first use. */
 let noneLimit: Limit | undefined;
@@ -676,7 +659,7 @@ export function limitAlgorithm(
   if (limit.adaptive !== undefined) return limit.adaptive;
   if (limit.concurrent) return concurrency({ limit: limit.maxAttempts, leaseMs: limit.periodMs });
   // A calendar quota is a window of the calendar whatever the `algorithm` option says.
-  if (limit.calendar !== undefined) return calendarQuota(limit.maxAttempts, limit.calendar);
+  if (limit.calendar !== undefined) return calendarAlgorithmOf(limit)!(limit.maxAttempts);
   const algorithm = factory({ limit: limit.maxAttempts, periodMs: limit.periodMs });
   if (!isAlgorithm(algorithm)) {
     throw new SluiceConfigError(

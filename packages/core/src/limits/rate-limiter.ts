@@ -4,6 +4,8 @@ import { algorithmKeyTag } from '../algorithms/key-tag.js';
 import { describe, SluiceConfigError } from '../common/errors.js';
 import { checkOptionNames, optionNames } from '../common/known-options.js';
 import { checkCallOptions, checkCost } from '../common/validate.js';
+import { KeyOperations } from '../operations/key-operations.js';
+import { operationsSnapshot } from '../operations/registry.js';
 import type { CircuitBreakerOptions } from '../store-failure/circuit-breaker.js';
 import { guardedStore } from '../store-failure/guarded-store.js';
 import type { OverLimitCacheOptions } from '../store-failure/over-limit-cache.js';
@@ -119,6 +121,8 @@ export interface AcquireOptions extends ConsumeOptions {
 interface LimiterConfig {
   algorithm: Algorithm;
   store: Store;
+  /** The store as the user gave it (its `operations`). */
+  userStore: Store;
   prefix: string;
   clock: () => number;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -145,12 +149,20 @@ export class RateLimiter {
    * own, so the caller's key string is used as is (no concatenation, its hash cached by V8).
    */
   readonly #keySpace: Store;
+  /** What operator entries (`LimitOperations`) say about its keys, if the store has them. */
+  readonly #operations: KeyOperations | undefined;
 
   constructor(options: RateLimiterOptions) {
     this.#config = parseLimiterOptions(options);
     // `@<algorithm>` after the prefix (none for GCRA): a changed algorithm gets fresh keys.
-    const tag = algorithmKeyTag(this.#config.algorithm);
-    this.#keySpace = keySpaceView(this.#config.store, `${this.#config.prefix}${tag}:`);
+    const { algorithm, prefix, store, userStore } = this.#config;
+    const tag = algorithmKeyTag(algorithm);
+    this.#keySpace = keySpaceView(store, `${prefix}${tag}:`);
+    const snapshot = operationsSnapshot(userStore.operations, prefix);
+    this.#operations =
+      snapshot === undefined
+        ? undefined
+        : new KeyOperations(snapshot, algorithm, `${prefix}${tag}:`, this.#keySpace);
   }
 
   /** The algorithm this limiter runs. */
@@ -261,7 +273,8 @@ export class RateLimiter {
     maxWaitMs: number,
     signal: AbortSignal | undefined,
   ): Promise<Reservation> {
-    const { algorithm, clock, storeReserves } = this.#config;
+    const { clock, storeReserves } = this.#config;
+    let algorithm = this.#config.algorithm;
     checkReservable(algorithm);
     const store = this.#keySpace;
     if (
@@ -274,11 +287,35 @@ export class RateLimiter {
     if (typeof key !== 'string') return notAString(key);
     if (signal?.aborted === true) return Promise.reject(abortReason(signal));
     const now = clock();
+    const ops = this.#operations;
     let booked: ReturnType<NonNullable<Store['reserve']>>;
+    let operating = false;
     try {
+      // perf: a field read when no operator entry is in force.
+      if (ops?.snapshot.active && ops.snapshot.live(now)) {
+        operating = true;
+        const operated = ops.operated(key, cost, now);
+        if (operated !== undefined) {
+          // An allow is served at once and books nothing; a deny or a ban books nothing.
+          if (!isAlgorithm(operated)) {
+            const answer = { decision: operated, delayMs: 0 };
+            return Promise.resolve(
+              reservationOf(answer, () => Promise.resolve(operated), undefined, clock),
+            );
+          }
+          algorithm = operated; // an override: its rate, on the same key (GCRA keeps its TAT)
+        }
+      }
       booked = store.reserve(key, algorithm, cost, now, maxWaitMs);
     } catch (error) {
       return Promise.reject(error);
+    }
+    if (operating && cost > 0) {
+      // A refused booking is a denial for top(), as consume's are.
+      booked = Promise.resolve(booked).then((answer) => {
+        if (!answer.decision.allowed) ops!.snapshot.denied(`key:${key}`);
+        return answer;
+      });
     }
     const refund = store.refund;
     return Promise.resolve(booked).then((answer) =>
@@ -361,10 +398,30 @@ export class RateLimiter {
 
   #decide(key: string, cost: number): Promise<Decision> {
     if (typeof key !== 'string') return notAString(key);
-    const { algorithm, clock } = this.#config;
+    const { clock } = this.#config;
+    let algorithm = this.#config.algorithm;
+    const now = clock();
+    const ops = this.#operations;
     try {
+      // perf: a field read when no operator entry is in force.
+      if (ops?.snapshot.active && ops.snapshot.live(now)) {
+        const operated = ops.operated(key, cost, now);
+        if (operated !== undefined) {
+          if (!isAlgorithm(operated)) return Promise.resolve(operated);
+          algorithm = operated;
+        }
+        const d = this.#keySpace.consume(key, algorithm, cost, now);
+        if (d instanceof Promise) {
+          return d.then((x) => {
+            if (!x.allowed && cost > 0) ops.snapshot.denied(`key:${key}`);
+            return x;
+          });
+        }
+        if (!d.allowed && cost > 0) ops.snapshot.denied(`key:${key}`);
+        return Promise.resolve(d);
+      }
       // A store's promise is returned as it is; a decision is wrapped.
-      return Promise.resolve(this.#keySpace.consume(key, algorithm, cost, clock()));
+      return Promise.resolve(this.#keySpace.consume(key, algorithm, cost, now));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -429,5 +486,13 @@ function parseLimiterOptions(options: RateLimiterOptions): LimiterConfig {
   if (typeof sleep !== 'function')
     throw new SluiceConfigError('sleep', sleep, 'a function (ms) => Promise<void>');
   const storeReserves = typeof (userStore as Store).reserve === 'function';
-  return { algorithm, store: guarded, prefix, clock, sleep, storeReserves };
+  return {
+    algorithm,
+    store: guarded,
+    userStore: userStore as Store,
+    prefix,
+    clock,
+    sleep,
+    storeReserves,
+  };
 }

@@ -19,9 +19,12 @@ import {
   type ResolvedLimits,
   resolveLimitInput,
 } from '../limits/throttle-registry.js';
+import { operationsSnapshot } from '../operations/registry.js';
+import type { OperationsSnapshot } from '../operations/snapshot.js';
 import { guardedStore } from '../store-failure/guarded-store.js';
 import { MemoryStore } from '../stores/memory-store.js';
-import { chargeTimeOf, consumeEach, type Store, type StoreRequest } from '../stores/store.js';
+import { chargeTimeOf, consumeEach, type Store } from '../stores/store.js';
+import { operatedVerdict } from './protocol-operations.js';
 import { PROTOCOL_STORE_OPTIONS, type ProtocolStoreOptions } from './protocol-options.js';
 import { type ProtocolCharge, ProtocolVerdict } from './protocol-verdict.js';
 
@@ -102,6 +105,8 @@ export class ProtocolLimiter {
   readonly #ipv6Subnet: number;
   readonly #prepared = new Map<Limit | string, Prepared>();
   readonly #static: readonly Limit[] | undefined;
+  /** Operator entries of the store and prefix (`LimitOperations`): allow, deny, ban. */
+  readonly #operations: OperationsSnapshot | undefined;
 
   constructor(options: ProtocolLimiterOptions) {
     if (options === null || typeof options !== 'object') {
@@ -125,12 +130,14 @@ export class ProtocolLimiter {
     this.#ipv6Subnet = integerAtLeast('ipv6Subnet', options.ipv6Subnet ?? 64, 1);
     if (this.#ipv6Subnet > 128)
       throw new SluiceConfigError('ipv6Subnet', options.ipv6Subnet, 'an integer 1-128');
-    this.#store = guardedStore({
+    const guarded = guardedStore({
       store: options.store ?? new MemoryStore(),
       onStoreError: options.onStoreError ?? 'insurance',
       logger: options.logger ?? console,
       requireReset: false,
-    }).store;
+    });
+    this.#store = guarded.store;
+    this.#operations = operationsSnapshot((guarded.userStore as Store).operations, prefix);
     this.#factory = algorithm;
     this.#prefix = prefix;
     this.#channel = keySegment(channel);
@@ -225,7 +232,6 @@ export class ProtocolLimiter {
   ): ProtocolVerdict | Promise<ProtocolVerdict> {
     const subject = key !== undefined ? keySegment(key) : this.#subjectOf(view);
     const charges: ProtocolCharge[] = [];
-    const requests: StoreRequest[] = [];
     for (const limit of limits) {
       if (limit.unlimited) continue;
       const p = this.#prepare(limit);
@@ -235,38 +241,42 @@ export class ProtocolLimiter {
           : key !== undefined
             ? p.keyPrefix + subject
             : `${p.keyPrefix}${route}:${subject}`;
-      const c = cost ?? p.cost;
       charges.push({
         key: k,
         algorithm: p.algorithm,
-        cost: c,
+        cost: cost ?? p.cost,
         atMs: 0,
         name: p.name,
         windowSeconds: p.windowSeconds,
         periodMs: p.periodMs,
       });
-      requests.push({ key: k, algorithm: p.algorithm, cost: c });
     }
     const now = this.#clock();
-    if (requests.length === 0) return ProtocolVerdict.unlimited(cost ?? 1);
+    if (charges.length === 0) return ProtocolVerdict.unlimited(cost ?? 1);
+    const ops = this.#operations;
+    if (ops?.active === true) {
+      const operated = operatedVerdict(ops, view, key, charges, cost ?? 1, now);
+      if (operated !== undefined) return operated;
+    }
     const store = this.#store;
+    // perf: one limit (the usual case) decides without the arrays and closures of many
+    if (charges.length === 1) {
+      const c = charges[0]!;
+      const d = store.consume(c.key, c.algorithm, c.cost, now);
+      return d instanceof Promise
+        ? d.then((x) => verdictOf([x], charges, now))
+        : verdictOf([d], charges, now);
+    }
     const decided =
-      requests.length === 1
-        ? oneDecision(
-            store.consume(requests[0]!.key, requests[0]!.algorithm, requests[0]!.cost, now),
-          )
-        : typeof store.consumeAll === 'function'
-          ? store.consumeAll(requests, now)
-          : consumeEach(
-              requests.map((r) => r.cost),
-              (i, c) => store.consume(requests[i]!.key, requests[i]!.algorithm, c, now),
-            );
-    const finish = (decisions: Decision[]) => {
-      for (let i = 0; i < charges.length; i++)
-        charges[i]!.atMs = chargeTimeOf(decisions[i]!) ?? now;
-      return new ProtocolVerdict(decisions, charges);
-    };
-    return decided instanceof Promise ? decided.then(finish) : finish(decided);
+      typeof store.consumeAll === 'function'
+        ? store.consumeAll(charges, now)
+        : consumeEach(
+            charges.map((c) => c.cost),
+            (i, c) => store.consume(charges[i]!.key, charges[i]!.algorithm, c, now),
+          );
+    return decided instanceof Promise
+      ? decided.then((d) => verdictOf(d, charges, now))
+      : verdictOf(decided, charges, now);
   }
 
   #subjectOf(view: RequestView): string {
@@ -307,7 +317,8 @@ export class ProtocolLimiter {
   }
 }
 
-/** One decision as the one-element array all-or-nothing answers. */
-function oneDecision(d: Decision | Promise<Decision>): Decision[] | Promise<Decision[]> {
-  return d instanceof Promise ? d.then((x) => [x]) : [d];
+/** The verdict of `decisions` (in the order of `charges`), each charge timed. */
+function verdictOf(decisions: Decision[], charges: ProtocolCharge[], now: number): ProtocolVerdict {
+  for (let i = 0; i < charges.length; i++) charges[i]!.atMs = chargeTimeOf(decisions[i]!) ?? now;
+  return new ProtocolVerdict(decisions, charges);
 }

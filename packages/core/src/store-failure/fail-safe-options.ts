@@ -1,4 +1,4 @@
-import { isRedisClientLike, SluiceConfigError } from '../common/errors.js';
+import { notAStoreHint, SluiceConfigError } from '../common/errors.js';
 import { checkOptionNames, optionNames } from '../common/known-options.js';
 import type { Store } from '../stores/store.js';
 import { type CircuitBreakerOptions, checkBreakerOptions } from './circuit-breaker.js';
@@ -107,9 +107,7 @@ export function parseFailSafeOptions(options: FailSafeStoreOptions): FailSafeCon
   const store = options.store;
   if (store === null || typeof store !== 'object' || typeof store.consume !== 'function') {
     throw new SluiceConfigError('store', store, 'a Store (MemoryStore, RedisStore)', {
-      hint: isRedisClientLike(store)
-        ? 'wrap it: `new RedisStore({ client })` (from @sluice/redis)'
-        : undefined,
+      hint: notAStoreHint(store),
     });
   }
   const { onStoreError, logger } = checkFailureMode(

@@ -1,4 +1,4 @@
-import { isRedisClientLike, SluiceConfigError } from '../common/errors.js';
+import { notAStoreHint, SluiceConfigError } from '../common/errors.js';
 import { MemoryStore } from '../stores/memory-store.js';
 import type { Store } from '../stores/store.js';
 import { checkBreakerOptions } from './circuit-breaker.js';
@@ -62,9 +62,7 @@ export function guardedStore({
     (requireReset && typeof s.reset !== 'function')
   ) {
     throw new SluiceConfigError('store', store, 'a Store (MemoryStore, RedisStore)', {
-      hint: isRedisClientLike(store)
-        ? 'wrap it: `new RedisStore({ client })` (from @sluice/redis)'
-        : undefined,
+      hint: notAStoreHint(store),
     });
   }
   const mode = checkFailureMode(onStoreError, logger);

@@ -172,7 +172,12 @@ export class FailSafeStore implements Store {
     return this.#overLimit?.size ?? 0;
   }
 
-  consume(key: string, algorithm: Algorithm, cost: number, nowMs: number): Promise<Decision> {
+  consume(
+    key: string,
+    algorithm: Algorithm,
+    cost: number,
+    nowMs: number,
+  ): Decision | Promise<Decision> {
     const overLimit = this.#overLimit;
     if (this.#down.size !== 0) this.#sweep();
     const breaker = this.#domainOf === undefined ? this.#whole : this.#breakerOf(key);
@@ -192,6 +197,15 @@ export class FailSafeStore implements Store {
       result = this.#store.consume(key, algorithm, cost, nowMs);
     } catch (error) {
       return Promise.resolve(this.#fallback(error, breaker, probe, key, algorithm, cost, nowMs));
+    }
+    // perf: a store that answers synchronously (SqliteStore) stays promise-free through the
+    // policy, as a MemoryStore does: the HTTP pipeline then decides in the same tick. A
+    // native promise (Redis, Postgres) is told apart first, by instanceof: a property
+    // lookup of `then` on every decision measured +0.4 µs per Redis decision.
+    if (!(result instanceof Promise) && !isThenable(result)) {
+      if (probe) this.#answered(breaker);
+      if (overLimit !== undefined) overLimit.record(key, algorithm, result, nowMs);
+      return result;
     }
     return Promise.resolve(result).then(
       (decision) => {
@@ -220,7 +234,7 @@ export class FailSafeStore implements Store {
    * the domain the error names (a string `failureDomain` on it: the node the call was
    * waiting on), else against every domain the call touched. Never rejects.
    */
-  consumeAll(requests: readonly StoreRequest[], nowMs: number): Promise<Decision[]> {
+  consumeAll(requests: readonly StoreRequest[], nowMs: number): Decision[] | Promise<Decision[]> {
     const store = this.#store;
     if (typeof store.consumeAll !== 'function') {
       const keys = requests.map(fullKey);
@@ -277,10 +291,13 @@ export class FailSafeStore implements Store {
     } catch (error) {
       return Promise.resolve(failed(error));
     }
-    return Promise.resolve(result).then((decisions) => {
+    const answered = (decisions: Decision[]): Decision[] => {
       for (const probe of probes) this.#answered(probe);
       return decisions;
-    }, failed);
+    };
+    // perf: a synchronous store's answer stays synchronous (see consume).
+    if (!(result instanceof Promise) && !isThenable(result)) return answered(result);
+    return Promise.resolve(result).then(answered, failed);
   }
 
   /** The policy's decisions of a whole {@link consumeAll} (full keys), without the store. */
@@ -374,6 +391,65 @@ export class FailSafeStore implements Store {
       },
       (error: unknown) => local(error, probe),
     );
+  }
+
+  /**
+   * {@link Store.reserveAll} under the policy and breakers, as {@link reserve} for each
+   * part: the store's own `reserveAll` while every key's breaker is closed (or lets a probe
+   * through), else, or when the call fails, the policy decides every part at once
+   * (`'insurance'`: all-or-nothing on the insurance store). Never rejects for a store failure.
+   * @throws `TypeError` (synchronously) when the store has no `reserveAll`.
+   */
+  reserveAll(
+    requests: readonly StoreRequest[],
+    nowMs: number,
+    maxWaitMs: number,
+  ): Promise<StoreReservation[]> {
+    const store = this.#store;
+    if (typeof store.reserveAll !== 'function') {
+      throw new TypeError('sluice: this store cannot reserve several keys (it has no reserveAll)');
+    }
+    const flat = requests.map(
+      (r): StoreRequest => ({ key: fullKey(r), algorithm: r.algorithm, cost: r.cost }),
+    );
+    for (const r of flat) this.#overLimit?.forget(r.key);
+    if (this.#down.size !== 0) this.#sweep();
+    const breakers = new Set(flat.map((r) => this.#breakerOf(r.key)));
+    const probes: CircuitBreaker[] = [];
+    const local = (): StoreReservation[] => {
+      if (this.#mode === 'insurance') {
+        this.#insurance ??= new MemoryStore();
+        const booked = this.#insurance.reserveAll(flat, nowMs, maxWaitMs);
+        for (const b of booked) markWithoutStore(b.decision);
+        return booked;
+      }
+      return flat.map((r) => ({
+        decision: this.#decide(r.key, r.algorithm, r.cost, nowMs),
+        delayMs: 0,
+      }));
+    };
+    for (const breaker of breakers) {
+      if (breaker.state === 'closed') continue;
+      if (breaker.tryAcquire() === 'reject') {
+        for (const probe of probes) probe.onFailure(true);
+        return Promise.resolve(local());
+      }
+      probes.push(breaker);
+    }
+    const failed = (error: unknown): StoreReservation[] => {
+      for (const breaker of breakers) this.#failed(error, breaker, probes.includes(breaker));
+      return local();
+    };
+    let result: StoreReservation[] | Promise<StoreReservation[]>;
+    try {
+      result = store.reserveAll(flat, nowMs, maxWaitMs);
+    } catch (error) {
+      return Promise.resolve(failed(error));
+    }
+    return Promise.resolve(result).then((booked) => {
+      for (const probe of probes) this.#answered(probe);
+      return booked;
+    }, failed);
   }
 
   #reserveByMode(
@@ -525,4 +601,9 @@ export class FailSafeStore implements Store {
     this.#down.delete(breaker);
     if (this.#down.size === 0) this.#logger.warn('sluice: store answering again');
   }
+}
+
+/** Whether a store's answer is a promise (or another thenable) rather than the value itself. */
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }

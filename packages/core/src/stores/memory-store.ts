@@ -3,8 +3,11 @@ import type { Decision } from '../algorithms/decision.js';
 import { SluiceConfigError } from '../common/errors.js';
 import { checkOptionNames } from '../common/known-options.js';
 import { integerAtLeast } from '../common/validate.js';
+import type { OperationsSync } from '../operations/entry.js';
+import { checkFingerprint, memoryOperations, registeredKeySpaces } from '../operations/registry.js';
 import { FlatGroups } from './flat-groups.js';
 import { LruSlots } from './lru-slots.js';
+import { checkSnapshot, type MemoryStoreSnapshot, SNAPSHOT_FORMAT } from './memory-snapshot.js';
 import { consumeEach, type Store, type StoreRequest, type StoreReservation } from './store.js';
 
 /** A key space of a {@link MemoryStore} (see {@link MemoryStore.space}): opaque to callers. */
@@ -80,6 +83,8 @@ export class MemoryStore implements Store {
    */
   #arrays: (number[] | undefined)[] | undefined;
   #lastNow = 0;
+  /** {@link MemoryStore.operations}, made on first read. */
+  #operations: OperationsSync | undefined;
   /** The next slot the sweep for expired keys looks at. */
   #sweep = 0;
 
@@ -102,6 +107,17 @@ export class MemoryStore implements Store {
       },
     );
     this.#flatGroups = new FlatGroups(() => this.#slots.addGroup(this.#keys));
+  }
+
+  /**
+   * Operator entries of `LimitOperations` on this store: kept in this process only
+   * (`shared: false`); every limiter on this store and prefix obeys them. `undefined` in a
+   * bundle without `LimitOperations` (nor `enableOperations()`), where no entry can be
+   * written: what keeps them is then left out of it.
+   */
+  get operations(): OperationsSync | undefined {
+    this.#operations ??= memoryOperations();
+    return this.#operations;
   }
 
   consume(key: string, algorithm: Algorithm, cost: number, nowMs: number): Decision {
@@ -181,6 +197,59 @@ export class MemoryStore implements Store {
     const d = result.decision;
     this.#writeBack(space, key, slot, state, result.state, d.allowed, d.retryAfterMs, cost, nowMs);
     return { decision: result.decision, delayMs: result.delayMs };
+  }
+
+  /**
+   * {@link Store.reserveAll}: every request's slot booked, or none. Synchronous, so atomic:
+   * asks each algorithm's `reserve` on the key's state without writing, then books each only
+   * if all book. A request with a `prefix` is in that prefix's key space.
+   * @throws `TypeError` for an algorithm without `reserve` (a window: no future slot).
+   */
+  reserveAll(
+    requests: readonly StoreRequest[],
+    nowMs: number,
+    maxWaitMs: number,
+  ): StoreReservation[] {
+    const spaces = requests.map((r) =>
+      r.prefix === undefined ? this.#keys : this.space(r.prefix),
+    );
+    const trial = requests.map((r, i) => {
+      if (typeof r.algorithm.reserve !== 'function') {
+        throw new TypeError(
+          `sluice: algorithm ${r.algorithm.description} has no future slot to reserve`,
+        );
+      }
+      const slot = spaces[i]!.get(r.key);
+      let state = slot === undefined ? undefined : this.#stateAt(slot);
+      if (state !== undefined && expiryOf(state) <= nowMs) state = undefined;
+      return r.algorithm.reserve(state, nowMs, r.cost, maxWaitMs);
+    });
+    // Nothing booked: the ones that would book report their peek with their cost.
+    const none = (denied: number, denial?: Decision): StoreReservation[] =>
+      requests.map((r, i) => {
+        const d = i === denied ? denial! : trial[i]!.decision;
+        if (!d.allowed || r.cost === 0) return { decision: d, delayMs: 0 };
+        const peek = this.consumeIn(spaces[i]!, r.key, r.algorithm, 0, nowMs);
+        return { decision: { ...peek, cost: r.cost }, delayMs: 0 };
+      });
+    // A cost 0 part is a peek: it books nothing and is in the way of nothing.
+    const fits = (d: Decision, i: number) => d.allowed || requests[i]!.cost === 0;
+    if (!trial.every((t, i) => fits(t.decision, i))) return none(-1);
+    const booked: StoreReservation[] = [];
+    for (let i = 0; i < requests.length; i++) {
+      const r = requests[i]!;
+      const b = this.reserveIn(spaces[i]!, r.key, r.algorithm, r.cost, nowMs, maxWaitMs);
+      if (!fits(b.decision, i)) {
+        // One key asked for twice did not fit twice: give back what was booked.
+        for (let j = 0; j < i; j++) {
+          const q = requests[j]!;
+          this.refundIn(spaces[j]!, q.key, q.algorithm, q.cost, nowMs, nowMs);
+        }
+        return none(i, b.decision);
+      }
+      booked.push(b);
+    }
+    return booked;
   }
 
   /** {@link Store.refund}: gives back `cost` units charged at `atMs` (the algorithm's `refund`). */
@@ -380,6 +449,57 @@ export class MemoryStore implements Store {
   get size(): number {
     this.prune();
     return this.#slots.size;
+  }
+
+  /**
+   * A JSON-serialisable snapshot of every unexpired key and its state, with the fingerprint
+   * of the algorithms the store's limiters decide them by (take it when the limiters exist):
+   * `restore()` in a new store (another process, after a restart) makes every key's next
+   * decision equal to what this store would have answered.
+   *
+   * @example
+   * ```ts
+   * writeFileSync('limits.json', JSON.stringify(store.dump()));
+   * // after the restart, once the limiters are created:
+   * store.restore(JSON.parse(readFileSync('limits.json', 'utf8')));
+   * ```
+   */
+  dump(): MemoryStoreSnapshot {
+    const now = this.#lastNow;
+    const keys: MemoryStoreSnapshot['keys'] = [];
+    const add = (space: string | null, map: MemoryKeySpace) => {
+      for (const [key, slot] of map) {
+        const state = this.#stateAt(slot);
+        if (expiryOf(state) > now)
+          keys.push([space, key, typeof state === 'number' ? state : [...state]]);
+      }
+    };
+    add(null, this.#keys);
+    for (const [prefix, space] of this.#spaces) add(prefix, space);
+    return {
+      format: SNAPSHOT_FORMAT,
+      takenAt: now,
+      fingerprint: registeredKeySpaces(this.operations).map(([p, a]) => [p, a]),
+      keys,
+    };
+  }
+
+  /**
+   * Loads a snapshot from {@link MemoryStore.dump}: its keys and states replace any this
+   * store holds under the same names. Create the limiters first: the snapshot is checked
+   * against the algorithms and limits they decide their key spaces by.
+   *
+   * @throws {@link SluiceConfigError} naming `snapshot` when it is not a snapshot, or was
+   *   taken under another algorithm or limit for a key prefix this store's limiters use.
+   */
+  restore(snapshot: MemoryStoreSnapshot): void {
+    checkSnapshot(snapshot, (s) => checkFingerprint(s, this.operations));
+    if (snapshot.takenAt > this.#lastNow) this.#lastNow = snapshot.takenAt;
+    for (const [prefix, key, state] of snapshot.keys) {
+      const space = prefix === null ? this.#keys : this.space(prefix);
+      const slot = space.get(key) ?? this.#insert(space, key, this.#lastNow);
+      this.#write(slot, typeof state === 'number' ? state : [...state]);
+    }
   }
 
   /** Drops every key. */

@@ -1,5 +1,6 @@
 import type { Algorithm } from '../algorithms/algorithm.js';
 import type { Decision } from '../algorithms/decision.js';
+import type { OperationsSync } from '../operations/entry.js';
 
 /**
  * Where limit state lives. A store runs one whole decision atomically: read the key's
@@ -26,6 +27,13 @@ export interface Store {
 
   /** Forgets `key`: its next decision sees a full quota. */
   reset(key: string): void | Promise<void>;
+
+  /**
+   * Optional: how operator entries (bans, allow and deny lists, overrides)
+   * written on this store reach every process on it. `LimitOperations` needs it; limiters
+   * on a store without it obey no operations. `MemoryStore`: this process only.
+   */
+  readonly operations?: OperationsSync;
 
   /**
    * Optional: the key space of `prefix` (the keys under it) as a store of its own, so
@@ -118,6 +126,33 @@ export interface Store {
     nowMs: number,
     maxWaitMs: number,
   ): StoreReservation | Promise<StoreReservation>;
+
+  /**
+   * Optional: books the future slots of several requests all-or-nothing, atomically (a
+   * request under an array of limits in `mode: 'queue'`): each request's slot is booked by
+   * its algorithm's `reserve` exactly as {@link Store.reserve} alone would book it, but only
+   * when every one books within `maxWaitMs`; otherwise none is booked, the ones that would
+   * book report their peek (a `cost` 0 decision) with their own `cost`, and the others
+   * report their denial. The caller waits for the latest slot (the largest `delayMs`) and
+   * cancels by {@link Store.refund} of each part with its `cost` (each part's give-back is
+   * exact, as a single reservation's). Without it, a limiter cannot queue a request under
+   * several limits in this store.
+   *
+   * @param requests - the requests, in order (answers come back in the same order).
+   * @param maxWaitMs - as in {@link Store.reserve}.
+   * @throws `TypeError` for an algorithm without `reserve` (a window: no future slot).
+   * @example
+   * ```ts
+   * const parts = await store.reserveAll([{ key: 'user:1', algorithm: perUser, cost: 1 },
+   *   { key: 'all', algorithm: global, cost: 1 }], Date.now(), 5000);
+   * const delayMs = Math.max(...parts.map((p) => p.delayMs));
+   * ```
+   */
+  reserveAll?(
+    requests: readonly StoreRequest[],
+    nowMs: number,
+    maxWaitMs: number,
+  ): StoreReservation[] | Promise<StoreReservation[]>;
 }
 
 /** What {@link Store.reserve} answers: the decision and the wait for the booked slot. */

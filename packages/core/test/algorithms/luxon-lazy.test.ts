@@ -1,6 +1,6 @@
 import { loadLuxon, provideLuxon } from '../../src/algorithms/luxon.js';
 import { SluiceConfigError } from '../../src/common/errors.js';
-import { Limit } from '../../src/limits/limit.js';
+import { Limit } from '../../src/index.js';
 
 describe('luxon is loaded only when a calendar quota is built', () => {
   it('importing the core loads no luxon; the first calendar quota does', () => {

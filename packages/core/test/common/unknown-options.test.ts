@@ -1,4 +1,5 @@
-import { closestName, unknownOptionHint } from '../../src/common/known-options.js';
+import { closestName } from '../../src/common/closest-name.js';
+import { unknownOptionHint } from '../../src/common/known-options.js';
 import { HttpLimiter, misusedFactory, splitHttpOptions } from '../../src/http/index.js';
 import {
   fixedWindow,

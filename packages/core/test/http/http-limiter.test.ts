@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { EPOCH } from '@sluice/test-kit';
 import { HttpLimiter } from '../../src/http/index.js';
+import { ProxyWarnings } from '../../src/http/request/proxy-warnings.js';
 import {
   type HttpVerdict,
   Limit,
@@ -86,6 +87,43 @@ describe('HttpLimiter: the validate option', () => {
       expect(() => new HttpLimiter({ validate })).not.toThrow();
     },
   );
+});
+
+describe('ProxyWarnings: in the words of the framework', () => {
+  const setting = { name: 'the test setting', fix: 'trust(1)' };
+  const run = (trust: 'none' | 'all', headers: Record<string, string>, words = setting) => {
+    const seen: string[] = [];
+    const config = {
+      trustProxy: true,
+      xForwardedFor: true,
+      logger: { warn: (m: string) => void seen.push(m) },
+    };
+    const warnings = new ProxyWarnings(config, words);
+    const app = {};
+    for (let i = 0; i < 3; i++) warnings.check(trust, () => headers, app);
+    return seen;
+  };
+
+  it("names the binding's setting and its fix, once per application", () => {
+    const xff = run('none', { 'x-forwarded-for': '203.0.113.1' });
+    expect(xff).toHaveLength(1);
+    expect(xff[0]).toContain('but the test setting trusts no proxy');
+    expect(xff[0]).toContain('Trust your proxies (trust(1))');
+    const all = run('all', {});
+    expect(all).toHaveLength(1);
+    expect(all[0]).toMatch(/^sluice: the test setting trusts every proxy hop.*\(trust\(1\)\)/);
+  });
+
+  it('without words from the binding, generic ones', () => {
+    const seen: string[] = [];
+    const config = {
+      trustProxy: true,
+      xForwardedFor: true,
+      logger: { warn: (m: string) => void seen.push(m) },
+    };
+    new ProxyWarnings(config).check('all', () => ({}), {});
+    expect(seen[0]).toContain("the framework's proxy setting trusts every proxy hop");
+  });
 });
 
 describe('HttpLimiter', () => {

@@ -1,6 +1,6 @@
 import { SluiceConfigError } from '@sluice/core';
 import { type DocumentNode, type GraphQLSchema, parse } from 'graphql';
-import { actualCost, requestedCost } from './cost.js';
+import { actualCost, costlyOnly, readsVariables, requestedCost } from './cost.js';
 import { type CostModel, type CostModelName, parseCostModel } from './models.js';
 import {
   buildTree,
@@ -67,6 +67,7 @@ export function parseCostOptions(options: CostOptions): CostConfig {
 
 /** An operation analysed once: its tree, costed per request with that request's variables. */
 export interface OperationCost {
+  /** The fields that can cost points (those that never can are left out). */
   readonly tree: readonly CostNode[];
   /** The requested cost with `variables`. */
   requested(variables?: Readonly<Record<string, unknown>> | null): number;
@@ -129,21 +130,26 @@ export class CostAnalyzer {
           : schema.getSubscriptionType();
     if (root == null) return undefined;
     const { model, overrides, defaultListSize } = this.#config;
-    const tree = buildTree(
-      {
-        schema,
-        model,
-        overrides,
-        defaultListSize,
-        fragments: fragmentsOf(document),
-        fieldInfo: this.#fieldInfo,
-      },
-      root,
-      operation.selectionSet,
+    const tree = costlyOnly(
+      buildTree(
+        {
+          schema,
+          model,
+          overrides,
+          defaultListSize,
+          fragments: fragmentsOf(document),
+          fieldInfo: this.#fieldInfo,
+        },
+        root,
+        operation.selectionSet,
+      ),
     );
+    // perf: the same for every request when no variable changes it
+    const fixed = readsVariables(tree) ? undefined : requestedCost(tree, model, undefined);
     return {
       tree,
-      requested: (variables) => requestedCost(tree, model, variables),
+      requested:
+        fixed === undefined ? (variables) => requestedCost(tree, model, variables) : () => fixed,
       actual: (data) => actualCost(tree, model, data),
     };
   }

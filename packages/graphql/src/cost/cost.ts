@@ -3,6 +3,32 @@ import type { CostNode, PageSize } from './tree.js';
 
 type Variables = Readonly<Record<string, unknown>> | null | undefined;
 
+/**
+ * The tree without the fields that can never cost a point (0 points and nothing costly
+ * below, as the scalars of most models; or always skipped), so costing per request walks
+ * only what counts.
+ */
+export function costlyOnly(nodes: readonly CostNode[]): CostNode[] {
+  const out: CostNode[] = [];
+  for (const n of nodes) {
+    if (n.when?.some((c) => c.variable === '')) continue; // always left out
+    const children = costlyOnly(n.children);
+    if (n.points === 0 && children.length === 0) continue;
+    out.push(children.length === n.children.length ? n : { ...n, children });
+  }
+  return out;
+}
+
+/** Whether the requested cost depends on variables (a variable page size, `@skip` / `@include`). */
+export function readsVariables(nodes: readonly CostNode[]): boolean {
+  for (const n of nodes) {
+    if (n.when?.some((c) => c.variable !== '')) return true;
+    if (n.list !== undefined && typeof n.list !== 'number') return true;
+    if (readsVariables(n.children)) return true;
+  }
+  return false;
+}
+
 /** A page size's value with `variables`: a whole number >= 0 (a bad value counts as the fallback). */
 function sizeOf(size: PageSize, variables: Variables): number {
   if (typeof size === 'number') return size;
@@ -49,13 +75,14 @@ function actualOf(nodes: readonly CostNode[], value: unknown): number {
   const object = value as Record<string, unknown>;
   let sum = 0;
   for (const n of nodes) {
-    if (!(n.key in object)) continue;
     const v = object[n.key];
     if (v === null || v === undefined) continue;
+    const leaf = n.children.length === 0;
     if (Array.isArray(v)) {
       for (const item of v)
-        if (item !== null && item !== undefined) sum += n.points + actualOf(n.children, item);
-    } else sum += n.points + (n.children.length === 0 ? 0 : actualOf(n.children, v));
+        if (item !== null && item !== undefined)
+          sum += n.points + (leaf ? 0 : actualOf(n.children, item));
+    } else sum += n.points + (leaf ? 0 : actualOf(n.children, v));
   }
   return sum;
 }

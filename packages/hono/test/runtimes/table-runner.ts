@@ -10,13 +10,8 @@ import * as luxon from 'luxon';
 import { provideLuxon } from '../../../core/src/index.js';
 import { ip } from '../../../fetch/src/index.js';
 import { buildFetchApp, buildOutOfReach } from '../../../fetch/test/fetch-app.js';
+import { BEHAVIOUR_TABLES } from '../../../test-kit/src/behaviour-tables.js';
 import { type FetchServe, fetchHarness } from '../../../test-kit/src/fetch-harness.js';
-import { describeAppDataRules } from '../../../test-kit/src/http-appdata-rules.js';
-import { describeHttpBehaviours } from '../../../test-kit/src/http-behaviours.js';
-import { describeConfigRules } from '../../../test-kit/src/http-config-rules.js';
-import { describeOpsBehaviours } from '../../../test-kit/src/http-ops-behaviours.js';
-import { describeOutcomeRules } from '../../../test-kit/src/http-outcome-rules.js';
-import { describePipelineRules } from '../../../test-kit/src/http-pipeline-rules.js';
 import { buildHonoApp, buildHonoOutOfReach } from '../hono-app.js';
 
 // A bundle: luxon is given to the core, as the docs say for bundled apps.
@@ -67,16 +62,22 @@ const harnesses = [
     (spec, route) => buildHonoOutOfReach(spec, route, socket),
   ),
 ];
-for (const harness of harnesses) {
-  describeHttpBehaviours(harness);
-  describeConfigRules(harness);
-  describeOpsBehaviours(harness);
-  describePipelineRules(harness);
-  describeAppDataRules(harness);
-  describeOutcomeRules(harness);
-}
+for (const harness of harnesses) for (const table of BEHAVIOUR_TABLES) table(harness);
 
-const summary = await runCollected();
-console.log(`SLUICE-TABLE ${JSON.stringify(summary)}`);
+/**
+ * Rows that fail here today, listed so the run says so instead of leaving their tables out,
+ * each with what it does (none now: the queue and priority rows, open here until
+ * 2026-11-27, were bugs of @sluice/fetch that failed on Node as well).
+ */
+export const FETCH_RUNTIME_OPEN: Record<string, string> = {};
+const open = Object.keys(FETCH_RUNTIME_OPEN);
+const skipped: string[] = [];
+
+const summary = await runCollected(30_000, (name) => {
+  const skip = open.some((row) => name.endsWith(row));
+  if (skip) skipped.push(name);
+  return !skip;
+});
+console.log(`SLUICE-TABLE ${JSON.stringify({ ...summary, skipped })}`);
 // Deno and Bun keep running while a server or timer is open: the summary is the result.
 (globalThis as { process?: { exit(code: number): never } }).process?.exit(0);

@@ -2,7 +2,7 @@
 // nodejs_compat: a Worker whose `/run` request registers every table and runs it in that
 // request, each app called in-process (`app.fetch(request)`, the client IP in
 // CF-Connecting-IP, as Cloudflare's edge sends it), and answers the summary as JSON.
-// Bundled by esbuild (--platform=neutral) by runtimes.test.ts, which starts workerd from npm.
+// Bundled by test-kit's bundleTableForWorkerd for runtimes.test.ts, which starts workerd from npm.
 import * as luxon from 'luxon';
 import { provideLuxon } from '../../../core/src/index.js';
 import { ip } from '../../../fetch/src/index.js';
@@ -11,12 +11,7 @@ import { installGlobals, runCollected } from '../../../test-kit/src/mini-runner.
 import {
   type AdapterHarness,
   type AppSpec,
-  describeAppDataRules,
-  describeConfigRules,
-  describeHttpBehaviours,
-  describeOpsBehaviours,
-  describeOutcomeRules,
-  describePipelineRules,
+  BEHAVIOUR_TABLES,
   type FetchApp,
   fetchClient,
 } from '../../../test-kit/src/table.js';
@@ -32,6 +27,8 @@ export const WORKERD_UNSUPPORTED: Record<string, string> = {
   'the lease of a request whose client disconnects is released':
     'needs a real connection to drop (node:http client); in-process calls have none',
   'a connection closed before the response ended counts as failed':
+    'needs a real connection to drop (node:http client); in-process calls have none',
+  "mode 'queue': a client that disconnects while waiting gives its slot back; the next request takes it":
     'needs a real connection to drop (node:http client); in-process calls have none',
 };
 
@@ -89,12 +86,7 @@ export default {
         (s, r) => buildHonoOutOfReach(s, r, socket),
       ),
     ]) {
-      describeHttpBehaviours(h);
-      describeConfigRules(h);
-      describeOpsBehaviours(h);
-      describePipelineRules(h);
-      describeAppDataRules(h);
-      describeOutcomeRules(h);
+      for (const table of BEHAVIOUR_TABLES) table(h);
     }
     const unsupported = Object.keys(WORKERD_UNSUPPORTED);
     const skipped: string[] = [];

@@ -3,6 +3,7 @@ import { decideSql } from './decide.sql.js';
 import { fixedWindowSql } from './fixed-window.sql.js';
 import { gcraSql } from './gcra.sql.js';
 import type { SqlNames } from './names.js';
+import { operationsSql } from './operations.sql.js';
 import { penaltySql } from './penalty.sql.js';
 import { slidingLogSql } from './sliding-log.sql.js';
 import { slidingWindowSql } from './sliding-window.sql.js';
@@ -12,7 +13,11 @@ import { slidingWindowSql } from './sliding-window.sql.js';
  * lock (two processes migrating at once would otherwise fail on `CREATE OR REPLACE
  * FUNCTION`'s "tuple concurrently updated").
  */
-export function migrationSql(q: SqlNames, config: Pick<PostgresStoreConfig, 'logged'>): string {
+export function migrationSql(
+  q: SqlNames,
+  config: Pick<PostgresStoreConfig, 'logged'>,
+  channel: string,
+): string {
   return [
     `SELECT pg_advisory_xact_lock(hashtext('sluice:' || ${literal(q.table)}));`,
     decideSql(q, config.logged),
@@ -21,6 +26,7 @@ export function migrationSql(q: SqlNames, config: Pick<PostgresStoreConfig, 'log
     slidingWindowSql(q),
     slidingLogSql(q),
     penaltySql(q),
+    operationsSql(q, channel),
   ].join('\n');
 }
 

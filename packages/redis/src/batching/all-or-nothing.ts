@@ -125,7 +125,7 @@ export class AllOrNothing extends MultiKeyEngine<MultiCall, MultiBatch> {
     const slot = job.group.slot;
     const batch = this.openBatch('', slot) ?? this.open(new MultiBatch(MultiMode.Charge, slot));
     return new Promise<Answer>((resolve, reject) => {
-      this.join(batch, { resolve, reject, settled: false, keys: job.group.parts.length, job });
+      this.join(batch, { resolve, reject, finished: false, keys: job.group.parts.length, job });
     });
   }
 
@@ -239,7 +239,13 @@ export class AllOrNothing extends MultiKeyEngine<MultiCall, MultiBatch> {
     batch.cutoff = deadline;
     batch.abandonable = false;
     return new Promise<Answer>((resolve, reject) => {
-      this.sendAlone(batch, { resolve, reject, settled: false, keys: job.group.parts.length, job });
+      this.sendAlone(batch, {
+        resolve,
+        reject,
+        finished: false,
+        keys: job.group.parts.length,
+        job,
+      });
     });
   }
 

@@ -1,3 +1,6 @@
+import { ISOLATED_REQUESTS } from '../runtime/isolation.js';
+import { nextTurn, type Timer, unrefTimeout } from '../runtime/timers.js';
+
 /** The error a store call rejects with when it takes longer than `timeoutMs`. */
 export class StoreTimeoutError extends Error {
   constructor(timeoutMs: number) {
@@ -6,12 +9,12 @@ export class StoreTimeoutError extends Error {
   }
 }
 
-/** A call a {@link DeadlineQueue} watches: set `settled` when it is answered. */
+/** A call a {@link DeadlineQueue} watches: set `finished` when it is answered. */
 export interface Pending {
   /** `performance.now()` past which the call is rejected; set by `track`. */
   deadline: number;
   reject: (error: Error) => void;
-  settled: boolean;
+  finished: boolean;
   /**
    * The server the call was sent to (`'host:port'` on a Cluster, `''` on a standalone
    * Redis); undefined while unknown or not sent. {@link DeadlineQueue.failSent} reads it.
@@ -20,7 +23,7 @@ export interface Pending {
 }
 
 /** What a slot of the queue holds once its entry has left it (releases the entry). */
-const SETTLED: Pending = { deadline: 0, reject: () => {}, settled: true };
+const FINISHED: Pending = { deadline: 0, reject: () => {}, finished: true };
 
 /** The rejection of calls given up by {@link DeadlineQueue.failSent}. */
 export class StoreAbandonedError extends Error {
@@ -46,23 +49,38 @@ export class DeadlineQueue {
   readonly timeoutMs: number;
   #queue: Pending[] = [];
   #head = 0;
-  #timer: NodeJS.Timeout | undefined;
+  #timer: Timer | undefined;
+  /** A timer per call, no shared queue (see `ISOLATED_REQUESTS`). */
+  readonly #isolated: boolean;
 
-  constructor(timeoutMs: number) {
+  /**
+   * @param isolated - a timer per call, in its caller's request, instead of one for all
+   *   (Cloudflare Workers: a request's timers end with it). Default: the runtime's.
+   */
+  constructor(timeoutMs: number, isolated = ISOLATED_REQUESTS) {
     this.timeoutMs = timeoutMs;
+    this.#isolated = isolated;
   }
 
   /**
-   * Watches `entry` from now: unless it is `settled` first, its `reject` is called with
-   * {@link StoreTimeoutError} after `timeoutMs` (and `settled` set).
+   * Watches `entry` from now: unless it is `finished` first, its `reject` is called with
+   * {@link StoreTimeoutError} after `timeoutMs` (and `finished` set).
    */
   track(entry: Pending): void {
     entry.deadline = performance.now() + this.timeoutMs;
+    if (this.#isolated) {
+      unrefTimeout(() => {
+        if (entry.finished) return;
+        entry.finished = true;
+        entry.reject(new StoreTimeoutError(this.timeoutMs));
+      }, this.timeoutMs);
+      return;
+    }
     // perf: entries answered already leave the head now, not at the next timer: each holds
     // its calls' promises, which would otherwise live (and be promoted out of V8's young
     // generation) for the whole timeout.
     const queue = this.#queue;
-    while (this.#head < queue.length && queue[this.#head]!.settled) queue[this.#head++] = SETTLED;
+    while (this.#head < queue.length && queue[this.#head]!.finished) queue[this.#head++] = FINISHED;
     if (this.#head === queue.length && this.#head > 0) {
       queue.length = 0;
       this.#head = 0;
@@ -79,15 +97,15 @@ export class DeadlineQueue {
   /** `promise`, or a rejection with {@link StoreTimeoutError} after `timeoutMs`. */
   wrap<T>(promise: Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const entry: Pending = { deadline: 0, reject, settled: false };
+      const entry: Pending = { deadline: 0, reject, finished: false };
       this.track(entry);
       promise.then(
         (value) => {
-          entry.settled = true;
+          entry.finished = true;
           resolve(value);
         },
         (error: unknown) => {
-          entry.settled = true;
+          entry.finished = true;
           reject(error);
         },
       );
@@ -104,25 +122,24 @@ export class DeadlineQueue {
     let error: Error | undefined;
     for (let i = this.#head; i < queue.length; i++) {
       const entry = queue[i]!;
-      if (entry.settled || entry.server === undefined) continue;
+      if (entry.finished || entry.server === undefined) continue;
       if (server !== undefined && entry.server !== server) continue;
       error ??= new StoreAbandonedError();
-      entry.settled = true;
+      entry.finished = true;
       entry.reject(error);
     }
   }
 
   #arm(delayMs: number): void {
-    this.#timer = setTimeout(this.#fire, Math.max(0, Math.ceil(delayMs)));
-    this.#timer.unref();
+    this.#timer = unrefTimeout(this.#fire, Math.max(0, Math.ceil(delayMs)));
   }
 
   /**
    * The timer: the rejections wait for the next check phase, after the I/O poll, so a reply
-   * already in the socket (the event loop was blocked, the timer is late) settles first.
+   * already in the socket (the event loop was blocked, the timer is late) finishes first.
    */
   readonly #fire = (): void => {
-    setImmediate(this.#expireNow);
+    nextTurn(this.#expireNow);
   };
 
   readonly #expireNow = (): void => {
@@ -135,9 +152,9 @@ export class DeadlineQueue {
     const queue = this.#queue;
     while (this.#head < queue.length) {
       const entry = queue[this.#head]!;
-      if (!entry.settled) {
+      if (!entry.finished) {
         if (entry.deadline > now) break;
-        entry.settled = true;
+        entry.finished = true;
         entry.reject(new StoreTimeoutError(this.timeoutMs));
       }
       this.#head++;

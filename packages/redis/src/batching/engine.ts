@@ -1,4 +1,6 @@
 import type { ScriptClient } from '../clients/client.js';
+import { ISOLATED_REQUESTS } from '../runtime/isolation.js';
+import { nextTurn } from '../runtime/timers.js';
 import { EXPIRED } from '../twins/lua-common.js';
 import type { LuaScript } from '../twins/lua-script.js';
 import { type DeadlineQueue, type Pending, StoreTimeoutError } from './deadline-queue.js';
@@ -12,7 +14,7 @@ export interface Call<A> {
   resolve: (answer: A) => void;
   reject: (error: Error) => void;
   /** Answered (or given up on): a late answer is ignored, or handed to `late`. */
-  settled: boolean;
+  finished: boolean;
   /** How many keys it sends. */
   keys: number;
 }
@@ -53,7 +55,7 @@ export class Batch<C extends Call<never>> implements Pending {
   sent = false;
   deadline = 0;
   /** Every call answered (or the batch timed out). */
-  settled = false;
+  finished = false;
   /** Told when the batch fails unanswered (timed out, given up, failed): the client's `lost`. */
   onLost: ((node: string | undefined) => void) | undefined;
 
@@ -65,10 +67,10 @@ export class Batch<C extends Call<never>> implements Pending {
   /** Rejects every call not yet answered (a timeout, a failed send, a node given up). */
   reject(error: Error): void {
     this.onLost?.(this.node);
-    this.settled = true;
+    this.finished = true;
     for (const call of this.calls) {
-      if (call.settled) continue;
-      call.settled = true;
+      if (call.finished) continue;
+      call.finished = true;
       call.reject(error);
     }
   }
@@ -77,7 +79,7 @@ export class Batch<C extends Call<never>> implements Pending {
   done(): void {
     // perf: the deadline queue may hold the batch until its deadline; its calls' promises
     // must not live (and be promoted out of V8's young generation) that long.
-    this.settled = true;
+    this.finished = true;
     this.calls.length = 0;
   }
 }
@@ -99,6 +101,12 @@ export interface EngineOptions {
   down?: () => Error | undefined;
   /** Keeps the script calls in flight, for {@link BatchEngine.idle}. */
   inflight?: boolean;
+  /**
+   * Every call sent at once in a script call of its own, no batch across calls: where one
+   * request's I/O must not settle another's (Cloudflare Workers). Default: the runtime's
+   * (`ISOLATED_REQUESTS`).
+   */
+  isolated?: boolean;
 }
 
 /**
@@ -108,7 +116,7 @@ export interface EngineOptions {
  * the batches were opened. The engine owns the script call (`EVALSHA`, `EVAL` on
  * `NOSCRIPT`), the deadline (from the send, on the server's clock: a script that reaches
  * Redis after its callers timed out answers {@link EXPIRED} and does nothing), clock
- * sampling, and settling each call: its answer, its key's error, or a timeout. A path
+ * sampling, and finishing each call: its answer, its key's error, or a timeout. A path
  * (subclass) keeps its argument layout (`script`, `args`) and its decoding (`decode`).
  */
 export abstract class BatchEngine<A, C extends Call<A>, B extends Batch<C>> {
@@ -128,6 +136,8 @@ export abstract class BatchEngine<A, C extends Call<A>, B extends Batch<C>> {
   #pending: B[] = [];
   /** The client's `lost`, on a Cluster client that has one: told of each failed batch. */
   readonly #lost: ((node: string | undefined) => void) | undefined;
+  /** Each call is sent alone, at once (option `isolated`). */
+  readonly #isolated: boolean;
 
   constructor(options: EngineOptions) {
     this.client = options.client;
@@ -138,6 +148,7 @@ export abstract class BatchEngine<A, C extends Call<A>, B extends Batch<C>> {
     this.#raw = options.raw ?? false;
     this.#down = options.down;
     this.#inflight = options.inflight ? new Set() : undefined;
+    this.#isolated = options.isolated ?? ISOLATED_REQUESTS;
     const client = options.client;
     this.#lost =
       options.cluster && client.lost !== undefined ? (node) => client.lost!(node) : undefined;
@@ -167,6 +178,8 @@ export abstract class BatchEngine<A, C extends Call<A>, B extends Batch<C>> {
 
   /** Opens `batch` (none open for its group and slot): sent at the next flush. */
   protected open(batch: B): B {
+    // Isolated: the batch is sent by the `join` that follows, never shared with a later call.
+    if (this.#isolated) return batch;
     if (this.cluster) {
       let bySlot = this.#openBySlot.get(batch.group);
       if (bySlot === undefined) {
@@ -177,7 +190,7 @@ export abstract class BatchEngine<A, C extends Call<A>, B extends Batch<C>> {
     } else {
       this.#open.set(batch.group, batch);
     }
-    if (this.#pending.push(batch) === 1) setImmediate(this.#flushAll);
+    if (this.#pending.push(batch) === 1) nextTurn(this.#flushAll);
     return batch;
   }
 
@@ -185,7 +198,9 @@ export abstract class BatchEngine<A, C extends Call<A>, B extends Batch<C>> {
   protected join(batch: B, call: C): void {
     batch.calls.push(call);
     batch.keys += call.keys;
-    if (batch.keys >= MAX_BATCH) {
+    if (this.#isolated) {
+      this.#send(batch);
+    } else if (batch.keys >= MAX_BATCH) {
       // Full: sent now; the next call of its group and slot opens a new batch.
       if (this.cluster) this.#openBySlot.get(batch.group)?.delete(batch.slot);
       else this.#open.delete(batch.group);
@@ -257,7 +272,7 @@ export abstract class BatchEngine<A, C extends Call<A>, B extends Batch<C>> {
       return;
     }
     const answered = request.then(
-      (reply) => this.#settle(batch, reply as unknown[]),
+      (reply) => this.#finish(batch, reply as unknown[]),
       (error: unknown) => this.#fail(batch, error),
     );
     const inflight = this.#inflight;
@@ -272,7 +287,7 @@ export abstract class BatchEngine<A, C extends Call<A>, B extends Batch<C>> {
     batch.done();
   }
 
-  #settle(batch: B, reply: unknown[]): void {
+  #finish(batch: B, reply: unknown[]): void {
     const node = batch.node;
     if (reply[0] === EXPIRED) {
       // Redis ran the script past its deadline and did nothing: a timeout.
@@ -291,14 +306,14 @@ export abstract class BatchEngine<A, C extends Call<A>, B extends Batch<C>> {
     for (let i = 0, at = 0; i < calls.length; i++) {
       const call = calls[i]!;
       const status = statuses ? reply[values + i] : typeof reply[at] === 'number' ? 0 : FAILED;
-      if (call.settled) {
+      if (call.finished) {
         this.late(batch, call, reply, at, status); // timed out: its caller was answered
       } else if (status === FAILED) {
         // The key's function raised an error: its state is unreadable; the store is fine.
-        call.settled = true;
+        call.finished = true;
         call.reject(this.keyError(call, String(reply[at])));
       } else {
-        call.settled = true;
+        call.finished = true;
         try {
           call.resolve(this.decode(batch, call, reply, at, status));
         } catch (error) {

@@ -102,7 +102,7 @@ export class SingleKeyBatches extends BatchEngine<Decision, KeyCall, KeyBatch> {
     this.#giveBack = options.giveBack;
   }
 
-  /** Queues one decision; `now` is '' for Redis TIME. Settles within the deadline queue's timeout. */
+  /** Queues one decision; `now` is '' for Redis TIME. Finishes within the deadline queue's timeout. */
   add(
     twin: LuaTwin,
     key: string,
@@ -120,7 +120,7 @@ export class SingleKeyBatches extends BatchEngine<Decision, KeyCall, KeyBatch> {
     }
     let call!: KeyCall;
     const promise = new Promise<Decision>((resolve, reject) => {
-      call = { resolve, reject, settled: false, keys: 1, cost, algorithm };
+      call = { resolve, reject, finished: false, keys: 1, cost, algorithm };
     });
     batch.push(key, now, cost);
     this.join(batch, call);

@@ -1,26 +1,34 @@
 import { ioredisClient, isIoredisShaped } from './ioredis.js';
 import { isNodeRedisShaped, nodeRedisClient } from './node-redis.js';
+import { isUpstashShaped, upstashClient } from './upstash.js';
 
 /**
  * A Redis client as `RedisStore` takes it (option `client`), by shape: ioredis 5/6 (`Redis`,
  * `Cluster`, a `Redis` with `sentinels`), iovalkey (the same shape), or node-redis 5/6 (the
- * `redis` package: `createClient()`, `createCluster()`, `createSentinel()`). Structural, so
+ * `redis` package: `createClient()`, `createCluster()`, `createSentinel()`), or an
+ * `@upstash/redis` `Redis` (a REST client over `fetch`, for edge runtimes). Structural, so
  * @sluice/redis's types import none of the client packages (each is an optional peer).
  */
 export type RedisClient =
   | { evalsha(...args: never[]): unknown; defineCommand(...args: never[]): unknown }
-  | { evalSha(...args: never[]): unknown; sendCommand(...args: never[]): unknown };
+  | { evalSha(...args: never[]): unknown; sendCommand(...args: never[]): unknown }
+  | {
+      evalsha(...args: never[]): unknown;
+      pipeline(...args: never[]): unknown;
+      createScript(...args: never[]): unknown;
+    };
 
 /** The supported clients, for error messages. */
 export const SUPPORTED_CLIENTS =
-  'an ioredis or iovalkey client (Redis, Cluster, or Redis with `sentinels`) or a node-redis client (createClient, createCluster or createSentinel from the `redis` package, connected)';
+  'an ioredis or iovalkey client (Redis, Cluster, or Redis with `sentinels`) or a node-redis client (createClient, createCluster or createSentinel from the `redis` package, connected) or an @upstash/redis client (new Redis({ url, token }))';
 
 /**
  * What the store needs of a Redis client, the same for every client it takes, so the
  * scripts, batching, deadlines, breaker, over-limit cache and all-or-nothing path are one
  * code for all: a script call with the `NOSCRIPT` fallback, slot routing (the master of a
  * slot, for per-node deadlines and breakers), `DEL`, `INFO server`, and whether the client
- * knows its connection is lost. Replies are the client's own: integers as numbers, bulk
+ * knows its connection is lost, and `HGET` / `HVALS` for the operator entries
+ * (`RedisStore#operations`). Replies are the client's own: integers as numbers, bulk
  * strings as strings (or Buffers with `raw`), arrays as arrays, on RESP2 and RESP3 alike.
  */
 export interface ScriptClient {
@@ -36,8 +44,22 @@ export interface ScriptClient {
   evalsha(sha: string, numKeys: number, argv: (string | number)[], raw: boolean): Promise<unknown>;
   /** `EVAL source numKeys ...argv` (loads the script), routed as {@link evalsha}. */
   eval(source: string, numKeys: number, argv: (string | number)[]): Promise<unknown>;
+  /**
+   * Optional: runs `script` its own way instead of `EVALSHA` with the `EVAL` fallback on
+   * `NOSCRIPT` (what `LuaScript.runMany` does without it). The Upstash client sends `EVAL`
+   * the first time it runs a script, saving the `NOSCRIPT` round trip of each new isolate.
+   */
+  run?(
+    script: { readonly sha1: string; readonly source: string },
+    numKeys: number,
+    argv: (string | number)[],
+  ): Promise<unknown>;
   /** `DEL key`. */
   del(key: string): Promise<unknown>;
+  /** `HGET key field` (the operator entries' version): a string, or null when absent. */
+  hget(key: string, field: string): Promise<string | null>;
+  /** `HVALS key` (the operator entries). */
+  hvals(key: string): Promise<string[]>;
   /** `INFO server` of one node (any), as text. */
   info(): Promise<string>;
   /** The master serving `slot` (`host:port`) on a Cluster, undefined before it is known. */
@@ -68,6 +90,7 @@ export function scriptClient(client: unknown): ScriptClient | undefined {
   if (adapter === undefined) {
     if (isIoredisShaped(client)) adapter = ioredisClient(client);
     else if (isNodeRedisShaped(client)) adapter = nodeRedisClient(client);
+    else if (isUpstashShaped(client)) adapter = upstashClient(client);
     else return undefined;
     adapters.set(client, adapter);
   }

@@ -9,6 +9,8 @@ interface Ioredis {
   evalsha(...args: unknown[]): Promise<unknown>;
   eval(...args: unknown[]): Promise<unknown>;
   del(key: string): Promise<unknown>;
+  hget(key: string, field: string): Promise<string | null>;
+  hvals(key: string): Promise<string[]>;
   info(section: string): Promise<string>;
   sendCommand?(command: unknown): Promise<unknown>;
   pipeline?(): { ping(): unknown; sendCommand?: unknown };
@@ -88,6 +90,8 @@ export function ioredisClient(client: object): ScriptClient {
     },
     eval: (source, numKeys, argv) => c.eval(source, numKeys, argv),
     del: (key) => c.del(key),
+    hget: (key, field) => c.hget(key, field),
+    hvals: (key) => c.hvals(key),
     info: () => c.info('server'),
     masterOf: (slot) => c.slots?.[slot]?.[0],
     down() {

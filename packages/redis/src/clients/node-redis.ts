@@ -117,6 +117,11 @@ export function nodeRedisClient(client: object): ScriptClient {
         strings(['EVAL', source, String(numKeys)], argv),
       ),
     del: (key) => send(key, ['DEL', key]),
+    hget: (key, field) =>
+      send(key, ['HGET', key, field]).then((v) =>
+        v === null || v === undefined ? null : String(v),
+      ),
+    hvals: (key) => send(key, ['HVALS', key]).then((v) => (v as unknown[]).map(String)),
     info: () => send(undefined, ['INFO', 'server']).then(String),
     masterOf: cluster ? (slot) => c.slots?.[slot]?.master?.address : () => '',
     lost: cluster ? topologyWatch(c) : undefined,

@@ -67,7 +67,7 @@ export type ScriptNow = number | '';
  * turn of the event loop share one call per mode and node (up to {@link MAX_BATCH}
  * keys). A fetch carries its callers' deadline on the server's clock (past it the script
  * touches nothing, and what it was to give back first is given back again); a fetch that
- * charged after its caller gave up is given back whole; every call settles within
+ * charged after its caller gave up is given back whole; every call finishes within
  * `timeoutMs`.
  */
 export class FetchCalls extends MultiKeyEngine<FetchCall, FetchBatch> {
@@ -120,20 +120,15 @@ export class FetchCalls extends MultiKeyEngine<FetchCall, FetchBatch> {
     }
   }
 
-  /** Resolves once every script call sent so far (and the give-backs they lead to) answered. */
-  settled(): Promise<void> {
-    return this.idle();
-  }
-
   /**
    * Queues one request (its parts in one slot) for the next script call of `mode`; a fetch
-   * call carries its deadline to the script; each call settles within `timeoutMs`.
+   * call carries its deadline to the script; each call finishes within `timeoutMs`.
    */
   queue(mode: number, parts: readonly FetchPart[], now: ScriptNow): Promise<Answer> {
     const slot = this.cluster ? keySlot(parts[0]!.redisKey) : 0;
     const batch = this.openBatch(mode, slot) ?? this.open(new FetchBatch(mode, slot));
     return new Promise<Answer>((resolve, reject) => {
-      this.join(batch, { resolve, reject, settled: false, keys: parts.length, parts, now });
+      this.join(batch, { resolve, reject, finished: false, keys: parts.length, parts, now });
     });
   }
 

@@ -3,8 +3,8 @@ import { type Algorithm, chargeTimeOf, withChargeTime } from '@sluice/core/store
 import type { LuaTwin } from '../twins/lua-common.js';
 import { type Answer, type FetchCalls, type FetchPart, givePart, type ScriptNow } from './calls.js';
 import { FETCH_STRIDE, FetchMode } from './fetch.lua.js';
-import { covers, giveBackPart, type Lease, leaseLife, spend } from './lease.js';
-import type { Leases } from './leases.js';
+import { covers, giveBackPart, type Holding, holdingLife, spend } from './holding.js';
+import type { Holdings } from './holdings.js';
 
 /** One request of a key, as `Prefetch.consume` took it. */
 export interface Request {
@@ -33,7 +33,7 @@ export type Decide = (
 /** What {@link Fetches} works with: its prefetch's parts. */
 export interface FetchesParts {
   readonly calls: FetchCalls;
-  readonly leases: Leases;
+  readonly holdings: Holdings;
   readonly ttlMs: number;
   /** An error when the client knows its connection is lost (no call is sent). */
   readonly down: () => Error | undefined;
@@ -49,12 +49,12 @@ export interface FetchesParts {
  * The fetches of a prefetch: one per key at a time (the requests that arrive meanwhile wait
  * for it, take from its units when it lands, and those it cannot cover are fetched for
  * together: never one fetch after another, never many at once), and the all-or-nothing
- * fetches of several limits. A fetch first gives back what the key's previous lease holds,
- * in the same script call; what it takes becomes the key's new lease.
+ * fetches of several limits. A fetch first gives back what the key's previous holding holds,
+ * in the same script call; what it takes becomes the key's new holding.
  */
 export class Fetches {
   readonly #calls: FetchCalls;
-  readonly #leases: Leases;
+  readonly #holdings: Holdings;
   readonly #ttlMs: number;
   readonly #down: () => Error | undefined;
   readonly #keyFor: (key: string) => string;
@@ -65,7 +65,7 @@ export class Fetches {
 
   constructor(parts: FetchesParts) {
     this.#calls = parts.calls;
-    this.#leases = parts.leases;
+    this.#holdings = parts.holdings;
     this.#ttlMs = parts.ttlMs;
     this.#down = parts.down;
     this.#keyFor = parts.keyFor;
@@ -90,14 +90,14 @@ export class Fetches {
   all(
     keys: readonly string[],
     parts: readonly { key: string; twin: LuaTwin; algorithm: Algorithm; cost: number }[],
-    leases: readonly (Lease | undefined)[],
+    holdings: readonly (Holding | undefined)[],
     now: ScriptNow,
     nowMs: number,
   ): Promise<Decision[]> {
     const fetch = parts.map((p, i) =>
-      this.#part(keys[i]!, p.key, p.twin, p.algorithm, p.cost, leases[i]),
+      this.#part(keys[i]!, p.key, p.twin, p.algorithm, p.cost, holdings[i]),
     );
-    this.#leases.sweepEnded(nowMs);
+    this.#holdings.sweepEnded(nowMs);
     return this.#fetch(fetch, now, nowMs);
   }
 
@@ -109,11 +109,11 @@ export class Fetches {
     this.#waiting.set(key, []);
     let total = leader.cost;
     for (const w of group) total += w.cost;
-    const lease = this.#leases.get(key);
-    // The key's own lease, ended, is given back by the fetch itself (one script call); then
-    // the other leases past their end go back (the timer would take them within ttl).
-    const part = this.#part(key, this.#keyFor(key), leader.twin, leader.algorithm, total, lease);
-    this.#leases.sweepEnded(leader.nowMs);
+    const holding = this.#holdings.get(key);
+    // The key's own holding, ended, is given back by the fetch itself (one script call); then
+    // the other holdings past their end go back (the timer would take them within ttl).
+    const part = this.#part(key, this.#keyFor(key), leader.twin, leader.algorithm, total, holding);
+    this.#holdings.sweepEnded(leader.nowMs);
     const fetched = this.#fetch([part], leader.now, leader.nowMs).then(
       (decisions) => decisions[0]!,
     );
@@ -128,7 +128,7 @@ export class Fetches {
    * A fetch for `leader` and `group` answered `d` (or failed with `error`): each of them
    * gets the admission (charged together) or, when the sum did not fit, a decision in Redis
    * for its own cost (the leader alone: Redis's denial as it is). Then the requests that
-   * waited meanwhile take from the new lease, in order; those it cannot cover are fetched
+   * waited meanwhile take from the new holding, in order; those it cannot cover are fetched
    * for together, by the first of them. Resolves to the leader's decision.
    */
   #landed(
@@ -161,9 +161,9 @@ export class Fetches {
     }
     const rest: Waiter[] = [];
     for (const w of waiting) {
-      const lease = this.#leases.get(key);
-      if (covers(lease, w.algorithm, w.cost, w.nowMs)) {
-        w.resolve(spend(lease, w.cost, w.nowMs));
+      const holding = this.#holdings.get(key);
+      if (covers(holding, w.algorithm, w.cost, w.nowMs)) {
+        w.resolve(spend(holding, w.cost, w.nowMs));
       } else if (!d.allowed || w.algorithm !== leader.algorithm || !this.#handles(w.algorithm)) {
         // Denied just now, or another limit on this key: decided in Redis, together.
         w.resolve(this.#decide(key, w.twin, w.algorithm, w.cost, w.nowMs));
@@ -178,7 +178,7 @@ export class Fetches {
     return mine;
   }
 
-  /** The part of a fetch for `key`, giving back first what its previous lease holds. */
+  /** The part of a fetch for `key`, giving back first what its previous holding holds. */
   // biome-ignore lint/complexity/useMaxParams: perf: per fetch part; positional, no options object per call
   #part(
     key: string,
@@ -186,15 +186,15 @@ export class Fetches {
     twin: LuaTwin,
     algorithm: Algorithm,
     cost: number,
-    lease: Lease | undefined,
+    holding: Holding | undefined,
   ): FetchPart {
-    if (lease === undefined || lease.done) {
+    if (holding === undefined || holding.done) {
       return givePart({ key, redisKey, twin, algorithm }, 0, 0, 0, cost);
     }
-    this.#leases.detach(lease);
-    // The same limit: the fetch gives its lease back first, in one script call.
-    if (lease.algorithm === algorithm) return giveBackPart(lease, cost);
-    this.#leases.end(lease);
+    this.#holdings.detach(holding);
+    // The same limit: the fetch gives its holding back first, in one script call.
+    if (holding.algorithm === algorithm) return giveBackPart(holding, cost);
+    this.#holdings.end(holding);
     return givePart({ key, redisKey, twin, algorithm }, 0, 0, 0, cost);
   }
 
@@ -219,7 +219,7 @@ export class Fetches {
       if (!charged) return twin.decode(values, offset, algorithm, cost);
       const took = values[offset + FETCH_STRIDE - 1]!;
       const d = twin.decode(values, offset, algorithm, took);
-      const lease: Lease = {
+      const holding: Holding = {
         key: part.key,
         redisKey: part.redisKey,
         twin,
@@ -228,19 +228,19 @@ export class Fetches {
         used: cost,
         resetAfterMs: d.resetAfterMs,
         fetchedMs: nowMs,
-        endsMs: nowMs + leaseLife(this.#ttlMs, algorithm, d, at),
+        endsMs: nowMs + holdingLife(this.#ttlMs, algorithm, d, at),
         deadline: performance.now() + this.#ttlMs,
         at,
         reset: values[offset + 3]!,
         done: false,
       };
-      if (lease.held > 0) this.#leases.install(lease);
+      if (holding.held > 0) this.#holdings.install(holding);
       // Redis's remaining now, plus what this process holds: exact at the fetch.
       return withChargeTime(
         {
           allowed: true,
           limit: d.limit,
-          remaining: d.remaining + lease.held,
+          remaining: d.remaining + holding.held,
           retryAfterMs: 0,
           resetAfterMs: d.resetAfterMs,
           cost,

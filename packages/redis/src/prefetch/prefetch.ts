@@ -7,8 +7,8 @@ import { keySlot } from '../redis-key.js';
 import type { LuaTwin } from '../twins/lua-common.js';
 import { FetchCalls, type ScriptNow } from './calls.js';
 import { type Decide, Fetches } from './fetches.js';
-import { covers, localDecision, spend } from './lease.js';
-import { Leases } from './leases.js';
+import { covers, localDecision, spend } from './holding.js';
+import { Holdings } from './holdings.js';
 import { PrefetchLostError } from './lost-error.js';
 import type { PrefetchConfig } from './options.js';
 
@@ -39,14 +39,14 @@ export interface PrefetchParts {
  * paths: the store hands it every call, and it decides from units held in process what it
  * can, and passes the rest to the store's own decision (`decide`).
  *
- * Per key, a lease of units fetched from Redis in one script call (charged there at once),
+ * Per key, a holding of units fetched from Redis in one script call (charged there at once),
  * from which the key's next requests are decided in process; unused units are given back,
- * exactly (each twin's refund), when the lease ends (`ttl`, or the end of the fetch's window
+ * exactly (each twin's refund), when the holding ends (`ttl`, or the end of the fetch's window
  * for the window algorithms, so no unit is used in a window it was not charged in), when a
  * later fetch replaces it, and on `close()`. Fetches and give-backs asked for in one turn
  * of the event loop share one script call per node.
  *
- * A request the lease cannot cover goes to Redis (one fetch per key at a time: requests
+ * A request the holding cannot cover goes to Redis (one fetch per key at a time: requests
  * arriving meanwhile wait for it), so nothing is denied in process that Redis would admit.
  * Concurrency limits, calendar quotas and penalties (`blockFor`) are decided by the store
  * in Redis, request by request: a block must hold on every process at once, which units
@@ -58,8 +58,8 @@ export class Prefetch {
   readonly #cluster: boolean;
   /** Its script calls. */
   readonly #calls: FetchCalls;
-  /** The leases, by key and in the order they were made. */
-  readonly #leases: Leases;
+  /** The holdings, by key and in the order they were made. */
+  readonly #holdings: Holdings;
   /** The fetches in flight, and the requests waiting for them. */
   readonly #fetches: Fetches;
   #closed = false;
@@ -93,10 +93,12 @@ export class Prefetch {
       clocks,
       twins,
     });
-    this.#leases = new Leases(config.ttlMs, (part) => this.#calls.giveBack([part], this.#now()));
+    this.#holdings = new Holdings(config.ttlMs, (part) =>
+      this.#calls.giveBack([part], this.#now()),
+    );
     this.#fetches = new Fetches({
       calls: this.#calls,
-      leases: this.#leases,
+      holdings: this.#holdings,
       ttlMs: config.ttlMs,
       down,
       keyFor,
@@ -106,21 +108,21 @@ export class Prefetch {
   }
 
   /**
-   * Whether a timer ends leases after `ttl` of real time (default). Tests that drive time
+   * Whether a timer ends holdings after `ttl` of real time (default). Tests that drive time
    * with a fake clock turn it off and call {@link Prefetch.sweep}.
    * @internal
    */
   set realTime(on: boolean) {
-    this.#leases.realTime = on;
+    this.#holdings.realTime = on;
   }
 
   /**
-   * Ends every lease whose end has come by `nowMs` (the caller's clock); their unused units
+   * Ends every holding whose end has come by `nowMs` (the caller's clock); their unused units
    * are given back in the next script call. For tests on a fake clock.
    * @internal
    */
   sweep(nowMs: number): void {
-    this.#leases.sweep(nowMs);
+    this.#holdings.sweep(nowMs);
   }
 
   /**
@@ -137,13 +139,13 @@ export class Prefetch {
     );
   }
 
-  /** Units of `key` this process holds now (0 without a live lease). */
+  /** Units of `key` this process holds now (0 without a live holding). */
   held(key: string): number {
-    return this.#leases.held(key);
+    return this.#holdings.held(key);
   }
 
   /**
-   * Decides one request of the store: from the key's lease when it covers `cost`, else by
+   * Decides one request of the store: from the key's holding when it covers `cost`, else by
    * a fetch (waiting first for one already in flight for the key). A peek (`cost` 0) asks
    * Redis and adds what this process holds; an algorithm it does not handle goes to the
    * store's own decision.
@@ -161,15 +163,15 @@ export class Prefetch {
         this.#withHeld(key, algorithm, peek),
       );
     }
-    this.#leases.lastNow = nowMs;
-    const lease = this.#leases.get(key);
-    if (covers(lease, algorithm, cost, nowMs)) return spend(lease, cost, nowMs);
+    this.#holdings.lastNow = nowMs;
+    const holding = this.#holdings.get(key);
+    if (covers(holding, algorithm, cost, nowMs)) return spend(holding, cost, nowMs);
     const now = this.#serverTime ? '' : nowMs;
     return this.#fetches.one(key, { twin, algorithm, cost, now, nowMs });
   }
 
   /**
-   * Decides a request under several limits all-or-nothing: from the leases when every one
+   * Decides a request under several limits all-or-nothing: from the holdings when every one
    * covers its cost, else by one fetch of every key. Undefined when it cannot: a key twice,
    * or keys in several Cluster slots (the store's own all-or-nothing path decides then).
    */
@@ -184,17 +186,19 @@ export class Prefetch {
       const slot = keySlot(parts[0]!.key);
       if (parts.some((p) => keySlot(p.key) !== slot)) return undefined;
     }
-    this.#leases.lastNow = nowMs;
-    const leases = keys.map((key) => this.#leases.get(key));
-    if (leases.every((lease, i) => covers(lease, parts[i]!.algorithm, parts[i]!.cost, nowMs))) {
-      return leases.map((lease, i) => spend(lease!, parts[i]!.cost, nowMs));
+    this.#holdings.lastNow = nowMs;
+    const holdings = keys.map((key) => this.#holdings.get(key));
+    if (
+      holdings.every((holding, i) => covers(holding, parts[i]!.algorithm, parts[i]!.cost, nowMs))
+    ) {
+      return holdings.map((holding, i) => spend(holding!, parts[i]!.cost, nowMs));
     }
-    return this.#fetches.all(keys, parts, leases, this.#serverTime ? '' : nowMs, nowMs);
+    return this.#fetches.all(keys, parts, holdings, this.#serverTime ? '' : nowMs, nowMs);
   }
 
   /**
-   * Gives `cost` units admitted at `atMs` back to the key's lease, when they came from it
-   * (the lease is live and charged at `atMs`): resolves to the key's peek as this process
+   * Gives `cost` units admitted at `atMs` back to the key's holding, when they came from it
+   * (the holding is live and charged at `atMs`): resolves to the key's peek as this process
    * sees it. Undefined otherwise (the store gives back in Redis).
    */
   refund(
@@ -204,36 +208,41 @@ export class Prefetch {
     nowMs: number,
     atMs: number,
   ): Decision | undefined {
-    const lease = this.#leases.get(key);
-    if (!covers(lease, algorithm, 0, nowMs) || lease.at !== atMs || lease.used < cost) {
+    const holding = this.#holdings.get(key);
+    if (!covers(holding, algorithm, 0, nowMs) || holding.at !== atMs || holding.used < cost) {
       return undefined;
     }
-    lease.held += cost;
-    lease.used -= cost;
-    return { ...localDecision(lease, 0, nowMs) };
+    holding.held += cost;
+    holding.used -= cost;
+    return { ...localDecision(holding, 0, nowMs) };
   }
 
   /** A peek from Redis (`decision`, cost 0) plus the units this process holds of `key`. */
   #withHeld(key: string, algorithm: Algorithm, decision: Decision): Decision {
-    const lease = this.#leases.get(key);
-    if (lease === undefined || lease.done || lease.held === 0 || lease.algorithm !== algorithm) {
+    const holding = this.#holdings.get(key);
+    if (
+      holding === undefined ||
+      holding.done ||
+      holding.held === 0 ||
+      holding.algorithm !== algorithm
+    ) {
       return decision;
     }
-    return { ...decision, remaining: Math.min(decision.limit, decision.remaining + lease.held) };
+    return { ...decision, remaining: Math.min(decision.limit, decision.remaining + holding.held) };
   }
 
   /**
-   * Forgets the key's lease without giving back (the key is being deleted), then sends every
+   * Forgets the key's holding without giving back (the key is being deleted), then sends every
    * open script call, so they reach Redis before the `DEL`.
    */
   reset(key: string): void {
-    this.#leases.forget(key);
+    this.#holdings.forget(key);
     this.#calls.flush();
   }
 
   /** Resolves once every script call sent so far (and the give-backs they lead to) answered. */
-  settled(): Promise<void> {
-    return this.#calls.settled();
+  idle(): Promise<void> {
+    return this.#calls.idle();
   }
 
   /**
@@ -244,14 +253,14 @@ export class Prefetch {
    */
   async close(): Promise<void> {
     this.#closed = true;
-    this.#leases.close();
-    await this.settled();
+    this.#holdings.close();
+    await this.idle();
     const lost = this.#calls.takeLost();
     if (lost.units > 0) throw new PrefetchLostError(lost.units, lost.keys, lost.error);
   }
 
   /** The time of a give-back: Redis TIME, unless the store runs on the caller's clock. */
   #now(): ScriptNow {
-    return this.#serverTime ? '' : this.#leases.lastNow;
+    return this.#serverTime ? '' : this.#holdings.lastNow;
   }
 }

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { ScriptClient } from '../clients/client.js';
+import { sha1 } from '../runtime/sha1.js';
 
 /**
  * A Lua script run by `EVALSHA` (one round trip), falling back to `EVAL` (which also loads
@@ -16,7 +16,7 @@ export class LuaScript {
 
   constructor(source: string) {
     this.source = source;
-    this.sha1 = createHash('sha1').update(source).digest('hex');
+    this.sha1 = sha1(source, 'hex');
   }
 
   /**
@@ -30,6 +30,7 @@ export class LuaScript {
     argv: (string | number)[],
     raw = false,
   ): Promise<unknown> {
+    if (driver.run !== undefined) return driver.run(this, numKeys, argv);
     return driver.evalsha(this.sha1, numKeys, argv, raw).catch((error: unknown) => {
       if (error instanceof Error && error.message.startsWith('NOSCRIPT')) {
         return driver.eval(this.source, numKeys, argv);

@@ -1,22 +1,25 @@
 import type { Algorithm } from '../../algorithms/algorithm.js';
 import type { Decision } from '../../algorithms/decision.js';
+import type { Limit } from '../../limits/limit.js';
+import { limitAlgorithm } from '../../limits/limit.js';
 import type { RequestView } from '../../limits/request-view.js';
 import { isPromiseLike } from '../../limits/throttle-registry.js';
+import { httpOperations } from '../../operations/registry.js';
 import type { HttpBinding } from '../binding.js';
 import type { HttpMetrics } from '../metrics/metrics.js';
 import type { HttpConfig, HttpLimitOptions } from '../options/options.js';
 import { parseHttpOptions } from '../options/parse-options.js';
 import { defaultStoreOf } from '../request/default-store.js';
-import { checkedUser, keySubject, routeKey, userIdOf } from '../request/keys.js';
+import { checkedUser, ipSubject, keySubject, routeKey, userIdOf } from '../request/keys.js';
 import { LazyRequestView } from '../request/lazy-view.js';
 import { DenialAnswer } from '../verdict/denial.js';
 import { ShadowVerdict } from '../verdict/shadow.js';
 import { type HttpVerdict, mostRestrictive, Verdict } from '../verdict/verdict.js';
-import { type Charge, consumeAt } from './charge.js';
+import { type Charge, consumeAll, consumeAt } from './charge.js';
 import { holdCharge, settleWhenFinished } from './held.js';
 import { chargedFor, chargeOnce, ledgerOf, remember } from './ledger.js';
 import { LimitPlan, type PlannedLimit } from './plan.js';
-import { HttpQueue } from './queue.js';
+import { checkQueueable, checkQueueStore, HttpQueue } from './queue.js';
 import { ResolverTimeouts } from './resolver-timeout.js';
 
 /**
@@ -73,6 +76,7 @@ export class HttpLimiter<Req = unknown> {
     this.#timeouts = new ResolverTimeouts(config.resolverTimeoutMs, config.logger);
     this.#queue =
       config.queue === undefined ? undefined : new HttpQueue(config.queue, config.clock);
+    if (config.queue !== undefined) checkQueueConfig(config as HttpConfig<unknown>);
     this.#fixedPlan =
       config.store === undefined ? undefined : this.#plan(config.store, config.userStore!);
   }
@@ -136,6 +140,7 @@ export class HttpLimiter<Req = unknown> {
       req,
       b.headers,
       ledger,
+      b.request === undefined ? req : b.request(req),
     );
     // `mode: 'queue'`: a client that goes away while waiting gives its slot back.
     let gone: AbortController | undefined;
@@ -217,17 +222,53 @@ export class HttpLimiter<Req = unknown> {
     plan: LimitPlan,
     planned: PlannedLimit[],
     gone: AbortSignal | undefined,
-  ): HttpVerdict | Promise<HttpVerdict> | undefined {
+  ): HttpVerdict | Promise<HttpVerdict | undefined> | undefined {
     if (planned.length === 0) return undefined;
     const key = this.config.key;
-    if (key === undefined) return this.#decide(view, plan, planned, undefined, gone);
+    if (key === undefined) return this.#operated(view, plan, planned, undefined, gone);
     const k = key(view);
     if (isPromiseLike(k)) {
       return this.#timeouts
         .bound(k, 'key')
-        .then((v) => this.#decide(view, plan, planned, keySubject(v), gone));
+        .then((v) => this.#operated(view, plan, planned, keySubject(v), gone));
     }
-    return this.#decide(view, plan, planned, keySubject(k), gone);
+    return this.#operated(view, plan, planned, keySubject(k), gone);
+  }
+
+  /**
+   * The operator entries of the store and prefix (`LimitOperations`), asked from the local
+   * snapshot (no store round trip), once the request's user, IP and key are known: allow
+   * skips the limits, deny answers 403, ban 429, an override replaces the quotas; else
+   * the configured limits decide.
+   */
+  #operated(
+    view: RequestView,
+    plan: LimitPlan,
+    planned: PlannedLimit[],
+    custom: string | undefined,
+    gone: AbortSignal | undefined,
+  ): HttpVerdict | Promise<HttpVerdict | undefined> | undefined {
+    const ops = plan.operations;
+    // perf: a field read when no entry is in force (no clock call).
+    const live = ops?.active && ops.live(this.config.clock());
+    if (!live) return this.#decide(view, plan, planned, custom, gone);
+    // Workers: the entries' reload this decision started (it never rejects), then decide.
+    if (live !== true) return live.then(() => this.#operated(view, plan, planned, custom, gone));
+    const user = view.userId === undefined ? undefined : String(view.userId);
+    const match = ops.check(view.ip, user, custom);
+    if (match === undefined) return this.#decide(view, plan, planned, custom, gone);
+    if (match.kind === 'allow') return undefined;
+    if (match.kind === 'override') {
+      return this.#decide(view, plan, plan.overridden(planned, match.overrides), custom, gone);
+    }
+    const p = planned[0]!;
+    const c = this.config as HttpConfig<unknown>;
+    const http = httpOperations();
+    const v = http.entryVerdict(match.kind, match.entry, p, c.clock(), c);
+    http.answerEntry(match.kind, view, v, this.#answer, c);
+    this.metrics?.request(p.name, v.decision, undefined, false);
+    ops.denied(deniedId(view, custom));
+    return v;
   }
 
   #decide(
@@ -248,9 +289,24 @@ export class HttpLimiter<Req = unknown> {
       planned.some((p) => p.algorithm.concurrent === true || p.costAfter !== undefined)
         ? []
         : undefined;
-    const decided = chargeOnce(plan, charges, now, ledger, toHold);
+    const queue = this.#queue;
+    const decided = chargeOnce(
+      plan,
+      charges,
+      now,
+      ledger,
+      toHold,
+      queue === undefined
+        ? undefined
+        : (todo) =>
+            todo.length === 1
+              ? (queue.decide(plan.store, todo[0]!, todo[0]!.cost, now, gone)?.then((d) => [d]) ??
+                consumeAll(plan.store, todo, now))
+              : queue.decideAll(plan.store, todo, now, gone),
+    );
     const finish = (ds: Decision[]) => {
       const v = this.#verdict(view, planned, ds, now);
+      if (!v.allowed) plan.operations?.denied(deniedId(view, custom));
       if (toHold !== undefined && v.allowed && toHold.length > 0) {
         v.held = toHold.map((e) => {
           const i = charges.indexOf(e);
@@ -282,20 +338,12 @@ export class HttpLimiter<Req = unknown> {
       this.config.outcome !== undefined ||
       p.algorithm.concurrent === true ||
       p.costAfter !== undefined;
-    const queue = this.#queue;
-    if (queue !== undefined && !holds && typeof p.algorithm.reserve === 'function') {
-      const queued = queue.decide(plan.store, charge, p.cost, now, gone);
-      if (queued !== undefined) {
-        return queued.then((d) => {
-          remember(ledger, plan.userStore, prefix, charge.subject, d);
-          return this.#make(view, planned, 0, d, undefined, now);
-        });
-      }
-    }
-    const decision = consumeAt(plan.store, charge, p.cost, now);
+    const queued = this.#queue?.decide(plan.store, charge, p.cost, now, gone);
+    const decision = queued ?? consumeAt(plan.store, charge, p.cost, now);
     if (decision instanceof Promise) {
       return decision.then((d) => {
         remember(ledger, plan.userStore, prefix, charge.subject, d);
+        if (!d.allowed) plan.operations?.denied(deniedId(view, custom));
         const v = this.#make(view, planned, 0, d, undefined, now);
         if (holds && d.allowed && (charge.cost > 0 || p.costAfter !== undefined))
           v.held = [holdCharge(plan.store, charge, d, now, p.name)];
@@ -303,6 +351,7 @@ export class HttpLimiter<Req = unknown> {
       });
     }
     remember(ledger, plan.userStore, prefix, charge.subject, decision);
+    if (!decision.allowed) plan.operations?.denied(deniedId(view, custom));
     const v = this.#make(view, planned, 0, decision, undefined, now);
     if (holds && decision.allowed && (charge.cost > 0 || p.costAfter !== undefined)) {
       v.held = [holdCharge(plan.store, charge, decision, now, p.name)];
@@ -327,7 +376,9 @@ export class HttpLimiter<Req = unknown> {
   #plan(store: LimitPlan['store'], userStore: LimitPlan['userStore']): LimitPlan {
     const timed = this.metrics?.timed(store) ?? store;
     const config = this.config as HttpConfig<unknown>;
-    return new LimitPlan({ store: timed, userStore, config, algorithms: this.#algorithms });
+    const plan = new LimitPlan({ store: timed, userStore, config, algorithms: this.#algorithms });
+    if (plan.operations !== undefined) this.metrics?.watchTop(plan.operations);
+    return plan;
   }
 
   #verdict(
@@ -364,4 +415,30 @@ export class HttpLimiter<Req = unknown> {
     this.metrics?.request(planned[reported]!.name, decision, decisions, shadow);
     return v;
   }
+}
+
+/**
+ * `mode: 'queue'` at construction: every static limit can book a future slot, and the
+ * `store` option (when given) can book (several slots at once when a route may have several
+ * limits). Per-request limits are checked when first prepared (plan.ts).
+ * @throws {@link SluiceConfigError} naming `mode`, saying why.
+ */
+function checkQueueConfig(config: HttpConfig<unknown>): void {
+  const limits = config.limits;
+  let several = true;
+  if (limits.isStatic) {
+    const list = (limits.limitsFor(undefined as never) as readonly Limit[]).filter(
+      (l) => !l.unlimited,
+    );
+    for (const l of list) checkQueueable(limitAlgorithm(l, config.algorithmFactory)!);
+    several = list.length > 1;
+  }
+  if (config.userStore !== undefined) checkQueueStore(config.userStore, several);
+}
+
+/** The subject `top()` counts a denied request under: its `key` answer, user or IP group. */
+function deniedId(view: RequestView, custom: string | undefined): string {
+  if (custom !== undefined) return `key:${custom}`;
+  if (view.userId !== undefined) return `user:${view.userId}`;
+  return `ip:${ipSubject(view.ip, 64)}`;
 }

@@ -89,14 +89,17 @@ export interface ChargeTarget {
  * Consumes every charge or none. Keys this request was already charged for (e.g. a global
  * and a per-route limiter with the same limit) are reported, not charged again; each
  * admitted charge that is to be settled when the request ends (a cost, or a `costAfter`)
- * is pushed on `toHold` when given.
+ * is pushed on `toHold` when given. `decide` charges the keys still to charge (default:
+ * {@link consumeAt} for one, {@link consumeAll} for several; `mode: 'queue'` books them).
  */
+// biome-ignore lint/complexity/useMaxParams: perf: per multi-limit request; positional
 export function chargeOnce(
   target: ChargeTarget,
   charges: Charge[],
   now: number,
   ledger: Ledger | undefined,
   toHold?: Charge[],
+  decide?: (todo: Charge[]) => Decision[] | Promise<Decision[]>,
 ): Decision[] | Promise<Decision[]> {
   const { store, userStore } = target;
   const todo: Charge[] = [];
@@ -122,6 +125,10 @@ export function chargeOnce(
     return decisions as Decision[];
   };
   if (todo.length === 0) return decisions as Decision[];
+  if (decide !== undefined) {
+    const decided = decide(todo);
+    return decided instanceof Promise ? decided.then(record) : record(decided);
+  }
   if (todo.length === 1) {
     const e = todo[0]!;
     const one = consumeAt(store, e, e.cost, now);

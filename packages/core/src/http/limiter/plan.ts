@@ -4,16 +4,23 @@ import type { Algorithm } from '../../algorithms/algorithm.js';
 import { calendarText } from '../../algorithms/calendar.js';
 import { algorithmKeyTag } from '../../algorithms/key-tag.js';
 import { SluiceConfigError } from '../../common/errors.js';
-import { type CostAfter, type Limit, limitAlgorithm } from '../../limits/limit.js';
+import {
+  type CostAfter,
+  calendarAlgorithmOf,
+  type Limit,
+  limitAlgorithm,
+} from '../../limits/limit.js';
 import { checkCostAfter } from '../../limits/limit-checks.js';
 import type { RequestView } from '../../limits/request-view.js';
+import { httpOperations, operationsSnapshot } from '../../operations/registry.js';
+import type { OperationsSnapshot, Override } from '../../operations/snapshot.js';
 import { keySpaceView, type Store } from '../../stores/store.js';
 import type { HttpConfig } from '../options/options.js';
 import { keySegment } from '../request/key-segment.js';
 import { ipSubject } from '../request/keys.js';
-import { useNodeLoopDelay } from '../request/loop-delay.js';
 import { ceilSeconds, type LimitPolicy } from '../verdict/headers.js';
 import type { Charge, KeySpace } from './charge.js';
+import { checkQueueable } from './queue.js';
 
 /** `<prefix>:<limit name>:<route>:ip:` and `…:user:`. */
 export interface RouteKeySpaces {
@@ -43,6 +50,8 @@ export interface PlannedLimit extends LimitPolicy {
   costAfter: CostAfter | undefined;
   /** A `Limit.adaptive`: decided in process by its gate, keyed by the request's priority. */
   adaptiveLimit: AdaptiveAlgorithm | undefined;
+  /** A calendar quota's algorithm for another quota (an override's), or `undefined`. */
+  calendarAlgorithm: ((maxAttempts: number) => Algorithm) | undefined;
 }
 
 /** Routes whose key spaces a limit keeps (routes are patterns, so few; this bounds odd adapters). */
@@ -79,6 +88,13 @@ export class LimitPlan {
   /** Per-request limits already prepared, by `Limit.name`; counted in `#perRequestCount`. */
   readonly #perRequest = new Map<string | undefined, PlannedLimit[]>();
   #perRequestCount = 0;
+  /**
+   * The operator entries of this store and prefix (`LimitOperations`), or `undefined` when
+   * the store has no `operations`: shared by every limiter on them.
+   */
+  readonly operations: OperationsSnapshot | undefined;
+  /** Planned limits under an override, by override and original: made once each. */
+  readonly #overridden = new WeakMap<Override, Map<PlannedLimit, PlannedLimit>>();
 
   constructor({ store, userStore, config, algorithms }: LimitPlanOptions) {
     this.store = store;
@@ -89,6 +105,19 @@ export class LimitPlan {
     this.static = limits.isStatic
       ? this.#prepare(limits.limitsFor(undefined as never) as readonly Limit[], true)
       : undefined;
+    this.operations = operationsSnapshot(userStore.operations, config.prefix);
+    if (this.static !== undefined) this.operations?.registerPlan(this);
+  }
+
+  /** `planned` under `overrides` (operated.ts `overriddenLimits`, with this plan's caches). */
+  overridden(planned: PlannedLimit[], overrides: readonly Override[]): PlannedLimit[] {
+    return httpOperations().overriddenLimits(
+      planned,
+      overrides,
+      this.#overridden,
+      this.#algorithms,
+      this.#config,
+    );
   }
 
   /** The planned limits of `view`'s request; a promise when a resolver is async. */
@@ -234,6 +263,8 @@ export class LimitPlan {
       algorithms.set(quota, algorithm);
     }
     checkCostAfter(limit, algorithm);
+    // `mode: 'queue'`: a limit that cannot book a future slot is an error, never 'enforce'.
+    if (this.#config.queue !== undefined) checkQueueable(algorithm);
     const name =
       limit.name ??
       (limit.adaptive !== undefined
@@ -244,7 +275,7 @@ export class LimitPlan {
             ? `${limit.maxAttempts}-per-${calendarText(limit.calendar)}`
             : `${limit.maxAttempts}-per-${limit.periodMs}ms`);
     const prefix = `${this.#config.prefix}:${keySegment(name)}:`;
-    if (limit.adaptive !== undefined) useNodeLoopDelay(limit.adaptive);
+    limit.adaptive?.useNodeLoopDelay();
     return {
       // An adaptive limit's charges go to its own in-process gate, whatever the store.
       // `@<algorithm>` after the prefix (none for GCRA): a changed algorithm gets fresh keys.
@@ -270,6 +301,7 @@ export class LimitPlan {
       kindKey,
       costAfter: limit.responseCost,
       adaptiveLimit: limit.adaptive,
+      calendarAlgorithm: calendarAlgorithmOf(limit),
     };
   }
 }

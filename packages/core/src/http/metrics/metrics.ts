@@ -18,6 +18,7 @@ import { loadOpenTelemetryApi } from './otel-loader.js';
  * | `sluice.requests` | asynchronous counter (a monotonic sum) | `{request}` | `sluice.limit`, `sluice.result` |
  * | `sluice.store.duration` | histogram | `s` | none |
  * | `sluice.leases` | up-down counter | `{lease}` | `sluice.limit` |
+ * | `sluice.denials.top` | observable gauge | `{request}` | `sluice.rank` (1..10; denials of this process's most-denied subjects, never their ids) |
  *
  * `sluice.requests` is counted in process (a number added per request) and reported when
  * the reader collects: a synchronous `Counter.add` with two attributes costs about 1 µs
@@ -129,6 +130,39 @@ class MeterInstruments {
     });
   }
 
+  /** Operations snapshots whose most-denied counts `sluice.denials.top` reports. */
+  readonly tops = new Set<{ denials: { top(n: number): { count: number }[] } | undefined }>();
+
+  /**
+   * `sluice.denials.top` (an observable gauge, made on the first snapshot when the meter
+   * has `createObservableGauge`): the denial counts of this process's 10 most-denied
+   * subjects (`LimitOperations.top`), by rank (`sluice.rank` 1..10), never their ids.
+   */
+  watchTop(
+    meter: MeterLike,
+    snapshot: { denials: { top(n: number): { count: number }[] } | undefined },
+  ): void {
+    if (this.tops.size === 0) {
+      const create = (meter as Partial<GaugeMeter>).createObservableGauge;
+      if (typeof create !== 'function') return;
+      const gauge = create.call(meter, 'sluice.denials.top', {
+        description: "Denials of this process's most-denied subjects, by rank (no ids)",
+        unit: '{request}',
+      });
+      gauge.addCallback((result) => {
+        const counts = new Float64Array(TOP_RANKS);
+        for (const s of this.tops) {
+          const rows = s.denials?.top(TOP_RANKS) ?? [];
+          for (let i = 0; i < rows.length; i++) counts[i]! += rows[i]!.count;
+        }
+        for (let i = 0; i < TOP_RANKS; i++) {
+          if (counts[i]! > 0) result.observe(counts[i]!, { 'sluice.rank': String(i + 1) });
+        }
+      });
+    }
+    this.tops.add(snapshot);
+  }
+
   countsOf(name: string): Float64Array {
     let counts = this.counts.get(name);
     if (counts === undefined) {
@@ -152,6 +186,17 @@ class MeterInstruments {
   }
 }
 
+/** Ranks `sluice.denials.top` reports. */
+const TOP_RANKS = 10;
+
+/** A meter with OpenTelemetry's `createObservableGauge` (optional in {@link MeterLike}). */
+interface GaugeMeter {
+  createObservableGauge(
+    name: string,
+    options?: { description?: string; unit?: string },
+  ): ReturnType<MeterLike['createObservableCounter']>;
+}
+
 const instrumentsByMeter = new WeakMap<MeterLike, MeterInstruments>();
 
 /**
@@ -164,6 +209,8 @@ export class HttpMetrics {
   #lastName: string | undefined;
   #lastCounts: Float64Array | undefined;
 
+  readonly #meter: MeterLike;
+
   constructor(meter: MeterLike) {
     let instruments = instrumentsByMeter.get(meter);
     if (instruments === undefined) {
@@ -171,6 +218,13 @@ export class HttpMetrics {
       instrumentsByMeter.set(meter, instruments);
     }
     this.#instruments = instruments;
+    this.#meter = meter;
+  }
+
+  /** Reports `snapshot`'s most-denied counts as `sluice.denials.top` (no ids). */
+  watchTop(snapshot: { denials: { top(n: number): { count: number }[] } | undefined }): void {
+    if (this.#instruments.tops.has(snapshot)) return;
+    this.#instruments.watchTop(this.#meter, snapshot);
   }
 
   /**

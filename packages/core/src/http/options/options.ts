@@ -175,11 +175,15 @@ export interface HttpLimitOptions<Req = unknown, Res = unknown> {
    * over the limit waits for its booked slot (at most `maxWait`, with at most `maxQueued`
    * waiting), then is served; otherwise it gets the 429 answer at once, with `Retry-After`
    * the wait rounded up. A client that disconnects while waiting gives its slot back. GCRA
-   * and the buckets only, on a route with one limit (a route with several limits, or a
-   * limit on a window, is decided as `'enforce'`).
+   * and the buckets only. A route with several limits books all their slots in one
+   * all-or-nothing store call and waits for the latest; `costAfter` and
+   * `skipSuccessfulRequests` / `skipFailedRequests` settle after the response as usual.
    * @default 'enforce'
-   * @throws SluiceConfigError naming `mode` for any other value, or `'queue'` with a window
-   *   `algorithm` (a window has no future slot).
+   * @throws SluiceConfigError naming `mode` for any other value, or `'queue'` with: a window
+   *   (`algorithm` option or a `Limit` on a window or the calendar: no future slot), a
+   *   `Limit.concurrent` or `Limit.adaptive` (a lease frees when a request ends, at no time
+   *   a store can book: put it on a limiter of its own), or a `store` that cannot book
+   *   (no `reserve`; several limits: no `reserveAll`).
    * @example
    * rateLimit({ limit: 'throttle:10,1', mode: 'queue', maxWait: '5s', maxQueued: 1000 })
    */

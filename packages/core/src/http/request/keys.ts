@@ -1,4 +1,3 @@
-import ipaddr from 'ipaddr.js';
 import { describe, SluiceConfigError } from '../../common/errors.js';
 import { keySegment } from './key-segment.js';
 
@@ -39,11 +38,81 @@ const IPV6_CACHE_SIZE = 4096;
 
 function parsedSubject(ip: string, ipv6Subnet: number): string {
   if (!ip.includes(':')) return keySegment(ip);
-  if (!ipaddr.IPv6.isValid(ip)) return keySegment(ip);
-  const parsed = ipaddr.IPv6.parse(ip);
-  if (parsed.isIPv4MappedAddress()) return parsed.toIPv4Address().toString();
-  if (ipv6Subnet >= 128) return parsed.toString();
-  return `${ipaddr.IPv6.networkAddressFromCIDR(`${parsed.toString()}/${ipv6Subnet}`).toString()}/${ipv6Subnet}`;
+  const zone = ip.indexOf('%');
+  const hextets = parseIPv6(zone < 0 ? ip : ip.slice(0, zone));
+  if (hextets === undefined) return keySegment(ip);
+  // An embedded dotted quad after zeros (`::ffff:a.b.c.d`, and the deprecated `::a.b.c.d`)
+  // is that IPv4 address, as ipaddr.js (the parser these keys were first made with) reads it.
+  if (isIPv4Mapped(hextets) || (ip.includes('.') && hextets.slice(0, 6).every((h) => h === 0))) {
+    const [high, low] = [hextets[6]!, hextets[7]!];
+    return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+  }
+  if (ipv6Subnet >= 128) return formatIPv6(hextets) + (zone < 0 ? '' : ip.slice(zone));
+  for (let i = 0; i < 8; i++) {
+    const bits = Math.min(16, Math.max(0, ipv6Subnet - 16 * i));
+    hextets[i] = hextets[i]! & ((0xffff << (16 - bits)) & 0xffff);
+  }
+  return `${formatIPv6(hextets)}/${ipv6Subnet}`;
+}
+
+/**
+ * The 8 hextets of an IPv6 address, or undefined when `ip` is not one. The runtime's WHATWG
+ * URL parser reads it (a well-kept parser on every runtime, no dependency in a bundle) and
+ * prints it in hex; this only splits that text.
+ */
+function parseIPv6(ip: string): number[] | undefined {
+  if (ip.includes('/') || ip.includes('[') || ip.includes(']')) return undefined;
+  let host: string;
+  try {
+    host = new URL(`http://[${ip}]/`).hostname.slice(1, -1);
+  } catch {
+    return undefined;
+  }
+  const part = (text: string) => (text === '' ? [] : text.split(':').map((h) => parseInt(h, 16)));
+  const gap = host.indexOf('::');
+  if (gap < 0) return part(host);
+  const head = part(host.slice(0, gap));
+  const tail = part(host.slice(gap + 2));
+  return [...head, ...new Array<number>(8 - head.length - tail.length).fill(0), ...tail];
+}
+
+/**
+ * IPv6 text as keys have always had it (ipaddr.js's `toString()`, byte for byte, so existing
+ * keys do not move): lower-case hex without leading zeros, and one run of two or more zero
+ * hextets as `::`: the run whose text (`:0:0:`, or `0:0:` at the start, `:0:0` at the end)
+ * is longest, the first on a tie.
+ */
+function formatIPv6(h: readonly number[]): string {
+  let best = -1;
+  let bestEnd = -1;
+  let bestWeight = 0;
+  for (let i = 0; i < 8; ) {
+    if (h[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && h[j] === 0) j++;
+    const weight = 2 * (j - i) + (i > 0 ? 1 : 0) - (j === 8 ? 1 : 0);
+    if (j - i >= 2 && weight > bestWeight) {
+      best = i;
+      bestEnd = j;
+      bestWeight = weight;
+    }
+    i = j;
+  }
+  const hex = (from: number, to: number) =>
+    h
+      .slice(from, to)
+      .map((x) => x.toString(16))
+      .join(':');
+  if (best < 0) return hex(0, 8);
+  return `${hex(0, best)}::${hex(bestEnd, 8)}`;
+}
+
+/** `::ffff:a.b.c.d`: the first 80 bits zero, then 16 ones. */
+function isIPv4Mapped(h: readonly number[]): boolean {
+  return h[0] === 0 && h[1] === 0 && h[2] === 0 && h[3] === 0 && h[4] === 0 && h[5] === 0xffff;
 }
 
 /**

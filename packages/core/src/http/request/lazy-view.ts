@@ -8,17 +8,21 @@ import type { RequestView } from '../../limits/request-view.js';
  *
  * Positional parameters, not an options object: it is built on every request.
  *
- * @typeParam Raw - the framework's request object.
+ * @typeParam Raw - what the adapter reads the request from.
  * @param method - upper-case HTTP method.
  * @param route - `METHOD pattern`, or `'*'` before routing (see {@link RequestView.route}).
  * @param ip - the client IP as the framework reports it.
  * @param userId - the authenticated user's id, if any.
- * @param raw - the framework's request (Express `req`, Fastify `request`, Koa `ctx`).
- * @param headersOf - reads the request headers from `raw` (lower-case names).
+ * @param source - what the adapter reads the request from (its framework's request).
+ * @param headersOf - reads the request headers from `source` (lower-case names).
  * @param ledger - see {@link RequestView.ledger}; default `raw`.
+ * @param raw - the framework's request as callbacks see it; default `source` (a fetch
+ *   adapter's `source` is its per-check record, `raw` the `Request` or Hono's `c`).
  */
 export class LazyRequestView<Raw> implements RequestView {
-  readonly #headersOf: (raw: Raw) => RequestView['headers'];
+  readonly #source: Raw;
+  readonly #headersOf: (source: Raw) => RequestView['headers'];
+  readonly raw: unknown;
 
   // biome-ignore lint/complexity/useMaxParams: perf: one view per request; positional, no options object per call
   constructor(
@@ -26,15 +30,18 @@ export class LazyRequestView<Raw> implements RequestView {
     readonly route: string,
     readonly ip: string,
     readonly userId: string | number | undefined,
-    readonly raw: Raw,
-    headersOf: (raw: Raw) => RequestView['headers'],
+    source: Raw,
+    headersOf: (source: Raw) => RequestView['headers'],
     readonly ledger?: object,
+    raw: unknown = source,
   ) {
+    this.#source = source;
     this.#headersOf = headersOf;
+    this.raw = raw;
   }
 
-  /** The request headers, read from `raw` on each access. */
+  /** The request headers, read from the source on each access. */
   get headers(): RequestView['headers'] {
-    return this.#headersOf(this.raw);
+    return this.#headersOf(this.#source);
   }
 }

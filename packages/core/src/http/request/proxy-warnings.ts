@@ -70,18 +70,32 @@ export function parseValidate(
   return { trustProxy: flag('trustProxy'), xForwardedFor: flag('xForwardedFor'), logger };
 }
 
-const PERMISSIVE =
-  'sluice: the framework trusts every proxy hop (Express trust proxy: true, Fastify trustProxy: ' +
-  'true, Koa app.proxy with maxIpsCount 0), so the client IP is what the client writes in ' +
-  'X-Forwarded-For: a client rotating it is never limited. Trust only your proxies (a hop ' +
-  "count or their addresses, e.g. app.set('trust proxy', 1) or Koa app.maxIpsCount = 1), or " +
-  'turn this check off with validate: { trustProxy: false }. (SLUICE_PERMISSIVE_TRUST_PROXY)';
+/**
+ * How the warnings name the framework's proxy setting and a fix, in the framework's own
+ * words: each adapter's binding gives its own (`HttpBinding.proxySetting`).
+ * @example { name: "Express's trust proxy setting", fix: "app.set('trust proxy', 1)" }
+ */
+export interface ProxySetting {
+  /** The setting, as its framework's docs name it. */
+  readonly name: string;
+  /** What trusting only your own proxies looks like there. */
+  readonly fix: string;
+}
 
-const UNEXPECTED_XFF =
-  'sluice: a request came with an X-Forwarded-For header but the framework trusts no proxy ' +
-  '(Express trust proxy, Fastify trustProxy, Koa app.proxy are off), so every client behind ' +
-  "the proxy is keyed by the proxy's address: one bucket for all of them. Trust your proxies " +
-  "(e.g. app.set('trust proxy', 1)), or turn this check off with validate: { xForwardedFor: " +
+const ANY_FRAMEWORK: ProxySetting = {
+  name: "the framework's proxy setting",
+  fix: "your proxies' hop count or addresses",
+};
+
+const permissive = (s: ProxySetting) =>
+  `sluice: ${s.name} trusts every proxy hop, so the client IP is what the client writes in ` +
+  `X-Forwarded-For: a client rotating it is never limited. Trust only your proxies (${s.fix}), ` +
+  'or turn this check off with validate: { trustProxy: false }. (SLUICE_PERMISSIVE_TRUST_PROXY)';
+
+const unexpectedXff = (s: ProxySetting) =>
+  `sluice: a request came with an X-Forwarded-For header but ${s.name} trusts no proxy, so ` +
+  "every client behind the proxy is keyed by the proxy's address: one bucket for all of them. " +
+  `Trust your proxies (${s.fix}), or turn this check off with validate: { xForwardedFor: ` +
   'false }. (SLUICE_UNEXPECTED_X_FORWARDED_FOR)';
 
 /** How many requests of a limiter are checked: the checks stop costing anything after that. */
@@ -101,9 +115,12 @@ export class ProxyWarnings {
   /** Requests left to check; 0: done. */
   remaining = CHECKED_REQUESTS;
   readonly #config: ValidateConfig;
+  readonly #setting: ProxySetting;
 
-  constructor(config: ValidateConfig) {
+  /** @param setting - the framework's words for its proxy setting (default: generic ones). */
+  constructor(config: ValidateConfig, setting: ProxySetting = ANY_FRAMEWORK) {
     this.#config = config;
+    this.#setting = setting;
     if (!config.trustProxy && !config.xForwardedFor) this.remaining = 0;
   }
 
@@ -120,9 +137,9 @@ export class ProxyWarnings {
   ): void {
     this.remaining--;
     const c = this.#config;
-    if (trust === 'all' && c.trustProxy) this.#warn(app, PERMISSIVE);
+    if (trust === 'all' && c.trustProxy) this.#warn(app, permissive(this.#setting));
     else if (trust === 'none' && c.xForwardedFor && headers()['x-forwarded-for'] !== undefined)
-      this.#warn(app, UNEXPECTED_XFF);
+      this.#warn(app, unexpectedXff(this.#setting));
   }
 
   #warn(app: object | undefined, message: string): void {

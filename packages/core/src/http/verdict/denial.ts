@@ -177,3 +177,32 @@ function defaultMessage(seconds: number): string {
     ? 'Rate limit exceeded: this request costs more than the limit can ever admit, so retrying will not help'
     : `Rate limit exceeded, retry in ${seconds} seconds`;
 }
+
+/**
+ * The 403 of an operator's deny (`LimitOperations.deny`): no `Retry-After`, the body in
+ * the configured style (sluice's JSON, an RFC 9457 problem for `body: 'problem'`, or the
+ * `message` function's own). In operated.ts's bundle only (see there).
+ */
+export function forbidBody(c: DenialConfig, view: RequestView, v: Verdict): void {
+  const status = 403;
+  v.statusCode = status;
+  v.retryAfterSeconds = -1;
+  if (typeof c.message === 'function') {
+    v.body = c.message(view, v.decision);
+    v.contentType = typeof v.body === 'string' ? TEXT : JSON_TYPE;
+    return;
+  }
+  const text = 'Access denied';
+  if (c.problem) {
+    v.body = JSON.stringify({
+      type: 'about:blank',
+      title: statusText(status),
+      status,
+      detail: text,
+    });
+    v.contentType = PROBLEM_JSON_TYPE;
+    return;
+  }
+  v.body = `{"statusCode":${status},"error":${JSON.stringify(statusText(status))},"message":${JSON.stringify(text)}}`;
+  v.contentType = JSON_TYPE;
+}

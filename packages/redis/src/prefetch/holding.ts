@@ -7,10 +7,10 @@ export type { FetchPart } from './calls.js';
 
 /**
  * Units of one key a process holds: taken from Redis by one fetch (charged there at
- * `at`), decided from in process until they run out or the lease ends, then the unused
+ * `at`), decided from in process until they run out or the holding ends, then the unused
  * ones given back.
  */
-export interface Lease {
+export interface Holding {
   readonly key: string;
   readonly redisKey: string;
   readonly twin: LuaTwin;
@@ -36,58 +36,59 @@ export interface Lease {
 }
 
 /**
- * Whether `lease` is live at `nowMs` for `algorithm` and its held units cover `cost`: the
+ * Whether `holding` is live at `nowMs` for `algorithm` and its held units cover `cost`: the
  * one test before a request is decided from held units (a cost of 0, a peek in a
- * multi-limit request, is covered by any live lease).
+ * multi-limit request, is covered by any live holding).
  */
 export function covers(
-  lease: Lease | undefined,
+  holding: Holding | undefined,
   algorithm: Algorithm,
   cost: number,
   nowMs: number,
-): lease is Lease {
+): holding is Holding {
   return (
-    lease !== undefined &&
-    !lease.done &&
-    lease.held >= cost &&
-    lease.algorithm === algorithm &&
-    lease.endsMs > nowMs
+    holding !== undefined &&
+    !holding.done &&
+    holding.held >= cost &&
+    holding.algorithm === algorithm &&
+    holding.endsMs > nowMs
   );
 }
 
 /**
- * Takes `cost` held units of `lease` for an admitted request and decides it. Its
+ * Takes `cost` held units of `holding` for an admitted request and decides it. Its
  * `remaining` is what this process still holds: other processes may have used what Redis
  * had left at the fetch, so only the units held here are sure (never more than Redis plus
  * this process's holding would admit).
  */
-export function spend(lease: Lease, cost: number, nowMs: number): Decision {
-  lease.held -= cost;
-  lease.used += cost;
-  return localDecision(lease, cost, nowMs);
+export function spend(holding: Holding, cost: number, nowMs: number): Decision {
+  holding.held -= cost;
+  holding.used += cost;
+  return localDecision(holding, cost, nowMs);
 }
 
-/** An admitted request decided from `lease` (already charged `cost`); see {@link spend}. */
-export function localDecision(lease: Lease, cost: number, nowMs: number): Decision {
-  const elapsed = nowMs - lease.fetchedMs;
+/** An admitted request decided from `holding` (already charged `cost`); see {@link spend}. */
+export function localDecision(holding: Holding, cost: number, nowMs: number): Decision {
+  const elapsed = nowMs - holding.fetchedMs;
   return withChargeTime(
     {
       allowed: true,
-      limit: lease.algorithm.limit,
-      remaining: lease.held,
+      limit: holding.algorithm.limit,
+      remaining: holding.held,
       retryAfterMs: 0,
-      resetAfterMs: elapsed > 0 ? Math.max(0, lease.resetAfterMs - elapsed) : lease.resetAfterMs,
+      resetAfterMs:
+        elapsed > 0 ? Math.max(0, holding.resetAfterMs - elapsed) : holding.resetAfterMs,
       cost,
     },
-    lease.at,
+    holding.at,
   );
 }
 
 /**
- * How long a lease fetched at `at` (its decision `d`'s time) may be used: `ttlMs`, and for
+ * How long a holding fetched at `at` (its decision `d`'s time) may be used: `ttlMs`, and for
  * the window algorithms no longer than the window it was charged in.
  */
-export function leaseLife(ttlMs: number, algorithm: Algorithm, d: Decision, at: number): number {
+export function holdingLife(ttlMs: number, algorithm: Algorithm, d: Decision, at: number): number {
   const base = algorithm.inner ?? algorithm;
   if (base.kind === 'fixed-window') return Math.min(ttlMs, d.resetAfterMs);
   if (base.kind === 'sliding-window') {
@@ -98,13 +99,13 @@ export function leaseLife(ttlMs: number, algorithm: Algorithm, d: Decision, at: 
 }
 
 /**
- * Ends `lease` and builds the part of a script call that gives back what it holds (its
+ * Ends `holding` and builds the part of a script call that gives back what it holds (its
  * units, charged at `at`, with the reply's `reset`), asking `cost` units of `algorithm`
  * for the same key after it (0: a give-back alone). The one builder of a give-back.
  */
-export function giveBackPart(lease: Lease, cost = 0): FetchPart {
-  const give = lease.held;
-  lease.held = 0;
-  lease.done = true;
-  return givePart(lease, give, lease.at, lease.reset, cost);
+export function giveBackPart(holding: Holding, cost = 0): FetchPart {
+  const give = holding.held;
+  holding.held = 0;
+  holding.done = true;
+  return givePart(holding, give, holding.at, holding.reset, cost);
 }

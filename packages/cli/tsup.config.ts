@@ -1,0 +1,22 @@
+import { defineConfig } from 'tsup';
+
+// The library entry (runCli) as ESM and CommonJS with types; the `sluice` bin as ESM (its
+// `#!/usr/bin/env node` line is kept by esbuild).
+export default defineConfig([
+  {
+    entry: ['src/index.ts'],
+    format: ['esm', 'cjs'],
+    dts: true,
+    clean: true,
+    sourcemap: true,
+    platform: 'node',
+    target: 'es2022',
+  },
+  {
+    entry: { bin: 'src/bin.ts' },
+    format: ['esm'],
+    sourcemap: true,
+    platform: 'node',
+    target: 'es2022',
+  },
+]);

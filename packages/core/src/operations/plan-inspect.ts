@@ -1,0 +1,75 @@
+import { type Charge, consumeAt } from '../http/limiter/charge.js';
+import type { LimitPlan } from '../http/limiter/plan.js';
+import { keySegment } from '../http/request/key-segment.js';
+import type { OperationSubject } from './entry.js';
+import type { Inspectable, InspectedKey } from './snapshot.js';
+
+/**
+ * An HTTP limiter's plan as `inspect()` and `MemoryStore#dump()` see it: its static limits'
+ * keys for a subject (per route seen so far for an IP or a user, the `key` option's space
+ * for a key) and their algorithms. Here, not in plan.ts, so a bundle without operations
+ * does not carry it.
+ */
+export function planInspector(plan: LimitPlan): Inspectable {
+  return {
+    keySpaces: () =>
+      (plan.static ?? [])
+        .filter((p) => p.adaptiveLimit === undefined)
+        .map((p): [string, string] => [p.keySpace.prefix, p.algorithm.description]),
+    inspect: (subject, now) => inspectPlan(plan, subject, now),
+    // An override naming none changes the rate limits only: only a named one can miss.
+    unoverridable: (_subject, name) => {
+      if (name === undefined) return undefined;
+      const p = plan.static?.find((x) => x.name === name);
+      return p === undefined
+        ? undefined
+        : p.adaptiveLimit !== undefined
+          ? 'Limit.adaptive'
+          : p.concurrent
+            ? 'Limit.concurrent'
+            : undefined;
+    },
+  };
+}
+
+async function inspectPlan(
+  plan: LimitPlan,
+  subject: OperationSubject,
+  now: number,
+): Promise<InspectedKey[]> {
+  const out: InspectedKey[] = [];
+  const match = plan.operations?.check(
+    'ip' in subject ? subject.ip.split('/')[0] : undefined,
+    'user' in subject ? subject.user : undefined,
+    'key' in subject ? subject.key : undefined,
+  );
+  let planned = plan.static ?? [];
+  if (match?.kind === 'override') planned = plan.overridden(planned, match.overrides);
+  for (const p of planned) {
+    if (p.adaptiveLimit !== undefined) continue;
+    const charges: Charge[] = [];
+    const base = { algorithm: p.algorithm, cost: 0 };
+    if ('key' in subject) {
+      charges.push({ ...base, keySpace: p.keySpace, subject: keySegment(subject.key) });
+    } else if (p.byKeySpace === undefined) {
+      for (const spaces of p.routes.values()) {
+        if ('user' in subject) {
+          charges.push({ ...base, keySpace: spaces.user, subject: keySegment(subject.user) });
+        } else if ('ip' in subject) {
+          charges.push({ ...base, keySpace: spaces.ip, subject: subject.ip });
+        }
+      }
+    }
+    for (const charge of charges) {
+      const d = await consumeAt(plan.store, charge, 0, now);
+      out.push({
+        name: p.name,
+        key: charge.keySpace.prefix + charge.subject,
+        remaining: d.remaining,
+        limit: d.limit,
+        resetMs: d.resetAfterMs,
+      });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,161 @@
+import { isIoredisShaped } from '../clients/ioredis.js';
+
+/** What a subscriber connection tells its owner. */
+export interface SubscriberEvents {
+  /** A message on a subscribed channel. */
+  message(channel: string, text: string): void;
+  /**
+   * The subscription is (again) in place after a (re)connect: messages published meanwhile
+   * were lost, so the owner checks the versions.
+   */
+  resubscribed(): void;
+}
+
+/** One pub/sub connection of a store: channels added and dropped, closed with the store. */
+export interface Subscriber {
+  add(channel: string): Promise<void>;
+  drop(channel: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** An ioredis / iovalkey `Redis` or `Cluster`, as far as pub/sub goes. */
+interface IoredisLike {
+  duplicate(): IoredisLike;
+  on(event: string, listener: (...args: never[]) => void): unknown;
+  once(event: string, listener: () => void): unknown;
+  off(event: string, listener: () => void): unknown;
+  /** A `Redis`'s socket (a `Cluster` has none of its own). */
+  readonly stream?: { unref?(): void };
+  subscribe(channel: string): Promise<unknown>;
+  unsubscribe(channel: string): Promise<unknown>;
+  disconnect(): void;
+}
+
+/** A node-redis 5/6 client, cluster or sentinel, as far as pub/sub goes. */
+interface NodeRedisLike {
+  duplicate(): NodeRedisLike;
+  on(event: string, listener: (...args: never[]) => void): unknown;
+  once(event: string, listener: () => void): unknown;
+  off(event: string, listener: () => void): unknown;
+  unref?(): void;
+  connect(): Promise<unknown>;
+  subscribe(
+    channel: string,
+    listener: (message: string, channel: string) => void,
+  ): Promise<unknown>;
+  unsubscribe(
+    channel: string,
+    listener?: (message: string, channel: string) => void,
+  ): Promise<unknown>;
+  destroy?(): void;
+  disconnect?(): Promise<unknown>;
+  readonly slots?: unknown;
+  readonly masters?: unknown;
+  readonly getMasterNode?: unknown;
+}
+
+const ignore = () => undefined;
+
+/**
+ * The pub/sub connection for `client` (the user's, never put in subscriber mode itself):
+ *
+ * - ioredis / iovalkey `Redis` or `Cluster`: `client.duplicate()`, a connection of its own
+ *   with the same options (it resubscribes by itself after a reconnect, `autoResubscribe`);
+ * - node-redis `createClient()`: `client.duplicate()`, connected here (node-redis resubscribes
+ *   after a reconnect);
+ * - node-redis `createCluster()` / `createSentinel()`: their own `subscribe`, which already
+ *   runs on a pub/sub connection of theirs (nothing to duplicate).
+ *
+ * Errors of the duplicate are swallowed: the user's client reports the same outage, and a
+ * missed message is caught up by the version check every `syncMs`. The duplicate never
+ * keeps the process alive (its socket is unref'd: a process that quits its client exits as
+ * before), and it is closed when the user's client ends (`quit()`, `disconnect()`).
+ */
+export function subscriberOf(client: object, events: SubscriberEvents): Subscriber {
+  if (isIoredisShaped(client)) return ioredisSubscriber(client as IoredisLike, events);
+  const c = client as Partial<NodeRedisLike> & { slots?: unknown; masters?: unknown };
+  const pooled = ('slots' in c && 'masters' in c) || typeof c.getMasterNode === 'function';
+  if (typeof c.duplicate !== 'function' && !pooled) {
+    // A client without a pub/sub connection to give (@upstash/redis over HTTP): changes
+    // arrive by the version check every `syncMs` alone.
+    return {
+      add: async () => undefined,
+      drop: async () => undefined,
+      close: async () => undefined,
+    };
+  }
+  return nodeRedisSubscriber(client as NodeRedisLike, events);
+}
+
+function ioredisSubscriber(client: IoredisLike, events: SubscriberEvents): Subscriber {
+  const connection = client.duplicate();
+  let ready = 0;
+  connection.on('error', ignore);
+  // Each (re)connect has a new socket (a Cluster's subscriber lives in its nodes: the 'end'
+  // of the user's client below closes it).
+  connection.on('connect', () => connection.stream?.unref?.());
+  const end = () => connection.disconnect();
+  client.once('end', end);
+  connection.on('message', ((channel: string, text: string) => events.message(channel, text)) as (
+    ...args: never[]
+  ) => void);
+  // The first 'ready' is the first connect; each later one follows a lost connection.
+  connection.on('ready', () => {
+    if (++ready > 1) events.resubscribed();
+  });
+  return {
+    add: (channel) => connection.subscribe(channel).then(ignore),
+    drop: (channel) => connection.unsubscribe(channel).then(ignore),
+    close: async () => {
+      client.off('end', end);
+      connection.disconnect();
+    },
+  };
+}
+
+function nodeRedisSubscriber(client: NodeRedisLike, events: SubscriberEvents): Subscriber {
+  const listener = (text: string, channel: string) => events.message(channel, text);
+  const pooled =
+    ('slots' in client && 'masters' in client) || typeof client.getMasterNode === 'function';
+  if (pooled) {
+    // A cluster or sentinel subscribes on a pub/sub connection of its own.
+    return {
+      add: (channel) => client.subscribe(channel, listener).then(ignore),
+      drop: (channel) => client.unsubscribe(channel, listener).then(ignore),
+      close: async () => undefined,
+    };
+  }
+  const connection = client.duplicate();
+  let ready = 0;
+  connection.on('error', ignore);
+  connection.on('ready', () => {
+    if (++ready > 1) events.resubscribed();
+  });
+  const connected = connection.connect();
+  connected.catch(ignore);
+  connection.unref?.();
+  let closed = false;
+  const end = () => {
+    closed = true;
+    shut(connection);
+  };
+  client.once('end', end);
+  return {
+    add: (channel) => connected.then(() => connection.subscribe(channel, listener)).then(ignore),
+    drop: (channel) =>
+      closed ? Promise.resolve() : connection.unsubscribe(channel, listener).then(ignore),
+    async close() {
+      client.off('end', end);
+      if (closed) return;
+      closed = true;
+      await connected.catch(ignore);
+      shut(connection);
+    },
+  };
+}
+
+/** Closes a node-redis connection at once (node-redis 5/6: `destroy()`). */
+function shut(connection: NodeRedisLike): void {
+  if (typeof connection.destroy === 'function') connection.destroy();
+  else connection.disconnect?.().catch(ignore);
+}

@@ -1,0 +1,40 @@
+// The store conformance suite (@sluice/test-kit store-conformance.ts) on RedisStore over an
+// @upstash/redis client, through test-kit's Upstash REST bridge in front of a redis-server
+// the test starts: the redis-cell vectors, random traces against MemoryStore,
+// all-or-nothing under concurrency, 4 processes racing on one key (each its own client,
+// all through the one bridge) and a soak. The hosted Upstash service is not tested here.
+// Named conformance-*: like the client matrix, it runs once in CI, on one Node (.ci/run).
+import { join } from 'node:path';
+import {
+  describeStoreConformance,
+  type RedisProcess,
+  startRedis,
+  startUpstashBridge,
+  type UpstashBridge,
+} from '@sluice/test-kit';
+import { Redis } from '@upstash/redis';
+import { RedisStore } from '../src/index.js';
+
+let server: RedisProcess;
+let bridge: UpstashBridge;
+let client: Redis;
+
+describeStoreConformance({
+  name: 'RedisStore (@upstash/redis over the REST bridge)',
+  async setup() {
+    server = await startRedis();
+    bridge = await startUpstashBridge(server.port);
+    client = new Redis({ url: bridge.url, token: bridge.token, retry: false });
+  },
+  async teardown() {
+    await bridge?.close();
+    await server?.stop();
+  },
+  clientClockStore: () => new RedisStore({ client, clock: 'client', timeoutMs: 30_000 }),
+  // Redis keys expire in real time and each op is an HTTP round trip through the bridge:
+  // few traces at once, each in lockstep with MemoryStore on a clock never behind real time.
+  traceConcurrency: 8,
+  realTimeTraces: true,
+  workerModule: join(__dirname, 'upstash-store-module.ts'),
+  workerEnv: () => ({ SLUICE_UPSTASH_URL: bridge.url, SLUICE_UPSTASH_TOKEN: bridge.token }),
+});
