@@ -2,6 +2,7 @@ import { entriesInForce, type OperationEntry, type OperationsSync } from '@sluic
 import type { DeadlineQueue } from '../batching/deadline-queue.js';
 import type { ScriptClient } from '../clients/client.js';
 import { redisKey } from '../redis-key.js';
+import { unrefTimeout } from '../runtime/timers.js';
 import { OPERATIONS_SCRIPT } from './operations.lua.js';
 import { type Subscriber, subscriberOf } from './subscriber.js';
 
@@ -16,6 +17,9 @@ export interface OperationsContext {
   /** Option `operations.syncMs` (ms); undefined: the core's default. */
   syncMs: number | undefined;
 }
+
+/** How long a failed catch-up read is tried again, ms (then the version check takes over). */
+export const RECHECK_FOR_MS = 30_000;
 
 /** The Redis keys and channel of one limiter prefix's entries. */
 interface Space {
@@ -157,13 +161,25 @@ export class RedisOperations implements OperationsSync {
     for (const listener of [...space.listeners]) listener(version);
   }
 
-  /** Tells the listeners of `space` (of every space when undefined) the current version. */
-  #recheck(space?: Space): void {
+  /**
+   * Tells the listeners of `space` (of every space when undefined) the current version. A
+   * read that fails (after a failover the subscriber is often back before the store's own
+   * client) is tried again, 100 ms then doubling up to 2 s apart, for up to
+   * {@link RECHECK_FOR_MS}: a change published while the subscriber was away would otherwise
+   * wait for the next version check.
+   */
+  #recheck(space?: Space, since?: number): void {
     for (const [prefix, s] of this.#spaces) {
       if ((space !== undefined && s !== space) || s.listeners.size === 0) continue;
+      const first = since ?? Date.now();
       this.version(prefix).then(
         (v) => this.#tell(s, v),
-        () => undefined,
+        () => {
+          const waited = Date.now() - first;
+          if (this.#closed || waited >= RECHECK_FOR_MS) return;
+          const delay = Math.min(2000, Math.max(100, waited));
+          unrefTimeout(() => this.#recheck(s, first), delay);
+        },
       );
     }
   }

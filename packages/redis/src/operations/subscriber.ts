@@ -26,7 +26,7 @@ interface IoredisLike {
   off(event: string, listener: () => void): unknown;
   /** A `Redis`'s socket (a `Cluster` has none of its own). */
   readonly stream?: { unref?(): void };
-  subscribe(channel: string): Promise<unknown>;
+  subscribe(...channels: string[]): Promise<unknown>;
   unsubscribe(channel: string): Promise<unknown>;
   disconnect(): void;
 }
@@ -99,13 +99,27 @@ function ioredisSubscriber(client: IoredisLike, events: SubscriberEvents): Subsc
   connection.on('message', ((channel: string, text: string) => events.message(channel, text)) as (
     ...args: never[]
   ) => void);
+  const channels = new Set<string>();
   // The first 'ready' is the first connect; each later one follows a lost connection.
+  // ioredis sends its own SUBSCRIBE again just before 'ready' (autoResubscribe) but tells
+  // nobody when it stands; the owner's catch-up must come after, or a change published in
+  // between is neither read nor heard. So a SUBSCRIBE of ours follows on the same
+  // connection (a no-op for Redis), and its reply is the signal.
   connection.on('ready', () => {
-    if (++ready > 1) events.resubscribed();
+    if (++ready === 1) return;
+    const back = () => events.resubscribed();
+    if (channels.size === 0) back();
+    else connection.subscribe(...channels).then(back, back);
   });
   return {
-    add: (channel) => connection.subscribe(channel).then(ignore),
-    drop: (channel) => connection.unsubscribe(channel).then(ignore),
+    add: (channel) => {
+      channels.add(channel);
+      return connection.subscribe(channel).then(ignore);
+    },
+    drop: (channel) => {
+      channels.delete(channel);
+      return connection.unsubscribe(channel).then(ignore);
+    },
     close: async () => {
       client.off('end', end);
       connection.disconnect();
