@@ -93,10 +93,11 @@ export class RedisStore implements Store {
    * every limiter prefix, shared by every process on this Redis: a hash of entries,
    * a sorted set of their ends (entries expire by themselves), a version counter, all in
    * one Cluster slot per prefix; every write is one script that also bumps the version and
-   * `PUBLISH`es it. Each process listens on one pub/sub connection of its own (a
-   * `duplicate()` of the client, made when a limiter or `LimitOperations` first subscribes;
-   * closed by {@link RedisStore.close}). Limiters decide from a snapshot in process: no
-   * command per decision.
+   * `PUBLISH`es it. Each process listens on one pub/sub connection per client, shared by
+   * every store on that client (a `duplicate()` of the client, made when a limiter or
+   * `LimitOperations` first subscribes; closed when the last of those stores closes, see
+   * {@link RedisStore.close}). Limiters decide from a snapshot in process: no command per
+   * decision.
    */
   readonly operations: OperationsSync;
   readonly #operations: RedisOperations;
@@ -431,9 +432,9 @@ export class RedisStore implements Store {
    * decided in Redis one by one. Call it on shutdown, before closing the client: the store
    * installs no signal handler, so a process stopped by Ctrl-C (`SIGINT`) or `SIGTERM` gives
    * its units back only if the app calls it from its own handler. Does not close the client.
-   * Resolves at once without `prefetch`. Also closes the pub/sub connection of
-   * {@link RedisStore.operations} (limiters then hear of changes only from their `syncMs`
-   * check).
+   * Resolves at once without `prefetch`. Also leaves the pub/sub connection of
+   * {@link RedisStore.operations}, closing it when no other store on the client listens
+   * (this store's limiters then hear of changes only from their `syncMs` check).
    *
    * @throws {@link PrefetchLostError} (a rejection) when units could not be given back:
    *   the client was closed first, or Redis did not answer within `timeoutMs`. It says how

@@ -110,3 +110,75 @@ describe('on a redis-server', () => {
     off();
   }, 30_000);
 });
+
+describe('one pub/sub connection per client', () => {
+  let redis: RedisProcess;
+  let client: Redis;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    client = new Redis({ host: '127.0.0.1', port: redis.port });
+    client.on('error', () => undefined);
+  }, 30_000);
+
+  afterAll(async () => {
+    client?.disconnect();
+    await redis?.stop();
+  }, 30_000);
+
+  /** The pub/sub connections on the server (`CLIENT LIST TYPE pubsub`). */
+  const pubsubConnections = async () =>
+    String(await client.call('CLIENT', 'LIST', 'TYPE', 'pubsub'))
+      .split('\n')
+      .filter((line) => line.trim() !== '').length;
+
+  test('12 stores on one client: one connection, no listener warning, each store hears until it closes', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    const stores = Array.from({ length: 12 }, () => new RedisStore({ client, timeoutMs: 2000 }));
+    try {
+      const heard = stores.map(() => [] as number[]);
+      const offs = stores.map((store, i) =>
+        store.operations.subscribe(PREFIX, (v) => heard[i]!.push(v)),
+      );
+      const deadline = Date.now() + 5000;
+      while (heard.some((h) => h.length === 0) && Date.now() < deadline) await sleep(20);
+      expect(await pubsubConnections()).toBe(1);
+
+      // Store 0 writes; every store hears the version by message (their own catch-ups are done).
+      const entry: OperationEntry = {
+        id: 'y',
+        kind: 'ban',
+        subject: { ip: 'y' },
+        until: null,
+        at: Date.now(),
+        reason: 'test',
+      };
+      const v1 = await stores[0]!.operations.put(PREFIX, entry);
+      const by = Date.now() + 5000;
+      while (heard.some((h) => h.at(-1) !== v1) && Date.now() < by) await sleep(20);
+      expect(heard.map((h) => h.at(-1))).toEqual(stores.map(() => v1));
+
+      // Half of them close: the others still hear, on the same one connection.
+      offs.slice(0, 6).forEach((off) => off());
+      await Promise.all(stores.slice(0, 6).map((s) => s.close()));
+      const v2 = await stores[11]!.operations.remove(PREFIX, 'y');
+      const by2 = Date.now() + 5000;
+      while (heard.slice(6).some((h) => h.at(-1) !== v2) && Date.now() < by2) await sleep(20);
+      expect(heard.slice(6).map((h) => h.at(-1))).toEqual(stores.slice(6).map(() => v2));
+      expect(heard.slice(0, 6).map((h) => h.at(-1))).toEqual(stores.slice(0, 6).map(() => v1));
+      expect(await pubsubConnections()).toBe(1);
+
+      // The last store closed: the connection is gone.
+      await Promise.all(stores.slice(6).map((s) => s.close()));
+      const gone = Date.now() + 5000;
+      while ((await pubsubConnections()) > 0 && Date.now() < gone) await sleep(20);
+      expect(await pubsubConnections()).toBe(0);
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+      await Promise.all(stores.map((s) => s.close()));
+    }
+  }, 30_000);
+});

@@ -9,6 +9,8 @@ export interface SubscriberEvents {
    * were lost, so the owner checks the versions.
    */
   resubscribed(): void;
+  /** The connection was closed because the user's client ended (`quit()`, `disconnect()`). */
+  ended?(): void;
 }
 
 /** One pub/sub connection of a store: channels added and dropped, closed with the store. */
@@ -72,6 +74,100 @@ const ignore = () => undefined;
  * before), and it is closed when the user's client ends (`quit()`, `disconnect()`).
  */
 export function subscriberOf(client: object, events: SubscriberEvents): Subscriber {
+  let shared = SHARED.get(client);
+  if (shared === undefined) {
+    const made = new SharedSubscriber((all) => connectionOf(client, all));
+    SHARED.set(client, made);
+    made.onIdle = () => {
+      if (SHARED.get(client) === made) SHARED.delete(client);
+    };
+    shared = made;
+  }
+  return shared.join(events);
+}
+
+/** Each client's one pub/sub connection, shared by every store on the client. */
+const SHARED = new WeakMap<object, SharedSubscriber>();
+
+/**
+ * One pub/sub connection for every store of a client (one connection, one `'end'` listener on
+ * the client, however many stores): a channel is subscribed while any store listens on it,
+ * each message goes to the stores on its channel, a reconnect to all of them. Made on the
+ * first store's first channel, closed when the last store closes.
+ */
+class SharedSubscriber {
+  readonly #make: (events: SubscriberEvents) => Subscriber;
+  #connection: Subscriber | undefined;
+  /** Channel → the subscription standing (or failed), and the stores on it. */
+  readonly #channels = new Map<
+    string,
+    { standing: Promise<void>; owners: Set<SubscriberEvents> }
+  >();
+  readonly #owners = new Set<SubscriberEvents>();
+  /** Called once no store is left, or the connection ended with the client. */
+  onIdle: () => void = () => undefined;
+
+  constructor(make: (events: SubscriberEvents) => Subscriber) {
+    this.#make = make;
+  }
+
+  join(events: SubscriberEvents): Subscriber {
+    this.#owners.add(events);
+    const mine = new Set<string>();
+    return {
+      add: (channel) => {
+        mine.add(channel);
+        let entry = this.#channels.get(channel);
+        if (entry === undefined) {
+          this.#connection ??= this.#make({
+            message: (ch, text) => {
+              for (const owner of this.#channels.get(ch)?.owners ?? []) owner.message(ch, text);
+            },
+            resubscribed: () => {
+              for (const owner of [...this.#owners]) owner.resubscribed();
+            },
+            // The client ended: a store made after it reconnects gets a new connection.
+            ended: () => {
+              this.#connection = undefined;
+              this.#channels.clear();
+              this.onIdle();
+            },
+          });
+          entry = { standing: this.#connection.add(channel), owners: new Set() };
+          this.#channels.set(channel, entry);
+        }
+        entry.owners.add(events);
+        return entry.standing;
+      },
+      drop: (channel) => {
+        mine.delete(channel);
+        return this.#leave(channel, events);
+      },
+      close: async () => {
+        if (!this.#owners.delete(events)) return;
+        await Promise.all([...mine].map((channel) => this.#leave(channel, events)));
+        mine.clear();
+        if (this.#owners.size > 0) return;
+        const connection = this.#connection;
+        this.#connection = undefined;
+        this.onIdle();
+        await connection?.close();
+      },
+    };
+  }
+
+  #leave(channel: string, events: SubscriberEvents): Promise<void> {
+    const entry = this.#channels.get(channel);
+    if (entry === undefined || !entry.owners.delete(events) || entry.owners.size > 0) {
+      return Promise.resolve();
+    }
+    this.#channels.delete(channel);
+    return this.#connection?.drop(channel) ?? Promise.resolve();
+  }
+}
+
+/** The pub/sub connection itself, by client kind. */
+function connectionOf(client: object, events: SubscriberEvents): Subscriber {
   if (isIoredisShaped(client)) return ioredisSubscriber(client as IoredisLike, events);
   const c = client as Partial<NodeRedisLike> & { slots?: unknown; masters?: unknown };
   const pooled = ('slots' in c && 'masters' in c) || typeof c.getMasterNode === 'function';
@@ -94,7 +190,10 @@ function ioredisSubscriber(client: IoredisLike, events: SubscriberEvents): Subsc
   // Each (re)connect has a new socket (a Cluster's subscriber lives in its nodes: the 'end'
   // of the user's client below closes it).
   connection.on('connect', () => connection.stream?.unref?.());
-  const end = () => connection.disconnect();
+  const end = () => {
+    connection.disconnect();
+    events.ended?.();
+  };
   client.once('end', end);
   connection.on('message', ((channel: string, text: string) => events.message(channel, text)) as (
     ...args: never[]
@@ -152,6 +251,7 @@ function nodeRedisSubscriber(client: NodeRedisLike, events: SubscriberEvents): S
   const end = () => {
     closed = true;
     shut(connection);
+    events.ended?.();
   };
   client.once('end', end);
   return {
