@@ -27,6 +27,7 @@ import {
   redisServerVersion,
   scriptCalls,
   spawnApp,
+  stopChild,
   withRedis,
 } from './measure/common.js';
 import { finishPart, overall } from './report/part.js';
@@ -128,9 +129,7 @@ async function start(
  * life (seen: 9.5 vs 12.6 µs per request), so a process per round lets the median see past it.
  */
 async function restart(s: Server, redis: RedisProcess | undefined): Promise<void> {
-  const exited = new Promise((resolve) => s.child.once('exit', resolve));
-  s.child.kill();
-  await exited;
+  await stopChild(s.child);
   const fresh = await start(s.framework, s.variant, s.label, redis);
   s.child = fresh.child;
   s.port = fresh.port;

@@ -12,7 +12,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import type { Framework, Variant } from './cases/http-apps.js';
 import { parseCommand } from './cli/args.js';
-import { plainTable, spawnApp } from './measure/common.js';
+import { plainTable, spawnApp, stopChild } from './measure/common.js';
 
 const { values: args, positionals } = parseCommand({
   usage: 'pnpm bench:instructions -- [options] <framework> <variant> [<variant> …]',
@@ -40,9 +40,7 @@ async function count(variant: Variant, n: number): Promise<number> {
     const r = await autocannon({ url, connections: 10, duration: 0, amount: n });
     if (r.errors + r.timeouts + r.non2xx > 0) throw new Error(`${variant}: not every answer a 2xx`);
   } finally {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGINT');
-    await exited;
+    await stopChild(child, 'SIGINT');
   }
   const totals = /^totals: (\d+)/m.exec(readFileSync(out, 'utf8'));
   rmSync(out, { force: true });
