@@ -32,9 +32,7 @@ const { values: args } = parseCommand({
     'no-peers': { type: 'boolean', help: 'skip the every-peer section' },
   },
 });
-const ROUNDS = args.rounds;
-const MEASURE_MS = args.ms;
-const MANY = args.keys;
+const { rounds: ROUNDS, ms: MEASURE_MS, keys: MANY } = args;
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) {

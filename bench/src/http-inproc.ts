@@ -30,8 +30,7 @@ const { values: args } = parseCommand({
     json: shared.json,
   },
 });
-const BATCH = args.batch;
-const ROUNDS = args.rounds;
+const { batch: BATCH, rounds: ROUNDS } = args;
 const VARIANTS = args.variants.split(',') as Variant[];
 if (VARIANTS[0] !== 'none') throw new Error('--variants: the first variant must be none');
 const HTTP_US = Object.fromEntries(

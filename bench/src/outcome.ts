@@ -19,8 +19,7 @@ const { values: args } = parseCommand({
     json: shared.json,
   },
 });
-const ROUNDS = args.rounds;
-const MS = args.ms;
+const { rounds: ROUNDS, ms: MS } = args;
 
 type OutcomeRow = OutcomeReport['rows'][number];
 

@@ -59,10 +59,7 @@ const { values: args } = parseCommand({
     },
   },
 });
-const ROUNDS = args.rounds;
-const MEASURE_MS = args.ms;
-const KEYS = args.keys;
-const INFLIGHT = args.inflight;
+const { rounds: ROUNDS, ms: MEASURE_MS, keys: KEYS, inflight: INFLIGHT } = args;
 /** `--scale`'s rows. */
 const SCALE = {
   keys: args['scale-keys'],
