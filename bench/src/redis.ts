@@ -125,20 +125,10 @@ function newReport(host: ReturnType<typeof machine>, version: string): RedisRepo
 
 /** `MEMORY USAGE` of what one decision of each limiter writes (sluice's two limits, the peers). */
 function keyUsage(port: number) {
-  return keyUsageSection(port, [
-    {
-      limiter: sluice('sluice GCRA, bench limit (1000/s: whole-ms T)', gcraAlgo(), GCRA_CONFIG),
-      sluice: true,
-    },
-    {
-      limiter: sluice(
-        'sluice GCRA, 100/min (whole-ms TAT)',
-        gcra({ rate: 100, period: '1m' }),
-        'gcra({ rate: 100, period: "1m" })',
-      ),
-      sluice: true,
-    },
-    ...PEERS.map((limiter) => ({ limiter, sluice: false })),
+  const perMinute = 'gcra({ rate: 100, period: "1m" })';
+  return keyUsageSection(port, PEERS, [
+    sluice('sluice GCRA, bench limit (1000/s: whole-ms T)', gcraAlgo(), GCRA_CONFIG),
+    sluice('sluice GCRA, 100/min (whole-ms TAT)', gcra({ rate: 100, period: '1m' }), perMinute),
   ]);
 }
 
