@@ -19,16 +19,13 @@ const { values: args, positionals } = parseCommand({
   summary:
     "Instructions per request of each variant's server (valgrind --tool=callgrind), repeatable on a busy machine.",
   positionals: '<framework> <variant> [<variant> …] (variants of ./cases/http-apps.ts)',
+  minPositionals: 2,
   options: {
     warm: { type: 'number', default: 4000, help: 'requests of the shorter run' },
     requests: { type: 'number', default: 4000, help: 'requests the longer run serves beyond it' },
   },
 });
-const [framework, ...variants] = positionals as [Framework, ...Variant[]];
-if (framework === undefined || variants.length === 0) {
-  console.error('usage: pnpm bench:instructions -- <framework> <variant> [<variant> …]');
-  process.exit(2);
-}
+const [framework, ...variants] = positionals as [Framework, Variant, ...Variant[]];
 
 /** The instructions one server process ran, serving `n` requests (10 connections). */
 async function count(variant: Variant, n: number): Promise<number> {

@@ -14,13 +14,10 @@ const { values: args, positionals } = parseCommand({
   summary:
     "Profile: where a limited request's server CPU goes, each variant's server under node --cpu-prof, µs per request by where the code lives.",
   positionals: '<framework> <variant> [<variant> …] (variants of ./cases/http-apps.ts)',
+  minPositionals: 2,
   options: { seconds: { type: 'number', default: 5, help: 'seconds of load per variant' } },
 });
-const [framework, ...variants] = positionals as [Framework, ...Variant[]];
-if (framework === undefined || variants.length === 0) {
-  console.error('usage: pnpm bench:profile -- <express|fastify|koa> <variant> [<variant> …]');
-  process.exit(2);
-}
+const [framework, ...variants] = positionals as [Framework, Variant, ...Variant[]];
 const SECONDS = args.seconds;
 const PIN = canPin();
 
