@@ -34,10 +34,7 @@ const { batch: BATCH, rounds: ROUNDS } = args;
 const VARIANTS = args.variants.split(',') as Variant[];
 if (VARIANTS[0] !== 'none') throw new Error('--variants: the first variant must be none');
 const HTTP_US = Object.fromEntries(
-  args['http-us'].split(',').map((kv) => {
-    const [k, v] = kv.split('=');
-    return [k, Number(v)];
-  }),
+  args['http-us'].split(',').map((kv) => [kv.split('=')[0], Number(kv.split('=')[1])]),
 ) as Record<Framework, number>;
 
 /** Each variant's label: bench:http's (its cases and baselines), and the in-process extras. */
@@ -124,22 +121,8 @@ async function probe(listener: RequestListener): Promise<string> {
   return `${head[0]!.replace('HTTP/1.1 ', '')} ${names.join(', ') || '(no rate-limit headers)'}`;
 }
 
-interface Row {
-  variant: Variant;
-  label: string;
-  probe: string;
-  /** CPU ns per request of each batch, by round. */
-  batches: number[];
-  meanNs: number;
-  deltaNs: number;
-  deltaMedian: number;
-  deltaQ1: number;
-  deltaQ3: number;
-  ratio: number;
-  httpRatio: number;
-}
-
-async function measure(framework: Framework): Promise<Row[]> {
+/** Each variant's rows: CPU ns per request of each batch (`batches`, by round), and against `none`. */
+async function measure(framework: Framework) {
   const listeners: RequestListener[] = [];
   const probes: string[] = [];
   for (const v of VARIANTS) {
@@ -201,7 +184,7 @@ async function main(): Promise<void> {
     `machine: ${host.cores} cores, ${host.cpu}, Node ${host.node}; ${pinned ? 'pinned to core 1' : 'not pinned'}; ` +
       `${BATCH} requests per batch, ${ROUNDS} interleaved rounds\n`,
   );
-  const results: Record<string, Row[]> = {};
+  const results: Record<string, Awaited<ReturnType<typeof measure>>> = {};
   for (const f of only as Framework[]) results[f] = await measure(f);
   const loadEnd = os.loadavg()[0]!;
 

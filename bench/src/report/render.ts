@@ -40,13 +40,10 @@ import {
 const BENCH = fileURLToPath(new URL('../../', import.meta.url));
 const read = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8') : '');
 const template = (name: string) => read(`${BENCH}templates/${name}.md`);
+const SECTIONS = ['core', 'redis', 'http', 'outcome', 'stores'] as const;
 /** The parts' sections, and the hand-written notes results.md includes. */
 const partials = () => ({
-  core: template('core'),
-  redis: template('redis'),
-  http: template('http'),
-  outcome: template('outcome'),
-  stores: template('stores'),
+  ...Object.fromEntries(SECTIONS.map((name) => [name, template(name)])),
   profile: `${read(`${BENCH}profile.md`).trim()}\n`,
   gaps: `${read(`${BENCH}gaps.md`).trim()}\n`,
 });
@@ -304,10 +301,7 @@ function partsView(input: Omit<ReportInput, 'run'> & { run?: RunInfo }) {
 }
 
 /** One part's section of bench/results.md, as the part prints it when it ends. */
-export function renderPart(
-  name: 'core' | 'redis' | 'http' | 'outcome' | 'stores',
-  results: Omit<ReportInput, 'run'>,
-): string {
+export function renderPart(name: (typeof SECTIONS)[number], results: Omit<ReportInput, 'run'>) {
   return fill(name, partsView(results)).trim();
 }
 

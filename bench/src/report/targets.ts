@@ -30,7 +30,7 @@ const say = (template: string, view: object) =>
 
 /** Row `name` of bench/targets.json's `table` (`rows` or `summary`): each cell's text filled with `view`. */
 function fromText<R>(table: 'rows' | 'summary', name: string, view: object): R {
-  const t = TARGETS[table][name] as Record<string, string | string[]> | undefined;
+  const t = TARGETS[table][name];
   if (t === undefined) throw new Error(`bench/targets.json has no ${table} text ${name}`);
   const cell = (text: string | string[]) =>
     typeof text === 'string'
