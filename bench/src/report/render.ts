@@ -4,16 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import Mustache from 'mustache';
 import { bytes, count, kps, mps, ns, pct, ratio, rounds, rps, us } from './format.js';
-import {
-  coreTargets,
-  flatView,
-  httpTargets,
-  notRun,
-  peerMemoryView,
-  peerView,
-  redisTargets,
-  summaryRows,
-} from './targets.js';
+import { flatView, peerMemoryView, peerView, summaryRows, targetRows } from './targets.js';
 import type {
   CoreReport,
   HttpReport,
@@ -330,16 +321,7 @@ function pageView(input: ReportInput, chartFile: string) {
       exit: `${x.exitCode}${x.exitCode === 1 ? ' (a verdict failed)' : ''}`,
     })),
     summary: summaryRows(input),
-    targets: [
-      ...httpTargets(
-        input.http,
-        run.parts.some((x) => x.name === 'http'),
-      ),
-      ...(input.core !== undefined
-        ? coreTargets(input.core)
-        : [notRun('core (memory store) rows')]),
-      ...(input.redis !== undefined ? redisTargets(input.redis) : [notRun('Redis rows')]),
-    ],
+    targets: targetRows(input),
     ...partsView(input),
   };
 }

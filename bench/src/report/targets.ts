@@ -2,7 +2,15 @@
 // verdicts verdicts.ts's; this file only formats the figures the templates name.
 import Mustache from 'mustache';
 import { bytes, count, kps, mps, ns, pct, ratio, rounds, us } from './format.js';
-import type { CoreReport, HttpCase, HttpReport, HttpRow, PeerRow, RedisReport } from './types.js';
+import type {
+  CoreReport,
+  HttpCase,
+  HttpReport,
+  HttpRow,
+  PeerRow,
+  RedisReport,
+  ReportInput,
+} from './types.js';
 import {
   flatness,
   httpSides,
@@ -51,7 +59,7 @@ const met = (ok: boolean, gap?: string) =>
   ok ? 'met' : gap === undefined ? 'not met' : `not met: ${gap}`;
 
 /** A part that did not run. */
-export const notRun = (target: string): TargetRow => ({
+const notRun = (target: string): TargetRow => ({
   target,
   measured: 'not run',
   floor: '-',
@@ -102,7 +110,7 @@ function httpView(title: string, id: string, c: HttpCase | undefined) {
   };
 }
 
-export function httpTargets(http: HttpReport | undefined, ran: boolean): TargetRow[] {
+function httpTargets(http: HttpReport | undefined, ran: boolean): TargetRow[] {
   const listed = Object.entries(TARGETS.http).filter(([, t]) => t.row !== undefined);
   return listed.map(([id, { row: title }]) => {
     const c = http?.cases.find((x) => x.id === id);
@@ -116,7 +124,8 @@ export function httpTargets(http: HttpReport | undefined, ran: boolean): TargetR
   });
 }
 
-export function coreTargets(core: CoreReport): TargetRow[] {
+function coreTargets(core: CoreReport | undefined): TargetRow[] {
+  if (core === undefined) return [notRun('core (memory store) rows')];
   const t = TARGETS.core;
   const rows: TargetRow[] = [];
   const floor = core.throughput.find((r) => r.label.startsWith('extra: await floor'));
@@ -293,7 +302,8 @@ export function peerMemoryView(m: NonNullable<RedisReport['peerMemory']>) {
   };
 }
 
-export function redisTargets(redis: RedisReport): TargetRow[] {
+function redisTargets(redis: RedisReport | undefined): TargetRow[] {
+  if (redis === undefined) return [notRun('Redis rows')];
   const t = TARGETS.redis;
   const rows: TargetRow[] = [];
   const rlf = (auto: boolean) => ioredisRow(redis, false, auto);
@@ -440,4 +450,10 @@ export function summaryRows(input: {
     ...redisSummary(input.redis),
     ...coreSummary(input.core),
   ];
+}
+
+/** The targets table's rows: the HTTP cases, the memory store, Redis. */
+export function targetRows({ run, http, core, redis }: ReportInput): TargetRow[] {
+  const ran = run.parts.some((x) => x.name === 'http');
+  return [...httpTargets(http, ran), ...coreTargets(core), ...redisTargets(redis)];
 }
