@@ -6,8 +6,16 @@ import { Duplex } from 'node:stream';
 import { BUILDERS, FRAMEWORKS, type Framework, type Variant } from './cases/http-apps.js';
 import { BASELINES, GROUPS } from './cases/http-cases.js';
 import { parseCommand, shared } from './cli/args.js';
-import { canPin, machine, mean, median, pin, plainTable, quantile } from './measure/common.js';
-import { writeJson } from './report/part.js';
+import {
+  canPin,
+  machine,
+  mean,
+  median,
+  pin,
+  plainTable,
+  quantile,
+  writeJson,
+} from './measure/common.js';
 
 const { values: args } = parseCommand({
   usage: 'pnpm bench:http:inproc -- [options]',

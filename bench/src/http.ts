@@ -30,10 +30,9 @@ import {
   stopChild,
   withRedis,
 } from './measure/common.js';
-import { finishPart, overall } from './report/part.js';
-import { renderPart } from './report/render.js';
+import { finishPart } from './report/render.js';
 import type { HttpCase, HttpReport, HttpRow } from './report/types.js';
-import { judgeHttp } from './report/verdicts.js';
+import { judgeHttp, pass } from './report/verdicts.js';
 
 const { values: args } = parseCommand({
   usage: 'pnpm bench:http -- [options]',
@@ -287,10 +286,9 @@ async function main(groups: Group[], redis: RedisProcess | undefined): Promise<v
   };
   // A failed verdict is reported, not an exit code: the HTTP rows are judged on two ratios.
   const verdicts = cases.map(judgeHttp);
-  const rps = overall(verdicts.some((v) => v.verdict === 'FAIL'));
-  const cpu = overall(verdicts.some((v) => v.cpuVerdict === 'FAIL'));
-  const section = renderPart('http', { http: report });
-  finishPart(section, `${rps} on req/s ratios; ${cpu} on CPU ratios`, args.json, report);
+  const rps = pass(verdicts.every((v) => v.verdict === 'PASS'));
+  const cpu = pass(verdicts.every((v) => v.cpuVerdict === 'PASS'));
+  finishPart('http', report, `${rps} on req/s ratios; ${cpu} on CPU ratios`, args.json);
 }
 
 const groups = selectGroups();

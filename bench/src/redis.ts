@@ -21,10 +21,9 @@ import { cpuSection } from './measure/redis-cpu.js';
 import { keyUsageSection } from './measure/redis-memory.js';
 import { overLimitSection } from './measure/redis-over-limit.js';
 import { scaleSection } from './measure/redis-scale.js';
-import { finishPart, overall } from './report/part.js';
-import { renderPart } from './report/render.js';
+import { finishPart } from './report/render.js';
 import type { RedisReport } from './report/types.js';
-import { redisFailed } from './report/verdicts.js';
+import { pass, redisFailed } from './report/verdicts.js';
 
 const run = promisify(execFile);
 
@@ -194,7 +193,7 @@ async function main(server: RedisProcess): Promise<boolean> {
   if (args.scale) await scaleSection(server, report, SCALE);
 
   const failed = redisFailed(report);
-  finishPart(renderPart('redis', { redis: report }), overall(failed), args.json, report);
+  finishPart('redis', report, pass(!failed), args.json);
   return !failed;
 }
 

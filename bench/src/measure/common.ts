@@ -1,4 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,6 +49,11 @@ export async function interleave<const T extends readonly unknown[]>(
     process.stderr.write(`${label}round ${r + 1}/${rounds} done\n`);
   }
   return figures as { -readonly [K in keyof T]: number[] };
+}
+
+/** Writes `report` as indented JSON to `file` when one is given (`--json`). */
+export function writeJson(file: string | undefined, report: unknown): void {
+  if (file !== undefined) writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
 }
 
 /** The arithmetic mean of `xs`. */

@@ -3,6 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import Mustache from 'mustache';
+import { writeJson } from '../measure/common.js';
 import { bytes, count, kps, mps, ns, pct, ratio, rounds, rps, us } from './format.js';
 import { flatView, peerMemoryView, peerView, summaryRows, targetRows } from './targets.js';
 import type {
@@ -291,9 +292,18 @@ function partsView(input: Omit<ReportInput, 'run'> & { run?: RunInfo }) {
   };
 }
 
-/** One part's section of bench/results.md, as the part prints it when it ends. */
-export function renderPart(name: (typeof SECTIONS)[number], results: Omit<ReportInput, 'run'>) {
-  return fill(name, partsView(results)).trim();
+/**
+ * How every measuring part ends: its section of bench/results.md, the `overall:` line `pnpm bench`
+ * checks, and with `--json <file>` its report.
+ */
+export function finishPart<N extends (typeof SECTIONS)[number]>(
+  name: N,
+  report: NonNullable<ReportInput[N]>,
+  verdict: string,
+  json: string | undefined,
+): void {
+  console.log(`\n${fill(name, partsView({ [name]: report })).trim()}\n\noverall: ${verdict}`);
+  writeJson(json, report);
 }
 
 function pageView(input: ReportInput, chartFile: string) {
