@@ -424,17 +424,10 @@ function coreSummary(core: CoreReport | undefined): SummaryRow[] {
       r === undefined ? { ...view, ran: false } : { ...view, ...peerView(r, rows) },
     );
   };
-  return [
-    one(
-      'coreOneKey',
-      rows.find((r) => r.kind === 'rate' && r.keys === 1),
-    ),
-    one(
-      'coreManyKeys',
-      rows.find((r) => r.kind === 'rate' && r.keys > 1),
-    ),
-    one('coreHeap', rows.filter((r) => r.kind === 'heap').at(-1)),
-  ];
+  const rates = rows.filter((r) => r.kind === 'rate');
+  const [oneKey, manyKeys] = [rates.find((r) => r.keys === 1), rates.find((r) => r.keys > 1)];
+  const heap = rows.filter((r) => r.kind === 'heap').at(-1);
+  return [one('coreOneKey', oneKey), one('coreManyKeys', manyKeys), one('coreHeap', heap)];
 }
 
 /** The summary rows: the Redis HTTP cases, the Redis path, the memory store's awaited decision. */
