@@ -2,15 +2,7 @@
 // verdicts verdicts.ts's; this file only formats the figures the templates name.
 import Mustache from 'mustache';
 import { bytes, count, kps, mps, ns, pct, ratio, rounds, us } from './format.js';
-import type {
-  CoreReport,
-  HttpCase,
-  HttpReport,
-  HttpRow,
-  PeerRow,
-  RedisReport,
-  ReportInput,
-} from './types.js';
+import type { CoreReport, HttpCase, PeerRow, RedisReport, ReportInput } from './types.js';
 import {
   flatness,
   httpSides,
@@ -24,14 +16,7 @@ import {
   TARGETS,
 } from './verdicts.js';
 
-export interface TargetRow {
-  target: string;
-  measured: string;
-  floor: string;
-  aim: string;
-  verdict: string;
-  gap: string;
-}
+type TargetRow = Record<'target' | 'measured' | 'floor' | 'aim' | 'verdict' | 'gap', string>;
 
 const say = (template: string, view: object) =>
   Mustache.render(template, view, {}, { escape: String });
@@ -55,8 +40,7 @@ const row = (name: string, view: object) => fromText<TargetRow>('rows', name, vi
 /** `xs`, each item marked `last` or not (a template's separator goes between items). */
 const list = <T extends object>(xs: T[]) => xs.map((x, i) => ({ ...x, last: i === xs.length - 1 }));
 const texts = (xs: string[]) => list(xs.map((text) => ({ text })));
-const met = (ok: boolean, gap?: string) =>
-  ok ? 'met' : gap === undefined ? 'not met' : `not met: ${gap}`;
+const met = (ok: boolean) => (ok ? 'met' : 'not met');
 
 /** A part that did not run. */
 const notRun = (target: string): TargetRow => ({
@@ -85,7 +69,7 @@ function httpView(title: string, id: string, c: HttpCase | undefined) {
   const ratioShort = s < aim.ratio;
   const usOver =
     aim.us !== undefined && sluice.deltaUs! > aim.us && (sluice.deltaUs! - aim.us).toFixed(1);
-  const side = (r: HttpRow) => ({
+  const side = (r: HttpCase['rows'][number]) => ({
     limiter: r.limiter,
     ratio: r.ratio!.toFixed(2),
     us: us(r.deltaUs!),
@@ -110,7 +94,7 @@ function httpView(title: string, id: string, c: HttpCase | undefined) {
   };
 }
 
-function httpTargets(http: HttpReport | undefined, ran: boolean): TargetRow[] {
+function httpTargets(http: ReportInput['http'], ran: boolean): TargetRow[] {
   const listed = Object.entries(TARGETS.http).filter(([, t]) => t.row !== undefined);
   return listed.map(([id, { row: title }]) => {
     const c = http?.cases.find((x) => x.id === id);
@@ -360,13 +344,7 @@ function redisTargets(redis: RedisReport | undefined): TargetRow[] {
   return rows;
 }
 /** case, sluice, best peer in the same run, goal, verdict: the summary of both pages. */
-export interface SummaryRow {
-  case: string;
-  sluice: string;
-  peer: string;
-  goal: string;
-  verdict: string;
-}
+type SummaryRow = Record<'case' | 'sluice' | 'peer' | 'goal' | 'verdict', string>;
 
 const summary = (name: string, view: object) => fromText<SummaryRow>('summary', name, view);
 
@@ -431,11 +409,7 @@ function coreSummary(core: CoreReport | undefined): SummaryRow[] {
 }
 
 /** The summary rows: the Redis HTTP cases, the Redis path, the memory store's awaited decision. */
-export function summaryRows(input: {
-  core?: CoreReport;
-  redis?: RedisReport;
-  http?: HttpReport;
-}): SummaryRow[] {
+export function summaryRows(input: ReportInput): SummaryRow[] {
   const c = (id: string) => input.http?.cases.find((x) => x.id === id);
   return [
     summary('http', httpView('Fastify, Redis, allow', 'fastify-redis', c('fastify-redis'))),
