@@ -10,15 +10,7 @@ import { parseCommand, scriptArgs } from './cli/args.js';
 import { redisServerVersion } from './measure/common.js';
 import { renderChart } from './report/chart.js';
 import { renderPage, renderResults } from './report/render.js';
-import type {
-  CoreReport,
-  HttpReport,
-  OutcomeReport,
-  PartRun,
-  RedisReport,
-  RunInfo,
-  StoresReport,
-} from './report/types.js';
+import type { PartRun, ReportInput, RunInfo } from './report/types.js';
 
 const { values: args } = parseCommand({
   usage: 'pnpm bench -- [options]',
@@ -151,8 +143,10 @@ async function measureAll(): Promise<RunInfo> {
   return run;
 }
 
-/** Part `part`'s JSON, if it ran and wrote one. */
-function readJson<T>(run: RunInfo, part: Name): T | undefined {
+type Reports = Required<Omit<ReportInput, 'run'>>;
+/** Part `part`'s JSON (the peers part's is a core report), if it ran and wrote one. */
+function readJson<P extends Name>(run: RunInfo, part: P) {
+  type T = Reports[P extends 'peers' ? 'core' : Exclude<P, 'peers'>];
   if (!run.parts.some((x) => x.name === part)) return undefined;
   try {
     return JSON.parse(readFileSync(path.join(results, `${part}.json`), 'utf8')) as T;
@@ -165,16 +159,16 @@ async function main(): Promise<void> {
   const run: RunInfo = args['report-only']
     ? (JSON.parse(readFileSync(RUN_FILE, 'utf8')) as RunInfo)
     : await measureAll();
-  const core = readJson<CoreReport>(run, 'core');
+  const core = readJson(run, 'core');
   // The every-peer section comes from a process of its own (`--peers-only`).
-  const peers = readJson<CoreReport>(run, 'peers')?.peers;
+  const peers = readJson(run, 'peers')?.peers;
   const input = {
     run,
     core: core && peers ? { ...core, peers } : core,
-    redis: readJson<RedisReport>(run, 'redis'),
-    http: readJson<HttpReport>(run, 'http'),
-    outcome: readJson<OutcomeReport>(run, 'outcome'),
-    stores: readJson<StoresReport>(run, 'stores'),
+    redis: readJson(run, 'redis'),
+    http: readJson(run, 'http'),
+    outcome: readJson(run, 'outcome'),
+    stores: readJson(run, 'stores'),
   };
   const out = args.out === undefined ? undefined : path.resolve(args.out);
   const chartAt = path.join(out ?? docs, CHART);
