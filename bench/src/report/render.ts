@@ -84,13 +84,11 @@ function peersView(core: CoreReport, run?: RunInfo) {
   const p = core.peers!;
   const names = p.subjects.map((x) => x.name);
   return {
+    ...p,
     command: partCommand(run, run?.parts.some((x) => x.name === 'peers') ? 'peers' : 'core'),
-    subjects: p.subjects,
     names: names.join(', '),
     head: names.join(' | '),
     dashes: names.map(() => '---').join(' | '),
-    rounds: p.rounds,
-    ms: p.ms,
     keys: count(p.keys),
     rows: p.rows.map((r) => peerView(r, p.rows)),
   };
@@ -100,8 +98,7 @@ function coreScaleView(core: CoreReport) {
   const s = core.scale!;
   const f = flatness(s.rows, TARGETS.core.flat, 'store');
   return {
-    config: s.config,
-    rounds: s.rounds,
+    ...s,
     ms: core.config.ms,
     rows: s.rows.map((r) => ({
       keys: count(r.keys),
@@ -242,9 +239,8 @@ function httpView(http: HttpReport) {
 
 function outcomeView(outcome: OutcomeReport, run?: RunInfo) {
   return {
+    ...outcome,
     command: partCommand(run, 'outcome'),
-    rounds: outcome.rounds,
-    ms: outcome.ms,
     rows: outcome.rows.map((r) => {
       const allow = outcome.rows.find((x) => x.store === r.store && x.path === 'allow')!;
       return {
@@ -259,14 +255,11 @@ function outcomeView(outcome: OutcomeReport, run?: RunInfo) {
 
 function storesView(stores: StoresReport, run?: RunInfo) {
   return {
+    ...stores,
     command: partCommand(run, 'stores'),
     keys: count(stores.keys),
-    inflight: stores.inflight,
-    rounds: stores.rounds,
-    ms: stores.ms,
     rows: stores.rows.map((r) => ({
-      store: r.store,
-      subject: r.subject,
+      ...r,
       rate: kps(r.decisionsPerSecond),
       ...judgeStore(r),
       rounds: rounds(r.rounds, 1e3, 1),
