@@ -1,9 +1,7 @@
 // `pnpm bench:overload`: a Fastify server on one core burning 2 ms per request: unloaded, at its
-// maximum, then offered twice that open-loop (`--load autocannon`: autocannon's `overallRate`,
-// whose connections fire together each second) without and behind `Limit.adaptive()`; verdicts
-// (p99 <= 2x unloaded, every 5xx sluice's 503, goodput >= 85%) after one JSON object; `--write`
-// writes docs/data/overload-run.json. Heavy: run it alone on a quiet machine (load under 4).
-// The server child is this file with `--server none|adaptive`.
+// maximum, then offered twice that without and behind `Limit.adaptive()`; verdicts (p99 <= 2x
+// unloaded, every 5xx sluice's 503, goodput >= 85%) after one JSON object. Heavy: run it alone on
+// a quiet machine (load under 4). The server child is this file with `--server none|adaptive`.
 import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { Agent, get } from 'node:http';
