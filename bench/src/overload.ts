@@ -116,20 +116,15 @@ async function load(
   url: string,
   opts: { connections: number; seconds: number; rate?: number },
 ): Promise<Run> {
-  // autocannon ships no types; bench/src/cases/untyped.d.ts declares only what bench:http uses.
+  const { connections, seconds, rate } = opts;
   const instance = autocannon({
     url: `${url}/work`,
-    connections: opts.connections,
-    duration: opts.seconds,
-    ...(opts.rate === undefined ? {} : { overallRate: opts.rate }),
-  } as Parameters<typeof autocannon>[0]) as unknown as Promise<unknown> & {
-    on(
-      event: 'response',
-      listener: (client: unknown, status: number, bytes: number, timeMs: number) => void,
-    ): void;
-  };
+    connections,
+    duration: seconds,
+    overallRate: rate,
+  });
   const start = performance.now();
-  const t = tally(opts.seconds);
+  const t = tally(seconds);
   instance.on('response', (_client, status, _bytes, time) =>
     t.add(String(status), (performance.now() - start) / 1000, time),
   );
