@@ -10,15 +10,7 @@ import { parseCommand, scriptArgs } from './cli/args.js';
 import { redisServerVersion } from './measure/common.js';
 import { renderChart } from './report/chart.js';
 import { renderPage, renderResults } from './report/render.js';
-import type {
-  CoreReport,
-  HttpReport,
-  OutcomeReport,
-  PartRun,
-  RedisReport,
-  RunInfo,
-  StoresReport,
-} from './report/types.js';
+import type { PartRun, ReportInput, RunInfo } from './report/types.js';
 
 const { values: args } = parseCommand({
   usage: 'pnpm bench -- [options]',
@@ -56,45 +48,20 @@ const benchDir = path.resolve(here, '..');
 const root = path.resolve(benchDir, '..');
 const results = path.resolve(args.results ?? path.join(benchDir, 'results'));
 const docs = path.join(root, 'docs');
-const PAGE = path.join(docs, 'benchmarks.md');
-const RESULTS = path.join(root, 'bench', 'results.md');
 const CHART = 'benchmarks.svg';
 const RUN_FILE = path.join(results, 'run.json');
 
 type Name = PartRun['name'];
-const GC = ['--expose-gc', '--import', 'tsx'];
 /** Each part: its script and arguments (`--json <file>` follows them), and those of `--quick`. */
-const PARTS: { name: Name; script: string; node?: string[]; args: string[]; quick: string[] }[] = [
-  {
-    name: 'core',
-    script: 'src/core.ts',
-    node: GC,
-    args: ['--scale', '--no-peers'],
-    quick: ['--rounds', '1', '--ms', '200', '--scale-rounds', '1'],
-  },
+const PARTS: [Name, string, string][] = [
+  ['core', 'src/core.ts --scale --no-peers', '--rounds 1 --ms 200 --scale-rounds 1'],
   // sluice vs every peer's in-memory store, in a process of its own (see core.ts).
-  {
-    name: 'peers',
-    script: 'src/core.ts',
-    node: GC,
-    args: ['--peers-only'],
-    quick: ['--rounds', '1', '--ms', '200', '--peer-heap-keys', '100000'],
-  },
-  {
-    name: 'redis',
-    script: 'src/redis.ts',
-    args: ['--scale'],
-    quick: ['--rounds', '1', '--ms', '500', '--scale-rounds', '1', '--scale-ms', '500'],
-  },
-  { name: 'outcome', script: 'src/outcome.ts', args: [], quick: ['--rounds', '1', '--ms', '200'] },
-  {
-    name: 'http',
-    script: 'src/http.ts',
-    args: [],
-    quick: ['--rounds', '1', '--duration', '1', '--warmup', '1'],
-  },
+  ['peers', 'src/core.ts --peers-only', '--rounds 1 --ms 200 --peer-heap-keys 100000'],
+  ['redis', 'src/redis.ts --scale', '--rounds 1 --ms 500 --scale-rounds 1 --scale-ms 500'],
+  ['outcome', 'src/outcome.ts', '--rounds 1 --ms 200'],
+  ['http', 'src/http.ts', '--rounds 1 --duration 1 --warmup 1'],
   // PostgreSQL and SQLite beside RedisStore and their peers, judged against their floors.
-  { name: 'stores', script: 'src/stores.ts', args: [], quick: ['--rounds', '1', '--ms', '300'] },
+  ['stores', 'src/stores.ts', '--rounds 1 --ms 300'],
 ];
 
 /** Runs one part with bench/ as its working directory; its stdout is echoed and returned. */
@@ -147,19 +114,20 @@ async function measureAll(): Promise<RunInfo> {
     totalSeconds: 0,
   };
   const start = performance.now();
-  for (const part of PARTS) {
-    if (!only.has(part.name)) continue;
-    const json = path.relative(benchDir, path.join(results, `${part.name}.json`));
-    const argv = [part.script, ...part.args, '--json', json, ...(args.quick ? part.quick : [])];
-    const node = part.node ?? ['--import', 'tsx'];
-    console.log(`\n=== ${part.name}: node ${[...node, ...argv].join(' ')} ===\n`);
+  for (const [name, command, quick] of PARTS) {
+    if (!only.has(name)) continue;
+    const json = path.relative(benchDir, path.join(results, `${name}.json`));
+    const argv = [...command.split(' '), '--json', json, ...(args.quick ? quick.split(' ') : [])];
+    // bench:core measures heap bytes: it needs global.gc().
+    const node = [...(command.startsWith('src/core.ts') ? ['--expose-gc'] : []), '--import', 'tsx'];
+    console.log(`\n=== ${name}: node ${[...node, ...argv].join(' ')} ===\n`);
     // A part that fails before writing its JSON must not leave the last run's in the report.
-    rmSync(path.join(results, `${part.name}.json`), { force: true });
+    rmSync(path.join(results, `${name}.json`), { force: true });
     const t0 = performance.now();
     const { code, out } = await runPart(node, argv);
-    writeFileSync(path.join(results, `${part.name}.txt`), out);
+    writeFileSync(path.join(results, `${name}.txt`), out);
     run.parts.push({
-      name: part.name,
+      name,
       command: `node ${[...node, ...argv].join(' ')}`,
       seconds: (performance.now() - t0) / 1000,
       exitCode: code,
@@ -167,7 +135,7 @@ async function measureAll(): Promise<RunInfo> {
     // Exit code 1 is a failed verdict (the figures are still there); anything else, or no
     // verdict line, is a crash: say so and go on with the other parts.
     if (!/^overall: /m.test(out))
-      console.error(`\n${part.name} ended (exit ${code}) without its "overall:" line`);
+      console.error(`\n${name} ended (exit ${code}) without its "overall:" line`);
   }
   run.totalSeconds = (performance.now() - start) / 1000;
   run.machine.loadAfter = os.loadavg();
@@ -175,45 +143,37 @@ async function measureAll(): Promise<RunInfo> {
   return run;
 }
 
-function readJson<T>(name: string, run: RunInfo, part: Name): T | undefined {
-  const ran = run.parts.find((x) => x.name === part);
-  if (ran === undefined) return undefined;
+type Reports = Required<Omit<ReportInput, 'run'>>;
+/** Part `part`'s JSON (the peers part's is a core report), if it ran and wrote one. */
+function readJson<P extends Name>(run: RunInfo, part: P) {
+  type T = Reports[P extends 'peers' ? 'core' : Exclude<P, 'peers'>];
+  if (!run.parts.some((x) => x.name === part)) return undefined;
   try {
-    return JSON.parse(readFileSync(path.join(results, name), 'utf8')) as T;
+    return JSON.parse(readFileSync(path.join(results, `${part}.json`), 'utf8')) as T;
   } catch {
     return undefined;
   }
-}
-
-/** The core report with the every-peer section of its own process (`--peers-only`). */
-function withPeers(
-  core: CoreReport | undefined,
-  peers: CoreReport | undefined,
-): CoreReport | undefined {
-  if (core === undefined || peers?.peers === undefined) return core;
-  return { ...core, peers: peers.peers };
 }
 
 async function main(): Promise<void> {
   const run: RunInfo = args['report-only']
     ? (JSON.parse(readFileSync(RUN_FILE, 'utf8')) as RunInfo)
     : await measureAll();
+  const core = readJson(run, 'core');
+  // The every-peer section comes from a process of its own (`--peers-only`).
+  const peers = readJson(run, 'peers')?.peers;
   const input = {
     run,
-    core: withPeers(
-      readJson<CoreReport>('core.json', run, 'core'),
-      readJson<CoreReport>('peers.json', run, 'peers'),
-    ),
-    redis: readJson<RedisReport>('redis.json', run, 'redis'),
-    http: readJson<HttpReport>('http.json', run, 'http'),
-    outcome: readJson<OutcomeReport>('outcome.json', run, 'outcome'),
-    stores: readJson<StoresReport>('stores.json', run, 'stores'),
+    core: core && peers ? { ...core, peers } : core,
+    redis: readJson(run, 'redis'),
+    http: readJson(run, 'http'),
+    outcome: readJson(run, 'outcome'),
+    stores: readJson(run, 'stores'),
   };
   const out = args.out === undefined ? undefined : path.resolve(args.out);
-  const [chartAt, pageAt, resultsAt] =
-    out === undefined
-      ? [path.join(docs, CHART), PAGE, RESULTS]
-      : [path.join(out, CHART), path.join(out, 'benchmarks.md'), path.join(out, 'results.md')];
+  const chartAt = path.join(out ?? docs, CHART);
+  const pageAt = path.join(out ?? docs, 'benchmarks.md');
+  const resultsAt = path.join(out ?? benchDir, 'results.md');
   mkdirSync(path.dirname(chartAt), { recursive: true });
   writeFileSync(chartAt, await renderChart(input));
   writeFileSync(chartAt.replace(/\.svg$/, '-dark.svg'), await renderChart(input, 'dark'));

@@ -7,10 +7,9 @@ import { heapPerKey, scaleAt } from './measure/core-heap.js';
 import { IN_FLIGHT, makeKeys, measurePairs } from './measure/core-loops.js';
 import { measureOperations } from './measure/core-operations.js';
 import { runPeers } from './measure/core-peers.js';
-import { finishPart, overall } from './report/part.js';
-import { renderPart } from './report/render.js';
+import { finishPart } from './report/render.js';
 import type { CoreReport } from './report/types.js';
-import { coreFailed } from './report/verdicts.js';
+import { coreFailed, pass } from './report/verdicts.js';
 
 const { values: args } = parseCommand({
   usage: 'pnpm bench:core -- [options]',
@@ -32,9 +31,7 @@ const { values: args } = parseCommand({
     'no-peers': { type: 'boolean', help: 'skip the every-peer section' },
   },
 });
-const ROUNDS = args.rounds;
-const MEASURE_MS = args.ms;
-const MANY = args.keys;
+const { rounds: ROUNDS, ms: MEASURE_MS, keys: MANY } = args;
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) {
@@ -110,7 +107,7 @@ async function main(): Promise<void> {
       report.scale = { config: RESIDENT_CONFIG, rounds: args['scale-rounds'], rows };
     }
   }
-  finishPart(renderPart('core', { core: report }), overall(coreFailed(report)), args.json, report);
+  finishPart('core', report, pass(!coreFailed(report)), args.json);
 }
 
 await main();

@@ -6,8 +6,16 @@ import { Duplex } from 'node:stream';
 import { BUILDERS, FRAMEWORKS, type Framework, type Variant } from './cases/http-apps.js';
 import { BASELINES, GROUPS } from './cases/http-cases.js';
 import { parseCommand, shared } from './cli/args.js';
-import { canPin, machine, mean, median, pin, plainTable, quantile } from './measure/common.js';
-import { writeJson } from './report/part.js';
+import {
+  canPin,
+  machine,
+  mean,
+  median,
+  pin,
+  plainTable,
+  quantile,
+  writeJson,
+} from './measure/common.js';
 
 const { values: args } = parseCommand({
   usage: 'pnpm bench:http:inproc -- [options]',
@@ -30,15 +38,11 @@ const { values: args } = parseCommand({
     json: shared.json,
   },
 });
-const BATCH = args.batch;
-const ROUNDS = args.rounds;
+const { batch: BATCH, rounds: ROUNDS } = args;
 const VARIANTS = args.variants.split(',') as Variant[];
 if (VARIANTS[0] !== 'none') throw new Error('--variants: the first variant must be none');
 const HTTP_US = Object.fromEntries(
-  args['http-us'].split(',').map((kv) => {
-    const [k, v] = kv.split('=');
-    return [k, Number(v)];
-  }),
+  args['http-us'].split(',').map((kv) => [kv.split('=')[0], Number(kv.split('=')[1])]),
 ) as Record<Framework, number>;
 
 /** Each variant's label: bench:http's (its cases and baselines), and the in-process extras. */
@@ -125,22 +129,8 @@ async function probe(listener: RequestListener): Promise<string> {
   return `${head[0]!.replace('HTTP/1.1 ', '')} ${names.join(', ') || '(no rate-limit headers)'}`;
 }
 
-interface Row {
-  variant: Variant;
-  label: string;
-  probe: string;
-  /** CPU ns per request of each batch, by round. */
-  batches: number[];
-  meanNs: number;
-  deltaNs: number;
-  deltaMedian: number;
-  deltaQ1: number;
-  deltaQ3: number;
-  ratio: number;
-  httpRatio: number;
-}
-
-async function measure(framework: Framework): Promise<Row[]> {
+/** Each variant's rows: CPU ns per request of each batch (`batches`, by round), and against `none`. */
+async function measure(framework: Framework) {
   const listeners: RequestListener[] = [];
   const probes: string[] = [];
   for (const v of VARIANTS) {
@@ -202,7 +192,7 @@ async function main(): Promise<void> {
     `machine: ${host.cores} cores, ${host.cpu}, Node ${host.node}; ${pinned ? 'pinned to core 1' : 'not pinned'}; ` +
       `${BATCH} requests per batch, ${ROUNDS} interleaved rounds\n`,
   );
-  const results: Record<string, Row[]> = {};
+  const results: Record<string, Awaited<ReturnType<typeof measure>>> = {};
   for (const f of only as Framework[]) results[f] = await measure(f);
   const loadEnd = os.loadavg()[0]!;
 

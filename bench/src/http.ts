@@ -27,12 +27,12 @@ import {
   redisServerVersion,
   scriptCalls,
   spawnApp,
+  stopChild,
   withRedis,
 } from './measure/common.js';
-import { finishPart, overall } from './report/part.js';
-import { renderPart } from './report/render.js';
+import { finishPart } from './report/render.js';
 import type { HttpCase, HttpReport, HttpRow } from './report/types.js';
-import { judgeHttp } from './report/verdicts.js';
+import { judgeHttp, pass } from './report/verdicts.js';
 
 const { values: args } = parseCommand({
   usage: 'pnpm bench:http -- [options]',
@@ -54,10 +54,7 @@ const { values: args } = parseCommand({
     },
   },
 });
-const ROUNDS = args.rounds;
-const DURATION = args.duration;
-const WARMUP = args.warmup;
-const CONNECTIONS = args.connections;
+const { rounds: ROUNDS, duration: DURATION, warmup: WARMUP, connections: CONNECTIONS } = args;
 const WARM_REQUESTS = 20_000;
 
 /** One server: its process, and its figures per round. */
@@ -79,7 +76,8 @@ interface Server {
 }
 
 /** A case's rows from its servers' rounds: medians, and limited / unlimited per round. */
-function caseOf(g: Group, base: Server, limited: Server[]): HttpCase {
+function caseOf(g: Group, server: (v: Variant) => Server): HttpCase {
+  const [base, limited] = [server(g.base), g.limited.map(([v]) => server(v))];
   const perRound = (s: Server, f: (x: number, b: number) => number, xs: 'rps' | 'cpuUs') =>
     s[xs].map((x, i) => f(x, base[xs][i]!));
   const row = (s: Server): HttpRow => {
@@ -128,9 +126,7 @@ async function start(
  * life (seen: 9.5 vs 12.6 µs per request), so a process per round lets the median see past it.
  */
 async function restart(s: Server, redis: RedisProcess | undefined): Promise<void> {
-  const exited = new Promise((resolve) => s.child.once('exit', resolve));
-  s.child.kill();
-  await exited;
+  await stopChild(s.child);
   const fresh = await start(s.framework, s.variant, s.label, redis);
   s.child = fresh.child;
   s.port = fresh.port;
@@ -205,30 +201,19 @@ function selectGroups(): Group[] {
   return all.filter((g) => only.includes(g.id) || only.includes(g.framework));
 }
 
+const serverId = (f: Framework, v: Variant) => `${f}/${v}`;
+
 /** Starts and probes every server, then `--rounds` rounds over all (a new process each round). */
-async function runServers(
-  groups: Group[],
-  redis: RedisProcess | undefined,
-): Promise<{ servers: Map<string, Server>; order: Server[] }> {
+async function runServers(groups: Group[], redis: RedisProcess | undefined) {
   const servers = new Map<string, Server>();
-  const id = (f: Framework, v: Variant) => `${f}/${v}`;
-  const wanted: [Framework, Variant, string][] = [];
-  for (const g of groups) {
-    for (const [v, label] of [[g.base, 'unlimited'] as [Variant, string], ...g.limited]) {
-      if (!wanted.some(([f, w]) => f === g.framework && w === v))
-        wanted.push([g.framework, v, label]);
-    }
-  }
-  const order: Server[] = [];
   try {
-    for (const [f, v, label] of wanted) {
-      const s = await start(f, v, label, redis);
-      servers.set(id(f, v), s);
-      order.push(s);
-    }
-    for (const s of order) await probe(s);
+    for (const g of groups)
+      for (const [v, label] of [[g.base, 'unlimited'] as [Variant, string], ...g.limited])
+        if (!servers.has(serverId(g.framework, v)))
+          servers.set(serverId(g.framework, v), await start(g.framework, v, label, redis));
+    for (const s of servers.values()) await probe(s);
     for (let r = 0; r < ROUNDS; r++) {
-      for (const s of order) {
+      for (const s of servers.values()) {
         if (r > 0) await restart(s, redis);
         // Warm for WARMUP s and at least WARM_REQUESTS requests: on a loaded machine a second
         // serves a few thousand, too few for the JIT to finish with a limiter of many functions.
@@ -239,9 +224,9 @@ async function runServers(
       process.stderr.write(`round ${r + 1}/${ROUNDS} done\n`);
     }
   } finally {
-    for (const s of order) s.child.kill();
+    for (const s of servers.values()) s.child.kill();
   }
-  return { servers, order };
+  return servers;
 }
 
 async function main(groups: Group[], redis: RedisProcess | undefined): Promise<void> {
@@ -268,17 +253,10 @@ async function main(groups: Group[], redis: RedisProcess | undefined): Promise<v
       '\n',
   );
 
-  const { servers, order } = await runServers(groups, redis);
-  const id = (f: Framework, v: Variant) => `${f}/${v}`;
-  const cases = groups.map((g) =>
-    caseOf(
-      g,
-      servers.get(id(g.framework, g.base))!,
-      g.limited.map(([v]) => servers.get(id(g.framework, v))!),
-    ),
-  );
+  const servers = await runServers(groups, redis);
+  const cases = groups.map((g) => caseOf(g, (v) => servers.get(serverId(g.framework, v))!));
   console.log('first response of each server (status, rate-limit headers):');
-  for (const s of order) console.log(`  ${s.framework} ${s.label}: ${s.probe}`);
+  for (const s of servers.values()) console.log(`  ${s.framework} ${s.label}: ${s.probe}`);
   const report: HttpReport = {
     kind: 'http',
     date: new Date().toISOString(),
@@ -308,10 +286,9 @@ async function main(groups: Group[], redis: RedisProcess | undefined): Promise<v
   };
   // A failed verdict is reported, not an exit code: the HTTP rows are judged on two ratios.
   const verdicts = cases.map(judgeHttp);
-  const rps = overall(verdicts.some((v) => v.verdict === 'FAIL'));
-  const cpu = overall(verdicts.some((v) => v.cpuVerdict === 'FAIL'));
-  const section = renderPart('http', { http: report });
-  finishPart(section, `${rps} on req/s ratios; ${cpu} on CPU ratios`, args.json, report);
+  const rps = pass(verdicts.every((v) => v.verdict === 'PASS'));
+  const cpu = pass(verdicts.every((v) => v.cpuVerdict === 'PASS'));
+  finishPart('http', report, `${rps} on req/s ratios; ${cpu} on CPU ratios`, args.json);
 }
 
 const groups = selectGroups();

@@ -12,23 +12,20 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import type { Framework, Variant } from './cases/http-apps.js';
 import { parseCommand } from './cli/args.js';
-import { plainTable, spawnApp } from './measure/common.js';
+import { plainTable, spawnApp, stopChild } from './measure/common.js';
 
 const { values: args, positionals } = parseCommand({
   usage: 'pnpm bench:instructions -- [options] <framework> <variant> [<variant> …]',
   summary:
     "Instructions per request of each variant's server (valgrind --tool=callgrind), repeatable on a busy machine.",
   positionals: '<framework> <variant> [<variant> …] (variants of ./cases/http-apps.ts)',
+  minPositionals: 2,
   options: {
     warm: { type: 'number', default: 4000, help: 'requests of the shorter run' },
     requests: { type: 'number', default: 4000, help: 'requests the longer run serves beyond it' },
   },
 });
-const [framework, ...variants] = positionals as [Framework, ...Variant[]];
-if (framework === undefined || variants.length === 0) {
-  console.error('usage: pnpm bench:instructions -- <framework> <variant> [<variant> …]');
-  process.exit(2);
-}
+const [framework, ...variants] = positionals as [Framework, Variant, ...Variant[]];
 
 /** The instructions one server process ran, serving `n` requests (10 connections). */
 async function count(variant: Variant, n: number): Promise<number> {
@@ -40,9 +37,7 @@ async function count(variant: Variant, n: number): Promise<number> {
     const r = await autocannon({ url, connections: 10, duration: 0, amount: n });
     if (r.errors + r.timeouts + r.non2xx > 0) throw new Error(`${variant}: not every answer a 2xx`);
   } finally {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGINT');
-    await exited;
+    await stopChild(child, 'SIGINT');
   }
   const totals = /^totals: (\d+)/m.exec(readFileSync(out, 'utf8'));
   rmSync(out, { force: true });

@@ -5,8 +5,7 @@ import { RedisStore } from '@sluice/redis';
 import { Redis } from 'ioredis';
 import { parseCommand, shared } from './cli/args.js';
 import { interleave, measureRate, median, withRedis } from './measure/common.js';
-import { finishPart } from './report/part.js';
-import { renderPart } from './report/render.js';
+import { finishPart } from './report/render.js';
 import type { OutcomeReport } from './report/types.js';
 
 const { values: args } = parseCommand({
@@ -19,8 +18,7 @@ const { values: args } = parseCommand({
     json: shared.json,
   },
 });
-const ROUNDS = args.rounds;
-const MS = args.ms;
+const { rounds: ROUNDS, ms: MS } = args;
 
 type OutcomeRow = OutcomeReport['rows'][number];
 
@@ -80,9 +78,6 @@ await withRedis(async (server) => {
 const memoryLease = rows.find((r) => r.store === 'memory' && r.path === 'lease')!;
 const memoryAllow = rows.find((r) => r.store === 'memory' && r.path === 'allow')!;
 const report: OutcomeReport = { rows, rounds: ROUNDS, ms: MS };
-finishPart(
-  renderPart('outcome', { outcome: report }),
-  `a lease (take + release) on the memory store runs at ${(memoryLease.median / memoryAllow.median).toFixed(2)} of the allow path`,
-  args.json,
-  report,
-);
+const leaseRatio = (memoryLease.median / memoryAllow.median).toFixed(2);
+const verdict = `a lease (take + release) on the memory store runs at ${leaseRatio} of the allow path`;
+finishPart('outcome', report, verdict, args.json);

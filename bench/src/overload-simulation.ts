@@ -20,21 +20,12 @@ const SERVICE_MS = 20;
 const workers = (t: number) => (t < 60_000 ? 8 : 4);
 
 /** Per second: p99 latency (ms) and goodput (finished per s) of `r`. */
-function perSecond(r: SimulationResult): { s: number; p99: number; goodput: number }[] {
-  const out = [];
-  for (let s = 0; s < SECONDS; s++) {
+const perSecond = (r: SimulationResult) =>
+  Array.from({ length: SECONDS }, (_, s) => {
     const done = finishedBetween(r, s * 1000, (s + 1) * 1000);
-    out.push({
-      s,
-      p99: quantile(
-        done.map((f) => f.latencyMs),
-        0.99,
-      ),
-      goodput: done.length,
-    });
-  }
-  return out;
-}
+    const latencies = done.map((f) => f.latencyMs);
+    return { s, p99: quantile(latencies, 0.99), goodput: done.length };
+  });
 
 const limit = Limit.adaptive({ loopDelay: false });
 const gate = limit.adaptive!.controller;

@@ -1,11 +1,9 @@
 // `pnpm bench:overload`: a Fastify server on one core burning 2 ms per request: unloaded, at its
-// maximum, then offered twice that open-loop (`--load autocannon`: autocannon's `overallRate`,
-// whose connections fire together each second) without and behind `Limit.adaptive()`; verdicts
-// (p99 <= 2x unloaded, every 5xx sluice's 503, goodput >= 85%) after one JSON object; `--write`
-// writes docs/data/overload-run.json. Heavy: run it alone on a quiet machine (load under 4).
-// The server child is this file with `--server none|adaptive`.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+// maximum, then offered twice that without and behind `Limit.adaptive()`; verdicts (p99 <= 2x
+// unloaded, every 5xx sluice's 503, goodput >= 85%) after one JSON object. Heavy: run it alone on
+// a quiet machine (load under 4). The server child is this file with `--server none|adaptive`.
+import type { ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { Agent, get } from 'node:http';
 import { loadavg } from 'node:os';
 import path from 'node:path';
@@ -15,9 +13,11 @@ import { quantile } from '@sluice/test-kit';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { parseCommand } from './cli/args.js';
+import { canPin, spawnServer, stopChild } from './measure/common.js';
 
 const CPU_MS = 2;
 const here = fileURLToPath(import.meta.url);
+const PIN = canPin();
 
 const { values: args } = parseCommand({
   usage: 'pnpm bench:overload -- [options]',
@@ -52,18 +52,13 @@ async function serve(mode: string): Promise<void> {
     return { ok: true };
   });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
-  process.send?.(address);
+  process.send?.({ port: Number(new URL(address).port) });
 }
 
 async function startServer(mode: string): Promise<{ child: ChildProcess; url: string }> {
-  const node = [process.execPath, '--import', 'tsx', here, '--server', mode];
-  const argv = existsSync('/usr/bin/taskset') ? ['taskset', '-c', '0', ...node] : node;
-  const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once('message', (m) => resolve(String(m)));
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
-  return { child, url };
+  const argv = ['--server', mode];
+  const { child, port } = await spawnServer('../overload.ts', argv, { pinned: PIN, core: 0 });
+  return { child, url: `http://127.0.0.1:${port}` };
 }
 
 /** How many 503s the server's sluice answered (its `onLimited` count). */
@@ -71,14 +66,6 @@ function shedBy(child: ChildProcess): Promise<number> {
   return new Promise((resolve) => {
     child.once('message', (m) => resolve(Number(m)));
     child.send('shed');
-  });
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    process.kill(child.pid!, 'SIGTERM');
   });
 }
 
@@ -92,60 +79,68 @@ interface Run {
   perSecond: { s: number; p99: number | null; ok: number; shed: number }[];
 }
 
-/** Drives `url` with autocannon; the 2xx latencies are kept apart from the rest. */
+/** A run's answers as they come: statuses, and the 2xx latencies apart from the rest. */
+function tally(seconds: number) {
+  const okTimes: number[] = [];
+  const statuses: Record<string, number> = {};
+  const perSecond = Array.from({ length: seconds }, () => ({ ok: [] as number[], shed: 0 }));
+  return {
+    statuses,
+    /** One answer, `ms` after it was due, due `at` seconds into the run. */
+    add(status: string, at: number, ms: number) {
+      statuses[status] = (statuses[status] ?? 0) + 1;
+      const second = perSecond[Math.floor(at)];
+      if (status.startsWith('2')) {
+        okTimes.push(ms);
+        second?.ok.push(ms);
+      } else if (status === '503' && second !== undefined) second.shed++;
+    },
+    run: (): Run => ({
+      seconds,
+      ok: okTimes.length,
+      okPerSecond: okTimes.length / seconds,
+      p99Ms: quantile(okTimes, 0.99),
+      statuses,
+      perSecond: perSecond.map(({ ok, shed }, s) => ({
+        s: s + 1,
+        p99: ok.length === 0 ? null : quantile(ok, 0.99),
+        ok: ok.length,
+        shed,
+      })),
+    }),
+  };
+}
+
+/** Drives `url` with autocannon. */
 async function load(
   url: string,
   opts: { connections: number; seconds: number; rate?: number },
 ): Promise<Run> {
-  const okTimes: number[] = [];
-  const statuses: Record<string, number> = {};
-  // autocannon ships no types; bench/src/cases/untyped.d.ts declares only what bench:http uses.
+  const { connections, seconds, rate } = opts;
   const instance = autocannon({
     url: `${url}/work`,
-    connections: opts.connections,
-    duration: opts.seconds,
-    ...(opts.rate === undefined ? {} : { overallRate: opts.rate }),
-  } as Parameters<typeof autocannon>[0]) as unknown as Promise<unknown> & {
-    on(
-      event: 'response',
-      listener: (client: unknown, status: number, bytes: number, timeMs: number) => void,
-    ): void;
-  };
-  const start = performance.now();
-  const seconds = Array.from({ length: opts.seconds }, () => ({ ok: [] as number[], shed: 0 }));
-  instance.on('response', (_client: unknown, status: number, _bytes: number, time: number) => {
-    statuses[status] = (statuses[status] ?? 0) + 1;
-    const second = seconds[Math.floor((performance.now() - start) / 1000)];
-    if (status < 300) {
-      okTimes.push(time);
-      second?.ok.push(time);
-    } else if (status === 503 && second !== undefined) second.shed++;
+    connections,
+    duration: seconds,
+    overallRate: rate,
   });
+  const start = performance.now();
+  const t = tally(seconds);
+  instance.on('response', (_client, status, _bytes, time) =>
+    t.add(String(status), (performance.now() - start) / 1000, time),
+  );
   await instance;
-  return {
-    seconds: opts.seconds,
-    ok: okTimes.length,
-    okPerSecond: okTimes.length / opts.seconds,
-    p99Ms: quantile(okTimes, 0.99),
-    statuses,
-    perSecond: seconds.map(({ ok, shed }, s) => ({
-      s: s + 1,
-      p99: ok.length === 0 ? null : quantile(ok, 0.99),
-      ok: ok.length,
-      shed,
-    })),
-  };
+  return t.run();
 }
 
 /**
  * Offers `rate` requests a second for `seconds` s **open-loop**: request i is due at
  * start + i / rate whatever the answers so far (as independent clients arrive), over up to
  * `sockets` keep-alive connections, opened beforehand (a request finding them all busy
- * waits in the client, and that wait counts). Latency runs from the due time (no coordinated omission). Requests
- * still unanswered `graceSeconds` after the end are cut off and counted as `unanswered`.
- * autocannon cannot do this: its `overallRate` is a budget per connection per second, so
- * every second its connections fire together and a client that gets a 503 sends its next
- * request at once (see `--load autocannon`).
+ * waits in the client, and that wait counts). Latency runs from the due time (no coordinated
+ * omission). Requests still unanswered `graceSeconds` after the end are cut off and counted as
+ * `unanswered`. autocannon cannot do this: its `overallRate` is a budget per connection per
+ * second, so every second its connections fire together and a client that gets a 503 sends its
+ * next request at once (see `--load autocannon`).
  */
 async function openLoad(
   url: string,
@@ -155,21 +150,18 @@ async function openLoad(
   const target = new URL(`${url}/work`);
   const sockets = opts.sockets ?? 256;
   const agent = new Agent({ keepAlive: true, maxSockets: sockets });
+  const request = (path: string, answered: (status: string) => void) =>
+    get({ agent, host: target.hostname, port: target.port, path }, (res) => {
+      res.resume();
+      res.on('end', () => answered(String(res.statusCode)));
+    }).on('error', () => answered('error'));
   // The connections are opened before the clock starts (one request on each, answers not
   // counted), then a second's pause: their set-up is not part of the run.
-  const once = () =>
-    new Promise<void>((resolve) => {
-      const req = get({ agent, host: target.hostname, port: target.port, path: '/' }, (res) => {
-        res.resume();
-        res.on('end', resolve);
-      });
-      req.on('error', () => resolve());
-    });
-  await Promise.all(Array.from({ length: sockets }, once));
+  await Promise.all(
+    Array.from({ length: sockets }, () => new Promise((resolve) => request('/', resolve))),
+  );
   await new Promise((resolve) => setTimeout(resolve, 1000));
-  const okTimes: number[] = [];
-  const statuses: Record<string, number> = {};
-  const perSecond = Array.from({ length: seconds }, () => ({ ok: [] as number[], shed: 0 }));
+  const t = tally(seconds);
   const total = Math.round(rate * seconds);
   let sent = 0;
   let answered = 0;
@@ -182,43 +174,16 @@ async function openLoad(
       clearInterval(timer);
       clearTimeout(cutoff);
       agent.destroy();
-      if (sent > answered) statuses.unanswered = sent - answered;
-      resolve({
-        seconds,
-        ok: okTimes.length,
-        okPerSecond: okTimes.length / seconds,
-        p99Ms: quantile(okTimes, 0.99),
-        statuses,
-        perSecond: perSecond.map(({ ok, shed }, s) => ({
-          s: s + 1,
-          p99: ok.length === 0 ? null : quantile(ok, 0.99),
-          ok: ok.length,
-          shed,
-        })),
+      if (sent > answered) t.statuses.unanswered = sent - answered;
+      resolve(t.run());
+    };
+    const send = (due: number) =>
+      request(target.pathname, (status) => {
+        if (over) return;
+        answered++;
+        t.add(status, (due - start) / 1000, performance.now() - due);
+        if (sent === total && answered === sent) done();
       });
-    };
-    const record = (due: number, status: string) => {
-      if (over) return;
-      answered++;
-      statuses[status] = (statuses[status] ?? 0) + 1;
-      const second = perSecond[Math.floor((due - start) / 1000)];
-      if (status.startsWith('2')) {
-        const ms = performance.now() - due;
-        okTimes.push(ms);
-        second?.ok.push(ms);
-      } else if (status === '503' && second !== undefined) second.shed++;
-      if (sent === total && answered === sent) done();
-    };
-    const send = (due: number) => {
-      const req = get(
-        { agent, host: target.hostname, port: target.port, path: target.pathname },
-        (res) => {
-          res.resume();
-          res.on('end', () => record(due, String(res.statusCode)));
-        },
-      );
-      req.on('error', () => record(due, 'error'));
-    };
     // perf: a 1 ms tick sends every request now due (timers cannot fire per request)
     const timer = setInterval(() => {
       const due = Math.min(total, Math.floor(((performance.now() - start) * rate) / 1000));
@@ -238,7 +203,7 @@ async function main(): Promise<void> {
   const overloaded: Record<string, Run> = {};
   for (const mode of ['none', 'adaptive']) {
     if (mode !== 'none') {
-      await stop(server.child);
+      await stopChild(server.child);
       server = await startServer(mode);
     }
     overloaded[mode] =
@@ -247,7 +212,7 @@ async function main(): Promise<void> {
         : await openLoad(server.url, { rate, seconds });
   }
   const sluice503 = await shedBy(server.child);
-  await stop(server.child);
+  await stopChild(server.child);
   const a = overloaded.adaptive!;
   const fivexx = Object.entries(a.statuses)
     .filter(([s]) => Number(s) >= 500)

@@ -7,20 +7,17 @@ import type { RedisProcess } from '@sluice/test-kit';
 import autocannon from 'autocannon';
 import type { Framework, Variant } from './cases/http-apps.js';
 import { parseCommand } from './cli/args.js';
-import { canPin, pin, plainTable, spawnApp, withRedis } from './measure/common.js';
+import { canPin, pin, plainTable, spawnApp, stopChild, withRedis } from './measure/common.js';
 
 const { values: args, positionals } = parseCommand({
   usage: 'pnpm bench:profile -- [options] <express|fastify|koa> <variant> [<variant> …]',
   summary:
     "Profile: where a limited request's server CPU goes, each variant's server under node --cpu-prof, µs per request by where the code lives.",
   positionals: '<framework> <variant> [<variant> …] (variants of ./cases/http-apps.ts)',
+  minPositionals: 2,
   options: { seconds: { type: 'number', default: 5, help: 'seconds of load per variant' } },
 });
-const [framework, ...variants] = positionals as [Framework, ...Variant[]];
-if (framework === undefined || variants.length === 0) {
-  console.error('usage: pnpm bench:profile -- <express|fastify|koa> <variant> [<variant> …]');
-  process.exit(2);
-}
+const [framework, ...variants] = positionals as [Framework, Variant, ...Variant[]];
 const SECONDS = args.seconds;
 const PIN = canPin();
 
@@ -75,9 +72,7 @@ async function profileOne(variant: Variant, redis: RedisProcess | undefined) {
   const url = `http://127.0.0.1:${port}/`;
   const warm = await autocannon({ url, connections: 50, duration: 1 });
   const run = await autocannon({ url, connections: 50, duration: SECONDS });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.disconnect(); // the server exits on disconnect, and writes its profile
-  await exited;
+  await stopChild(child, 'disconnect'); // it writes its profile as it exits
   const requests = warm.requests.total + run.requests.total;
   try {
     return { rps: run.requests.average, byPlace: summarize(dir, requests) };

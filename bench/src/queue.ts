@@ -45,15 +45,9 @@ async function run(port: number, booking: boolean) {
     }),
   );
   // warm the scripts, then count from zero
-  await limiters[0]!.peek('warm');
-  if (booking)
-    await (limiters[0]!.store as Store).reserve?.(
-      'sl:warm',
-      limiters[0]!.algorithm,
-      0,
-      Date.now(),
-      0,
-    );
+  const first = limiters[0]!;
+  await first.peek('warm');
+  if (booking) await (first.store as Store).reserve?.('sl:warm', first.algorithm, 0, Date.now(), 0);
   await admin.del('sl:queue');
   await admin.config('RESETSTAT');
   const start = performance.now();

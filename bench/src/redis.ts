@@ -21,10 +21,9 @@ import { cpuSection } from './measure/redis-cpu.js';
 import { keyUsageSection } from './measure/redis-memory.js';
 import { overLimitSection } from './measure/redis-over-limit.js';
 import { scaleSection } from './measure/redis-scale.js';
-import { finishPart, overall } from './report/part.js';
-import { renderPart } from './report/render.js';
+import { finishPart } from './report/render.js';
 import type { RedisReport } from './report/types.js';
-import { redisFailed } from './report/verdicts.js';
+import { pass, redisFailed } from './report/verdicts.js';
 
 const run = promisify(execFile);
 
@@ -59,10 +58,7 @@ const { values: args } = parseCommand({
     },
   },
 });
-const ROUNDS = args.rounds;
-const MEASURE_MS = args.ms;
-const KEYS = args.keys;
-const INFLIGHT = args.inflight;
+const { rounds: ROUNDS, ms: MEASURE_MS, keys: KEYS, inflight: INFLIGHT } = args;
 /** `--scale`'s rows. */
 const SCALE = {
   keys: args['scale-keys'],
@@ -128,20 +124,10 @@ function newReport(host: ReturnType<typeof machine>, version: string): RedisRepo
 
 /** `MEMORY USAGE` of what one decision of each limiter writes (sluice's two limits, the peers). */
 function keyUsage(port: number) {
-  return keyUsageSection(port, [
-    {
-      limiter: sluice('sluice GCRA, bench limit (1000/s: whole-ms T)', gcraAlgo(), GCRA_CONFIG),
-      sluice: true,
-    },
-    {
-      limiter: sluice(
-        'sluice GCRA, 100/min (whole-ms TAT)',
-        gcra({ rate: 100, period: '1m' }),
-        'gcra({ rate: 100, period: "1m" })',
-      ),
-      sluice: true,
-    },
-    ...PEERS.map((limiter) => ({ limiter, sluice: false })),
+  const perMinute = 'gcra({ rate: 100, period: "1m" })';
+  return keyUsageSection(port, PEERS, [
+    sluice('sluice GCRA, bench limit (1000/s: whole-ms T)', gcraAlgo(), GCRA_CONFIG),
+    sluice('sluice GCRA, 100/min (whole-ms TAT)', gcra({ rate: 100, period: '1m' }), perMinute),
   ]);
 }
 
@@ -207,7 +193,7 @@ async function main(server: RedisProcess): Promise<boolean> {
   if (args.scale) await scaleSection(server, report, SCALE);
 
   const failed = redisFailed(report);
-  finishPart(renderPart('redis', { redis: report }), overall(failed), args.json, report);
+  finishPart('redis', report, pass(!failed), args.json);
   return !failed;
 }
 

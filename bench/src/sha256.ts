@@ -14,8 +14,7 @@ const { values: args } = parseCommand({
     n: { type: 'number', default: 200_000, help: 'hashes per round' },
   },
 });
-const ROUNDS = args.rounds;
-const N = args.n;
+const { rounds: ROUNDS, n: N } = args;
 const segments = Array.from(
   { length: 1024 },
   (_, i) => `${'k'.repeat(90)}-${String(i).padStart(9, '0')}`,

@@ -4,10 +4,9 @@ import { createPostgresDatabase } from '@sluice/test-kit';
 import { type Ready, STORE_SUBJECTS } from './cases/stores.js';
 import { parseCommand, shared } from './cli/args.js';
 import { interleave, measureRate, median, withRedis } from './measure/common.js';
-import { finishPart, overall } from './report/part.js';
-import { renderPart } from './report/render.js';
+import { finishPart } from './report/render.js';
 import type { StoresReport } from './report/types.js';
-import { judgeStore } from './report/verdicts.js';
+import { judgeStore, pass } from './report/verdicts.js';
 
 const { values: args } = parseCommand({
   usage: 'pnpm bench:stores -- [options]',
@@ -74,7 +73,7 @@ async function main(): Promise<void> {
         })),
       };
       const failed = report.rows.some((r) => judgeStore(r).verdict === 'FAIL');
-      finishPart(renderPart('stores', { stores: report }), overall(failed), args.json, report);
+      finishPart('stores', report, pass(!failed), args.json);
     });
   } finally {
     await db.drop();

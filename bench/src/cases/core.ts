@@ -69,20 +69,16 @@ export const CORE_CASES: readonly CoreCase[] = [
 
 /** The limiters and stores the rows share, built in this order before any is measured. */
 function subjects(many: number) {
+  /** One for each key set, built one after the other. */
+  const each = <T>(make: () => T) => ({ one: make(), many: make() });
   const limiter = {
-    gcra: { one: sluiceLimiter(gcraAlgo(), many), many: sluiceLimiter(gcraAlgo(), many) },
-    fixed: { one: sluiceLimiter(fixedAlgo(), many), many: sluiceLimiter(fixedAlgo(), many) },
+    gcra: each(() => sluiceLimiter(gcraAlgo(), many)),
+    fixed: each(() => sluiceLimiter(fixedAlgo(), many)),
   };
-  const peer = { one: rlf(), many: rlf() };
-  const gcraStores = {
-    one: new MemoryStore({ maxKeys: many }),
-    many: new MemoryStore({ maxKeys: many }),
-  };
+  const peer = each(() => rlf());
+  const gcraStores = each(() => new MemoryStore({ maxKeys: many }));
   const algorithm = { gcra: gcraAlgo(), fixed: fixedAlgo() };
-  const fixedStores = {
-    one: new MemoryStore({ maxKeys: many }),
-    many: new MemoryStore({ maxKeys: many }),
-  };
+  const fixedStores = each(() => new MemoryStore({ maxKeys: many }));
   return { limiter, peer, store: { gcra: gcraStores, fixed: fixedStores }, algorithm };
 }
 

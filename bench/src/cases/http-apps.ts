@@ -179,14 +179,8 @@ async function express(variant: Variant): Promise<Built> {
 async function fastify(variant: Variant, redisPort?: number): Promise<Built> {
   const { default: Fastify } = await import('fastify');
   const app = Fastify({ logger: false });
-  if (
-    variant === 'sluice' ||
-    variant === 'sluice-deny' ||
-    variant === 'sluice-bare' ||
-    variant === 'sluice-metrics' ||
-    variant === 'sluice-async' ||
-    variant === 'sluice-plan'
-  ) {
+  // Every sluice variant on the memory store.
+  if (variant.startsWith('sluice') && !variant.endsWith('-redis')) {
     const { rateLimit } = await import('@sluice/fastify');
     await app.register(rateLimit, await sluiceOptions(variant));
   } else if (variant === 'sluice-redis' || variant === 'sluice-prefetch-redis') {
@@ -364,10 +358,4 @@ async function hono(variant: Variant): Promise<Built> {
 }
 
 /** The app of `framework` with `variant`; `redisPort` for the `-redis` variants. */
-export const BUILDERS: Record<Framework, (variant: Variant, redisPort?: number) => Promise<Built>> =
-  {
-    express,
-    fastify,
-    koa,
-    hono,
-  };
+export const BUILDERS: Record<Framework, typeof fastify> = { express, fastify, koa, hono };

@@ -31,11 +31,20 @@ export interface StoreSubject {
   /** Which store: the row group of the report. */
   store: 'postgres' | 'sqlite' | 'redis';
   label: string;
-  /** How it is configured, for the report. */
-  config: string;
   /** `true` when `consume` answers synchronously (measured in a loop, not with in-flight calls). */
   sync?: boolean;
   setup(servers: StoreBenchServers): Promise<Ready>;
+}
+
+/** A SQLite database in a scratch folder of its own. */
+const scratchDb = (name: string) =>
+  new Database(join(mkdtempSync(join(tmpdir(), 'sluice-bench-')), name));
+
+/** An RLF limiter, once its constructor's callback says its table is ready. */
+function rlfReady<T>(make: (ready: (error?: unknown) => void) => T): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const limiter: T = make((error) => (error ? reject(error) : resolve(limiter)));
+  });
 }
 
 /** A limit no bench run reaches: 1e9 per minute, burst 1e9. */
@@ -56,8 +65,6 @@ export const STORE_SUBJECTS: StoreSubject[] = [
   {
     store: 'postgres',
     label: 'sluice PostgresStore (pg)',
-    config:
-      'new PostgresStore({ client: new pg.Pool({ max: 8 }) }), UNLOGGED, server clock, gcra, RateLimiter.consume',
     async setup(s) {
       const pool = new pg.Pool({ ...s.pg, max: 8 });
       const store = new PostgresStore({ client: pool, sweepIntervalMs: 0 });
@@ -68,7 +75,6 @@ export const STORE_SUBJECTS: StoreSubject[] = [
   {
     store: 'postgres',
     label: 'sluice PostgresStore (postgres.js)',
-    config: 'new PostgresStore({ client: postgres(url, { max: 8 }) }), same table',
     async setup(s) {
       const sql = postgres(s.pgUrl, { max: 8, onnotice: () => {} });
       const store = new PostgresStore({ client: sql, sweepIntervalMs: 0 });
@@ -79,24 +85,16 @@ export const STORE_SUBJECTS: StoreSubject[] = [
   {
     store: 'postgres',
     label: 'rate-limiter-flexible RateLimiterPostgres',
-    config:
-      "new RateLimiterPostgres({ storeClient: new pg.Pool({ max: 8 }), tableName: 'rlflx', points: 1e9, duration: 60 }), consume(key)",
     async setup(s) {
       const pool = new pg.Pool({ ...s.pg, max: 8 });
-      const limiter = await new Promise<RateLimiterPostgres>((resolve, reject) => {
-        const l: RateLimiterPostgres = new RateLimiterPostgres(
-          { storeClient: pool, tableName: 'rlflx', points: 1e9, duration: 60 },
-          (error?: unknown) => (error ? reject(error) : resolve(l)),
-        );
-      });
+      const options = { storeClient: pool, tableName: 'rlflx', points: 1e9, duration: 60 };
+      const limiter = await rlfReady((ready) => new RateLimiterPostgres(options, ready));
       return { consume: (key) => limiter.consume(key), close: () => pool.end() };
     },
   },
   {
     store: 'postgres',
     label: 'express-rate-limit + @acpr/rate-limit-postgresql',
-    config:
-      "new PostgresStore(config, 'b') (aggregated), init({ windowMs: 60_000 }), increment(key)",
     async setup(s) {
       const store = new RateLimitPostgresql({ ...s.pg, max: 8 }, 'b');
       store.init({ windowMs: 60_000 } as never);
@@ -118,11 +116,9 @@ export const STORE_SUBJECTS: StoreSubject[] = [
   {
     store: 'sqlite',
     label: 'sluice SqliteStore, store.consume (sync)',
-    config:
-      'new SqliteStore({ database: new Database(file) }), WAL, consume(key, gcra, 1, Date.now()) in a loop',
     sync: true,
     async setup() {
-      const db = new Database(join(mkdtempSync(join(tmpdir(), 'sluice-bench-')), 'a.db'));
+      const db = scratchDb('a.db');
       const store = new SqliteStore({ database: db, sweepIntervalMs: 0 });
       return {
         consume(key) {
@@ -135,42 +131,28 @@ export const STORE_SUBJECTS: StoreSubject[] = [
   {
     store: 'sqlite',
     label: 'sluice SqliteStore, RateLimiter.consume',
-    config: 'the same store behind a RateLimiter (FailSafeStore: a promise per decision)',
     async setup() {
-      const db = new Database(join(mkdtempSync(join(tmpdir(), 'sluice-bench-')), 'b.db'));
-      return through(
-        new SqliteStore({ database: db, sweepIntervalMs: 0 }),
-        async () => void db.close(),
-      );
+      const db = scratchDb('b.db');
+      const store = new SqliteStore({ database: db, sweepIntervalMs: 0 });
+      return through(store, async () => void db.close());
     },
   },
   {
     store: 'sqlite',
     label: 'rate-limiter-flexible RateLimiterSQLite (better-sqlite3)',
-    config:
-      "new RateLimiterSQLite({ storeClient: db, storeType: 'better-sqlite3', tableName: 'rlflx', points: 1e9, duration: 60 }), consume(key)",
     async setup() {
-      const db = new Database(join(mkdtempSync(join(tmpdir(), 'sluice-bench-')), 'c.db'));
+      const db = scratchDb('c.db');
       db.pragma('journal_mode = WAL');
-      const limiter = await new Promise<RateLimiterSQLite>((resolve, reject) => {
-        const l: RateLimiterSQLite = new RateLimiterSQLite(
-          {
-            storeClient: db,
-            storeType: 'better-sqlite3',
-            tableName: 'rlflx',
-            points: 1e9,
-            duration: 60,
-          },
-          (error?: unknown) => (error ? reject(error) : resolve(l)),
-        );
-      });
+      const options = { storeClient: db, storeType: 'better-sqlite3', tableName: 'rlflx' };
+      const limiter = await rlfReady(
+        (ready) => new RateLimiterSQLite({ ...options, points: 1e9, duration: 60 }, ready),
+      );
       return { consume: (key) => limiter.consume(key), close: async () => void db.close() };
     },
   },
   {
     store: 'redis',
     label: 'sluice RedisStore (ioredis)',
-    config: 'new RedisStore({ client: new Redis() }), one connection, gcra, RateLimiter.consume',
     async setup(s) {
       const client = new Redis({ host: '127.0.0.1', port: s.redisPort });
       return through(new RedisStore({ client }), async () => client.disconnect());

@@ -1,4 +1,4 @@
-/** The part of autocannon 9's programmatic API bench:http uses (it ships no types). */
+/** The part of autocannon 9's programmatic API the benches use (it ships no types). */
 declare module 'autocannon' {
   interface Options {
     url: string;
@@ -6,6 +6,8 @@ declare module 'autocannon' {
     duration: number;
     /** Requests to make instead of `duration`. */
     amount?: number | undefined;
+    /** Requests per second over all connections (bench:overload's `--load autocannon`). */
+    overallRate?: number | undefined;
   }
   interface Result {
     /** Seconds actually measured. */
@@ -15,6 +17,13 @@ declare module 'autocannon' {
     errors: number;
     timeouts: number;
   }
-  function autocannon(options: Options): Promise<Result>;
+  /** A run: its result, and each response as it comes (status, latency in ms). */
+  interface Instance extends Promise<Result> {
+    on(
+      event: 'response',
+      fn: (client: unknown, status: number, bytes: number, ms: number) => void,
+    ): void;
+  }
+  function autocannon(options: Options): Instance;
   export default autocannon;
 }

@@ -32,8 +32,9 @@ export interface Command<O extends OptionSpecs> {
   /** What question the script answers, one or two sentences. */
   summary: string;
   options: O;
-  /** What the positional arguments are (none allowed without it). */
+  /** What the positional arguments are (none allowed without it), and how many at least. */
   positionals?: string;
+  minPositionals?: number;
 }
 
 /** The script's own arguments: pnpm passes `--` through (`pnpm bench:core -- --rounds 3`). */
@@ -102,6 +103,8 @@ export function parseCommand<const O extends OptionSpecs>(
       console.log(helpText(command));
       process.exit(0);
     }
+    if (parsed.positionals.length < (command.minPositionals ?? 0))
+      throw new Error(`expected ${command.positionals}`);
     const values: Record<string, unknown> = {};
     for (const [name, spec] of Object.entries(command.options))
       values[name] = optionValue(name, spec, parsed.values[name]);

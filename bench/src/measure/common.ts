@@ -1,4 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,6 +49,11 @@ export async function interleave<const T extends readonly unknown[]>(
     process.stderr.write(`${label}round ${r + 1}/${rounds} done\n`);
   }
   return figures as { -readonly [K in keyof T]: number[] };
+}
+
+/** Writes `report` as indented JSON to `file` when one is given (`--json`). */
+export function writeJson(file: string | undefined, report: unknown): void {
+  if (file !== undefined) writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
 }
 
 /** The arithmetic mean of `xs`. */
@@ -160,25 +166,19 @@ export async function measureRate(
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 /**
- * A server process of `script` (from source, on core 1 when `pinned`) that replies `{ port }` once it
- * listens, as ./http-server.ts and ../protocols/yoga-server.ts do.
+ * A server process of `script` (from source, on `core` (default 1) when `pinned`) that replies
+ * `{ port }` once it listens, as ./http-server.ts, ../protocols/yoga-server.ts and ../overload.ts do.
  */
 export function spawnServer(
   script: string,
   argv: string[],
-  { pinned, node = [], wrap = [] }: { pinned: boolean; node?: string[]; wrap?: string[] },
+  options: { pinned: boolean; core?: number; node?: string[]; wrap?: string[] },
 ): Promise<{ child: ChildProcess; port: number }> {
+  const { pinned, core = 1, node = [], wrap = [] } = options;
   // `wrap`: a command the server runs under (bench:instructions' valgrind).
-  const cmd = [
-    ...wrap,
-    process.execPath,
-    ...node,
-    '--import',
-    'tsx',
-    path.resolve(here, script),
-    ...argv,
-  ];
-  const [bin, ...args] = pinned ? ['taskset', '-c', '1', ...cmd] : cmd;
+  const file = path.resolve(here, script);
+  const cmd = [...wrap, process.execPath, ...node, '--import', 'tsx', file, ...argv];
+  const [bin, ...args] = pinned ? ['taskset', '-c', String(core), ...cmd] : cmd;
   const child = spawn(bin!, args, {
     cwd: path.resolve(here, '../..'),
     env: { ...process.env, TSX_TSCONFIG_PATH: path.resolve(here, '../../../tsconfig.json') },
@@ -191,6 +191,15 @@ export function spawnServer(
       resolve({ child, port: msg.port });
     });
   });
+}
+
+/** Ends `child` (with `how`: a signal, or cutting its IPC channel) and resolves once it has exited. */
+export function stopChild(child: ChildProcess, how: NodeJS.Signals | 'disconnect' = 'SIGTERM') {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  if (how === 'disconnect') child.disconnect();
+  else child.kill(how);
+  return exited;
 }
 
 /** One ./http-server.ts process of `framework` and `variant`; resolves once it listens. */

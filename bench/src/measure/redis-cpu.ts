@@ -7,6 +7,7 @@ import type { RedisProcess } from '@sluice/test-kit';
 import { Redis } from 'ioredis';
 // The batch script itself, for its CPU per key: internal to the package, read from its source.
 import { GCRA_BATCH_LUA } from '../../../packages/redis/src/twins/gcra.lua.js';
+import { PREFETCH } from '../cases/http-apps.js';
 import {
   GCRA_CONFIG,
   gcraAlgo,
@@ -19,22 +20,16 @@ import {
 
 let o = { ms: 2000, rounds: 3, prefetch: false };
 
+interface Subject {
+  algorithm: Algorithm;
+  auto: boolean;
+  keyCount?: number;
+  prefetch?: typeof PREFETCH | undefined;
+}
+
 /** Node and server CPU µs per decision and decisions per script call (medians) over `keyCount` keys. */
-async function perDecision(
-  port: number,
-  info: Redis,
-  {
-    algorithm,
-    auto,
-    keyCount = 10_000,
-    prefetch,
-  }: {
-    algorithm: Algorithm;
-    auto: boolean;
-    keyCount?: number;
-    prefetch?: { units: number; ttl: string } | undefined;
-  },
-) {
+async function perDecision(port: number, info: Redis, subject: Subject) {
+  const { algorithm, auto, keyCount = 10_000, prefetch } = subject;
   const client = new Redis({ port, host: '127.0.0.1', enableAutoPipelining: auto });
   const store = new RedisStore({ client, prefetch });
   const limiter = new RateLimiter({ algorithm, store, onStoreError: 'deny' });
@@ -119,7 +114,7 @@ async function prefetchTable(port: number, info: Redis): Promise<void> {
     'script calls per decision',
   ]);
   for (const keyCount of [1, 16]) {
-    for (const prefetch of [undefined, { units: 100, ttl: '100ms' }]) {
+    for (const prefetch of [undefined, PREFETCH]) {
       const d = await perDecision(port, info, {
         algorithm: gcraAlgo(),
         auto: false,

@@ -45,12 +45,14 @@ async function memoryUsage(mem: Redis, key: string): Promise<number> {
 /** MEMORY USAGE of what one decision on `user:1` writes, per limiter (sluice's rows judged). */
 export async function keyUsageSection(
   port: number,
-  limiters: { limiter: RedisLimiter; sluice: boolean }[],
+  peers: RedisLimiter[],
+  sluices: RedisLimiter[],
 ): Promise<RedisReport['memory']> {
   const mem = new Redis({ port, host: '127.0.0.1' });
   const rows: RedisReport['memory'] = [];
+  const limiters = [...sluices, ...peers].map((limiter) => [limiter, sluices.includes(limiter)]);
   try {
-    for (const { limiter, sluice } of limiters) {
+    for (const [limiter, sluice] of limiters as [RedisLimiter, boolean][]) {
       await mem.flushdb(); // our own server only
       await limiter.consumer(mem)('user:1');
       const keys = (await mem.keys('*')).sort();

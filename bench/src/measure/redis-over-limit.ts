@@ -58,8 +58,9 @@ export async function overLimitSection(
       logger,
       ...(cache ? {} : { overLimitCache: false as const }),
     });
-    // `decisions`, script and store calls: counted over the measured rounds only.
-    const s = { label, path, cache, client, limiter, storeCalls: 0, counted: [0, 0, 0] };
+    // Decisions, script and store calls: counted over the measured rounds only.
+    const counted = { decisions: 0, script: 0, store: 0 };
+    const s = { label, path, cache, client, limiter, storeCalls: 0, counted };
     return s;
   };
   type Subject = ReturnType<typeof make>;
@@ -74,12 +75,9 @@ export async function overLimitSection(
     };
     const rate = await measureRate(consume, keys, ms, inflight);
     if (count) {
-      const c = s.counted;
-      [c[0], c[1], c[2]] = [
-        c[0]! + decisions,
-        c[1]! + (await scriptCalls(stats)) - calls0,
-        c[2]! + s.storeCalls - store0,
-      ];
+      s.counted.decisions += decisions;
+      s.counted.script += (await scriptCalls(stats)) - calls0;
+      s.counted.store += s.storeCalls - store0;
     }
     return rate;
   };
@@ -114,19 +112,14 @@ export async function overLimitSection(
     cache: s.cache,
     rate: median(figures[i]!),
     rounds: figures[i]!,
-    storeCallsPerDecision: s.counted[2]! / s.counted[0]!,
-    scriptCallsPerDecision: s.counted[1]! / s.counted[0]!,
+    storeCallsPerDecision: s.counted.store / s.counted.decisions,
+    scriptCallsPerDecision: s.counted.script / s.counted.decisions,
   }));
-  const [denyOn, denyOff, allowOn, allowOff] = rows.map((r) => r.rate) as [
-    number,
-    number,
-    number,
-    number,
-  ];
+  const rate = (i: number) => rows[i]!.rate; // deny with and without the cache, then allow
   return {
     config: `deny: gcra({ rate: 1, period: "1h", burst: 1 }), every key used up; allow: ${GCRA_CONFIG}; RedisStore (server clock), auto-pipelining, ${inflight} in flight over ${keyCount} keys, median of ${rounds} interleaved rounds of ~${ms} ms`,
     rows,
-    denySpeedup: denyOn / denyOff,
-    allowRatio: allowOn / allowOff,
+    denySpeedup: rate(0) / rate(1),
+    allowRatio: rate(2) / rate(3),
   };
 }

@@ -5,6 +5,7 @@ import { compile, type TopLevelSpec } from 'vega-lite';
 import { type PlotTheme, THEMES } from '../../../docs/scripts/plot-theme.js';
 import { count } from './format.js';
 import type { ReportInput } from './types.js';
+import { redisClient } from './verdicts.js';
 
 /** One bar of the chart: a limiter's figure in one case of one panel. */
 export interface Bar {
@@ -44,71 +45,46 @@ const SHORT: Record<string, string> = {
 
 /** The chart's name of a Redis throughput row's subject (its label names the client). */
 function redisSubject(label: string): string {
+  const client = redisClient(label);
   if (!label.startsWith('sluice')) return 'rate-limiter-flexible';
-  const client = /, (iovalkey|node-redis 6)/.exec(label)?.[1];
-  return client === undefined ? 'sluice' : `sluice on ${client}`;
+  return client === 'ioredis' ? 'sluice' : `sluice on ${client}`;
 }
 
 function chartBars(input: ReportInput): Bar[] {
   const bars: Bar[] = [];
+  const bar = (panel: string, label: string, limiter: string, value: number) =>
+    bars.push({ panel, case: label, limiter, value });
+  /** sluice's bar and RLF's in one case. */
+  const pair = (panel: string, label: string, r: { sluice: number; rlf: number }) => {
+    bar(panel, label, 'sluice', r.sluice);
+    bar(panel, label, 'rate-limiter-flexible', r.rlf);
+  };
   const { core, redis, http } = input;
   if (http !== undefined) {
     const panel = `${HTTP_PANEL}, ${http.config.connections} connections (medians)`;
     for (const c of http.cases)
-      for (const r of c.rows)
-        bars.push({ panel, case: c.title, limiter: SHORT[r.limiter] ?? r.limiter, value: r.rps });
+      for (const r of c.rows) bar(panel, c.title, SHORT[r.limiter] ?? r.limiter, r.rps);
   }
   if (core !== undefined) {
     const panel = 'memory store: decisions/s, one at a time (medians)';
-    for (const r of core.throughput) {
-      if (
-        r.label.startsWith('extra') ||
-        r.label.includes('in flight') ||
-        r.label.startsWith('RateLimiter')
-      )
-        continue;
-      bars.push({ panel, case: r.label, limiter: 'sluice', value: r.sluice });
-      bars.push({ panel, case: r.label, limiter: 'rate-limiter-flexible', value: r.rlf });
-    }
-    for (const r of core.scale?.rows ?? []) {
-      const label = `GCRA, ${count(r.keys)} resident keys`;
-      bars.push({ panel, case: label, limiter: 'sluice', value: r.sluice });
-      bars.push({ panel, case: label, limiter: 'rate-limiter-flexible', value: r.rlf });
-    }
-    for (const r of core.peers?.rows ?? []) {
-      if (r.kind !== 'rate') continue;
-      for (const f of r.figures)
-        bars.push({ panel, case: `every peer: ${r.label}`, limiter: f.name, value: f.median });
-    }
+    for (const r of core.throughput)
+      if (!/^(extra|RateLimiter)|in flight/.test(r.label)) pair(panel, r.label, r);
+    for (const r of core.scale?.rows ?? []) pair(panel, `GCRA, ${count(r.keys)} resident keys`, r);
+    for (const r of core.peers?.rows ?? [])
+      if (r.kind === 'rate')
+        for (const f of r.figures) bar(panel, `every peer: ${r.label}`, f.name, f.median);
   }
   if (redis !== undefined) {
     const panel = `Redis: decisions/s, one client, ${redis.config.inFlight} in flight (medians)`;
     for (const r of redis.throughput) {
       const label = `GCRA, ${count(redis.config.keys)} keys${r.autoPipelining ? ', auto-pipelining' : ''}`;
-      bars.push({
-        panel,
-        case: label,
-        limiter: redisSubject(r.label),
-        value: r.rate,
-      });
+      bar(panel, label, redisSubject(r.label), r.rate);
     }
-    bars.push({
-      panel,
-      case: 'redis-benchmark EVALSHA -P 16 (ceiling)',
-      limiter: 'redis-benchmark',
-      value: redis.ceiling.rate,
-    });
-    bars.push({
-      panel,
-      case: "redis-benchmark EVALSHA 'return 1' -P 16",
-      limiter: 'redis-benchmark',
-      value: redis.noopCeiling.rate,
-    });
-    for (const r of redis.scale?.rows ?? []) {
-      const label = `GCRA, ${count(r.keys)} resident keys, auto-pipelining`;
-      bars.push({ panel, case: label, limiter: 'sluice', value: r.sluice });
-      bars.push({ panel, case: label, limiter: 'rate-limiter-flexible', value: r.rlf });
-    }
+    const benchmark = 'redis-benchmark';
+    bar(panel, `${benchmark} EVALSHA -P 16 (ceiling)`, benchmark, redis.ceiling.rate);
+    bar(panel, `${benchmark} EVALSHA 'return 1' -P 16`, benchmark, redis.noopCeiling.rate);
+    for (const r of redis.scale?.rows ?? [])
+      pair(panel, `GCRA, ${count(r.keys)} resident keys, auto-pipelining`, r);
   }
   return bars;
 }

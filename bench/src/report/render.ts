@@ -3,17 +3,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import Mustache from 'mustache';
+import { writeJson } from '../measure/common.js';
 import { bytes, count, kps, mps, ns, pct, ratio, rounds, rps, us } from './format.js';
-import {
-  coreTargets,
-  flatView,
-  httpTargets,
-  notRun,
-  peerMemoryView,
-  peerView,
-  redisTargets,
-  summaryRows,
-} from './targets.js';
+import { flatView, peerMemoryView, peerView, summaryRows, targetRows } from './targets.js';
 import type {
   CoreReport,
   HttpReport,
@@ -40,13 +32,10 @@ import {
 const BENCH = fileURLToPath(new URL('../../', import.meta.url));
 const read = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8') : '');
 const template = (name: string) => read(`${BENCH}templates/${name}.md`);
+const SECTIONS = ['core', 'redis', 'http', 'outcome', 'stores'] as const;
 /** The parts' sections, and the hand-written notes results.md includes. */
 const partials = () => ({
-  core: template('core'),
-  redis: template('redis'),
-  http: template('http'),
-  outcome: template('outcome'),
-  stores: template('stores'),
+  ...Object.fromEntries(SECTIONS.map((name) => [name, template(name)])),
   profile: `${read(`${BENCH}profile.md`).trim()}\n`,
   gaps: `${read(`${BENCH}gaps.md`).trim()}\n`,
 });
@@ -95,13 +84,11 @@ function peersView(core: CoreReport, run?: RunInfo) {
   const p = core.peers!;
   const names = p.subjects.map((x) => x.name);
   return {
+    ...p,
     command: partCommand(run, run?.parts.some((x) => x.name === 'peers') ? 'peers' : 'core'),
-    subjects: p.subjects,
     names: names.join(', '),
     head: names.join(' | '),
     dashes: names.map(() => '---').join(' | '),
-    rounds: p.rounds,
-    ms: p.ms,
     keys: count(p.keys),
     rows: p.rows.map((r) => peerView(r, p.rows)),
   };
@@ -111,8 +98,7 @@ function coreScaleView(core: CoreReport) {
   const s = core.scale!;
   const f = flatness(s.rows, TARGETS.core.flat, 'store');
   return {
-    config: s.config,
-    rounds: s.rounds,
+    ...s,
     ms: core.config.ms,
     rows: s.rows.map((r) => ({
       keys: count(r.keys),
@@ -253,9 +239,8 @@ function httpView(http: HttpReport) {
 
 function outcomeView(outcome: OutcomeReport, run?: RunInfo) {
   return {
+    ...outcome,
     command: partCommand(run, 'outcome'),
-    rounds: outcome.rounds,
-    ms: outcome.ms,
     rows: outcome.rows.map((r) => {
       const allow = outcome.rows.find((x) => x.store === r.store && x.path === 'allow')!;
       return {
@@ -270,14 +255,11 @@ function outcomeView(outcome: OutcomeReport, run?: RunInfo) {
 
 function storesView(stores: StoresReport, run?: RunInfo) {
   return {
+    ...stores,
     command: partCommand(run, 'stores'),
     keys: count(stores.keys),
-    inflight: stores.inflight,
-    rounds: stores.rounds,
-    ms: stores.ms,
     rows: stores.rows.map((r) => ({
-      store: r.store,
-      subject: r.subject,
+      ...r,
       rate: kps(r.decisionsPerSecond),
       ...judgeStore(r),
       rounds: rounds(r.rounds, 1e3, 1),
@@ -303,12 +285,18 @@ function partsView(input: Omit<ReportInput, 'run'> & { run?: RunInfo }) {
   };
 }
 
-/** One part's section of bench/results.md, as the part prints it when it ends. */
-export function renderPart(
-  name: 'core' | 'redis' | 'http' | 'outcome' | 'stores',
-  results: Omit<ReportInput, 'run'>,
-): string {
-  return fill(name, partsView(results)).trim();
+/**
+ * How every measuring part ends: its section of bench/results.md, the `overall:` line `pnpm bench`
+ * checks, and with `--json <file>` its report.
+ */
+export function finishPart<N extends (typeof SECTIONS)[number]>(
+  name: N,
+  report: NonNullable<ReportInput[N]>,
+  verdict: string,
+  json: string | undefined,
+): void {
+  console.log(`\n${fill(name, partsView({ [name]: report })).trim()}\n\noverall: ${verdict}`);
+  writeJson(json, report);
 }
 
 function pageView(input: ReportInput, chartFile: string) {
@@ -336,16 +324,7 @@ function pageView(input: ReportInput, chartFile: string) {
       exit: `${x.exitCode}${x.exitCode === 1 ? ' (a verdict failed)' : ''}`,
     })),
     summary: summaryRows(input),
-    targets: [
-      ...httpTargets(
-        input.http,
-        run.parts.some((x) => x.name === 'http'),
-      ),
-      ...(input.core !== undefined
-        ? coreTargets(input.core)
-        : [notRun('core (memory store) rows')]),
-      ...(input.redis !== undefined ? redisTargets(input.redis) : [notRun('Redis rows')]),
-    ],
+    targets: targetRows(input),
     ...partsView(input),
   };
 }

@@ -2,7 +2,7 @@
 // verdicts verdicts.ts's; this file only formats the figures the templates name.
 import Mustache from 'mustache';
 import { bytes, count, kps, mps, ns, pct, ratio, rounds, us } from './format.js';
-import type { CoreReport, HttpCase, HttpReport, HttpRow, PeerRow, RedisReport } from './types.js';
+import type { CoreReport, HttpCase, PeerRow, RedisReport, ReportInput } from './types.js';
 import {
   flatness,
   httpSides,
@@ -16,21 +16,14 @@ import {
   TARGETS,
 } from './verdicts.js';
 
-export interface TargetRow {
-  target: string;
-  measured: string;
-  floor: string;
-  aim: string;
-  verdict: string;
-  gap: string;
-}
+type TargetRow = Record<'target' | 'measured' | 'floor' | 'aim' | 'verdict' | 'gap', string>;
 
 const say = (template: string, view: object) =>
   Mustache.render(template, view, {}, { escape: String });
 
 /** Row `name` of bench/targets.json's `table` (`rows` or `summary`): each cell's text filled with `view`. */
 function fromText<R>(table: 'rows' | 'summary', name: string, view: object): R {
-  const t = TARGETS[table][name] as Record<string, string | string[]> | undefined;
+  const t = TARGETS[table][name];
   if (t === undefined) throw new Error(`bench/targets.json has no ${table} text ${name}`);
   const cell = (text: string | string[]) =>
     typeof text === 'string'
@@ -47,11 +40,10 @@ const row = (name: string, view: object) => fromText<TargetRow>('rows', name, vi
 /** `xs`, each item marked `last` or not (a template's separator goes between items). */
 const list = <T extends object>(xs: T[]) => xs.map((x, i) => ({ ...x, last: i === xs.length - 1 }));
 const texts = (xs: string[]) => list(xs.map((text) => ({ text })));
-const met = (ok: boolean, gap?: string) =>
-  ok ? 'met' : gap === undefined ? 'not met' : `not met: ${gap}`;
+const met = (ok: boolean) => (ok ? 'met' : 'not met');
 
 /** A part that did not run. */
-export const notRun = (target: string): TargetRow => ({
+const notRun = (target: string): TargetRow => ({
   target,
   measured: 'not run',
   floor: '-',
@@ -77,7 +69,7 @@ function httpView(title: string, id: string, c: HttpCase | undefined) {
   const ratioShort = s < aim.ratio;
   const usOver =
     aim.us !== undefined && sluice.deltaUs! > aim.us && (sluice.deltaUs! - aim.us).toFixed(1);
-  const side = (r: HttpRow) => ({
+  const side = (r: HttpCase['rows'][number]) => ({
     limiter: r.limiter,
     ratio: r.ratio!.toFixed(2),
     us: us(r.deltaUs!),
@@ -102,7 +94,7 @@ function httpView(title: string, id: string, c: HttpCase | undefined) {
   };
 }
 
-export function httpTargets(http: HttpReport | undefined, ran: boolean): TargetRow[] {
+function httpTargets(http: ReportInput['http'], ran: boolean): TargetRow[] {
   const listed = Object.entries(TARGETS.http).filter(([, t]) => t.row !== undefined);
   return listed.map(([id, { row: title }]) => {
     const c = http?.cases.find((x) => x.id === id);
@@ -116,7 +108,8 @@ export function httpTargets(http: HttpReport | undefined, ran: boolean): TargetR
   });
 }
 
-export function coreTargets(core: CoreReport): TargetRow[] {
+function coreTargets(core: CoreReport | undefined): TargetRow[] {
+  if (core === undefined) return [notRun('core (memory store) rows')];
   const t = TARGETS.core;
   const rows: TargetRow[] = [];
   const floor = core.throughput.find((r) => r.label.startsWith('extra: await floor'));
@@ -293,7 +286,8 @@ export function peerMemoryView(m: NonNullable<RedisReport['peerMemory']>) {
   };
 }
 
-export function redisTargets(redis: RedisReport): TargetRow[] {
+function redisTargets(redis: RedisReport | undefined): TargetRow[] {
+  if (redis === undefined) return [notRun('Redis rows')];
   const t = TARGETS.redis;
   const rows: TargetRow[] = [];
   const rlf = (auto: boolean) => ioredisRow(redis, false, auto);
@@ -350,13 +344,7 @@ export function redisTargets(redis: RedisReport): TargetRow[] {
   return rows;
 }
 /** case, sluice, best peer in the same run, goal, verdict: the summary of both pages. */
-export interface SummaryRow {
-  case: string;
-  sluice: string;
-  peer: string;
-  goal: string;
-  verdict: string;
-}
+type SummaryRow = Record<'case' | 'sluice' | 'peer' | 'goal' | 'verdict', string>;
 
 const summary = (name: string, view: object) => fromText<SummaryRow>('summary', name, view);
 
@@ -414,25 +402,14 @@ function coreSummary(core: CoreReport | undefined): SummaryRow[] {
       r === undefined ? { ...view, ran: false } : { ...view, ...peerView(r, rows) },
     );
   };
-  return [
-    one(
-      'coreOneKey',
-      rows.find((r) => r.kind === 'rate' && r.keys === 1),
-    ),
-    one(
-      'coreManyKeys',
-      rows.find((r) => r.kind === 'rate' && r.keys > 1),
-    ),
-    one('coreHeap', rows.filter((r) => r.kind === 'heap').at(-1)),
-  ];
+  const rates = rows.filter((r) => r.kind === 'rate');
+  const [oneKey, manyKeys] = [rates.find((r) => r.keys === 1), rates.find((r) => r.keys > 1)];
+  const heap = rows.filter((r) => r.kind === 'heap').at(-1);
+  return [one('coreOneKey', oneKey), one('coreManyKeys', manyKeys), one('coreHeap', heap)];
 }
 
 /** The summary rows: the Redis HTTP cases, the Redis path, the memory store's awaited decision. */
-export function summaryRows(input: {
-  core?: CoreReport;
-  redis?: RedisReport;
-  http?: HttpReport;
-}): SummaryRow[] {
+export function summaryRows(input: ReportInput): SummaryRow[] {
   const c = (id: string) => input.http?.cases.find((x) => x.id === id);
   return [
     summary('http', httpView('Fastify, Redis, allow', 'fastify-redis', c('fastify-redis'))),
@@ -440,4 +417,10 @@ export function summaryRows(input: {
     ...redisSummary(input.redis),
     ...coreSummary(input.core),
   ];
+}
+
+/** The targets table's rows: the HTTP cases, the memory store, Redis. */
+export function targetRows({ run, http, core, redis }: ReportInput): TargetRow[] {
+  const ran = run.parts.some((x) => x.name === 'http');
+  return [...httpTargets(http, ran), ...coreTargets(core), ...redisTargets(redis)];
 }

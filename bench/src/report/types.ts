@@ -2,6 +2,7 @@
 import type { Variant } from '../cases/http-apps.js';
 import type { Framework } from '../cases/http-cases.js';
 import type { machine } from '../measure/common.js';
+import type { OperationsFigures } from '../measure/core-operations.js';
 import type { OverLimitReport } from '../measure/redis-over-limit.js';
 
 /** The machine, as each part's JSON reports it. */
@@ -34,13 +35,7 @@ export interface CoreReport {
   }[];
   heap: { name: string; keys: number; overhead: number; withKeys: number }[];
   /** The operations section (measure/core-operations.ts): ns added per decision, per top-K update. */
-  operations?: {
-    cidrs: number;
-    lookupP50Ns: number;
-    lookupP90Ns: number;
-    idleP50Ns: number;
-    topKNsPerUpdate: number;
-  };
+  operations?: OperationsFigures;
   scale?: {
     config: string;
     rounds: number;

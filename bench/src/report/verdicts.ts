@@ -33,16 +33,9 @@ export const TARGETS = JSON.parse(
   };
   /** Floors (and aims) of sluice's own stores, decisions/s. */
   stores: Record<'postgres' | 'sqlite', { floor: number; aim?: number }>;
-  /** Each targets row's text: mustache templates of its cells and gaps (targets.ts). */
-  rows: Record<
-    string,
-    { target: string; measured: string; floor: string; aim: string; verdict: string; gap: string[] }
-  >;
-  /** Each summary row's text, the same way. */
-  summary: Record<
-    string,
-    { case: string; sluice: string; peer: string; goal: string; verdict: string }
-  >;
+  /** Each targets and summary row's text: mustache templates of its cells (targets.ts). */
+  rows: Record<string, Record<string, string | string[]>>;
+  summary: Record<string, Record<string, string | string[]>>;
 };
 
 export type Pass = 'PASS' | 'FAIL';
