@@ -1,7 +1,9 @@
 // `pnpm bench:instructions -- <framework> <variant>…`: instructions per request of each
-// variant's server, counted by valgrind's callgrind: the same count whatever else the machine
-// runs, so a hot-path change is compared on a busy machine too (req/s and CPU µs there vary
-// by ±15% from run to run). Each server serves `--requests` after `--warm` requests, in one
+// variant's server, counted by valgrind's callgrind: steadier than req/s or CPU µs on a
+// lightly loaded machine (those vary by ±15% from run to run), but not load-proof: with a
+// full CI run beside it, two counts of one server differed by more than 4,000 requests cost
+// (V8's compile and GC timing moves the totals), so the per-request figure came out negative.
+// Run it on a machine that is otherwise idle, and count twice. Each server serves `--requests` after `--warm` requests, in one
 // process per count; the difference of the two totals over the difference of the requests
 // is the steady state (start-up, tsx and JIT warm-up cancel out). Under valgrind V8 is still
 // compiling after 1,000 requests (1,000 to 3,000 counted 425 k a request, 2,000 to 6,000
@@ -17,7 +19,7 @@ import { plainTable, spawnApp, stopChild } from './measure/common.js';
 const { values: args, positionals } = parseCommand({
   usage: 'pnpm bench:instructions -- [options] <framework> <variant> [<variant> …]',
   summary:
-    "Instructions per request of each variant's server (valgrind --tool=callgrind), repeatable on a busy machine.",
+    "Instructions per request of each variant's server (valgrind --tool=callgrind), steadier than req/s on a quiet machine.",
   positionals: '<framework> <variant> [<variant> …] (variants of ./cases/http-apps.ts)',
   minPositionals: 2,
   options: {
