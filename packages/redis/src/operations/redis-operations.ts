@@ -19,7 +19,7 @@ export interface OperationsContext {
 }
 
 /** How long a failed catch-up read is tried again, ms (then the version check takes over). */
-export const RECHECK_FOR_MS = 30_000;
+const RECHECK_FOR_MS = 30_000;
 
 /** The Redis keys and channel of one limiter prefix's entries. */
 interface Space {
