@@ -3,6 +3,17 @@ import { type Gradient2State, gradient2Update } from './gradient2.js';
 import type { AdaptiveConfig, AdaptivePriority } from './options.js';
 import type { WindowSample } from './sample.js';
 
+/**
+ * The queue rule's memory of idleness, in windows: the idle share rises toward a new, higher
+ * share over about this many windows, and falls to a lower one within about one. A loop
+ * idle for under {@link IDLE_SHARE} of its recent time is overloaded: an idle gap in it (a
+ * client that stalled, then sent its backlog at once) does not end the standing queue, and
+ * a loop that becomes busy is taken for busy at once.
+ */
+const IDLE_MEMORY_WINDOWS = 10;
+/** Below this share of idle time, a gap in the load does not end the standing queue. */
+const IDLE_SHARE = 0.1;
+
 /** Share of the limit each class may fill when a `priority` function is given. */
 const SHARE: Record<AdaptivePriority, number> = { critical: 1, default: 0.9, sheddable: 0.75 };
 
@@ -43,6 +54,13 @@ export class AdaptiveConcurrency {
   #loopIdle: (() => number) | undefined;
   /** The loop's idle time (ms, from {@link #loopIdle}) at the last turn's start. */
   #idleSeen = 0;
+  /** When the last turn began (ms). */
+  #turnMs: number | undefined;
+  /**
+   * The share of recent time the loop was idle, a moving average over about
+   * `IDLE_MEMORY_WINDOWS` windows (1: an idle loop, where a new process starts).
+   */
+  #idleShare = 1;
 
   constructor(config: AdaptiveConfig) {
     this.config = config;
@@ -153,8 +171,11 @@ export class AdaptiveConcurrency {
    * more than that ahead of them for a window (`window` ms) with the loop never idle in
    * between. A loop that idled a target's time between two turns has drained it (a burst
    * served, then idle): idle time from {@link useLoopIdle}, else the time with no request
-   * reaching the limiter or ending. While it stands, a request past the
-   * target is shed: admitted ones wait about one service time, however high the limit.
+   * reaching the limiter or ending; unless the loop has been idle for under a tenth of the
+   * last ten windows: that is overload whose arrivals paused (a backlog then arrives at
+   * once, and serving it whole would keep its last requests waiting for the whole backlog).
+   * While it stands, a request past the target is shed: admitted ones wait about one
+   * service time, however high the limit.
    */
   #sojourn(nowMs: number, delay: number): boolean {
     const target = this.#serviceMs;
@@ -169,7 +190,16 @@ export class AdaptiveConcurrency {
         idled = total - this.#idleSeen;
         this.#idleSeen = total;
       }
-      if (idled >= target) this.#aboveSince = undefined;
+      const since = this.#turnMs === undefined ? 0 : nowMs - this.#turnMs;
+      this.#turnMs = nowMs;
+      if (since > 0) {
+        // a moving average of the idle share, weighted by time: slow up, fast down
+        const share = Math.min(1, Math.max(0, idled) / since);
+        const windows = share > this.#idleShare ? IDLE_MEMORY_WINDOWS : 1;
+        const weight = 1 - Math.exp(-since / (windows * this.config.windowMs));
+        this.#idleShare += weight * (share - this.#idleShare);
+      }
+      if (idled >= target && this.#idleShare >= IDLE_SHARE) this.#aboveSince = undefined;
     }
     if (delay < target) return false;
     this.#aboveSince ??= nowMs;
