@@ -10,7 +10,7 @@ const { values: args } = parseCommand({
     'GraphQL cost analysis (100 fields), the useSluice plugin on Yoga requests/s, and ws limitMessages under a flood (pause beside drop).',
   options: {
     only: { type: 'string', default: '', help: 'cost, yoga or ws (default all)' },
-    rounds: { type: 'number', default: 3, help: 'interleaved Yoga rounds' },
+    rounds: { type: 'number', default: 3, help: 'Yoga rounds (new server processes each)' },
     seconds: { type: 'number', default: 5, help: 'seconds per Yoga measurement' },
     'ws-seconds': { type: 'number', default: 60, help: 'seconds of each ws flood run' },
   },

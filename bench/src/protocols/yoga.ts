@@ -1,5 +1,6 @@
 // useSluice's cost on Yoga: plain, empty-plugin and sluice servers in their own processes, autocannon in
-// alternating rounds (ratios of medians, CPU per request), then CPU per request in process.
+// alternating rounds, new processes each round (ratios of medians, CPU per request), and CPU per
+// request in process.
 import autocannon from 'autocannon';
 import { askCpu, spawnServer } from '../measure/common.js';
 
@@ -38,43 +39,46 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 export async function benchYoga(rounds: number, seconds: number) {
   const variants = ['plain', 'noop', 'sluice'] as const;
-  const servers = await Promise.all(variants.map(start));
-  try {
-    for (const s of servers) await rps(s, 1); // warm-up
-    const throughput: number[][] = variants.map(() => []);
-    const cpu: number[][] = variants.map(() => []);
-    for (let r = 0; r < rounds; r++) {
-      for (let i = 0; i < servers.length; i++) {
-        const [a, c] = await rps(servers[i]!, seconds);
-        throughput[i]!.push(a);
-        cpu[i]!.push(c);
+  const throughput: number[][] = variants.map(() => []);
+  const cpu: number[][] = variants.map(() => []);
+  const inproc: number[][] = variants.map(() => []);
+  // New server processes every round, each variant first in turn: one process can settle
+  // a few % slower or faster than the next for its whole life (JIT and heap layout), a
+  // bias that rounds inside the same processes cannot average out.
+  for (let r = 0; r < rounds; r++) {
+    const order = variants.map((_, i) => (i + r) % variants.length);
+    const servers = await Promise.all(order.map((k) => start(variants[k]!)));
+    try {
+      for (const s of servers) await rps(s, 1); // warm-up
+      for (let j = 0; j < servers.length; j++) {
+        const [a, c] = await rps(servers[j]!, seconds);
+        throughput[order[j]!]!.push(a);
+        cpu[order[j]!]!.push(c);
       }
-    }
-    const inproc: number[][] = variants.map(() => []);
-    for (let r = 0; r < rounds * 20; r++) {
-      for (let i = 0; i < servers.length; i++) {
-        const k = (i + r) % servers.length; // each variant first in turn
-        inproc[k]!.push((await servers[k]!.cpu('inproc', 1000))!);
+      for (let n = 0; n < 10; n++) {
+        for (let j = 0; j < servers.length; j++) {
+          inproc[order[j]!]!.push((await servers[j]!.cpu('inproc', 1000))!);
+        }
       }
+    } finally {
+      for (const s of servers) s.stop();
     }
-    const [plain, noop, sluice] = variants.map((_, i) => ({
-      rps: median(throughput[i]!),
-      cpuUsPerRequest: median(cpu[i]!),
-      inProcessCpuUsPerRequest: median(inproc[i]!),
-    }));
-    return {
-      plain,
-      noop,
-      sluice,
-      // requests/s with useSluice over without (1 = no cost), and over the empty plugin
-      ratio: sluice!.rps / plain!.rps,
-      cpuRatio: plain!.cpuUsPerRequest / sluice!.cpuUsPerRequest,
-      cpuRatioOverNoop: noop!.cpuUsPerRequest / sluice!.cpuUsPerRequest,
-      inProcessCpuRatio: plain!.inProcessCpuUsPerRequest / sluice!.inProcessCpuUsPerRequest,
-      inProcessCpuRatioOverNoop: noop!.inProcessCpuUsPerRequest / sluice!.inProcessCpuUsPerRequest,
-      rounds: { rps: throughput, cpu },
-    };
-  } finally {
-    for (const s of servers) s.stop();
   }
+  const [plain, noop, sluice] = variants.map((_, i) => ({
+    rps: median(throughput[i]!),
+    cpuUsPerRequest: median(cpu[i]!),
+    inProcessCpuUsPerRequest: median(inproc[i]!),
+  }));
+  return {
+    plain,
+    noop,
+    sluice,
+    // requests/s with useSluice over without (1 = no cost), and over the empty plugin
+    ratio: sluice!.rps / plain!.rps,
+    cpuRatio: plain!.cpuUsPerRequest / sluice!.cpuUsPerRequest,
+    cpuRatioOverNoop: noop!.cpuUsPerRequest / sluice!.cpuUsPerRequest,
+    inProcessCpuRatio: plain!.inProcessCpuUsPerRequest / sluice!.inProcessCpuUsPerRequest,
+    inProcessCpuRatioOverNoop: noop!.inProcessCpuUsPerRequest / sluice!.inProcessCpuUsPerRequest,
+    rounds: { rps: throughput, cpu },
+  };
 }
