@@ -11,12 +11,13 @@ const FIELDS = 100;
 export function hundredFieldCase() {
   const scalars = Array.from({ length: 8 }, (_, i) => `f${i}: String`).join(' ');
   const conns = Array.from({ length: 10 }, (_, i) => `c${i}(first: Int): Conn`).join(' ');
-  const schema = buildSchema(`type Query { viewer: Viewer } type Viewer { ${conns} }
-    type Conn { nodes: [Item] } type Item { ${scalars} }`);
+  const typeDefs = `type Query { viewer: Viewer } type Viewer { ${conns} }
+    type Conn { nodes: [Item] } type Item { ${scalars} }`;
+  const schema = buildSchema(typeDefs);
   const item = Array.from({ length: 8 }, (_, i) => `f${i}`).join(' ');
   // viewer (1) + 10 x (c_i (1) + nodes (1) + 8 scalars) = 101 selections
   const query = `query($n: Int) { viewer { ${Array.from({ length: 10 }, (_, i) => `c${i}(first: $n) { nodes { ${item} } }`).join(' ')} } }`;
-  return { schema, query, fields: FIELDS };
+  return { typeDefs, schema, query, fields: FIELDS };
 }
 
 function percentiles(samples: number[]): { p50: number; p99: number } {

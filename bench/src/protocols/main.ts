@@ -12,6 +12,11 @@ const { values: args } = parseCommand({
     only: { type: 'string', default: '', help: 'cost, yoga or ws (default all)' },
     rounds: { type: 'number', default: 3, help: 'Yoga rounds (new server processes each)' },
     seconds: { type: 'number', default: 5, help: 'seconds per Yoga measurement' },
+    query: {
+      type: 'string',
+      default: 'small',
+      help: 'Yoga query: small (hello world) or wide (the 100-field query, 5 items per connection)',
+    },
     'ws-seconds': { type: 'number', default: 60, help: 'seconds of each ws flood run' },
   },
 });
@@ -22,7 +27,9 @@ if (only === '' || only === 'cost') {
   console.log('cost analysis, 100-field query (µs):', out.cost);
 }
 if (only === '' || only === 'yoga') {
-  out.yoga = await benchYoga(args.rounds, args.seconds);
+  if (args.query !== 'small' && args.query !== 'wide')
+    throw new Error(`--query: small or wide, got ${args.query}`);
+  out.yoga = await benchYoga(args.rounds, args.seconds, args.query);
   console.log('Yoga requests/s, useSluice / plain:', out.yoga);
 }
 if (only === '' || only === 'ws') {

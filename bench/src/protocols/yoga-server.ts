@@ -4,33 +4,55 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Limit, MemoryStore, useSluice } from '@sluice/graphql';
 import { createSchema, createYoga } from 'graphql-yoga';
+import { hundredFieldCase } from './cost.js';
+import { yogaQuery } from './yoga.js';
 
-const variant = process.argv[2];
-const typeDefs = `type Query { viewer: Viewer } type Viewer { items(first: Int): Conn }
-  type Conn { nodes: [Item] } type Item { id: ID name: String }`;
-const resolvers = {
-  Query: { viewer: () => ({}) },
-  Viewer: {
-    items: (_: unknown, { first }: { first: number }) => ({
-      nodes: Array.from({ length: first }, (_, i) => ({ id: String(i), name: `n${i}` })),
-    }),
-  },
-};
+const [variant, query = 'small'] = process.argv.slice(2);
+// `small`: a hello-world query (Yoga's own work is least, the plugin's share largest);
+// `wide`: the 100-field query of the cost bench, 5 items per connection.
+const wide = hundredFieldCase();
+const item = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`f${i}`, `v${i}`]));
+const nodes = (first: number) => ({ nodes: Array.from({ length: first }, () => item) });
+const schema =
+  query === 'wide'
+    ? createSchema({
+        typeDefs: wide.typeDefs,
+        resolvers: {
+          Query: { viewer: () => ({}) },
+          Viewer: Object.fromEntries(
+            Array.from({ length: 10 }, (_, i) => [
+              `c${i}`,
+              (_: unknown, a: { first: number }) => nodes(a.first),
+            ]),
+          ),
+        },
+      })
+    : createSchema({
+        typeDefs: `type Query { viewer: Viewer } type Viewer { items(first: Int): Conn }
+          type Conn { nodes: [Item] } type Item { id: ID name: String }`,
+        resolvers: {
+          Query: { viewer: () => ({}) },
+          Viewer: {
+            items: (_: unknown, { first }: { first: number }) => ({
+              nodes: Array.from({ length: first }, (_, i) => ({ id: String(i), name: `n${i}` })),
+            }),
+          },
+        },
+      });
 const plugins =
   variant === 'sluice'
     ? [useSluice({ limit: Limit.perSecond(1_000_000_000), store: new MemoryStore() })]
     : variant === 'noop'
       ? [{ onExecute() {} }]
       : [];
-const yoga = createYoga({ schema: createSchema({ typeDefs, resolvers }), plugins, logging: false });
+const yoga = createYoga({ schema, plugins, logging: false });
 const server = createServer(yoga);
 server.listen(0, '127.0.0.1', () => {
   process.send?.({ type: 'ready', port: (server.address() as AddressInfo).port });
 });
 // In process (`inproc`): n requests one after another through yoga.fetch, no HTTP, with a
 // Node request's socket in the context as on a server; replies the CPU µs per request.
-const url =
-  'http://127.0.0.1/graphql?query=%7Bviewer%7Bitems(first%3A5)%7Bnodes%7Bid%20name%7D%7D%7D%7D';
+const url = `http://127.0.0.1/graphql?${yogaQuery(query === 'wide' ? 'wide' : 'small')}`;
 const context = { req: { socket: { remoteAddress: '127.0.0.1' }, headers: {} } };
 async function inProcess(n: number): Promise<number> {
   const t = process.cpuUsage();

@@ -4,14 +4,23 @@
 import autocannon from 'autocannon';
 import { askCpu, spawnServer } from '../measure/common.js';
 
-const QUERY = encodeURIComponent('{ viewer { items(first: 5) { nodes { id name } } } }');
+import { hundredFieldCase } from './cost.js';
 
-async function start(variant: string) {
-  const { child, port } = await spawnServer('../protocols/yoga-server.ts', [variant], {
+/** The query string of a Yoga bench request: `small` (hello world) or `wide` (100 fields). */
+export function yogaQuery(query: 'small' | 'wide'): string {
+  if (query === 'small')
+    return `query=${encodeURIComponent('{ viewer { items(first: 5) { nodes { id name } } } }')}`;
+  const variables = encodeURIComponent(JSON.stringify({ n: 5 }));
+  return `query=${encodeURIComponent(hundredFieldCase().query)}&variables=${variables}`;
+}
+
+async function start(variant: string, query: 'small' | 'wide') {
+  const { child, port } = await spawnServer('../protocols/yoga-server.ts', [variant, query], {
     pinned: false,
   });
   return {
     port,
+    query,
     cpu: (type: 'start' | 'stop' | 'inproc', n?: number) => askCpu(child, type, n),
     stop: () => child.kill(),
   };
@@ -25,7 +34,7 @@ async function rps(
   const port = server.port;
   await server.cpu('start');
   const result = await autocannon({
-    url: `http://127.0.0.1:${port}/graphql?query=${QUERY}`,
+    url: `http://127.0.0.1:${port}/graphql?${yogaQuery(server.query)}`,
     connections: 50,
     duration: seconds,
   });
@@ -37,7 +46,11 @@ async function rps(
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-export async function benchYoga(rounds: number, seconds: number) {
+export async function benchYoga(
+  rounds: number,
+  seconds: number,
+  query: 'small' | 'wide' = 'small',
+) {
   const variants = ['plain', 'noop', 'sluice'] as const;
   const throughput: number[][] = variants.map(() => []);
   const cpu: number[][] = variants.map(() => []);
@@ -47,7 +60,7 @@ export async function benchYoga(rounds: number, seconds: number) {
   // bias that rounds inside the same processes cannot average out.
   for (let r = 0; r < rounds; r++) {
     const order = variants.map((_, i) => (i + r) % variants.length);
-    const servers = await Promise.all(order.map((k) => start(variants[k]!)));
+    const servers = await Promise.all(order.map((k) => start(variants[k]!, query)));
     try {
       for (const s of servers) await rps(s, 1); // warm-up
       for (let j = 0; j < servers.length; j++) {
@@ -70,6 +83,7 @@ export async function benchYoga(rounds: number, seconds: number) {
     inProcessCpuUsPerRequest: median(inproc[i]!),
   }));
   return {
+    query,
     plain,
     noop,
     sluice,
