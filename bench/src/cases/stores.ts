@@ -61,27 +61,24 @@ function through(store: Store, close: () => Promise<void>): Ready {
   };
 }
 
+/** sluice's PostgresStore on a client of `driver` (8 connections), its table migrated first. */
+const sluicePostgres = (
+  driver: string,
+  connect: (s: StoreBenchServers) => pg.Pool | postgres.Sql,
+): StoreSubject => ({
+  store: 'postgres',
+  label: `sluice PostgresStore (${driver})`,
+  async setup(s) {
+    const client = connect(s);
+    const store = new PostgresStore({ client, sweepIntervalMs: 0 });
+    await store.migrate();
+    return through(store, () => client.end());
+  },
+});
+
 export const STORE_SUBJECTS: StoreSubject[] = [
-  {
-    store: 'postgres',
-    label: 'sluice PostgresStore (pg)',
-    async setup(s) {
-      const pool = new pg.Pool({ ...s.pg, max: 8 });
-      const store = new PostgresStore({ client: pool, sweepIntervalMs: 0 });
-      await store.migrate();
-      return through(store, () => pool.end());
-    },
-  },
-  {
-    store: 'postgres',
-    label: 'sluice PostgresStore (postgres.js)',
-    async setup(s) {
-      const sql = postgres(s.pgUrl, { max: 8, onnotice: () => {} });
-      const store = new PostgresStore({ client: sql, sweepIntervalMs: 0 });
-      await store.migrate();
-      return through(store, () => sql.end());
-    },
-  },
+  sluicePostgres('pg', (s) => new pg.Pool({ ...s.pg, max: 8 })),
+  sluicePostgres('postgres.js', (s) => postgres(s.pgUrl, { max: 8, onnotice: () => {} })),
   {
     store: 'postgres',
     label: 'rate-limiter-flexible RateLimiterPostgres',

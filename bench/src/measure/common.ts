@@ -78,12 +78,19 @@ export type Info = { info(section: string): Promise<string> };
 /** {@link Info} through test-kit's `redis-cli`. */
 export const cliInfo = (redis: RedisProcess): Info => ({ info: (s) => redis.cli('INFO', s) });
 
-/** The redis-server's CPU (user + system) so far, µs, from INFO cpu. */
-export async function redisCpuUs(info: Info): Promise<number> {
-  const text = await info.info('cpu');
-  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(text)![1]);
-  return (field('used_cpu_user') + field('used_cpu_sys')) * 1e6;
+/** One numeric field of one `INFO` section. */
+export async function infoField(info: Info, section: string, field: string): Promise<number> {
+  const text = await info.info(section);
+  const m = new RegExp(`^${field}:([\\d.]+)`, 'm').exec(text);
+  if (m === null) throw new Error(`INFO ${section} has no ${field}:\n${text}`);
+  return Number(m[1]);
 }
+
+/** The redis-server's CPU (user + system) so far, µs, from INFO cpu. */
+export const redisCpuUs = async (info: Info): Promise<number> =>
+  ((await infoField(info, 'cpu', 'used_cpu_user')) +
+    (await infoField(info, 'cpu', 'used_cpu_sys'))) *
+  1e6;
 
 /** Script calls (EVAL, EVALSHA, FCALL, their _ro forms) so far, from INFO commandstats. */
 export async function scriptCalls(info: Info): Promise<number> {

@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import type { Consume, RedisLimiter } from '../cases/redis-peers.js';
 import type { RedisReport } from '../report/types.js';
-import { median } from './common.js';
+import { infoField, median } from './common.js';
 
 /** Calls outstanding while filling (sluice coalesces them into batches). */
 export const FILL_INFLIGHT = 1024;
@@ -23,16 +23,7 @@ export async function fill(consume: Consume, keys: string[]): Promise<number> {
 }
 
 /** INFO memory's `used_memory`, bytes. */
-export async function usedMemory(client: Redis): Promise<number> {
-  return infoField(client, 'memory', 'used_memory');
-}
-
-async function infoField(client: Redis, section: string, field: string): Promise<number> {
-  const info = await client.info(section);
-  const m = info.match(new RegExp(`^${field}:(\\d+)`, 'm'));
-  if (m === null) throw new Error(`INFO ${section} has no ${field}:\n${info}`);
-  return Number(m[1]);
-}
+export const usedMemory = (client: Redis) => infoField(client, 'memory', 'used_memory');
 
 /** `MEMORY USAGE` of `key`; throws on null or 0 (no such key: the row would lie). */
 async function memoryUsage(mem: Redis, key: string): Promise<number> {
