@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PostgresStore } from '@sluice/postgres';
 import { createPostgresDatabase } from '@sluice/test-kit';
+import type { SoakReport } from '@sluice/test-kit/soak-worker';
 import pg from 'pg';
 import { parseCommand } from './cli/args.js';
 
@@ -26,14 +27,6 @@ const { values: args } = parseCommand({
 
 const here = dirname(fileURLToPath(import.meta.url));
 const workerPath = createRequire(import.meta.url).resolve('@sluice/test-kit/soak-worker');
-
-interface Report {
-  decisions: number;
-  allowed: number;
-  deadlocks: number;
-  busy: number;
-  errors: Record<string, number>;
-}
 
 function next<T>(child: ChildProcess, type: string): Promise<T> {
   return new Promise((resolve, reject) => {
@@ -69,13 +62,13 @@ async function soakStore(store: 'postgres' | 'sqlite', env: Record<string, strin
     const started = performance.now();
     const reports = await Promise.all(
       children.map((c, i) => {
-        const done = next<Report>(c, 'done');
+        const done = next<SoakReport>(c, 'done');
         c.send({ type: 'run', ms: args.ms, keys: args.keys, inflight: args.inflight, seed: i + 1 });
         return done;
       }),
     );
     const seconds = (performance.now() - started) / 1000;
-    const sum = (f: (r: Report) => number) => reports.reduce((n, r) => n + f(r), 0);
+    const sum = (f: (r: SoakReport) => number) => reports.reduce((n, r) => n + f(r), 0);
     const errors: Record<string, number> = {};
     for (const r of reports) {
       for (const [k, n] of Object.entries(r.errors)) errors[k] = (errors[k] ?? 0) + n;
