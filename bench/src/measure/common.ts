@@ -78,19 +78,25 @@ export type Info = { info(section: string): Promise<string> };
 /** {@link Info} through test-kit's `redis-cli`. */
 export const cliInfo = (redis: RedisProcess): Info => ({ info: (s) => redis.cli('INFO', s) });
 
-/** One numeric field of one `INFO` section. */
-export async function infoField(info: Info, section: string, field: string): Promise<number> {
+/** Numeric fields of one `INFO` section, read from one reply (so taken at one instant). */
+export async function infoFields(info: Info, section: string, fields: string[]): Promise<number[]> {
   const text = await info.info(section);
-  const m = new RegExp(`^${field}:([\\d.]+)`, 'm').exec(text);
-  if (m === null) throw new Error(`INFO ${section} has no ${field}:\n${text}`);
-  return Number(m[1]);
+  return fields.map((field) => {
+    const m = new RegExp(`^${field}:([\\d.]+)`, 'm').exec(text);
+    if (m === null) throw new Error(`INFO ${section} has no ${field}:\n${text}`);
+    return Number(m[1]);
+  });
 }
 
-/** The redis-server's CPU (user + system) so far, µs, from INFO cpu. */
-export const redisCpuUs = async (info: Info): Promise<number> =>
-  ((await infoField(info, 'cpu', 'used_cpu_user')) +
-    (await infoField(info, 'cpu', 'used_cpu_sys'))) *
-  1e6;
+/** One numeric field of one `INFO` section. */
+export const infoField = async (info: Info, section: string, field: string): Promise<number> =>
+  (await infoFields(info, section, [field]))[0]!;
+
+/** The redis-server's CPU (user + system) so far, µs, from one INFO cpu. */
+export async function redisCpuUs(info: Info): Promise<number> {
+  const [user, sys] = await infoFields(info, 'cpu', ['used_cpu_user', 'used_cpu_sys']);
+  return (user! + sys!) * 1e6;
+}
 
 /** Script calls (EVAL, EVALSHA, FCALL, their _ro forms) so far, from INFO commandstats. */
 export async function scriptCalls(info: Info): Promise<number> {

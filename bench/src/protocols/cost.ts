@@ -20,6 +20,14 @@ export function hundredFieldCase() {
   return { typeDefs, schema, query, fields: FIELDS };
 }
 
+/** The query string of a Yoga bench request: `small` (hello world) or `wide` (100 fields, n = 5). */
+export function yogaQuery(query: 'small' | 'wide'): string {
+  if (query === 'small')
+    return `query=${encodeURIComponent('{ viewer { items(first: 5) { nodes { id name } } } }')}`;
+  const variables = encodeURIComponent(JSON.stringify({ n: 5 }));
+  return `query=${encodeURIComponent(hundredFieldCase().query)}&variables=${variables}`;
+}
+
 function percentiles(samples: number[]): { p50: number; p99: number } {
   samples.sort((a, b) => a - b);
   return {

@@ -1,22 +1,21 @@
-// A Yoga server for the yoga bench, argv `plain` | `noop` (an empty onExecute) | `sluice`; IPC `start` /
-// `stop` measure its CPU, `inproc` runs n requests through yoga.fetch and replies the CPU µs per request.
+// A Yoga server for the yoga bench, argv `plain` | `noop` (an empty onExecute) | `sluice`, then the
+// query `small` | `wide` (default small); IPC `start` / `stop` measure its CPU, `inproc` runs n
+// requests through yoga.fetch and replies the CPU µs per request.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Limit, MemoryStore, useSluice } from '@sluice/graphql';
 import { createSchema, createYoga } from 'graphql-yoga';
-import { hundredFieldCase } from './cost.js';
-import { yogaQuery } from './yoga.js';
+import { hundredFieldCase, yogaQuery } from './cost.js';
 
 const [variant, query = 'small'] = process.argv.slice(2);
 // `small`: a hello-world query (Yoga's own work is least, the plugin's share largest);
 // `wide`: the 100-field query of the cost bench, 5 items per connection.
-const wide = hundredFieldCase();
 const item = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`f${i}`, `v${i}`]));
 const nodes = (first: number) => ({ nodes: Array.from({ length: first }, () => item) });
 const schema =
   query === 'wide'
     ? createSchema({
-        typeDefs: wide.typeDefs,
+        typeDefs: hundredFieldCase().typeDefs,
         resolvers: {
           Query: { viewer: () => ({}) },
           Viewer: Object.fromEntries(

@@ -3,16 +3,7 @@
 // request in process.
 import autocannon from 'autocannon';
 import { askCpu, spawnServer } from '../measure/common.js';
-
-import { hundredFieldCase } from './cost.js';
-
-/** The query string of a Yoga bench request: `small` (hello world) or `wide` (100 fields). */
-export function yogaQuery(query: 'small' | 'wide'): string {
-  if (query === 'small')
-    return `query=${encodeURIComponent('{ viewer { items(first: 5) { nodes { id name } } } }')}`;
-  const variables = encodeURIComponent(JSON.stringify({ n: 5 }));
-  return `query=${encodeURIComponent(hundredFieldCase().query)}&variables=${variables}`;
-}
+import { yogaQuery } from './cost.js';
 
 async function start(variant: string, query: 'small' | 'wide') {
   const { child, port } = await spawnServer('../protocols/yoga-server.ts', [variant, query], {
