@@ -1,0 +1,40 @@
+// What `pnpm test:quick` leaves to the full suite (`pnpm test`): the test files that start a
+// child process (redis-server, a worker, a runtime, a build, Chromium) or reach Redis or
+// PostgreSQL. scripts/jest/quick-guard.cjs refuses those in the quick tier, so a file missing
+// here fails `pnpm test:quick` loudly, naming this list. Paths are regular expressions
+// matched against a test file's path from the repository root.
+
+/** Whole jest projects (displayName) that need a server or a child process throughout. */
+export const FULL_ONLY_PROJECTS: Record<string, string> = {
+  redis: 'every RedisStore test runs against a redis-server it starts',
+  postgres: 'every PostgresStore test runs on the local PostgreSQL',
+  cli: 'the `sluice` command runs as a process against Redis',
+  examples: 'the demos run as processes (pnpm demo, the README lines)',
+  next: '`next build` and `next start`',
+  scripts: 'provisioning runs apt-get / the fixtures start binaries',
+};
+
+/** Single files of the other projects, with the reason. */
+export const FULL_ONLY: Record<string, string> = {
+  'docs/test/browser\\.test\\.ts$': 'builds the site, opens it in Chromium',
+  'docs/test/prefetch-shutdown\\.test\\.ts$': 'a process on Redis, stopped as the page shows',
+  'docs/test/snippets\\.test\\.ts$': 'runs the snippets as processes',
+  'docs/test/architecture\\.test\\.ts$': 'runs the import-graph tool as a process',
+  'bench/test/': 'renders the pages through the bench scripts (processes)',
+  'packages/cloudflare/test/(bundle|conformance|reserve-all|table|workerd)\\.test\\.ts$':
+    'esbuild and workerd processes',
+  'packages/hono/test/(bundle|runtimes)\\.test\\.ts$': 'esbuild; Bun, Deno and workerd processes',
+  'packages/core/test/http/ip-subject\\.test\\.ts$': 'PostgreSQL inet parity',
+  'packages/graphql/test/redis\\.test\\.ts$': 'a redis-server',
+  'packages/sqlite/test/operations-processes\\.test\\.ts$': 'worker processes',
+  'packages/ws/test/socket-io\\.test\\.ts$': 'socket.io on Redis, processes',
+  'packages/ws/test/bun\\.test\\.ts$': 'a Bun process',
+  'packages/[a-z]+/test/package-exports\\.test\\.ts$':
+    'builds the package, loads it in Node processes',
+  'packages/nestjs/test/docs-and-example\\.test\\.ts$': 'runs the example as a process',
+  'packages/client/test/browser-bundle\\.test\\.ts$': 'esbuild, and the bundle in Chromium',
+  'packages/sqlite/test/conformance\\.test\\.ts$': 'processes sharing one file',
+  'docs/test/(benchmarks|reference)\\.test\\.ts$':
+    'render the pages through their scripts (processes)',
+  'docs/snippets/client/clients\\.test\\.ts$': 'ky and axios against a server process',
+};
