@@ -38,3 +38,30 @@ export const FULL_ONLY: Record<string, string> = {
     'render the pages through their scripts (processes)',
   'docs/snippets/client/clients\\.test\\.ts$': 'ky and axios against a server process',
 };
+
+/**
+ * What CI runs once, on Node 20 (`pnpm test`), and not again on Node 22, 24 and 26
+ * (jest.node-majors.config.ts): tests of something other than Node, whose answer does not
+ * change with the Node major (a server topology, a runtime, TypeScript's types, the pages),
+ * and better-sqlite3's addon, built for Node 20 (on 22+ @sluice/sqlite runs on node:sqlite:
+ * packages/sqlite/test/node-sqlite.test.ts). The store's own code in one process still runs
+ * on every Node (redis-store, batch, prefetch, operations-sync, postgres-store...).
+ */
+export const ONCE_PER_CI: Record<string, string> = {
+  '/packages/redis/test/conformance-': 'the Redis conformance matrix: every client x topology',
+  '/packages/redis/test/operations-sentinel\\.test\\.ts$': 'a Sentinel failover',
+  '/packages/redis/test/([a-z-]+-processes|contention|late-replies|cluster-[a-z-]+)\\.test\\.ts$':
+    "processes racing on one key, Cluster failovers: Redis's atomicity and failover",
+  '/packages/redis/test/store-conformance\\.test\\.ts$': 'processes racing: Redis atomicity',
+  '/packages/postgres/test/(conformance|operations-processes)\\.test\\.ts$':
+    "processes racing: PostgreSQL's atomicity",
+  '/packages/hono/test/runtimes\\.test\\.ts$': 'Bun, Deno and workerd',
+  '/packages/cloudflare/test/(workerd|conformance|table)\\.test\\.ts$': 'workerd',
+  '/packages/sqlite/test/(conformance|sqlite-store|package-exports|operations|operations-processes)\\.test\\.ts$':
+    "better-sqlite3's addon (built for Node 20)",
+  '/examples/next/': '`next build`: Next.js',
+  '/docs/test/(browser|pages|reference|benchmarks|architecture|algorithms)\\.test\\.ts$':
+    'the pages: their links, plots, reference, the site in Chromium',
+  '/bench/test/': 'the benchmark pages rendered from the committed results',
+  '/packages/[a-z]+/test/export-names\\.test\\.ts$': "the export lists: TypeScript's checker",
+};

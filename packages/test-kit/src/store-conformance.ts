@@ -60,7 +60,7 @@ const ROUNDS = Number(process.env.SLUICE_STORE_ROUNDS ?? 10);
 /** The short soak of the test suite, in the race's processes (the 60 s one: `pnpm bench:stores-soak`). */
 const SOAK_MS = Number(process.env.SLUICE_STORE_SOAK_MS ?? 3000);
 
-/** The path of the ts-node runner for worker processes (`fork(tsWorkerPath(), [worker])`). */
+/** The path of the tsx runner for worker processes (`fork(tsWorkerPath(), [worker])`). */
 export function tsWorkerPath(): string {
   return join(__dirname, 'ts-worker.cjs');
 }

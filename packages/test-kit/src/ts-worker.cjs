@@ -1,6 +1,6 @@
 // Runs a TypeScript worker in a child process straight from the sources, with no prior
 // build: `fork(tsWorkerPath(), ['/abs/path/worker.ts'])` (see store-conformance.ts).
-// ts-node transpiles .ts on require (CommonJS); `@sluice/<name>` resolves to
+// tsx transpiles .ts on require (CommonJS); `@sluice/<name>` resolves to
 // packages/<name>/src/index.ts (`@sluice/core/store` and `/http` to their entries) and
 // `./x.js` to `./x.ts`, as jest.config.ts's moduleNameMapper does for the tests.
 const Module = require('node:module');
@@ -27,17 +27,10 @@ Module._resolveFilename = function resolveTs(request, parent, ...rest) {
   return resolve.call(this, request, parent, ...rest);
 };
 
-require('ts-node').register({
-  transpileOnly: true,
-  skipProject: true,
-  compilerOptions: {
-    module: 'CommonJS',
-    moduleResolution: 'Node10',
-    target: 'ES2022',
-    esModuleInterop: true,
-  },
-  moduleTypes: { '**/*.ts': 'cjs' },
-});
+// perf: tsx (esbuild) transpiles on require: about 0.3 s of CPU to start a worker on the
+// whole of core and a store, against 3.3 s with ts-node (measured on 2026-12-02); every
+// multi-process test starts four.
+require('tsx/cjs/api').register();
 
 const worker = process.argv[2];
 if (!worker) throw new Error('usage: ts-worker.cjs <worker.ts>');
