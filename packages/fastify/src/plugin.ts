@@ -107,6 +107,10 @@ function setup(app: FastifyInstance, options: FastifyRateLimitOptions): void {
   // Routes declared in this context before the plugin loaded (registered without `await`,
   // or after them) were never read by `onRoute`: their requests are refused (see lateRoutes).
   if (app.printRoutes() !== EMPTY_ROUTES) app.addHook('onRequest', lateRoutes(registration));
+  // Every store these limits decide in must be ready before the app is: a PostgresStore
+  // never migrated fails `app.ready()`, naming migrate(), instead of each request's policy.
+  const limiters = [pluginGuard.pipeline.limiter];
+  app.addHook('onReady', () => Promise.all(limiters.map((l) => l.ready())).then(() => undefined));
   app.addHook('onRoute', function (this: FastifyInstance, route) {
     route.config = { ...route.config, [kSeen]: true } as typeof route.config;
     // Only the nearest registration reads the route (it knows the options to inherit).
@@ -119,14 +123,15 @@ function setup(app: FastifyInstance, options: FastifyRateLimitOptions): void {
         if (s.global !== undefined) guards.unshift(s.global);
       }
     }
-    if (config !== undefined && config !== false)
-      guards.push(
-        guard(
-          merge(registration.base, config),
-          'route',
-          `config.rateLimit of ${String(route.method)} ${route.url}`,
-        ),
+    if (config !== undefined && config !== false) {
+      const own = guard(
+        merge(registration.base, config),
+        'route',
+        `config.rateLimit of ${String(route.method)} ${route.url}`,
       );
+      guards.push(own);
+      limiters.push(own.pipeline.limiter);
+    }
     // One hook per kind, its guards in order (global ones first).
     const kinds = new Map<RateLimitHook, Guard[]>();
     for (const g of guards) kinds.set(g.hook, [...(kinds.get(g.hook) ?? []), g]);
