@@ -141,7 +141,6 @@ export class GraphqlLimiter<Context = unknown> {
   #begun(op: OperationCost, requested: number, verdict: ProtocolVerdict): Begin {
     if (verdict.allowed) return { allowed: true, op, requested, verdict };
     const headers = verdict.headers(this.#styles, this.#clock(), 'points');
-    if (this.#styles.length === 0) headers.push(['Retry-After', String(verdict.retryAfterSeconds)]);
     const never = verdict.retryAfterMs < 0;
     const retryAfter = verdict.retryAfterSeconds;
     const message = never
