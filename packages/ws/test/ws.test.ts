@@ -195,7 +195,11 @@ describe('limitUpgrades', () => {
   it('an upgrade waiting will never admit (an operator deny) gets 429 without Retry-After', async () => {
     const store = new MemoryStore();
     await new LimitOperations({ store }).deny({ key: 'evil' });
-    const upgrades = limitUpgrades(Limit.perMinute(2), { store, key: () => 'evil', clock: fixedClock });
+    const upgrades = limitUpgrades(Limit.perMinute(2), {
+      store,
+      key: () => 'evil',
+      clock: fixedClock,
+    });
     const h = await harness(() => {}, { verifyClient: upgrades.verifyClient });
     try {
       const refused = await new Promise<{ status: number; retryAfter: unknown }>((resolve) => {
