@@ -1,19 +1,12 @@
-import { Limit, LimitOperations, MemoryStore } from '@sluice/core';
+import { Limit } from '@sluice/core';
+import { NEVER_ADMITTED, operatedStore } from '@sluice/test-kit';
 import { limitFetch } from '../src/index.js';
 
 // A request waiting will never admit gets no Retry-After (RFC 9110 has no value for
 // "never"), never a negative one: a cost above the (overridden) limit, an operator's deny.
 describe('@sluice/fetch: a request waiting will never admit', () => {
-  it.each([
-    [
-      'a cost above the overridden limit',
-      429,
-      (ops: LimitOperations) => ops.override({ key: 't' }, '1/min', { for: '1h' }),
-    ],
-    ['an operator deny', 403, (ops: LimitOperations) => ops.deny({ key: 't' })],
-  ])('%s: %i without Retry-After', async (_name, status, operate) => {
-    const store = new MemoryStore();
-    await operate(new LimitOperations({ store }));
+  it.each(NEVER_ADMITTED)('%s: %i without Retry-After', async (_name, status, operate) => {
+    const store = await operatedStore(operate);
     const handler = limitFetch(() => new Response('ok'), {
       limit: Limit.perMinute(10).cost(2),
       key: () => 't',

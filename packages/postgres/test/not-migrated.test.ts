@@ -1,5 +1,9 @@
 import { gcra, RateLimiter, StoreNotReadyError } from '@sluice/core';
-import { createPostgresDatabase, type PostgresDatabase } from '@sluice/test-kit';
+import {
+  createPostgresDatabase,
+  expectOneNotReadyLine,
+  type PostgresDatabase,
+} from '@sluice/test-kit';
 import pg from 'pg';
 import postgres from 'postgres';
 import { PostgresStore } from '../src/index.js';
@@ -46,18 +50,7 @@ describe('PostgresStore without migrate()', () => {
     async (kind) => {
       const client = clients().find(([k]) => k === kind)![1];
       const store = new PostgresStore({ client: client as pg.Pool, sweepIntervalMs: 0 });
-      const lines: string[] = [];
-      const limiter = new RateLimiter({
-        algorithm: gcra({ rate: 2, period: '1m' }),
-        store,
-        onStoreError: 'deny',
-        logger: { warn: (m) => lines.push(m) },
-      });
-      for (let i = 0; i < 3; i++) expect((await limiter.consume('a')).allowed).toBe(false);
-      expect(lines).toHaveLength(1);
-      expect(lines[0]).toContain('run `await store.migrate()` once');
-      expect(lines[0]).not.toContain('…');
-      expect(lines[0]).not.toContain('\n');
+      await expectOneNotReadyLine(store, 'run `await store.migrate()` once');
       await expect(store.reset('a')).rejects.toBeInstanceOf(StoreNotReadyError);
     },
   );

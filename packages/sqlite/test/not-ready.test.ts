@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gcra, RateLimiter, StoreNotReadyError } from '@sluice/core';
-import { EPOCH } from '@sluice/test-kit';
+import { EPOCH, expectOneNotReadyLine } from '@sluice/test-kit';
 import Database from 'better-sqlite3';
 import { SqliteStore } from '../src/index.js';
 
@@ -53,16 +53,6 @@ describe('SqliteStore.ready()', () => {
   it('a decision on a dropped table logs one whole line naming migrate()', async () => {
     const store = new SqliteStore({ database: database('logged.db'), sweepIntervalMs: 0 });
     database('logged.db').exec('DROP TABLE sluice_limits');
-    const lines: string[] = [];
-    const limiter = new RateLimiter({
-      algorithm: gcra({ rate: 2, period: '1m' }),
-      store,
-      onStoreError: 'deny',
-      logger: { warn: (m) => lines.push(m) },
-    });
-    for (let i = 0; i < 3; i++) expect((await limiter.consume('a')).allowed).toBe(false);
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain('run `store.migrate()`');
-    expect(lines[0]).not.toContain('…');
+    await expectOneNotReadyLine(store, 'run `store.migrate()`');
   });
 });
