@@ -210,6 +210,10 @@ function lateRoutes(registration: Registration) {
  *   `await`, or after the routes) that asks for a limit (`config.rateLimit`, or a global
  *   limit that reaches it) is answered 500 with a `SluiceConfigError`, never served
  *   unlimited. An app that never registers the plugin cannot be detected.
+ * - `ready()` waits for the store of the plugin's limit and of every `config.rateLimit`
+ *   (`Store.ready`, in an `onReady` hook): a store that cannot decide (a `PostgresStore`
+ *   never migrated) fails `app.ready()` / `listen()` with its error (`StoreNotReadyError`
+ *   naming `migrate()`). `app.rateLimit()` hooks are made after it and are not checked.
  * - `app.rateLimit(limitOrOptions?)`: an `onRequest` / `preHandler` hook for one route.
  * - `request.rateLimit` is the most restrictive decision; a key two limits share is charged
  *   once. A denied request gets the core's headers, `Retry-After` and body (429, JSON) or
@@ -220,7 +224,7 @@ function lateRoutes(registration: Registration) {
  *
  * @throws `SluiceConfigError` (from @sluice/core) from `register` for an invalid option,
  *   from route registration for an invalid `config.rateLimit`, from `ready()` for a route
- *   no registration saw; on a request only for a route declared before the plugin loaded
+ *   no registration saw (and the store's own error from `ready()` when it is not ready); on a request only for a route declared before the plugin loaded
  *   (as a 500 through Fastify's error handling), or when used as a hook.
  * @example await app.register(rateLimit, { limit: 'throttle:60,1', hook: 'preHandler' });
  */
