@@ -10,6 +10,8 @@ const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
 pool.on('error', (error) => console.error('postgres pool', error.message));
 const store = new PostgresStore({ client: pool }); // the database's clock decides
 await store.migrate(); // at deploy or startup: CREATE UNLOGGED TABLE sluice_limits, functions
+// where the role may not create: `await store.ready()` checks the migration ran (it rejects
+// naming migrate() when the table or functions are missing)
 
 const limiter = new RateLimiter({ algorithm: gcra({ rate: 60, period: '1m' }), store });
 const decision = await limiter.consume('user:42');

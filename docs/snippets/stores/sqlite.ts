@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 // #region store
 const database = new Database('/var/lib/my-app/limits.db'); // every process opens the same file
 const store = new SqliteStore({ database }); // WAL, busy timeout, the table: all at construction
+await store.ready(); // the tables are there (a dropped one rejects naming store.migrate())
 
 const limiter = new RateLimiter({ algorithm: gcra({ rate: 60, period: '1m' }), store });
 const decision = await limiter.consume('user:42');

@@ -161,6 +161,11 @@ export class WorkersRateLimitBindingStore implements Store {
   }
 
   /** The binding cannot forget a key: always rejects. */
+  /** {@link Store.ready}: the binding was checked at construction; always ready. */
+  ready(): Promise<void> {
+    return Promise.resolve();
+  }
+
   reset(_key: string): Promise<void> {
     return Promise.reject(new Error('sluice: a Workers rate-limiting binding cannot reset a key'));
   }

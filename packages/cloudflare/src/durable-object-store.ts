@@ -111,6 +111,22 @@ export class DurableObjectStore implements Store {
     this.#batches = new ShardBatches(namespace, name);
   }
 
+  /**
+   * {@link Store.ready}: resolves once the `namespace` option gives a Durable Object
+   * namespace (a function is called now, so call it where the binding exists: in Workers,
+   * inside a request or from `env`); rejects with a `SluiceConfigError` naming
+   * `namespace` otherwise. No I/O (a Worker may not do any outside a request): an object
+   * that does not answer is a store failure `onStoreError` answers.
+   */
+  ready(): Promise<void> {
+    try {
+      this.#batches.checkNamespace();
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
   /** The shard `key` lives in: 0 to `shards - 1`. */
   shardOf(key: string): number {
     if (this.shards === 1) return 0;

@@ -123,6 +123,11 @@ export class ShardBatches {
     for (const [i, w] of batch.waiters.entries()) w.resolve(reply.outcomes[i]!);
   }
 
+  /** Resolves the namespace option now: a `SluiceConfigError` when it is not a namespace. */
+  checkNamespace(): void {
+    this.#resolveNamespace();
+  }
+
   #resolveNamespace(): DurableObjectNamespaceLike {
     if (this.#namespace === undefined) {
       const namespace = (this.#namespaceOption as () => DurableObjectNamespaceLike)();

@@ -87,6 +87,24 @@ describe('Workers KV is refused as a store, with the reason', () => {
   });
 });
 
+describe('ready()', () => {
+  it('DurableObjectStore: rejects naming namespace when the function gives no namespace', async () => {
+    const store = new DurableObjectStore({ namespace: () => kvNamespace() as never });
+    await expect(store.ready()).rejects.toMatchObject({ option: 'namespace' });
+    const good = new DurableObjectStore({ namespace: inProcessNamespace().namespace });
+    await expect(good.ready()).resolves.toBeUndefined();
+  });
+
+  it('WorkersRateLimitBindingStore: ready (the binding was checked at construction)', async () => {
+    const store = new WorkersRateLimitBindingStore(fakeBinding(1) as never, {
+      limit: 1,
+      period: 60,
+      approximate: true,
+    });
+    await expect(store.ready()).resolves.toBeUndefined();
+  });
+});
+
 describe('DurableObjectStore options', () => {
   const namespace = { idFromName: () => ({}), get: () => ({ fetch: async () => new Response() }) };
   it.each([

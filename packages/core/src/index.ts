@@ -99,6 +99,7 @@ export { ProtocolVerdict, parseHeaderStyles } from './protocol/protocol-verdict.
 export type { CircuitBreakerOptions } from './store-failure/circuit-breaker.js';
 export type { OverLimitCacheOptions } from './store-failure/over-limit-cache.js';
 export type { StoreErrorPolicy, StoreFailureLogger } from './store-failure/store-failure.js';
+export { StoreNotReadyError } from './store-failure/store-not-ready-error.js';
 export type { MemoryStoreSnapshot } from './stores/memory-snapshot.js';
 export type { MemoryStoreOptions } from './stores/memory-store.js';
 export { MemoryStore } from './stores/memory-store.js';

@@ -57,11 +57,16 @@ export type {
 } from './store-failure/store-failure.js';
 export { DENY_RETRY_MS, FailSafeStore } from './store-failure/store-failure.js';
 export { keyErrorReason, StoreKeyError } from './store-failure/store-key-error.js';
+export {
+  isStoreNotReadyError,
+  StoreNotReadyError,
+} from './store-failure/store-not-ready-error.js';
 export type { Store, StoreRequest, StoreReservation } from './stores/store.js';
 export {
   chargeTimeOf,
   consumeEach,
   fullKey,
   recordChargeTime,
+  storeReady,
   withChargeTime,
 } from './stores/store.js';

@@ -107,6 +107,10 @@ function setup(app: FastifyInstance, options: FastifyRateLimitOptions): void {
   // Routes declared in this context before the plugin loaded (registered without `await`,
   // or after them) were never read by `onRoute`: their requests are refused (see lateRoutes).
   if (app.printRoutes() !== EMPTY_ROUTES) app.addHook('onRequest', lateRoutes(registration));
+  // Every store these limits decide in must be ready before the app is: a PostgresStore
+  // never migrated fails `app.ready()`, naming migrate(), instead of each request's policy.
+  const limiters = [pluginGuard.pipeline.limiter];
+  app.addHook('onReady', () => Promise.all(limiters.map((l) => l.ready())).then(() => undefined));
   app.addHook('onRoute', function (this: FastifyInstance, route) {
     route.config = { ...route.config, [kSeen]: true } as typeof route.config;
     // Only the nearest registration reads the route (it knows the options to inherit).
@@ -119,14 +123,15 @@ function setup(app: FastifyInstance, options: FastifyRateLimitOptions): void {
         if (s.global !== undefined) guards.unshift(s.global);
       }
     }
-    if (config !== undefined && config !== false)
-      guards.push(
-        guard(
-          merge(registration.base, config),
-          'route',
-          `config.rateLimit of ${String(route.method)} ${route.url}`,
-        ),
+    if (config !== undefined && config !== false) {
+      const own = guard(
+        merge(registration.base, config),
+        'route',
+        `config.rateLimit of ${String(route.method)} ${route.url}`,
       );
+      guards.push(own);
+      limiters.push(own.pipeline.limiter);
+    }
     // One hook per kind, its guards in order (global ones first).
     const kinds = new Map<RateLimitHook, Guard[]>();
     for (const g of guards) kinds.set(g.hook, [...(kinds.get(g.hook) ?? []), g]);
@@ -205,6 +210,10 @@ function lateRoutes(registration: Registration) {
  *   `await`, or after the routes) that asks for a limit (`config.rateLimit`, or a global
  *   limit that reaches it) is answered 500 with a `SluiceConfigError`, never served
  *   unlimited. An app that never registers the plugin cannot be detected.
+ * - `ready()` waits for the store of the plugin's limit and of every `config.rateLimit`
+ *   (`Store.ready`, in an `onReady` hook): a store that cannot decide (a `PostgresStore`
+ *   never migrated) fails `app.ready()` / `listen()` with its error (`StoreNotReadyError`
+ *   naming `migrate()`). `app.rateLimit()` hooks are made after it and are not checked.
  * - `app.rateLimit(limitOrOptions?)`: an `onRequest` / `preHandler` hook for one route.
  * - `request.rateLimit` is the most restrictive decision; a key two limits share is charged
  *   once. A denied request gets the core's headers, `Retry-After` and body (429, JSON) or
@@ -215,7 +224,7 @@ function lateRoutes(registration: Registration) {
  *
  * @throws `SluiceConfigError` (from @sluice/core) from `register` for an invalid option,
  *   from route registration for an invalid `config.rateLimit`, from `ready()` for a route
- *   no registration saw; on a request only for a route declared before the plugin loaded
+ *   no registration saw (and the store's own error from `ready()` when it is not ready); on a request only for a route declared before the plugin loaded
  *   (as a 500 through Fastify's error handling), or when used as a hook.
  * @example await app.register(rateLimit, { limit: 'throttle:60,1', hook: 'preHandler' });
  */

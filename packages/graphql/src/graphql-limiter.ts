@@ -12,6 +12,7 @@ import {
 import { checkOptionNames } from '@sluice/core/store';
 import { type DocumentNode, GraphQLError, type GraphQLSchema } from 'graphql';
 import { CostAnalyzer, type OperationCost, parseCostOptions } from './cost/analyzer.js';
+import { CostWarnings } from './cost/warnings.js';
 import { fnOption, OPTION_NAMES, type SluiceGraphqlOptions } from './options.js';
 
 /** `extensions.cost` of an answer: Shopify's shape, in DESIGN §19's names. */
@@ -59,6 +60,7 @@ const defaultIp = (c: AnyContext) => c?.req?.socket?.remoteAddress ?? c?.request
 export class GraphqlLimiter<Context = unknown> {
   readonly #limiter: ProtocolLimiter;
   readonly #analyzer: CostAnalyzer;
+  readonly #warnings: CostWarnings;
   readonly #key: (c: Context) => string | undefined | PromiseLike<string | undefined>;
   readonly #user: (c: Context) => string | number | undefined;
   readonly #ip: (c: Context) => string | undefined;
@@ -74,7 +76,9 @@ export class GraphqlLimiter<Context = unknown> {
       throw new SluiceConfigError('options', options, 'an object { limit, key?, store?, … }');
     }
     checkOptionNames(options, OPTION_NAMES, where);
-    this.#analyzer = new CostAnalyzer(parseCostOptions(options));
+    const cost = parseCostOptions(options);
+    this.#analyzer = new CostAnalyzer(cost);
+    this.#warnings = new CostWarnings(options.logger ?? console, cost);
     this.#limiter = new ProtocolLimiter({
       ...protocolStoreOptions(options),
       limit: options.limit,
@@ -111,6 +115,7 @@ export class GraphqlLimiter<Context = unknown> {
   ): Begin | Promise<Begin> {
     const op = this.#analyzer.operation(schema, document, operationName);
     if (op === undefined) return undefined;
+    this.#warnings.analysed(op);
     const requested = op.requested(variables);
     const key = this.#key(context);
     // perf: synchronous all the way when the key function and the store are
@@ -141,7 +146,6 @@ export class GraphqlLimiter<Context = unknown> {
   #begun(op: OperationCost, requested: number, verdict: ProtocolVerdict): Begin {
     if (verdict.allowed) return { allowed: true, op, requested, verdict };
     const headers = verdict.headers(this.#styles, this.#clock(), 'points');
-    if (this.#styles.length === 0) headers.push(['Retry-After', String(verdict.retryAfterSeconds)]);
     const never = verdict.retryAfterMs < 0;
     const retryAfter = verdict.retryAfterSeconds;
     const message = never
@@ -168,6 +172,7 @@ export class GraphqlLimiter<Context = unknown> {
   finish(begin: Begin & { allowed: true }, data: unknown): Finish | Promise<Finish> {
     const { op, verdict } = begin;
     const actual = Math.min(op.actual(data), Number.MAX_SAFE_INTEGER);
+    this.#warnings.settled(begin.requested, actual);
     const peeks = this.#limiter.settle(verdict, actual);
     return peeks instanceof Promise
       ? peeks.then((p) => this.#finished(begin, actual, p))

@@ -10,7 +10,7 @@ export { Limit, MemoryStore, SluiceConfigError, ThrottleRegistry, throttles } fr
 export type { SluiceApolloPlugin } from './apollo.js';
 export { sluiceApollo } from './apollo.js';
 export type { CostOptions } from './cost/analyzer.js';
-export { queryCost } from './cost/analyzer.js';
+export { DEFAULT_LIST_SIZE, queryCost, UNDERCHARGE_RATIO } from './cost/analyzer.js';
 export type { CostModel, CostModelName } from './cost/models.js';
 export { COST_MODELS } from './cost/models.js';
 export type { CostExtension } from './graphql-limiter.js';

@@ -53,6 +53,15 @@ describe('sluiceApollo on Apollo Server', () => {
     expect((await query(150, 'u2')).result.errors).toBeUndefined();
   });
 
+  it('a query above the whole budget gets no Retry-After (waiting will not help), never -1', async () => {
+    const { query } = server({ count: 5 });
+    const big = await query(2000);
+    expect(big.http.status).toBe(429);
+    expect(big.http.headers.get('retry-after')).toBeUndefined();
+    expect(big.result.errors[0].extensions.code).toBe('QUERY_TOO_COSTLY');
+    expect(big.result.errors[0].extensions.retryAfter).toBeUndefined();
+  });
+
   it('gives back exactly the difference: requested 150, actual 40 -> 960 available', async () => {
     const { query } = server({ count: 40 });
     const r = await query(150);

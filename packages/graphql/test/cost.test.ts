@@ -38,8 +38,8 @@ describe('objects model, @cost and overrides', () => {
   it('multiplies nodes lists by first, honours @cost on fields and types', () => {
     expect(queryCost(itemsSchema, '{ items(first: 150) { nodes { id } } }')).toBe(1 + 150);
     expect(queryCost(itemsSchema, '{ shop { name } }')).toBe(3);
-    // search: @cost(weight: 10) per item, default list size 1
-    expect(queryCost(itemsSchema, '{ search(text: "a") { id } }')).toBe(10);
+    // search: @cost(weight: 10) per item, default list size 100
+    expect(queryCost(itemsSchema, '{ search(text: "a") { id } }')).toBe(1000);
     expect(queryCost(itemsSchema, '{ search(text: "a") { id } }', { defaultListSize: 5 })).toBe(50);
   });
 
@@ -47,7 +47,7 @@ describe('objects model, @cost and overrides', () => {
     expect(queryCost(itemsSchema, '{ shop { name } }', { typeCosts: { Shop: 7 } })).toBe(7);
     expect(
       queryCost(itemsSchema, '{ search(text: "a") { id } }', { fieldCosts: { 'Query.search': 4 } }),
-    ).toBe(4);
+    ).toBe(400);
   });
 
   it('merges fragments and aliases by response key, honours @skip / @include', () => {

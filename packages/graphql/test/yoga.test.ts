@@ -92,6 +92,19 @@ describe('useSluice on GraphQL Yoga', () => {
     expect(big.body.errors[0].extensions.code).toBe('QUERY_TOO_COSTLY');
   });
 
+  it('a query above the whole budget gets no Retry-After (waiting will not help), never -1', async () => {
+    for (const headers of [undefined, 'draft-8']) {
+      const { query } = server({ count: 5 }, headers === undefined ? {} : { headers });
+      const big = await query(2000);
+      expect(big.status).toBe(429);
+      expect(big.headers.get('retry-after')).toBeNull();
+      const ext = big.body.errors[0].extensions;
+      expect(ext.code).toBe('QUERY_TOO_COSTLY');
+      expect(ext.retryAfter).toBeUndefined();
+      expect(Object.keys(ext.http?.headers ?? {})).not.toContain('Retry-After');
+    }
+  });
+
   it('keys by the Node request IP when no key is given, and fails closed without any subject', async () => {
     const plugin = () => useSluice({ limit: Limit.perHour(3), store: new MemoryStore() });
     const schema = () =>

@@ -17,7 +17,8 @@ const reflect = Reflect as unknown as {
  * (and of every provider with a `@Throttle`: GraphQL resolvers), so that a malformed
  * `@Throttle` fails then, naming the controller and handler. With `global: false`, a
  * `@Throttle` on a handler that `SluiceGuard` does not guard is an error too: it would be a
- * silently unlimited route.
+ * silently unlimited route. Then every limit's store must be ready (`Store.ready`): a
+ * PostgresStore never migrated fails the start, naming `migrate()`.
  */
 export class SluiceExplorer implements OnModuleInit {
   constructor(
@@ -27,7 +28,16 @@ export class SluiceExplorer implements OnModuleInit {
     private readonly modules: ModulesContainer,
   ) {}
 
-  onModuleInit(): void {
+  /**
+   * Builds every limit, then waits for their stores to be ready: a store that cannot
+   * decide (a PostgresStore never migrated) fails the application's start, naming the fix.
+   */
+  onModuleInit(): Promise<void> {
+    this.#buildAll();
+    return this.routes.ready();
+  }
+
+  #buildAll(): void {
     const controllers = this.discovery.getControllers();
     const providers = this.discovery.getProviders();
     this.#checkOneModule(providers);

@@ -66,6 +66,8 @@ export class SluiceRoutes {
   readonly config: SluiceConfig;
   readonly #global: NestPipeline | undefined;
   readonly #handlers = new WeakMap<Function, WeakMap<Function, HandlerLimits>>();
+  /** Every pipeline built, for {@link SluiceRoutes.ready}. */
+  readonly #pipelines: NestPipeline[] = [];
 
   constructor(config: SluiceConfig) {
     this.config = config;
@@ -73,6 +75,16 @@ export class SluiceRoutes {
       config.globalLimit === undefined
         ? undefined
         : new HttpPipeline(config.globalLimit, nestBinding(undefined, this), 'global');
+    if (this.#global !== undefined) this.#pipelines.push(this.#global);
+  }
+
+  /**
+   * Waits for the store of every limiter built so far to be ready (`Store.ready`): rejects
+   * with the first store's reason (a `StoreNotReadyError` naming `migrate()` for a
+   * PostgresStore never migrated). The module's init calls it after building every limit.
+   */
+  ready(): Promise<void> {
+    return Promise.all(this.#pipelines.map((p) => p.limiter.ready())).then(() => undefined);
   }
 
   /** Whether `handler` of `cls` has a limit of its own (a `@Throttle` on it or its class). */
@@ -109,9 +121,13 @@ export class SluiceRoutes {
     for (const { limit, options } of entries) {
       try {
         const own = checkThrottleOptions(options, where);
-        pipelines.push(
-          new HttpPipeline({ ...this.config.shared, ...own, limit }, binding, 'route'),
+        const pipeline = new HttpPipeline(
+          { ...this.config.shared, ...own, limit },
+          binding,
+          'route',
         );
+        pipelines.push(pipeline);
+        this.#pipelines.push(pipeline);
       } catch (error) {
         if (!(error instanceof SluiceConfigError)) throw error;
         throw new SluiceConfigError(error.option, undefined, '', {

@@ -9,6 +9,7 @@ import {
 } from '@sluice/core/store';
 import { Batcher, type Request } from './batch.js';
 import type { PostgresClient } from './client.js';
+import { notMigrated, readySql, withMigrationHint } from './not-ready.js';
 import { PostgresOperations } from './operations.js';
 import { type PostgresStoreOptions, parseOptions } from './options.js';
 import { migrationSql } from './sql/migration.js';
@@ -47,7 +48,8 @@ function noTwin(kind: unknown): TypeError {
  * statement locks its rows in one key order, so no two statements deadlock, and decides
  * every request of a limiter's stack all-or-nothing. Expired rows are swept in bounded
  * passes. Run {@link PostgresStore.migrate} once (at deploy or startup) to create the
- * table and functions.
+ * table and functions; {@link PostgresStore.ready} checks they are there (without them
+ * every call fails with a `StoreNotReadyError` naming `migrate()`).
  *
  * A call that times out (`timeoutMs`) charges nothing, even when the database runs it later:
  * each statement carries its deadline on the database clock and decides nothing past it.
@@ -79,6 +81,7 @@ export class PostgresStore implements Store {
   readonly #batcher: Batcher;
   readonly #sweeper: Sweeper;
   readonly #sql;
+  readonly #ready: string;
   /**
    * The operator entries (bans, allow and deny lists, overrides: `LimitOperations`) of
    * every limiter prefix, shared by every process on this database: in the tables
@@ -100,19 +103,22 @@ export class PostgresStore implements Store {
     this.clock = config.clock;
     this.table = names.table;
     this.timeoutMs = config.timeoutMs;
-    this.#sql = config.sql;
+    // A missing table or function fails every call with one error naming migrate().
+    const sql = withMigrationHint(config.sql, names.table);
+    this.#sql = sql;
+    this.#ready = readySql(names);
     const channel = channelOf(config.schema, config.table);
     this.#migration = migrationSql(names, config, channel);
     this.#batcher = new Batcher({
-      client: config.sql,
+      client: sql,
       decide: names.fn('decide'),
       statement: `sluice_decide_${config.schema}_${config.table}`,
       timeoutMs: config.timeoutMs,
     });
-    this.#sweeper = new Sweeper(config, names);
+    this.#sweeper = new Sweeper({ ...config, sql }, names);
     enableOperations();
     this.#operations = new PostgresOperations({
-      sql: config.sql,
+      sql,
       names,
       channel,
       syncMs: config.syncMs,
@@ -128,6 +134,25 @@ export class PostgresStore implements Store {
    */
   async migrate(): Promise<void> {
     await this.#sql.transaction(this.#migration);
+  }
+
+  /**
+   * {@link Store.ready}: resolves when the table, the operator-entry tables and this
+   * version's functions exist (one query); rejects with a `StoreNotReadyError` naming
+   * `migrate()` when they do not (never migrated, or migrated by an older version), or
+   * with the client's error when the database cannot be reached. Call it at start-up (the
+   * Fastify plugin's `onReady` and NestJS's module init do) so a missing migration fails
+   * there: on the request path it is a store failure that `onStoreError` answers, logged
+   * once per outage with the same message.
+   *
+   * @example
+   * ```ts
+   * await store.migrate(); // where the role may create; elsewhere:
+   * await store.ready();
+   * ```
+   */
+  async ready(): Promise<void> {
+    if ((await this.#sql.value(this.#ready, [])) !== true) throw notMigrated(this.table);
   }
 
   consume(key: string, algorithm: Algorithm, cost: number, nowMs: number): Promise<Decision> {

@@ -6,6 +6,14 @@ import {
 } from '@sluice/core/store';
 import type { SqliteDatabase, SqliteStatement } from './database.js';
 
+/** Creates the operator entries' tables of `table` when they are not there. */
+export function opsTablesSql(table: string): string {
+  return `CREATE TABLE IF NOT EXISTS "${table}_ops" (prefix TEXT NOT NULL, id TEXT NOT NULL,
+      entry TEXT NOT NULL, until REAL, PRIMARY KEY (prefix, id));
+    CREATE TABLE IF NOT EXISTS "${table}_ops_version" (prefix TEXT PRIMARY KEY NOT NULL,
+      version INTEGER NOT NULL)`;
+}
+
 /**
  * `SqliteStore#operations`: the operator entries of each limiter prefix in two tables of the
  * database file (`<table>_ops`, `<table>_ops_version`), shared by every process on it. A
@@ -32,12 +40,7 @@ export class SqliteOperations implements OperationsSync {
     this.syncMs = syncMs;
     const ops = `"${table}_ops"`;
     const version = `"${table}_ops_version"`;
-    db.exec(
-      `CREATE TABLE IF NOT EXISTS ${ops} (prefix TEXT NOT NULL, id TEXT NOT NULL,
-        entry TEXT NOT NULL, until REAL, PRIMARY KEY (prefix, id));
-       CREATE TABLE IF NOT EXISTS ${version} (prefix TEXT PRIMARY KEY NOT NULL,
-        version INTEGER NOT NULL)`,
-    );
+    db.exec(opsTablesSql(table));
     this.#version = db.prepare(`SELECT version FROM ${version} WHERE prefix = ?`);
     // One statement, so one read of the file: the entries are those of that version (no
     // transaction of our own: the app may have one open on this connection).

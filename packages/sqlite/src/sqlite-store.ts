@@ -7,12 +7,29 @@ import {
   type OperationsSync,
   releaseOperations,
   type State,
+  StoreNotReadyError,
   type StoreRequest,
 } from '@sluice/core/store';
 import { isReadOnlyError, type SqliteStatement } from './database.js';
-import { SqliteOperations } from './operations.js';
+import { opsTablesSql, SqliteOperations } from './operations.js';
 import { parseOptions, type SqliteStoreConfig, type SqliteStoreOptions } from './options.js';
 import { decodeState, EXPIRY_SQL, encodeState } from './state-text.js';
+
+/** Creates the limits table `table` when it is not there. */
+function limitsTableSql(table: string): string {
+  return `CREATE TABLE IF NOT EXISTS "${table}" (key TEXT PRIMARY KEY NOT NULL, state TEXT,
+    expires_at REAL GENERATED ALWAYS AS (${EXPIRY_SQL}) VIRTUAL)`;
+}
+
+/** The fix named when the store's tables are missing. */
+const MIGRATE_FIX =
+  'run `store.migrate()` (or make a new SqliteStore): it creates them again, empty';
+
+/** Whether `error` is SQLite's "no such table" (either driver). */
+function isNoSuchTable(error: unknown): boolean {
+  const message = (error as { message?: unknown } | null)?.message;
+  return typeof message === 'string' && message.includes('no such table');
+}
 
 /** Ms a row outlives its state's expiry before a sweep deletes it. */
 export const SWEEP_SLACK_MS = 1000;
@@ -66,6 +83,7 @@ export class SqliteStore implements Store {
   readonly #expired: SqliteStatement;
   readonly #delete: SqliteStatement;
   readonly #sweep: SqliteStatement;
+  readonly #tables: SqliteStatement;
   #timer: NodeJS.Timeout | undefined;
   #lastNow = 0;
   // The call the SQL functions run (set before each statement; the statement runs
@@ -91,10 +109,7 @@ export class SqliteStore implements Store {
       db.exec(`PRAGMA busy_timeout = ${config.busyTimeoutMs}`);
       db.exec('PRAGMA journal_mode = WAL');
       db.exec('PRAGMA synchronous = NORMAL');
-      db.exec(
-        `CREATE TABLE IF NOT EXISTS ${t} (key TEXT PRIMARY KEY NOT NULL, state TEXT,
-          expires_at REAL GENERATED ALWAYS AS (${EXPIRY_SQL}) VIRTUAL)`,
-      );
+      db.exec(limitsTableSql(config.table));
       // A read-only file (or directory) fails here, at construction, not on a request.
       db.exec('BEGIN IMMEDIATE; ROLLBACK');
     } catch (error) {
@@ -126,6 +141,9 @@ export class SqliteStore implements Store {
     // A sweep finds expired keys with a read (which, in WAL mode, never blocks a writer),
     // then deletes them in one short write that checks each is still expired.
     this.#expired = db.prepare(`SELECT key FROM ${t} WHERE expires_at < ? LIMIT ?`);
+    this.#tables = db.prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (?, ?, ?)",
+    );
     this.#sweep = db.prepare(
       `DELETE FROM ${t} WHERE key IN (SELECT value FROM json_each(?)) AND expires_at < ?`,
     );
@@ -139,6 +157,29 @@ export class SqliteStore implements Store {
       }, config.sweepIntervalMs);
       this.#timer.unref();
     }
+  }
+
+  /**
+   * Creates the store's tables when they are missing (the constructor does, so only a
+   * table dropped since needs it); idempotent, synchronous. Counters of a re-created table
+   * start empty.
+   */
+  migrate(): void {
+    const db = this.#config.database;
+    db.exec(limitsTableSql(this.table));
+    db.exec(opsTablesSql(this.table));
+  }
+
+  /**
+   * {@link Store.ready}: resolves when the limits table and the operator-entry tables are
+   * in the file (the constructor creates them); rejects with a `StoreNotReadyError`
+   * naming `migrate()` when one was dropped since (then every decision fails with the same
+   * error, which `onStoreError` answers, logged once per outage).
+   */
+  ready(): Promise<void> {
+    const names = [this.table, `${this.table}_ops`, `${this.table}_ops_version`];
+    const found = this.#tables.all(...names) as unknown[];
+    return found.length === names.length ? Promise.resolve() : Promise.reject(this.#missing());
   }
 
   /** One decision: one statement, the algorithm's `step` inside it. */
@@ -183,7 +224,19 @@ export class SqliteStore implements Store {
   }
 
   reset(key: string): void {
-    this.#delete.run(key);
+    try {
+      this.#delete.run(key);
+    } catch (error) {
+      throw isNoSuchTable(error) ? this.#missing() : error;
+    }
+  }
+
+  #missing(): StoreNotReadyError {
+    return new StoreNotReadyError(
+      'SqliteStore',
+      `its table "${this.table}" (or its operator-entry tables) is missing from the file`,
+      MIGRATE_FIX,
+    );
   }
 
   /**
@@ -225,8 +278,12 @@ export class SqliteStore implements Store {
    */
   #run(statements: readonly [SqliteStatement, SqliteStatement], key: string): Decision {
     this.#decision = undefined;
-    statements[0].run(key);
-    if (this.#decision === undefined) statements[1].run(key);
+    try {
+      statements[0].run(key);
+      if (this.#decision === undefined) statements[1].run(key);
+    } catch (error) {
+      throw isNoSuchTable(error) ? this.#missing() : error;
+    }
     const decision = this.#decision!;
     this.#decision = undefined;
     return decision;

@@ -17,6 +17,7 @@ export * from './http-outcome-rules.js';
 export * from './http-pipeline-rules.js';
 export * from './http-silent-rules.js';
 export type { RunSummary } from './mini-runner.js';
+export * from './never-admitted.js';
 export * from './operations-worker-parent.js';
 export * from './otel-capture.js';
 export * from './overload-simulation.js';

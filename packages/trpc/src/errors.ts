@@ -5,22 +5,34 @@ import type { Decision, ProtocolVerdict } from '@sluice/core';
  */
 export class RateLimitedError extends Error {
   override readonly name = 'RateLimitedError';
-  /** Seconds until the same call would be admitted, rounded up, at least 1 (`Retry-After`). */
-  readonly retryAfter: number;
+  /**
+   * Seconds until the same call would be admitted, rounded up, at least 1 (`Retry-After`);
+   * `undefined` when waiting will never admit it (its cost exceeds the quota, or an
+   * operator's deny): then no `Retry-After` is sent. Never negative.
+   */
+  readonly retryAfter: number | undefined;
   /** The same in exact **ms**; -1 when the call's cost exceeds the quota. */
   readonly retryAfterMs: number;
   /** The most restrictive limit's decision. */
   readonly decision: Decision;
 
   constructor(verdict: ProtocolVerdict) {
-    super(`Rate limit exceeded, retry in ${verdict.retryAfterSeconds} seconds`);
-    this.retryAfter = verdict.retryAfterSeconds;
+    const never = verdict.retryAfterSeconds < 0;
+    super(
+      never
+        ? 'Rate limit exceeded: this call costs more than the limit allows, waiting will not admit it'
+        : `Rate limit exceeded, retry in ${verdict.retryAfterSeconds} seconds`,
+    );
+    this.retryAfter = never ? undefined : verdict.retryAfterSeconds;
     this.retryAfterMs = verdict.retryAfterMs;
     this.decision = verdict.decision;
   }
 }
 
-/** `retryAfter` (seconds) of a tRPC error whose cause is a {@link RateLimitedError}, else `undefined`. */
+/**
+ * `retryAfter` (seconds) of a tRPC error whose cause is a {@link RateLimitedError}, else
+ * `undefined` (also for one that waiting will not admit: no `Retry-After` for it).
+ */
 export function retryAfterOf(error: unknown): number | undefined {
   const cause = (error as { cause?: unknown } | null)?.cause;
   return cause instanceof RateLimitedError ? cause.retryAfter : undefined;

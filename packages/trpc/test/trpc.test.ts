@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Limit, MemoryStore, ThrottleRegistry } from '@sluice/core';
+import { Limit, LimitOperations, MemoryStore, ThrottleRegistry } from '@sluice/core';
 import {
   RateLimitedError,
   sluiceErrorFormatter,
@@ -142,6 +142,28 @@ describe.each(adapters)('sluiceTrpc through the %s', (_name, make) => {
 });
 
 describe('sluiceTrpc', () => {
+  it('a call waiting will never admit (an operator deny) gets no Retry-After, never -1', async () => {
+    const store = new MemoryStore();
+    const ops = new LimitOperations({ store });
+    await ops.deny({ key: 'evil' });
+    const t = initTRPC.context<Ctx>().create({ errorFormatter: sluiceErrorFormatter });
+    const mw = sluiceTrpc(Limit.perMinute(3), { store, key: () => 'evil', clock: fixedClock });
+    const appRouter = t.router({ hello: t.procedure.use(mw).query(() => 'hi') });
+    const res = await fetchRequestHandler({
+      endpoint: '/trpc',
+      req: new Request('http://x/trpc/hello'),
+      router: appRouter,
+      createContext: () => ({}),
+      responseMeta: sluiceResponseMeta,
+    });
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBeNull();
+    const body = (await res.json()) as any;
+    expect(body.error.data.code).toBe('TOO_MANY_REQUESTS');
+    expect(body.error.data.retryAfter).toBeUndefined();
+    expect(body.error.message).not.toMatch(/-1/);
+  });
+
   it('throws a TRPCError whose cause carries retryAfter, when called directly', async () => {
     const mw = sluiceTrpc(Limit.perMinute(1), { key: () => 'k', clock: fixedClock });
     const next = async () => 'ok';

@@ -1,4 +1,4 @@
-import { type LimitInput, SluiceConfigError } from '@sluice/core';
+import { type LimitInput, type ProtocolVerdict, SluiceConfigError } from '@sluice/core';
 import { type Keyed, keyed, type WsLimitOptions } from './options.js';
 
 /** A socket.io server socket, as far as sluice needs it (socket.io 4). */
@@ -24,8 +24,11 @@ export interface IoSocketLike {
 export interface RateLimitedIoError extends Error {
   /** What the client's `connect_error` receives: `retryAfter` in seconds. */
   data: {
-    /** Seconds until a connection would be admitted. */
-    retryAfter: number;
+    /**
+     * Seconds until a connection would be admitted (at least 1); absent when waiting will
+     * not admit it (an operator's deny, a cost above the limit): never negative.
+     */
+    retryAfter?: number;
   };
 }
 
@@ -63,7 +66,7 @@ export function limitIoConnections(
     Promise.resolve()
       .then(() => k.limiter.check(k.viewOf(socket, 'connect'), { key: k.keyOf(socket) }))
       .then(
-        (v) => (v.allowed ? next() : next(limitedError(v.retryAfterSeconds))),
+        (v) => (v.allowed ? next() : next(limitedError(retryAfterOf(v)))),
         (error) => next(error instanceof Error ? error : new Error('sluice: rate limiter error')),
       );
   };
@@ -80,7 +83,8 @@ export interface LimitIoEventsOptions extends WsLimitOptions<IoSocketLike> {
  * user's sockets (and processes, on a shared store): `io.use(limitIoEvents({ 'chat:message':
  * '10/s', '*': '100/s' }))`. `'*'` counts every event. An event over a limit never reaches
  * your handlers; when it carries an acknowledgement callback, the callback gets
- * `{ error: 'rate limit exceeded', retryAfter }` (seconds).
+ * `{ error: 'rate limit exceeded', retryAfter }` (seconds; no `retryAfter` when waiting
+ * will not admit it).
  *
  * @throws {@link SluiceConfigError} for a bad or unknown option or limit.
  */
@@ -120,10 +124,10 @@ export function limitIoEvents(
       );
       if (applied.length === 0) return go();
       decideAll(applied, socket).then(
-        (retryAfter) => {
-          if (retryAfter === 0) return go();
+        (denied) => {
+          if (denied === undefined) return go();
           const ack = packet[packet.length - 1];
-          if (typeof ack === 'function') ack({ error: 'rate limit exceeded', retryAfter });
+          if (typeof ack === 'function') ack(limitedAck(denied));
           if (onLimit === 'disconnect') socket.disconnect(true);
         },
         () => socket.disconnect(true), // a limiter that fails never lets events through
@@ -133,17 +137,32 @@ export function limitIoEvents(
   };
 }
 
-/** Decides the event under each limiter in turn; 0 when all admit, else the retry seconds. */
-async function decideAll(applied: Keyed<IoSocketLike>[], socket: IoSocketLike): Promise<number> {
+/** Decides the event under each limiter in turn; undefined when all admit, else the denial. */
+async function decideAll(
+  applied: Keyed<IoSocketLike>[],
+  socket: IoSocketLike,
+): Promise<ProtocolVerdict | undefined> {
   for (const k of applied) {
     const v = await k.limiter.check(k.viewOf(socket, 'event'), { key: k.keyOf(socket) });
-    if (!v.allowed) return v.retryAfterSeconds;
+    if (!v.allowed) return v;
   }
-  return 0;
+  return undefined;
 }
 
-function limitedError(retryAfter: number): RateLimitedIoError {
+/** `retryAfter` in seconds, or undefined when waiting will not admit it (never -1). */
+function retryAfterOf(v: ProtocolVerdict): number | undefined {
+  return v.retryAfterSeconds < 0 ? undefined : v.retryAfterSeconds;
+}
+
+function limitedAck(v: ProtocolVerdict): { error: string; retryAfter?: number } {
+  const retryAfter = retryAfterOf(v);
+  return retryAfter === undefined
+    ? { error: 'rate limit exceeded' }
+    : { error: 'rate limit exceeded', retryAfter };
+}
+
+function limitedError(retryAfter: number | undefined): RateLimitedIoError {
   const error = new Error('rate limit exceeded') as RateLimitedIoError;
-  error.data = { retryAfter };
+  error.data = retryAfter === undefined ? {} : { retryAfter };
   return error;
 }

@@ -51,10 +51,12 @@ export function limitUpgrades(
     check,
     verifyClient(info, done) {
       check(info.req).then(
-        (v) =>
-          v.allowed
-            ? done(true)
-            : done(false, 429, 'Too Many Requests', { 'Retry-After': String(v.retryAfterSeconds) }),
+        (v) => {
+          if (v.allowed) return done(true);
+          // No Retry-After when waiting will not help (a cost above the limit, a deny).
+          const retryAfter = v.retryAfterHeader;
+          done(false, 429, 'Too Many Requests', retryAfter ? { 'Retry-After': retryAfter } : {});
+        },
         () => done(false, 500, 'Internal Server Error'),
       );
     },

@@ -2,7 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { Limit, MemoryStore } from '@sluice/core';
+import { Limit, LimitOperations, MemoryStore } from '@sluice/core';
 import { type RedisProcess, startRedis } from '@sluice/test-kit';
 import { limitIoConnections, limitIoEvents } from '@sluice/ws';
 import { Server } from 'socket.io';
@@ -82,6 +82,31 @@ describe('socket.io middleware', () => {
     } finally {
       c.close();
       await s.close();
+    }
+  });
+
+  it('a denied subject (waiting will not help) gets no retryAfter, never -1', async () => {
+    const store = new MemoryStore();
+    await new LimitOperations({ store }).deny({ key: 'evil' });
+    const options = { store, key: () => 'evil', clock: fixedClock };
+    const s = await ioServer((io) => io.use(limitIoConnections('2/min', options)));
+    const e = await ioServer((io) => io.use(limitIoEvents({ ping: '5/min' }, options)));
+    const c = connect(s.url, { transports: ['websocket'], reconnection: false });
+    const d = connect(e.url, { transports: ['websocket'], reconnection: false });
+    try {
+      const error = await connected(c).then(
+        () => undefined,
+        (x: Error & { data?: unknown }) => x,
+      );
+      expect(error?.message).toBe('rate limit exceeded');
+      expect(error?.data).toEqual({});
+      await connected(d);
+      expect(await d.emitWithAck('ping')).toEqual({ error: 'rate limit exceeded' });
+    } finally {
+      c.close();
+      d.close();
+      await s.close();
+      await e.close();
     }
   });
 

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Limit, MemoryStore, ThrottleRegistry } from '@sluice/core';
+import { Limit, LimitOperations, MemoryStore, ThrottleRegistry } from '@sluice/core';
 import { limitMessages, limitUpgrades } from '@sluice/ws';
 import { WebSocket, WebSocketServer } from 'ws';
 
@@ -192,6 +192,29 @@ describe('limitMessages on ws', () => {
 });
 
 describe('limitUpgrades', () => {
+  it('an upgrade waiting will never admit (an operator deny) gets 429 without Retry-After', async () => {
+    const store = new MemoryStore();
+    await new LimitOperations({ store }).deny({ key: 'evil' });
+    const upgrades = limitUpgrades(Limit.perMinute(2), {
+      store,
+      key: () => 'evil',
+      clock: fixedClock,
+    });
+    const h = await harness(() => {}, { verifyClient: upgrades.verifyClient });
+    try {
+      const refused = await new Promise<{ status: number; retryAfter: unknown }>((resolve) => {
+        const ws = new WebSocket(h.url);
+        ws.on('unexpected-response', (_req, res) =>
+          resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] }),
+        );
+        ws.on('error', () => {});
+      });
+      expect(refused).toEqual({ status: 429, retryAfter: undefined });
+    } finally {
+      await h.close();
+    }
+  });
+
   it('refuses the upgrade over the limit with 429 and Retry-After', async () => {
     const upgrades = limitUpgrades(Limit.perMinute(2), {
       store: new MemoryStore(),

@@ -83,16 +83,34 @@ export class ProtocolVerdict {
   }
 
   /**
-   * `Retry-After` in whole **seconds**, rounded up, at least 1 when denied (a cost above the
-   * quota: the time to full capacity); 0 when allowed. The HTTP middleware's rounding.
+   * `Retry-After` in whole **seconds**, rounded up, at least 1 when denied; 0 when allowed;
+   * -1 when waiting will never admit it (its cost is above the limit's capacity, or an
+   * operator's deny): then no `Retry-After` is sent (see {@link ProtocolVerdict.retryAfterHeader}).
+   * The HTTP middleware's rounding.
    */
   get retryAfterSeconds(): number {
     return this.allowed ? 0 : retryAfterSeconds(this.decision);
   }
 
   /**
+   * The `Retry-After` value to send (whole seconds, at least 1), or `undefined` when none
+   * is: when allowed, or when waiting will never admit it (RFC 9110 §10.2.3 has no value for
+   * "never"; the HTTP middleware sends none then). What every front door writes.
+   *
+   * @example
+   * ```ts
+   * const ra = verdict.retryAfterHeader;
+   * if (ra !== undefined) headers['Retry-After'] = ra;
+   * ```
+   */
+  get retryAfterHeader(): string | undefined {
+    const seconds = this.retryAfterSeconds;
+    return this.allowed || seconds < 0 ? undefined : String(seconds);
+  }
+
+  /**
    * The rate-limit headers of `styles` for this verdict, as `[name, value]` pairs (plus
-   * `Retry-After` when denied), exactly as the HTTP middleware writes them; draft-8+ policies
+   * `Retry-After` when denied and waiting can admit it), exactly as the HTTP middleware writes them; draft-8+ policies
    * carry `qu="<unit>"` when `unit` is given (`'points'`).
    *
    * @param nowMs - the decision time, for `X-RateLimit-Reset` (epoch seconds).
@@ -117,7 +135,8 @@ export class ProtocolVerdict {
         pushPair,
       );
     }
-    if (!this.allowed) out.push(['Retry-After', String(this.retryAfterSeconds)]);
+    const retryAfter = this.retryAfterHeader;
+    if (retryAfter !== undefined) out.push(['Retry-After', retryAfter]);
     return out;
   }
 }

@@ -8,6 +8,7 @@ import {
   type Store,
   type StoreRequest,
   type StoreReservation,
+  storeReady,
 } from '../stores/store.js';
 import {
   type BreakerState,
@@ -23,6 +24,7 @@ import {
 } from './fail-safe-options.js';
 import { checkOverLimitOptions, OverLimitCache } from './over-limit-cache.js';
 import { isStoreKeyError, keyErrorReason } from './store-key-error.js';
+import { isStoreNotReadyError } from './store-not-ready-error.js';
 
 export type { FailSafeStoreOptions, StoreErrorPolicy, StoreFailureLogger };
 
@@ -62,6 +64,8 @@ const MAX_KEY_ERROR_NOTICES = 100;
  * ioredis error object also carries the command: the script's source and the keys).
  */
 function describeError(error: unknown): string {
+  // Its message is short and names the fix: kept whole.
+  if (isStoreNotReadyError(error)) return error.message.replaceAll('\n', ' ');
   const text = error instanceof Error ? error.message : typeof error === 'string' ? error : '';
   const line = text.split('\n', 1)[0]!.trim();
   if (line === '') return error instanceof Error ? error.name : 'an error';
@@ -152,6 +156,11 @@ export class FailSafeStore implements Store {
       const domainOf = store.failureDomain;
       this.#domainOf = (key) => domainOf.call(store, key);
     }
+  }
+
+  /** {@link Store.ready}: the wrapped store's (no policy answers it: start-up fails). */
+  ready(): Promise<void> {
+    return storeReady(this.#store);
   }
 
   /** Whether the store is failing: some breaker is open or half-open. */

@@ -404,6 +404,11 @@ export class MemoryStore implements Store {
    * Forgets a full key (a `RateLimiter`'s keys by their prefixed form too), or, with
    * `space`, `key` in that key space.
    */
+  /** {@link Store.ready}: in memory, always ready. */
+  ready(): Promise<void> {
+    return Promise.resolve();
+  }
+
   reset(key: string, space?: MemoryKeySpace): void {
     const slot = space === undefined ? this.#find(key) : space.get(key);
     if (slot !== undefined) this.#slots.remove(slot);

@@ -29,6 +29,23 @@ export interface Store {
   reset(key: string): void | Promise<void>;
 
   /**
+   * Optional: resolves when the store can decide; rejects with the reason when it cannot
+   * (a `StoreNotReadyError` naming the fix when its tables or functions are missing:
+   * `PostgresStore` before `await store.migrate()`; the error of the call when the server
+   * cannot be reached). Call it at start-up to fail there rather than in the first
+   * requests' `onStoreError`; the adapters with a start-up hook do (Fastify's `onReady`,
+   * NestJS's module init), through {@link storeReady}. Optional so a store of another
+   * author still fits: a store without it is taken as ready. Every store of sluice has it.
+   * Never charges anything.
+   *
+   * @example
+   * ```ts
+   * await store.ready(); // rejects naming `migrate()` when the table is missing
+   * ```
+   */
+  ready?(): Promise<void>;
+
+  /**
    * Optional: how operator entries (bans, allow and deny lists, overrides)
    * written on this store reach every process on it. `LimitOperations` needs it; limiters
    * on a store without it obey no operations. `MemoryStore`: this process only.
@@ -306,4 +323,22 @@ export function keySpaceView(store: Store, prefix: string): Store {
       reserve.call(store, prefix + key, algorithm, cost, nowMs, maxWaitMs);
   }
   return view;
+}
+
+/**
+ * Waits for `store` to be ready: its {@link Store.ready} (a rejection names the cause), or
+ * at once for a store without it. What adapters call at start-up.
+ *
+ * @example
+ * ```ts
+ * app.addHook('onReady', () => storeReady(store));
+ * ```
+ */
+export function storeReady(store: Store): Promise<void> {
+  if (typeof store.ready !== 'function') return Promise.resolve();
+  try {
+    return Promise.resolve(store.ready());
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }

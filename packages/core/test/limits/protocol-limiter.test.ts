@@ -34,6 +34,23 @@ describe('ProtocolLimiter', () => {
     expect(denied.retryAfterMs).toBeCloseTo((141 * 3_600_000) / 1000, 3); // 140 in debt + 1
   });
 
+  it('a cost above the whole budget: retryAfterSeconds -1, and no Retry-After header at all', async () => {
+    const limiter = new ProtocolLimiter({ limit: Limit.perHour(10), channel: 'graphql', clock });
+    const v = await limiter.check(view(), { cost: 11 });
+    expect(v.allowed).toBe(false);
+    expect(v.retryAfterSeconds).toBe(-1);
+    expect(v.retryAfterHeader).toBeUndefined();
+    for (const styles of [[], ['legacy'], ['draft-8']] as const) {
+      const names = v.headers(styles, at.ms).map(([name]) => name);
+      expect(names).not.toContain('Retry-After');
+    }
+    const denied = await limiter.check(view({ ip: '10.0.0.2' }), { cost: 10 });
+    expect((await limiter.check(view({ ip: '10.0.0.2' }), { cost: 1 })).retryAfterHeader).toBe(
+      '360',
+    );
+    expect(denied.retryAfterHeader).toBeUndefined(); // allowed
+  });
+
   it('decides an array of limits all or nothing and reports the most restrictive', async () => {
     const store = new MemoryStore();
     const limiter = new ProtocolLimiter({

@@ -23,13 +23,31 @@ export interface CostOptions {
   typeCosts?: Readonly<Record<string, number>>;
   /** Points of a field, replacing the model's: `{ 'Query.search': 10 }`. @default {} */
   fieldCosts?: Readonly<Record<string, number>>;
-  /** Items assumed for a list field without `first` / `last`. @default 1 */
+  /**
+   * Items assumed for a list field without `first` / `last` (a plain list, e.g.
+   * `items: [Item!]!`), so the list is charged up front: each of its objects' points times
+   * this. The actual cost settles to what the answer holds, the difference given back; an
+   * answer far above it (more than {@link UNDERCHARGE_RATIO} times) is warned about once.
+   * 0 charges such lists nothing up front (warned about too).
+   * @default 100 (GitHub's largest page; Grafbase's `list_size` example)
+   */
   defaultListSize?: number;
 }
+
+/** {@link CostOptions.defaultListSize}'s default: 100 items. */
+export const DEFAULT_LIST_SIZE = 100;
+
+/**
+ * How many times its up-front charge an operation's actual cost may be before the limiter
+ * warns (once): above it, the budget is only enforced after the work was done.
+ */
+export const UNDERCHARGE_RATIO = 10;
 
 /** The parsed {@link CostOptions}. */
 export interface CostConfig {
   readonly model: CostModel;
+  /** The model's name for messages (`'your own model'` for a {@link CostModel} object). */
+  readonly modelName: string;
   readonly overrides: CostOverrides;
   readonly defaultListSize: number;
 }
@@ -51,12 +69,18 @@ function pointsMap(name: string, value: unknown): Map<string, number> {
 
 /** Checks the cost options. @throws SluiceConfigError naming the option. */
 export function parseCostOptions(options: CostOptions): CostConfig {
-  const size = options.defaultListSize ?? 1;
+  const size = options.defaultListSize ?? DEFAULT_LIST_SIZE;
   if (typeof size !== 'number' || !Number.isInteger(size) || size < 0) {
     throw new SluiceConfigError('defaultListSize', size, 'an integer >= 0');
   }
   return {
     model: parseCostModel(options.costModel),
+    modelName:
+      typeof options.costModel === 'string'
+        ? `costModel '${options.costModel}'`
+        : options.costModel === undefined
+          ? "costModel 'objects'"
+          : 'your costModel',
     overrides: {
       types: pointsMap('typeCosts', options.typeCosts),
       fields: pointsMap('fieldCosts', options.fieldCosts),
@@ -73,6 +97,8 @@ export interface OperationCost {
   requested(variables?: Readonly<Record<string, unknown>> | null): number;
   /** The actual cost of a result's `data`. */
   actual(data: unknown): number;
+  /** Its list fields of objects the model charges nothing for (`Type.field`), if any. */
+  readonly zeroLists: readonly string[];
 }
 
 /**
@@ -130,6 +156,7 @@ export class CostAnalyzer {
           : schema.getSubscriptionType();
     if (root == null) return undefined;
     const { model, overrides, defaultListSize } = this.#config;
+    const zeroLists = new Set<string>();
     const tree = costlyOnly(
       buildTree(
         {
@@ -137,6 +164,7 @@ export class CostAnalyzer {
           model,
           overrides,
           defaultListSize,
+          zeroLists,
           fragments: fragmentsOf(document),
           fieldInfo: this.#fieldInfo,
         },
@@ -151,6 +179,7 @@ export class CostAnalyzer {
       requested:
         fixed === undefined ? (variables) => requestedCost(tree, model, variables) : () => fixed,
       actual: (data) => actualCost(tree, model, data),
+      zeroLists: [...zeroLists],
     };
   }
 }

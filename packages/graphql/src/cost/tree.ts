@@ -16,6 +16,7 @@ import {
   type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
+import { costlyOnly } from './cost.js';
 import type { CostModel } from './models.js';
 
 /**
@@ -69,6 +70,11 @@ export interface TreeContext {
   readonly overrides: CostOverrides;
   /** Items of a list without `first` / `last`. */
   readonly defaultListSize: number;
+  /**
+   * Collects the list fields of objects (not a connection's page) that the model charges
+   * nothing for, as `Type.field`: their items are never counted, so never limited.
+   */
+  readonly zeroLists?: Set<string>;
   readonly fragments: ReadonlyMap<string, FragmentDefinitionNode>;
 }
 
@@ -213,10 +219,18 @@ function costNode(
     children = childrenOf(ctx, named, merged, isConnection ? size : undefined);
   }
   const list = isPage ? page : isList ? (size ?? ctx.defaultListSize) : undefined;
+  if (isList && !isPage && info.isComposite && (list === 0 || chargesNothing(points, children))) {
+    ctx.zeroLists?.add(`${parent.name}.${name}`);
+  }
   const when = conditions(first);
   return when === undefined
     ? { key, points, list, children }
     : { key, points, list, children, when };
+}
+
+/** Whether a field of `points` with `children` costs nothing, whatever the variables. */
+function chargesNothing(points: number, children: readonly CostNode[]): boolean {
+  return points === 0 && costlyOnly(children).length === 0;
 }
 
 /** The facts of `parent.name`, cached; `undefined` for a field the type does not have. */

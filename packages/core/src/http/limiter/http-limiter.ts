@@ -5,6 +5,7 @@ import { limitAlgorithm } from '../../limits/limit.js';
 import type { RequestView } from '../../limits/request-view.js';
 import { isPromiseLike } from '../../limits/throttle-registry.js';
 import { httpOperations } from '../../operations/registry.js';
+import { storeReady } from '../../stores/store.js';
 import type { HttpBinding } from '../binding.js';
 import type { HttpMetrics } from '../metrics/metrics.js';
 import type { HttpConfig, HttpLimitOptions } from '../options/options.js';
@@ -79,6 +80,17 @@ export class HttpLimiter<Req = unknown> {
     if (config.queue !== undefined) checkQueueConfig(config as HttpConfig<unknown>);
     this.#fixedPlan =
       config.store === undefined ? undefined : this.#plan(config.store, config.userStore!);
+  }
+
+  /**
+   * Waits for the store of the `store` option to be ready (`Store.ready`); at once without
+   * one (each application's default store is in memory). Rejects with the store's reason
+   * (a `StoreNotReadyError` naming `migrate()` for a PostgresStore never migrated). What
+   * the adapters with a start-up hook call, so a store that cannot decide fails start-up.
+   */
+  ready(): Promise<void> {
+    const store = this.config.userStore;
+    return store === undefined ? Promise.resolve() : storeReady(store);
   }
 
   /**
