@@ -37,6 +37,12 @@ export const FULL_ONLY: Record<string, string> = {
   'docs/test/(benchmarks|reference)\\.test\\.ts$':
     'render the pages through their scripts (processes)',
   'docs/snippets/client/clients\\.test\\.ts$': 'ky and axios against a server process',
+  // In process, but too slow for the inner loop (about 60 s of it on 2 cores together):
+  'packages/[a-z]+/test/export-names\\.test\\.ts$':
+    'the export lists: a TypeScript program and checker per entry (about 6 s each)',
+  'packages/client/test/pacing\\.test\\.ts$':
+    '4,800 paced requests through three frameworks (about 40 s)',
+  'packages/fetch/test/streaming-leases\\.test\\.ts$': 'bodies streamed in real time',
 };
 
 /**
