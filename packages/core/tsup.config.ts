@@ -31,6 +31,8 @@ export default defineConfig([
     bundle: false,
     dts: { entry: entries },
     define: { __sluiceModuleUrl: 'import.meta.url' },
+    // The two builds share dist/: each cleans all but the other's files.
+    clean: ['!**/*.cjs'],
   },
   // CommonJS for `require`: bundled, the entries' shared modules one chunk (`splitting`) so
   // that they share module state (the default stores, the skip marks, the `throttles` registry).
@@ -40,5 +42,6 @@ export default defineConfig([
     format: ['cjs'],
     splitting: true,
     dts: { entry: entries },
+    clean: ['!**/*.js'],
   },
 ]);
