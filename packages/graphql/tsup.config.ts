@@ -6,7 +6,7 @@ export default defineConfig({
   format: ['esm', 'cjs'],
   dts: true,
   clean: true,
-  sourcemap: true,
+  sourcemap: false,
   platform: 'node',
   target: 'es2022',
 });

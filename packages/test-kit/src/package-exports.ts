@@ -15,7 +15,8 @@ import { join } from 'node:path';
 
 /**
  * The package-exports check every published package runs: build the package,
- * and the workspace packages it depends on, with tsup into a scratch `node_modules`, then
+ * and the workspace packages it depends on, with their own tsup configs (as `pnpm pack`
+ * does) into a scratch `node_modules`, then
  * load it by name through the `exports` map of its package.json, once with `require()` and
  * once with `import()`, in a child process, and run one real decision through the built
  * code. The scratch directory keeps the check away from `packages/<name>/dist` (which
@@ -91,35 +92,16 @@ function targets(pkg: Manifest): string[] {
   return [...files];
 }
 
-/** The `entry` map of `packages/<name>/tsup.config.ts` (dist name -> source), when it has one. */
-function entrySources(name: string): Record<string, string> {
-  const config = require(join(packagesDir(), name, 'tsup.config.ts')) as {
-    default?: { entry?: unknown };
-  };
-  const entry = config.default?.entry;
-  return entry !== null && typeof entry === 'object' && !Array.isArray(entry)
-    ? (entry as Record<string, string>)
-    : {};
-}
-
 /**
- * Builds `packages/<name>` with tsup (ESM + CJS, optionally declarations) into `outDir`:
- * one entry per `./dist/<entry>.js` the exports map points at, from the source its
- * tsup.config.ts names (else `src/<entry>.ts`).
+ * Builds `packages/<name>` with its own tsup.config.ts (what `pnpm pack` ships: the formats,
+ * entries and layout of the published build) into `outDir`, with its declarations only
+ * when asked.
  */
 function build(name: string, outDir: string, declarations: boolean): void {
   const repoRoot = join(packagesDir(), '..');
   const tsupCli = require.resolve('tsup/dist/cli-default.js', { paths: [repoRoot] });
-  const entries = targets(manifest(name))
-    .filter((file) => /^\.\/dist\/.+\.js$/.test(file))
-    .map((file) => file.slice('./dist/'.length, -'.js'.length));
-  const sources = entrySources(name);
-  const args = [tsupCli, '--no-config', '--format', 'esm,cjs'];
-  for (const entry of entries) args.push(`--entry.${entry}`, sources[entry] ?? `src/${entry}.ts`);
-  // Several entries share one copy of the code they have in common (one class identity).
-  if (entries.length > 1) args.push('--splitting');
-  if (declarations) args.push('--dts');
-  args.push('--target', 'node20', '--out-dir', outDir);
+  const args = [tsupCli, '--out-dir', outDir];
+  if (!declarations) args.push('--no-dts');
   execFileSync(process.execPath, args, { cwd: join(packagesDir(), name), stdio: 'pipe' });
 }
 
@@ -191,7 +173,7 @@ export function describePackageExports(spec: PackageExportsSpec): void {
         linkThirdParty(each, modules);
       }
       built = join(modules, '@sluice', name);
-    }, 90_000);
+    }, 180_000); // core builds its declarations twice (its ESM and CommonJS builds)
 
     afterAll(() => {
       if (scratch) rmSync(scratch, { recursive: true, force: true });

@@ -6,7 +6,7 @@
  * true`) and luxon (calendar quotas), so neither is in a bundle that does not use it.
  */
 
-/** This module's URL in the ESM build (tsup's banner sets it); undefined in CommonJS and in tests. */
+/** This module's URL in the ESM build (tsup's `define` replaces it by `import.meta.url`); undefined in CommonJS and in tests. */
 declare const __sluiceModuleUrl: string | undefined;
 
 /** What the loader uses of the runtime: Node's `process` (also Bun's and Deno's). */
