@@ -8,6 +8,7 @@
 // error), and count every error by kind.
 import { fixedWindow, gcra, type Store, slidingWindow } from '@sluice/core';
 import type { Algorithm } from '@sluice/core/store';
+import { loadWorkerModule } from './load-module.js';
 import { seededRandom } from './store-traces.js';
 
 /** What a soak worker reports. */
@@ -87,7 +88,7 @@ type Message =
 async function handle(message: Message): Promise<void> {
   switch (message.type) {
     case 'setup':
-      factory = await import(message.module);
+      factory = await loadWorkerModule(message.module);
       store = await factory!.createStore();
       process.send!({ type: 'ready' });
       return;

@@ -8,6 +8,7 @@
 // 'go' the worker fires all `calls` consumes at once on the shared key and reports how many
 // were admitted, and every decision made by anything but the store (must be none).
 import { type Decision, RateLimiter, type Store } from '@sluice/core';
+import { loadWorkerModule } from './load-module.js';
 import { storeAlgorithm } from './store-algorithms.js';
 import { soak } from './store-soak-worker.js';
 
@@ -43,7 +44,7 @@ const wallClock = () => performance.timeOrigin + performance.now();
 async function handle(message: Message): Promise<void> {
   switch (message.type) {
     case 'setup': {
-      factory = (await import(message.module)) as StoreModule;
+      factory = (await loadWorkerModule(message.module)) as StoreModule;
       store = await factory.createStore();
       send({ type: 'ready' });
       return;
