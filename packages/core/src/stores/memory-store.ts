@@ -1,4 +1,5 @@
 import { type Algorithm, expiryOf, type State } from '../algorithms/algorithm.js';
+import { stepAtMost } from '../algorithms/at-most.js';
 import type { Decision } from '../algorithms/decision.js';
 import { SluiceConfigError } from '../common/errors.js';
 import { checkOptionNames } from '../common/known-options.js';
@@ -154,6 +155,8 @@ export class MemoryStore implements Store {
         this.refundIn(space, key, algorithm, cost, nowMs, atMs),
       reserve: (key, algorithm, cost, nowMs, maxWaitMs) =>
         this.reserveIn(space, key, algorithm, cost, nowMs, maxWaitMs),
+      consumeAtMost: (key, algorithm, max, nowMs) =>
+        this.consumeAtMostIn(space, key, algorithm, max, nowMs),
     };
   }
 
@@ -250,6 +253,45 @@ export class MemoryStore implements Store {
       booked.push(b);
     }
     return booked;
+  }
+
+  /**
+   * {@link Store.consumeAtMost}: grants up to `max` units by `stepAtMost` (at-most.ts).
+   * Synchronous, so atomic.
+   */
+  consumeAtMost(key: string, algorithm: Algorithm, max: number, nowMs: number): Decision {
+    return this.consumeAtMostIn(this.#keys, key, algorithm, max, nowMs);
+  }
+
+  /** {@link MemoryStore.consumeAtMost} in a key space from {@link MemoryStore.space}. */
+  consumeAtMostIn(
+    space: MemoryKeySpace,
+    key: string,
+    algorithm: Algorithm,
+    max: number,
+    nowMs: number,
+  ): Decision {
+    if (nowMs > this.#lastNow) this.#lastNow = nowMs;
+    const slot = space.get(key);
+    let state: State | undefined;
+    if (slot !== undefined) {
+      state = this.#stateAt(slot);
+      if (expiryOf(state) <= nowMs) state = undefined;
+    }
+    const result = stepAtMost(algorithm, state, nowMs, max);
+    const d = result.decision;
+    this.#writeBack(
+      space,
+      key,
+      slot,
+      state,
+      result.state,
+      d.allowed,
+      d.retryAfterMs,
+      d.cost,
+      nowMs,
+    );
+    return d;
   }
 
   /** {@link Store.refund}: gives back `cost` units charged at `atMs` (the algorithm's `refund`). */
