@@ -14,6 +14,7 @@ const send = async (batch: string[]) => void batch;
 while (queue.length > 0) {
   // One atomic call: as many as the limit allows now, up to 500 (no probing).
   const d = await limiter.consumeAtMost('partner-email', Math.min(500, queue.length));
-  if (d.allowed) await send(queue.splice(0, d.cost)); // d.cost: the units granted
+  if (d.allowed)
+    await send(queue.splice(0, d.cost)); // d.cost: the units granted
   else await new Promise((r) => setTimeout(r, Math.ceil(d.retryAfterMs))); // until 1 fits
 }

@@ -1,17 +1,9 @@
 // consumeAtMost: the PL/pgSQL twin (`<table>_at_most`) == core's stepAtMost (MemoryStore) on
 // random traces mixing charges and partial grants, for every algorithm that grants partly;
 // and on the database clock, calls of one turn batched with consumes.
-import { fixedWindow, MemoryStore, RateLimiter } from '@sluice/core';
+import { fixedWindow, RateLimiter } from '@sluice/core';
 import { chargeTimeOf } from '@sluice/core/store';
-import {
-  AT_MOST_ALGORITHMS,
-  atMostOpsArb,
-  createPostgresDatabase,
-  EPOCH,
-  type PostgresDatabase,
-  runAtMostTrace,
-} from '@sluice/test-kit';
-import fc from 'fast-check';
+import { createPostgresDatabase, itGrantsAsMemory, type PostgresDatabase } from '@sluice/test-kit';
 import pg from 'pg';
 import { PostgresStore } from '../src/index.js';
 
@@ -34,23 +26,7 @@ afterAll(async () => {
 }, 30_000);
 
 describe('PostgresStore.consumeAtMost: the SQL twin == stepAtMost', () => {
-  let run = 0;
-  it.each(AT_MOST_ALGORITHMS.map((a) => [a.name, a] as const))(
-    '%s',
-    async (_name, spec) => {
-      const algorithm = spec.build();
-      await fc.assert(
-        fc.asyncProperty(atMostOpsArb(spec.scale, algorithm.limit), async (ops) => {
-          const key = `k${run++}`;
-          const memory = new MemoryStore({ maxKeys: 8 });
-          const expected = await runAtMostTrace(memory, algorithm, key, ops, EPOCH);
-          expect(await runAtMostTrace(store, algorithm, key, ops, EPOCH)).toEqual(expected);
-        }),
-        { numRuns: RUNS },
-      );
-    },
-    60_000,
-  );
+  itGrantsAsMemory(() => store, RUNS, 60_000);
 
   it('on the database clock, in one turn with consumes: never more than the limit', async () => {
     const server = new PostgresStore({ client: pool, sweepIntervalMs: 0 });

@@ -1,17 +1,9 @@
 // consumeAtMost: the Lua at-most script (at-most.lua.ts) == core's stepAtMost (MemoryStore)
 // on random traces mixing charges and partial grants, for every algorithm that grants
 // partly, at realistic epoch times; on Redis's clock and past prefetch holdings too.
-import { fixedWindow, gcra, MemoryStore, penalty, RateLimiter } from '@sluice/core';
+import { fixedWindow, gcra, penalty, RateLimiter } from '@sluice/core';
 import { chargeTimeOf, parsePenalty } from '@sluice/core/store';
-import {
-  AT_MOST_ALGORITHMS,
-  atMostOpsArb,
-  EPOCH,
-  type RedisProcess,
-  runAtMostTrace,
-  startRedis,
-} from '@sluice/test-kit';
-import fc from 'fast-check';
+import { EPOCH, itGrantsAsMemory, type RedisProcess, startRedis } from '@sluice/test-kit';
 import { Redis } from 'ioredis';
 import { RedisStore } from '../src/index.js';
 
@@ -33,19 +25,7 @@ afterAll(async () => {
 });
 
 describe('RedisStore.consumeAtMost: the Lua twin == stepAtMost', () => {
-  let run = 0;
-  it.each(AT_MOST_ALGORITHMS.map((a) => [a.name, a] as const))('%s', async (_name, spec) => {
-    const algorithm = spec.build();
-    await fc.assert(
-      fc.asyncProperty(atMostOpsArb(spec.scale, algorithm.limit), async (ops) => {
-        const key = `k${run++}`;
-        const memory = new MemoryStore({ maxKeys: 8 });
-        const expected = await runAtMostTrace(memory, algorithm, key, ops, EPOCH);
-        expect(await runAtMostTrace(redisStore, algorithm, key, ops, EPOCH)).toEqual(expected);
-      }),
-      { numRuns: RUNS },
-    );
-  });
+  itGrantsAsMemory(() => redisStore, RUNS);
 
   it('a grant of 0 under blockFor writes no block key', async () => {
     const algorithm = penalty(gcra({ rate: 2, period: '1s' }), parsePenalty(60_000));

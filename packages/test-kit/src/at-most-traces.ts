@@ -1,6 +1,7 @@
-import type { Decision } from '@sluice/core';
+import { type Decision, MemoryStore } from '@sluice/core';
 import { type Algorithm, grantsPartially, type Store } from '@sluice/core/store';
 import fc from 'fast-check';
+import { EPOCH } from './epoch.js';
 import { STORE_ALGORITHMS, type StoreAlgorithm } from './store-algorithms.js';
 
 /** The store algorithms that grant part of a request (`consumeAtMost`): all but leases. */
@@ -58,4 +59,29 @@ export async function runAtMostTrace(
     out.push({ allowed, limit, remaining, retryAfterMs, resetAfterMs, cost });
   }
   return out;
+}
+
+/**
+ * One test per {@link AT_MOST_ALGORITHMS} entry: `runs` random traces (charges and partial
+ * grants) on `store()` decide exactly as on a `MemoryStore` (core's `stepAtMost`), each
+ * trace on a key of its own. The differential test of a store's `consumeAtMost` twin.
+ */
+export function itGrantsAsMemory(store: () => Store, runs: number, timeoutMs?: number): void {
+  let run = 0;
+  it.each(AT_MOST_ALGORITHMS.map((a) => [a.name, a] as const))(
+    '%s',
+    async (_name, spec) => {
+      const algorithm = spec.build();
+      await fc.assert(
+        fc.asyncProperty(atMostOpsArb(spec.scale, algorithm.limit), async (ops) => {
+          const key = `at-most:${run++}`;
+          const memory = new MemoryStore({ maxKeys: 8 });
+          const expected = await runAtMostTrace(memory, algorithm, key, ops, EPOCH);
+          expect(await runAtMostTrace(store(), algorithm, key, ops, EPOCH)).toEqual(expected);
+        }),
+        { numRuns: runs },
+      );
+    },
+    timeoutMs,
+  );
 }

@@ -191,11 +191,7 @@ export class MemoryStore implements Store {
     }
     if (nowMs > this.#lastNow) this.#lastNow = nowMs;
     const slot = space.get(key);
-    let state: State | undefined;
-    if (slot !== undefined) {
-      state = this.#stateAt(slot);
-      if (expiryOf(state) <= nowMs) state = undefined;
-    }
+    const state = this.#liveState(slot, nowMs);
     const result = algorithm.reserve(state, nowMs, cost, maxWaitMs);
     const d = result.decision;
     this.#writeBack(space, key, slot, state, result.state, d.allowed, d.retryAfterMs, cost, nowMs);
@@ -273,11 +269,7 @@ export class MemoryStore implements Store {
   ): Decision {
     if (nowMs > this.#lastNow) this.#lastNow = nowMs;
     const slot = space.get(key);
-    let state: State | undefined;
-    if (slot !== undefined) {
-      state = this.#stateAt(slot);
-      if (expiryOf(state) <= nowMs) state = undefined;
-    }
+    const state = this.#liveState(slot, nowMs);
     const result = stepAtMost(algorithm, state, nowMs, max);
     const d = result.decision;
     this.#writeBack(
@@ -316,11 +308,7 @@ export class MemoryStore implements Store {
       throw new TypeError(`sluice: algorithm ${algorithm.description} has no refund`);
     }
     const slot = space.get(key);
-    let state: State | undefined;
-    if (slot !== undefined) {
-      state = this.#stateAt(slot);
-      if (expiryOf(state) <= nowMs) state = undefined;
-    }
+    const state = this.#liveState(slot, nowMs);
     const result = algorithm.refund(state, nowMs, cost, atMs);
     const next = result.state;
     if (slot !== undefined && next === null) this.#slots.remove(slot);
@@ -547,6 +535,13 @@ export class MemoryStore implements Store {
   /** Drops every key. */
   clear(): void {
     this.#slots.clear();
+  }
+
+  /** The state in `slot`, or undefined when there is none or it expired (off the hot path). */
+  #liveState(slot: number | undefined, nowMs: number): State | undefined {
+    if (slot === undefined) return undefined;
+    const state = this.#stateAt(slot);
+    return expiryOf(state) <= nowMs ? undefined : state;
   }
 
   #stateAt(slot: number): State {
