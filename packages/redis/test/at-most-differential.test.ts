@@ -2,7 +2,7 @@
 // on random traces mixing charges and partial grants, for every algorithm that grants
 // partly, at realistic epoch times; on Redis's clock and past prefetch holdings too.
 import { fixedWindow, gcra, penalty, RateLimiter } from '@sluice/core';
-import { chargeTimeOf, parsePenalty } from '@sluice/core/store';
+import { chargeTimeOf, parsePenalty, StoreKeyError } from '@sluice/core/store';
 import { EPOCH, itGrantsAsMemory, type RedisProcess, startRedis } from '@sluice/test-kit';
 import { Redis } from 'ioredis';
 import { RedisStore } from '../src/index.js';
@@ -26,6 +26,17 @@ afterAll(async () => {
 
 describe('RedisStore.consumeAtMost: the Lua twin == stepAtMost', () => {
   itGrantsAsMemory(() => redisStore, RUNS);
+
+  it('a key holding another type fails that key only (StoreKeyError), not the store', async () => {
+    await client.hset(redisStore.keyFor('wrong-type'), 'x', '1');
+    const call = redisStore.consumeAtMost(
+      'wrong-type',
+      fixedWindow({ limit: 5, window: 1000 }),
+      3,
+      EPOCH,
+    );
+    await expect(call).rejects.toBeInstanceOf(StoreKeyError);
+  });
 
   it('a grant of 0 under blockFor writes no block key', async () => {
     const algorithm = penalty(gcra({ rate: 2, period: '1s' }), parsePenalty(60_000));
