@@ -150,6 +150,19 @@ export class DurableObjectStore implements Store {
       .then(decisionOf);
   }
 
+  /** {@link Store.consumeAtMost}: core's `stepAtMost` (up to `max` units) on the object. */
+  consumeAtMost(key: string, algorithm: Algorithm, max: number, nowMs: number): Promise<Decision> {
+    return this.#batches
+      .send(this.shardOf(key), (a) => ({
+        op: 'atMost',
+        key,
+        a: a(algorithm, nowMs),
+        max,
+        t: nowMs,
+      }))
+      .then(decisionOf);
+  }
+
   /**
    * {@link Store.consumeAll}: every request admitted or none charged, decided by the object
    * in one step. The keys must live in one shard (always so with `shards: 1`); keys of

@@ -5,6 +5,7 @@ import {
   expiryOf,
   type State,
   type StoreReservation,
+  stepAtMost,
 } from '@sluice/core/store';
 import type { DurableObjectStateLike, DurableObjectStorageLike } from './types.js';
 import {
@@ -181,6 +182,12 @@ export class SluiceDurableObject {
           };
         case 'refund':
           return { d: toWire(this.#refund(op, algorithms[op.a]!)) };
+        case 'atMost': {
+          // core's stepAtMost: the TS grant, as MemoryStore runs it
+          const r = stepAtMost(algorithms[op.a]!, this.#live(op.key, op.t), op.t, op.max);
+          if (r.state !== undefined) this.#set(op.key, r.state);
+          return { d: toWire(r.decision) };
+        }
         case 'reserve': {
           const algorithm = algorithms[op.a]!;
           if (typeof algorithm.reserve !== 'function') {

@@ -29,6 +29,7 @@ export type AlgorithmSpec =
 export type Operation =
   | { op: 'consume'; key: string; a: number; cost: number; t: number }
   | { op: 'refund'; key: string; a: number; cost: number; t: number; at: number }
+  | { op: 'atMost'; key: string; a: number; max: number; t: number }
   | { op: 'reserve'; key: string; a: number; cost: number; t: number; maxWait: number }
   | { op: 'all'; keys: string[]; a: number[]; costs: number[]; t: number }
   | { op: 'reserveAll'; keys: string[]; a: number[]; costs: number[]; t: number; maxWait: number }

@@ -19,6 +19,7 @@ export type {
   StepResult,
 } from './algorithms/algorithm.js';
 export { expiryOf } from './algorithms/algorithm.js';
+export { checkMax, grantsPartially, stepAtMost } from './algorithms/at-most.js';
 export type { CalendarPeriod } from './algorithms/calendar.js';
 export { calendarEdges } from './algorithms/calendar.js';
 export { CalendarWindowAlgorithm, calendarQuota } from './algorithms/calendar-window.js';

@@ -25,8 +25,8 @@ export class StoreAbandonedError extends Error {
 /** One request of a batch. */
 export interface Request {
   key: string;
-  /** 0: consume, 1: refund. */
-  op: 0 | 1;
+  /** 0: consume, 1: refund, 2: a partial grant (`consumeAtMost`; `cost` is its max). */
+  op: 0 | 1 | 2;
   algorithm: Algorithm;
   /** The twin's kind (`'gcra'`, `'penalty:gcra'`...). */
   kind: string;
@@ -161,13 +161,15 @@ function decodeAll(groups: Group[], values: number[], clock: number): void {
   for (const g of groups) {
     const decisions: Decision[] = [];
     for (const r of g.requests) {
+      // A partial grant replies the units granted where `allowed` is (0: none).
+      const granted = r.op === 2 ? values[at]! : -1;
       const d: Decision = {
-        allowed: values[at] === 1,
+        allowed: r.op === 2 ? granted > 0 : values[at] === 1,
         limit: r.algorithm.limit,
         remaining: values[at + 1]!,
         retryAfterMs: values[at + 2]!,
         resetAfterMs: values[at + 3]!,
-        cost: r.op === 1 ? 0 : r.cost,
+        cost: r.op === 1 ? 0 : r.op === 2 ? granted : r.cost,
       };
       decisions.push(r.now === null ? withChargeTime(d, clock) : d);
       at += WIDTH;

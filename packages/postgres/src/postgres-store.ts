@@ -177,6 +177,19 @@ export class PostgresStore implements Store {
   }
 
   /**
+   * {@link Store.consumeAtMost}: up to `max` units by the SQL twin of core's `stepAtMost`
+   * (`<table>_at_most`), in the turn's statement with the other calls, on its locked row:
+   * atomic across processes. A database migrated before this version needs `migrate()`
+   * again (it adds the function).
+   */
+  consumeAtMost(key: string, algorithm: Algorithm, max: number, nowMs: number): Promise<Decision> {
+    const one = this.#request(key, algorithm, max, nowMs);
+    if (one instanceof TypeError) return Promise.reject(one);
+    one.op = 2;
+    return this.#batcher.add([one]).then(first);
+  }
+
+  /**
    * {@link Store.refund}: gives back `cost` units charged at `atMs` with the algorithm's SQL
    * refund (the twin of its TS `refund`), atomically. With `clock: 'server'`, `atMs` must
    * be on the database's clock: `chargeTimeOf(decision)` of the charge (this store records
@@ -239,7 +252,7 @@ export class PostgresStore implements Store {
     if (kind === undefined) return noTwin(algorithm.kind);
     const client = this.clock === 'client';
     this.#sweeper.saw(nowMs);
-    const op = refundAt === undefined ? 0 : 1;
+    const op: Request['op'] = refundAt === undefined ? 0 : 1;
     return { key, op, algorithm, kind, cost, now: client ? nowMs : null, at: refundAt ?? 0 };
   }
 }

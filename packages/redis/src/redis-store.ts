@@ -25,6 +25,7 @@ import type { PrefetchLostError } from './prefetch/lost-error.js';
 import { Prefetch } from './prefetch/prefetch.js';
 import { keySlot, redisKey } from './redis-key.js';
 import { ISOLATED_REQUESTS } from './runtime/isolation.js';
+import { consumeAtMostOnRedis } from './twins/at-most.lua.js';
 import type { LuaTwin } from './twins/lua-common.js';
 import { noTwin, STORE_TWINS, twinOf } from './twins/registry.js';
 import { type ReserveContext, reserveAllOnRedis, reserveOnRedis } from './twins/reserve.lua.js';
@@ -230,6 +231,30 @@ export class RedisStore implements Store {
       cost,
       algorithm,
     );
+  }
+
+  /**
+   * {@link Store.consumeAtMost}: up to `max` units in one `EVALSHA` of the twin's at-most
+   * script (at-most.lua.ts, the twin of core's `stepAtMost`), atomic; a call past its
+   * deadline grants nothing. Not batched, and past `prefetch`: the units this process
+   * holds stay held (charged in Redis already, so the grant counts them as taken; it never
+   * admits more than the limit).
+   *
+   * @returns a promise that rejects as {@link RedisStore.consume} does.
+   */
+  consumeAtMost(key: string, algorithm: Algorithm, max: number, nowMs: number): Promise<Decision> {
+    if (algorithm.at !== undefined) algorithm = algorithm.at(nowMs);
+    const twin = twinOf(algorithm);
+    if (twin === undefined) return Promise.reject(noTwin(algorithm.kind));
+    if (this.#version !== true) {
+      return this.#afterCheck(() => this.consumeAtMost(key, algorithm, max, nowMs));
+    }
+    const down = this.#down();
+    if (down) return Promise.reject(down);
+    // Decisions asked for before this grant reach Redis before it.
+    this.#singleKey.flush();
+    const now = this.clock === 'client' ? nowMs : '';
+    return consumeAtMostOnRedis(this.#reserving, this.keyFor(key), twin, algorithm, { max, now });
   }
 
   /**

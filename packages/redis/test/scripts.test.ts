@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { OPERATIONS_SCRIPT } from '../src/operations/operations.lua.js';
 import { fetchScript } from '../src/prefetch/fetch.lua.js';
+import { atMostLua } from '../src/twins/at-most.lua.js';
 import { FIXED_WINDOW } from '../src/twins/fixed-window.lua.js';
 import { GCRA } from '../src/twins/gcra.lua.js';
 import type { LuaTwin } from '../src/twins/lua-common.js';
@@ -23,6 +24,8 @@ function assembled(): Map<string, string> {
   for (const twin of ALL) {
     scripts.set(`${twin.name}.single.lua`, twin.single.source);
     scripts.set(`${twin.name}.batch.lua`, twin.batch.source);
+    // consumeAtMost's script (a penalty twin's asks its inner function for a 0 grant).
+    scripts.set(`${twin.name}.at-most.lua`, atMostLua(twin, twin.inner));
   }
   scripts.set('all-or-nothing.lua', multiScript(ALL).source);
   // The prefetch script, over every twin the store runs (calendar quotas included).

@@ -9,6 +9,7 @@ import {
   type State,
   StoreNotReadyError,
   type StoreRequest,
+  stepAtMost,
 } from '@sluice/core/store';
 import { isReadOnlyError, type SqliteStatement } from './database.js';
 import { opsTablesSql, SqliteOperations } from './operations.js';
@@ -91,6 +92,8 @@ export class SqliteStore implements Store {
   #algorithm: Algorithm | undefined;
   #now = 0;
   #cost = 0;
+  /** Whether the running step is a partial grant (`consumeAtMost`: `#cost` is its max). */
+  #atMost = false;
   #at = 0;
   #decision: Decision | undefined;
 
@@ -189,6 +192,19 @@ export class SqliteStore implements Store {
     this.#cost = cost;
     if (nowMs > this.#lastNow) this.#lastNow = nowMs;
     return this.#run(this.#decide, key);
+  }
+
+  /**
+   * {@link Store.consumeAtMost}: up to `max` units in one statement, core's `stepAtMost`
+   * (the TS grant) inside it, as `consume` runs `step`.
+   */
+  consumeAtMost(key: string, algorithm: Algorithm, max: number, nowMs: number): Decision {
+    this.#atMost = true;
+    try {
+      return this.consume(key, algorithm, max, nowMs);
+    } finally {
+      this.#atMost = false;
+    }
   }
 
   /**
@@ -293,7 +309,10 @@ export class SqliteStore implements Store {
   #step(text: string | null): string | null {
     const now = this.#now;
     const state = live(text, now);
-    const result = this.#algorithm!.step(state, now, this.#cost);
+    const algorithm = this.#algorithm!;
+    const result = this.#atMost
+      ? stepAtMost(algorithm, state, now, this.#cost)
+      : algorithm.step(state, now, this.#cost);
     this.#decision = result.decision;
     return result.state === undefined ? text : encodeState(result.state);
   }

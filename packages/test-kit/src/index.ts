@@ -1,4 +1,5 @@
 // What the packages' tests and the bench share; each concern in its own file.
+export * from './at-most-traces.js';
 export * from './bundles.js';
 export * from './epoch.js';
 export * from './export-names.js';

@@ -151,6 +151,14 @@ export interface Algorithm {
    */
   reserve?(state: State | undefined, nowMs: number, cost: number, maxWaitMs: number): ReserveResult;
   /**
+   * Optional: grants as many units as the algorithm admits now, up to `max` (an integer
+   * >= 1, checked by the caller), for an algorithm whose grant is not the generic one of
+   * `stepAtMost` in at-most.ts (the peek's `remaining`, then a step of that many; none: the
+   * one-unit denial with `cost` 0, nothing written). A penalty has it: a grant of 0 is no
+   * offence, so it never blocks. Pure, like `step`; the decision's `cost` is the grant.
+   */
+  stepAtMost?(state: State | undefined, nowMs: number, max: number): StepResult;
+  /**
    * Optional, for the over-limit cache of a store that can fail: what a denial decided at
    * `atMs` tells about its key. A {@link State} the cache can step from until it expires;
    * `'retry'` when only the denial's retry time is known (the sliding window and log:

@@ -7,6 +7,7 @@ import {
   type State,
   type StepResult,
 } from './algorithm.js';
+import { stepAtMost } from './at-most.js';
 import type { Decision } from './decision.js';
 
 /** Default `maxBlock` when `backoff` is given without one: 24 h. */
@@ -139,6 +140,24 @@ export class PenaltyAlgorithm implements Algorithm {
       decision: blocked(r.decision, block, cost),
       ttlMs: expiryOf(next) - nowMs,
     };
+  }
+
+  /**
+   * Grants up to `max` units (`RateLimiter.consumeAtMost`): while blocked, none (the
+   * block's denial with `cost` 0); else the inner algorithm's grant (`stepAtMost` of
+   * at-most.ts). A grant of 0 is not an offence: it never starts or lengthens a block.
+   * The TS twin of the penalty twin's at-most script (@sluice/redis at-most.lua.ts).
+   */
+  stepAtMost(state: State | undefined, nowMs: number, max: number): StepResult {
+    const p = this.#split(state, nowMs);
+    if (p.blockedUntil > nowMs) {
+      const peek = this.inner.step(p.inner, nowMs, 0).decision;
+      return { state: undefined, decision: blocked(peek, p.blockedUntil - nowMs, 0), ttlMs: 0 };
+    }
+    const r = stepAtMost(this.inner, p.inner, nowMs, max);
+    if (r.state === undefined) return { state: undefined, decision: r.decision, ttlMs: 0 };
+    const next = join(p.watchUntil, p.blockedUntil, p.lastBlock, r.state, nowMs)!;
+    return { state: next, decision: r.decision, ttlMs: expiryOf(next) - nowMs };
   }
 
   /** Gives back through the inner algorithm's refund; a block stays as it is. */

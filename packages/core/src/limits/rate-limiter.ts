@@ -1,4 +1,5 @@
 import { type Algorithm, isAlgorithm } from '../algorithms/algorithm.js';
+import { checkMax, grantsPartially } from '../algorithms/at-most.js';
 import type { Decision } from '../algorithms/decision.js';
 import { algorithmKeyTag } from '../algorithms/key-tag.js';
 import { describe, SluiceConfigError } from '../common/errors.js';
@@ -191,6 +192,71 @@ export class RateLimiter {
     checkCallOptions('consume', options);
     const cost = options === undefined || options.cost === undefined ? 1 : checkCost(options.cost);
     return this.#decide(key, cost);
+  }
+
+  /**
+   * Grants as many units of `key` as the limit admits now, up to `max`, in ONE atomic store
+   * call, for batch workers (valkey-go's and go-redis/redis_rate's `AllowAtMost`): no
+   * probing. The decision's `cost` is what was granted (1..`max` when `allowed`); when
+   * none was, `allowed` is false, `cost` 0, nothing is charged and `retryAfterMs` is the
+   * wait until 1 unit would be. A grant of 0 is not an offence: a `blockFor` penalty does
+   * not start on it. An operator allow grants `max` uncharged; a deny or ban grants none.
+   * A store failure resolves by `onStoreError` (`'insurance'` grants in process, `'allow'`
+   * all of `max`, `'deny'` none).
+   *
+   * @param max - the most units wanted: an integer >= 1.
+   * @throws {@link SluiceConfigError} (synchronously) for a concurrency or adaptive limit
+   *   (leases, not a rate: option `algorithm`), or a store without `consumeAtMost` (option
+   *   `store`, named by its class; every store of sluice has it but the Workers
+   *   rate-limiting binding's). The store is checked at the call, not at construction: a
+   *   limiter that never calls `consumeAtMost` runs on any store.
+   * @throws `TypeError` (synchronously) for a `max` that is not an integer >= 1.
+   * @example
+   * ```ts
+   * const d = await limiter.consumeAtMost('emails', 500);
+   * await sendBatch(queue.splice(0, d.cost)); // d.cost: 0..500 granted
+   * if (!d.allowed) await sleep(d.retryAfterMs);
+   * ```
+   */
+  consumeAtMost(key: string, max: number): Promise<Decision> {
+    const n = checkMax(max);
+    const { clock, userStore } = this.#config;
+    let algorithm = this.#config.algorithm;
+    if (!grantsPartially(algorithm)) {
+      throw new SluiceConfigError(
+        'algorithm',
+        String(algorithm.description),
+        'a rate (gcra, a bucket, a window, a calendar quota): a concurrency or adaptive limit grants leases, not part of a quota',
+      );
+    }
+    const store = this.#keySpace;
+    if (
+      typeof userStore.consumeAtMost !== 'function' ||
+      typeof store.consumeAtMost !== 'function'
+    ) {
+      throw new SluiceConfigError(
+        'store',
+        storeName(userStore),
+        'a store that can grant part of a request (MemoryStore, RedisStore, PostgresStore, SqliteStore, DurableObjectStore: Store.consumeAtMost)',
+      );
+    }
+    if (typeof key !== 'string') return notAString(key);
+    const now = clock();
+    const ops = this.#operations;
+    try {
+      if (ops?.snapshot.active && ops.snapshot.live(now)) {
+        const operated = ops.operated(key, n, now);
+        if (operated !== undefined) {
+          if (!isAlgorithm(operated)) {
+            return Promise.resolve(operated.allowed ? operated : { ...operated, cost: 0 });
+          }
+          algorithm = operated;
+        }
+      }
+      return Promise.resolve(store.consumeAtMost(key, algorithm, n, now));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** What `consume(key)` would decide, without taking anything (cost 0). */
@@ -426,6 +492,12 @@ export class RateLimiter {
       return Promise.reject(error);
     }
   }
+}
+
+/** A store as an error names it: its class (`WorkersRateLimitBindingStore`), never its state. */
+function storeName(store: Store): string {
+  const name = (store as { constructor?: { name?: unknown } }).constructor?.name;
+  return typeof name === 'string' && name !== '' && name !== 'Object' ? name : 'a custom store';
 }
 
 /** The rejection of a call whose key is not a string (out of line: see `#decide`). */

@@ -403,6 +403,68 @@ export class FailSafeStore implements Store {
   }
 
   /**
+   * {@link Store.consumeAtMost} under the policy and breakers, with `consume`'s fault
+   * contract: a call that fails or times out grants nothing on the store, and the failure
+   * mode decides: `'insurance'` grants on the in-process store, `'allow'` grants all of
+   * `max`, `'deny'` grants none. The over-limit cache is not read (a key denied a larger
+   * cost may still grant part of it). Never rejects for a store failure.
+   * @throws `TypeError` (synchronously) when the store has no `consumeAtMost`.
+   */
+  consumeAtMost(
+    key: string,
+    algorithm: Algorithm,
+    max: number,
+    nowMs: number,
+  ): Decision | Promise<Decision> {
+    const store = this.#store;
+    if (typeof store.consumeAtMost !== 'function') {
+      throw new TypeError('sluice: this store cannot grant part of a request (no consumeAtMost)');
+    }
+    if (this.#down.size !== 0) this.#sweep();
+    const breaker = this.#breakerOf(key);
+    const local = (error: unknown, probe: boolean): Decision => {
+      if (error !== undefined) this.#failed(error, breaker, probe);
+      return markWithoutStore(this.#atMostByMode(key, algorithm, max, nowMs));
+    };
+    let probe = false;
+    if (breaker.state !== 'closed') {
+      if (breaker.tryAcquire() === 'reject') return local(undefined, false);
+      probe = true;
+    }
+    let result: Decision | Promise<Decision>;
+    try {
+      result = store.consumeAtMost(key, algorithm, max, nowMs);
+    } catch (error) {
+      return local(error, probe);
+    }
+    if (!(result instanceof Promise) && !isThenable(result)) {
+      if (probe) this.#answered(breaker);
+      return result;
+    }
+    return Promise.resolve(result).then(
+      (decision) => {
+        if (probe) this.#answered(breaker);
+        return decision;
+      },
+      (error: unknown) => {
+        if (!isStoreKeyError(error)) return local(error, probe);
+        if (probe) this.#answered(breaker);
+        this.#keyFailed(error, algorithm);
+        return local(undefined, false);
+      },
+    );
+  }
+
+  #atMostByMode(key: string, algorithm: Algorithm, max: number, nowMs: number): Decision {
+    if (this.#mode === 'insurance') {
+      this.#insurance ??= new MemoryStore();
+      return this.#insurance.consumeAtMost(key, algorithm, max, nowMs);
+    }
+    const d = this.#decideByMode(key, algorithm, max, nowMs);
+    return d.allowed ? d : { ...d, cost: 0 };
+  }
+
+  /**
    * {@link Store.reserveAll} under the policy and breakers, as {@link reserve} for each
    * part: the store's own `reserveAll` while every key's breaker is closed (or lets a probe
    * through), else, or when the call fails, the policy decides every part at once

@@ -1,4 +1,5 @@
 import { type Algorithm, expiryOf, type State } from '../algorithms/algorithm.js';
+import { stepAtMost } from '../algorithms/at-most.js';
 import type { Decision } from '../algorithms/decision.js';
 import { SluiceConfigError } from '../common/errors.js';
 import { checkOptionNames } from '../common/known-options.js';
@@ -154,6 +155,8 @@ export class MemoryStore implements Store {
         this.refundIn(space, key, algorithm, cost, nowMs, atMs),
       reserve: (key, algorithm, cost, nowMs, maxWaitMs) =>
         this.reserveIn(space, key, algorithm, cost, nowMs, maxWaitMs),
+      consumeAtMost: (key, algorithm, max, nowMs) =>
+        this.consumeAtMostIn(space, key, algorithm, max, nowMs),
     };
   }
 
@@ -188,11 +191,7 @@ export class MemoryStore implements Store {
     }
     if (nowMs > this.#lastNow) this.#lastNow = nowMs;
     const slot = space.get(key);
-    let state: State | undefined;
-    if (slot !== undefined) {
-      state = this.#stateAt(slot);
-      if (expiryOf(state) <= nowMs) state = undefined;
-    }
+    const state = this.#liveState(slot, nowMs);
     const result = algorithm.reserve(state, nowMs, cost, maxWaitMs);
     const d = result.decision;
     this.#writeBack(space, key, slot, state, result.state, d.allowed, d.retryAfterMs, cost, nowMs);
@@ -252,6 +251,41 @@ export class MemoryStore implements Store {
     return booked;
   }
 
+  /**
+   * {@link Store.consumeAtMost}: grants up to `max` units by `stepAtMost` (at-most.ts).
+   * Synchronous, so atomic.
+   */
+  consumeAtMost(key: string, algorithm: Algorithm, max: number, nowMs: number): Decision {
+    return this.consumeAtMostIn(this.#keys, key, algorithm, max, nowMs);
+  }
+
+  /** {@link MemoryStore.consumeAtMost} in a key space from {@link MemoryStore.space}. */
+  consumeAtMostIn(
+    space: MemoryKeySpace,
+    key: string,
+    algorithm: Algorithm,
+    max: number,
+    nowMs: number,
+  ): Decision {
+    if (nowMs > this.#lastNow) this.#lastNow = nowMs;
+    const slot = space.get(key);
+    const state = this.#liveState(slot, nowMs);
+    const result = stepAtMost(algorithm, state, nowMs, max);
+    const d = result.decision;
+    this.#writeBack(
+      space,
+      key,
+      slot,
+      state,
+      result.state,
+      d.allowed,
+      d.retryAfterMs,
+      d.cost,
+      nowMs,
+    );
+    return d;
+  }
+
   /** {@link Store.refund}: gives back `cost` units charged at `atMs` (the algorithm's `refund`). */
   refund(key: string, algorithm: Algorithm, cost: number, nowMs: number, atMs: number): Decision {
     return this.refundIn(this.#keys, key, algorithm, cost, nowMs, atMs);
@@ -274,11 +308,7 @@ export class MemoryStore implements Store {
       throw new TypeError(`sluice: algorithm ${algorithm.description} has no refund`);
     }
     const slot = space.get(key);
-    let state: State | undefined;
-    if (slot !== undefined) {
-      state = this.#stateAt(slot);
-      if (expiryOf(state) <= nowMs) state = undefined;
-    }
+    const state = this.#liveState(slot, nowMs);
     const result = algorithm.refund(state, nowMs, cost, atMs);
     const next = result.state;
     if (slot !== undefined && next === null) this.#slots.remove(slot);
@@ -510,6 +540,13 @@ export class MemoryStore implements Store {
   /** Drops every key. */
   clear(): void {
     this.#slots.clear();
+  }
+
+  /** The state in `slot`, or undefined when there is none or it expired (off the hot path). */
+  #liveState(slot: number | undefined, nowMs: number): State | undefined {
+    if (slot === undefined) return undefined;
+    const state = this.#stateAt(slot);
+    return expiryOf(state) <= nowMs ? undefined : state;
   }
 
   #stateAt(slot: number): State {

@@ -25,6 +25,30 @@ export interface Store {
     nowMs: number,
   ): Decision | Promise<Decision>;
 
+  /**
+   * Optional: grants as many units of `key` as the algorithm admits now, up to `max`, in
+   * one atomic call (`RateLimiter.consumeAtMost`, for batch workers; valkey-go's
+   * `AllowAtMost`): the decision of `stepAtMost` (at-most.ts) on the key's state, its `cost`
+   * the grant, `allowed` when at least 1 unit was granted; none granted charges nothing and
+   * answers `retryAfterMs` until 1 unit would be. A store that runs the algorithms elsewhere
+   * has a twin of it (Lua, PL/pgSQL). Without it, a limiter's `consumeAtMost` throws a
+   * `SluiceConfigError` naming the store.
+   *
+   * @param max - the most units to grant: an integer >= 1, already checked.
+   * @param nowMs - as in {@link Store.consume}.
+   * @example
+   * ```ts
+   * const d = await store.consumeAtMost('jobs', fixedWindow({ limit: 100, window: '1m' }), 25, Date.now());
+   * d.cost; // units granted, 0..25
+   * ```
+   */
+  consumeAtMost?(
+    key: string,
+    algorithm: Algorithm,
+    max: number,
+    nowMs: number,
+  ): Decision | Promise<Decision>;
+
   /** Forgets `key`: its next decision sees a full quota. */
   reset(key: string): void | Promise<void>;
 
@@ -316,6 +340,11 @@ export function keySpaceView(store: Store, prefix: string): Store {
     const refund = store.refund;
     view.refund = (key, algorithm, cost, nowMs, atMs) =>
       refund.call(store, prefix + key, algorithm, cost, nowMs, atMs);
+  }
+  if (typeof store.consumeAtMost === 'function') {
+    const atMost = store.consumeAtMost;
+    view.consumeAtMost = (key, algorithm, max, nowMs) =>
+      atMost.call(store, prefix + key, algorithm, max, nowMs);
   }
   if (typeof store.reserve === 'function') {
     const reserve = store.reserve;

@@ -19,7 +19,8 @@ export const WIDTH = 4;
  *    clock]` without deciding anything when it has reached `deadline` (a call its caller
  *    gave up on charges nothing);
  * 3. decides each request in order: request `i` is on `dkeys[kidx[i]]`, a consume
- *    (`ops[i]` 0) or a refund (1, of a charge at `ats[i]`), of `costs[i]` units, at
+ *    (`ops[i]` 0), a refund (1, of a charge at `ats[i]`) or a partial grant (2, `at_most`:
+ *    up to `costs[i]` units, the grant replied where `allowed` is), of `costs[i]` units, at
  *    `nows[i]` (NULL: the database clock), by algorithm `alg[i]` (kind `akinds[a]`,
  *    parameters `aparams[aoff[a] .. aoff[a] + alen[a] - 1]`). Consecutive requests with the
  *    same `grp` are all-or-nothing (`consumeEach` of @sluice/core: peek all, charge all only
@@ -55,7 +56,11 @@ BEGIN
     END IF;
     RETURN r[2:5];
   END IF;
-  r := ${q.fn('step')}(kind, s, now, cost, p);
+  IF op = 2 THEN
+    r := ${q.fn('at_most')}(kind, s, now, cost, p);
+  ELSE
+    r := ${q.fn('step')}(kind, s, now, cost, p);
+  END IF;
   IF cardinality(r) > 4 THEN
     UPDATE ${t} SET state = r[5:cardinality(r)], expires_at = r[5] WHERE key = k;
   END IF;

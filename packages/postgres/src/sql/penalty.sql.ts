@@ -46,6 +46,41 @@ BEGIN
 END
 $$;
 
+-- consumeAtMost: core's stepAtMost (at-most.ts). Returns the step's layout with the grant
+-- in place of allowed: [granted, remaining, retryAfterMs, resetAfterMs, ...state written].
+-- The peek's remaining is the grant (every twin admits a cost iff it is at most it); none
+-- granted: the one-unit denial, nothing written. A penalty grants its inner twin's grant
+-- unless blocked (then the blocked peek): a grant of 0 never starts a block.
+CREATE OR REPLACE FUNCTION ${q.fn('at_most')}(kind text, s float8[], now float8, mx float8, p float8[])
+RETURNS float8[] LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+DECLARE
+  r float8[];
+  n float8;
+  inner_kind text;
+  watched boolean := s IS NOT NULL AND s[2] > now;
+BEGIN
+  IF left(kind, 8) = 'penalty:' THEN
+    inner_kind := substr(kind, 9);
+    IF watched AND s[3] > now THEN
+      RETURN ${q.fn('penalty_step')}(inner_kind, s, now, 0, p);
+    END IF;
+    r := ${q.fn('at_most')}(inner_kind, ${q.fn('penalty_inner')}(s, now), now, mx, p[4:cardinality(p)]);
+    IF cardinality(r) = 4 THEN RETURN r; END IF;
+    RETURN r[1:4] || ${q.fn('penalty_join')}(inner_kind,
+      CASE WHEN watched THEN s[2] ELSE 0 END, CASE WHEN watched THEN s[3] ELSE 0 END,
+      CASE WHEN watched THEN s[4] ELSE 0 END, r[5:cardinality(r)], now);
+  END IF;
+  r := ${q.fn('step')}(kind, s, now, 0, p);
+  n := least(mx, r[2]);
+  IF n > 0 THEN
+    r := ${q.fn('step')}(kind, s, now, n, p);
+    RETURN ARRAY[n] || r[2:cardinality(r)];
+  END IF;
+  r := ${q.fn('step')}(kind, s, now, 1, p);
+  RETURN ARRAY[0] || r[2:4];
+END
+$$;
+
 -- The composite state (TS join); NULL when neither part is live.
 CREATE OR REPLACE FUNCTION ${q.fn('penalty_join')}(inner_kind text, watch float8, blocked float8, last float8, inner_s float8[], now float8)
 RETURNS float8[] LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$

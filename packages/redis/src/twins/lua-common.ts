@@ -78,6 +78,11 @@ export interface LuaTwin {
    * so one bad key fails its own decision only.
    */
   readonly batch: LuaScript;
+  /**
+   * A penalty twin's inner twin (its function is in `fn`, called by name): the at-most
+   * script (at-most.lua.ts) asks it for a grant of 0's denial, which never blocks.
+   */
+  readonly inner?: LuaTwin;
   /** Builds a decision from the function's `width` values at `at` (all-or-nothing replies). */
   readonly decode: Decoder;
   /** Builds a decision from the `replyWidth` values at `at` in a reply of either script. */

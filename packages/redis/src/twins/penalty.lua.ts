@@ -66,7 +66,7 @@ end
     return reply[at + w] === 1 ? blocked(d, reply[at + w + 1]!, cost) : d;
   };
   // The inner function (and its refund) go before the penalty's in every script.
-  return luaTwin({
+  const twin = luaTwin({
     name,
     params: ['blockMs', 'backoff', 'maxBlock', ...inner.paramNames.map((_, i) => `p${i + 1}`)],
     returns: [...inner.returnNames, 'blocked', 'blockLeftMs'],
@@ -74,4 +74,5 @@ end
     decode,
     refund,
   });
+  return { ...twin, inner };
 }
