@@ -43,14 +43,20 @@ export function withMigrationHint(sql: SqlClient, table: string): SqlClient {
 const DECIDE_ARGS =
   'text[], int[], int[], int[], int[], float8[], float8[], float8[], text[], float8[], int[], int[], float8';
 
+/** The signature of the partial-grant function (`to_regprocedure` form). */
+const AT_MOST_ARGS = 'text, float8[], float8, float8, float8[]';
+
 /**
  * One statement: whether the table, the operator-entry tables and this version's decide
- * function all exist (a migration of an older version has another signature).
+ * and partial-grant functions all exist (a migration of an older version has another signature).
  */
 export function readySql(names: SqlNames): string {
   const tables = [names.table, names.fn('ops'), names.fn('ops_version')];
   const checks = tables.map((t) => `to_regclass(${literal(t)}) IS NOT NULL`);
   checks.push(`to_regprocedure(${literal(`${names.fn('decide')}(${DECIDE_ARGS})`)}) IS NOT NULL`);
+  // consumeAtMost's partial grant, which the decide function calls (added after 0.2.0's first
+  // migrations: a database migrated before it must migrate again)
+  checks.push(`to_regprocedure(${literal(`${names.fn('at_most')}(${AT_MOST_ARGS})`)}) IS NOT NULL`);
   return `SELECT ${checks.join(' AND ')}`;
 }
 

@@ -64,4 +64,15 @@ describe('PostgresStore without migrate()', () => {
     expect((await limiter.consume('b')).allowed).toBe(true);
     expect((await limiter.consume('b')).allowed).toBe(false);
   });
+
+  it('a database migrated before consumeAtMost (no partial-grant function) is not ready', async () => {
+    const store = new PostgresStore({ client: pool, sweepIntervalMs: 0, table: 'older' });
+    await store.migrate();
+    await pool.query(
+      'DROP FUNCTION "public"."older_at_most"(text, float8[], float8, float8, float8[]) CASCADE',
+    );
+    await expect(store.ready()).rejects.toThrow('await store.migrate()');
+    await store.migrate();
+    await expect(store.ready()).resolves.toBeUndefined();
+  });
 });
