@@ -145,7 +145,8 @@ function throttleSelf(config: PacedFetchConfig, state: OriginState): void {
   const { requests, accepts } = state.throttle.counts(now);
   const p = state.throttle.probability(now);
   state.throttle.request(now);
-  if (state.headed || p <= 0) return;
+  if (state.headed) return;
+  // One draw per attempt, also when p is 0: a seeded trace stays aligned.
   if (config.random() < p) throw new SelfThrottledError(p, requests, accepts);
 }
 

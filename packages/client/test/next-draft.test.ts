@@ -104,7 +104,12 @@ describe('pacing a server on the next revision', () => {
     const results = await time.run(
       Promise.allSettled(Array.from({ length: 4 }, () => api('https://a.test/x'))),
     );
-    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected']);
+    expect(results.map((r) => r.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+    ]);
     expect((results[3] as PromiseRejectedResult).reason).toBeInstanceOf(RateLimitedError);
     expect(server.sent).toHaveLength(3);
   });

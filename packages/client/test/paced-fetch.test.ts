@@ -1,8 +1,8 @@
 import { SluiceConfigError as CoreConfigError, Limit, parseDuration } from '@sluice/core';
 import { EPOCH } from '@sluice/test-kit';
 import { pacedFetch, RateLimitedError, SluiceConfigError } from '../src/index.js';
-import { startServer } from './servers.js';
 import { scripted, virtual } from './scripted.js';
+import { startServer } from './servers.js';
 import { VirtualTime } from './virtual-time.js';
 
 describe('options are checked at creation', () => {

@@ -26,4 +26,3 @@ export function scripted(
 }
 
 export const virtual = (time: VirtualTime) => ({ clock: time.clock, sleep: time.sleep });
-
