@@ -141,17 +141,20 @@ describe('pacing a server on the next revision', () => {
 
   it('RateLimit-Reason holds back the policy it names, not the whole origin', async () => {
     const time = new VirtualTime(EPOCH);
-    const server = scripted(time, (_n, url) => {
-      const route = new URL(url).pathname;
-      const policy = route === '/a' ? '"burst";r=5;t=1' : '"other";r=5;t=1';
-      if (route === '/a' && time.now === EPOCH && server.sent.length === 2) {
-        return {
-          status: 429,
-          headers: { RateLimit: policy, 'Retry-After': '30', 'RateLimit-Reason': 'burst' },
-        };
-      }
-      return { headers: { RateLimit: policy } };
-    });
+    const server = scripted(
+      time,
+      (_n, url): { status?: number; headers: Record<string, string> } => {
+        const route = new URL(url).pathname;
+        const policy = route === '/a' ? '"burst";r=5;t=1' : '"other";r=5;t=1';
+        if (route === '/a' && time.now === EPOCH && server.sent.length === 2) {
+          return {
+            status: 429,
+            headers: { RateLimit: policy, 'Retry-After': '30', 'RateLimit-Reason': 'burst' },
+          };
+        }
+        return { headers: { RateLimit: policy } };
+      },
+    );
     const api = pacedFetch(server.fetch, { ...virtual(time), retries: 0 });
     await time.run(api('https://a.test/b'));
     const denied = await time.run(api('https://a.test/a'));

@@ -162,7 +162,7 @@ describe('pacing by tokens with estimate', () => {
   ])('an estimate of %s rejects the call, unsent', async (_what, value) => {
     let sent = 0;
     const api = pacedFetch(
-      async () => {
+      async (_input: string) => {
         sent++;
         return new Response('ok');
       },
@@ -220,7 +220,7 @@ describe('the real SDKs against a local server that answers as the providers do'
                 messages: [{ role: 'user', content: 'hi' }],
               });
           })();
-    const results = await time.run(Promise.allSettled(Array.from({ length: 14 }, call)));
+    const results = await time.run(Promise.allSettled(Array.from({ length: 14 }, () => call())));
     return { results, server };
   };
 

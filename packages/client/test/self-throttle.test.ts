@@ -124,7 +124,7 @@ describe('selfThrottle: the formula', () => {
     let headers = true;
     const s = server(() => ({
       status: 503,
-      headers: headers ? { RateLimit: '"api";r=5;t=1' } : {},
+      headers: headers ? { RateLimit: '"api";r=5;t=1' } : ({} as Record<string, string>),
     }));
     const api = pacedFetch(s.fetch, {
       selfThrottle: true,
