@@ -32,8 +32,13 @@ type AnyFetch = (input: unknown, init?: RequestInit) => Promise<Response>;
  * responses, so it waits before it is denied instead of after:
  *
  * - it learns each policy from the responses' headers (`RateLimit` / `RateLimit-Policy` of
- *   draft-ietf-httpapi-ratelimit-headers-06 to -11, `X-RateLimit-*`, see
+ *   draft-ietf-httpapi-ratelimit-headers-06 to -11 and the next revision's `a` / `w` / `c`,
+ *   `Beta-RateLimit`, `X-RateLimit-*`, OpenAI's and Anthropic's, see
  *   {@link parseRateLimitHeaders}), per origin, policy name and partition key (`pk`);
+ * - a token policy (OpenAI, Anthropic) counts each request at what `estimate` says it
+ *   costs; without `estimate` token policies do not pace;
+ * - with `selfThrottle`, an origin whose answers carry no rate-limit policy is throttled by
+ *   Google SRE's client-side formula (a local rejection is a {@link SelfThrottledError});
  * - with nothing learnt yet for an origin it sends one request and holds the rest until its
  *   response arrives, so a cold burst does not run into the limit;
  * - before sending, it waits while a policy the request's route last came back with is
@@ -57,9 +62,12 @@ type AnyFetch = (input: unknown, init?: RequestInit) => Promise<Response>;
  *
  * @param fetch - the `fetch` to wrap (`globalThis.fetch`, ky's or axios's underlying one…).
  * @param options - {@link PacedFetchOptions}: `maxWait` (ms or `'30s'`, default 60 s), `retries`
- *   (default 2), `clock` and `sleep` (tests).
+ *   (default 2), `selfThrottle` (default false), `estimate` (a request's tokens), `clock`,
+ *   `sleep` and `random` (tests).
  * @returns a function with `fetch`'s signature.
  * @throws {@link SluiceConfigError} at creation for a bad option or an unknown option name.
+ *   A call rejects with {@link RateLimitedError} past `maxWait`, {@link SelfThrottledError}
+ *   when throttled locally, and a `TypeError` when `estimate` gives no number >= 0.
  *
  * @example
  * ```ts
@@ -68,6 +76,13 @@ type AnyFetch = (input: unknown, init?: RequestInit) => Promise<Response>;
  * const api = pacedFetch(fetch, { maxWait: '30s' });
  * // 1,000 calls at once: sent as fast as the server's policy allows, not faster.
  * const responses = await Promise.all(ids.map((id) => api(`https://api.example.com/items/${id}`)));
+ *
+ * // OpenAI paced by requests and tokens (a call's tokens from its body):
+ * const estimate = async (request: Request) => ((await request.json()).max_tokens ?? 1024) + 500;
+ * const openai = new OpenAI({ fetch: pacedFetch(fetch, { estimate }), maxRetries: 0 });
+ *
+ * // A server with no rate-limit headers: shed locally when it refuses most requests.
+ * const legacy = pacedFetch(fetch, { selfThrottle: true });
  * ```
  */
 export function pacedFetch<F extends FetchLike>(fetch: F, options?: PacedFetchOptions): F {

@@ -2,14 +2,21 @@ import type { HeaderStyle } from '@sluice/core/shared';
 import {
   arrayBufferToBase64,
   type BareItem,
-  type Dictionary,
   type List,
   type Parameters,
-  parseDictionary,
-  parseList,
   Token,
 } from 'structured-headers';
-import { decimalField, integerField, onCallerClock, read } from './fields.js';
+import { decimalField, onCallerClock, read } from './fields.js';
+import {
+  count,
+  draft6,
+  draft7,
+  draft67Windows,
+  legacy,
+  SF_INTEGER_MAX,
+  tryDictionary,
+  tryList,
+} from './older.js';
 import { anthropic, openAi } from './providers.js';
 
 /**
@@ -126,13 +133,6 @@ export interface RateLimitInfo {
  */
 export type ReadStyle = HeaderStyle | 'openai' | 'anthropic';
 
-/** The largest integer an RFC 9651 sf-integer can carry (15 digits). */
-const SF_INTEGER_MAX = 999_999_999_999_999;
-/** Above this an `X-RateLimit-Reset` is an epoch in seconds (2001-09-09), not a delta. */
-const EPOCH_SECONDS_FROM = 1e9;
-/** Above this it is an epoch in ms. */
-const EPOCH_MS_FROM = 1e12;
-
 /**
  * Reads the rate-limit headers of one response, never throwing: a malformed field is ignored
  * as draft-ietf-httpapi-ratelimit-headers-11 asks ("Malformed RateLimit header fields MUST be
@@ -141,7 +141,15 @@ const EPOCH_MS_FROM = 1e12;
  * describe the same limit less exactly):
  *
  * - draft-8 to draft-11: `RateLimit-Policy: "name";q=…;w=…;qu=…;pk=:…:` and
- *   `RateLimit: "name";r=…;t=…;pk=:…:`, RFC 9651 lists, one member per policy;
+ *   `RateLimit: "name";r=…;t=…;pk=:…:`, RFC 9651 lists, one member per policy; also the
+ *   revision proposed after the directorate review (`RateLimit: "name";a=…;w=…;c=…`: `a`
+ *   available, `w` seconds to the reset, `c` the request's cost) and the same fields with
+ *   Atlassian's `Beta-` prefix (`Beta-RateLimit`, `Beta-RateLimit-Policy`), read when the
+ *   unprefixed ones say nothing; the draft is a draft, and these are what its revisions sent;
+ * - OpenAI: `x-ratelimit-{limit,remaining,reset}-{requests,tokens}` (resets as `6m0s`,
+ *   `1.5s`, `20ms`), policies `requests` and `tokens`;
+ * - Anthropic: `anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-{limit,remaining,reset}`
+ *   (resets RFC 3339 times, read against the response's `Date`);
  * - draft-7: `RateLimit: limit=…, remaining=…, reset=…` and `RateLimit-Policy: 10;w=1`;
  * - draft-6: `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` and `RateLimit-Policy`;
  * - legacy: `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (GitHub and
@@ -149,7 +157,8 @@ const EPOCH_MS_FROM = 1e12;
  *   >= 1e12 in ms, else delta seconds), `X-RateLimit-Resource` (GitHub) as the policy name.
  *
  * `Retry-After` is delay-seconds or an HTTP date (RFC 9110 §10.2.3), the date read against
- * the response's `Date` when it has one. Several members for one policy in a field (a
+ * the response's `Date` when it has one; OpenAI's `retry-after-ms` comes first when valid.
+ * `RateLimit-Reason` (Atlassian) is returned as `reason`. Several members for one policy in a field (a
  * conflict) keep the most restrictive values: the least `q` and `r`, the longest `w` and `t`.
  *
  * @param headers - the response's headers (`response.headers`).
@@ -175,8 +184,8 @@ export function parseRateLimitHeaders(headers: HeadersLike, now: number): RateLi
   });
   const policyField = read(headers, 'ratelimit-policy');
   const stateField = read(headers, 'ratelimit');
-  const policyList = policyField === undefined ? undefined : tryList(policyField);
-  const stateList = stateField === undefined ? undefined : tryList(stateField);
+  const policyList = listOf(policyField);
+  const stateList = listOf(stateField);
 
   const modern = draft8(policyList, stateList, now);
   if (modern.length > 0) return found('draft-8', modern);
@@ -207,27 +216,6 @@ export function parseRateLimitHeaders(headers: HeadersLike, now: number): RateLi
 
 function listOf(text: string | undefined): List | undefined {
   return text === undefined ? undefined : tryList(text);
-}
-
-function tryList(text: string): List | undefined {
-  try {
-    return parseList(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function tryDictionary(text: string): Dictionary | undefined {
-  try {
-    return parseDictionary(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/** A non-negative sf-integer, or `undefined`. */
-function count(value: BareItem | undefined): number | undefined {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
 }
 
 /** A policy identifier: an sf-string (draft-11) or, leniently, a token. */
@@ -330,105 +318,6 @@ function either(
     value = value === undefined ? v : pick(value, v);
   }
   return value;
-}
-
-/** draft-6/7 `RateLimit-Policy: 10;w=1, 1000;w=3600`: the window of each quota. */
-function draft67Windows(policyList: List | undefined): Map<number, number> {
-  const windows = new Map<number, number>();
-  for (const [value, params] of policyList ?? []) {
-    const q = count(value as BareItem);
-    const w = count(params.get('w'));
-    if (q === undefined || w === undefined || w === 0) continue;
-    windows.set(q, Math.max(windows.get(q) ?? 0, w));
-  }
-  return windows;
-}
-
-function unnamed(
-  quota: number | undefined,
-  windows: Map<number, number>,
-  remaining: number | undefined,
-  resetAt: number | undefined,
-): ObservedPolicy {
-  return {
-    id: `~${quota ?? ''}`,
-    name: undefined,
-    partitionKey: undefined,
-    quota,
-    windowSeconds: quota === undefined ? undefined : windows.get(quota),
-    concurrent: false,
-    tokens: false,
-    remaining,
-    resetAt,
-    cost: undefined,
-  };
-}
-
-/** draft-7 `RateLimit: limit=10, remaining=9, reset=1`. */
-function draft7(
-  dict: Dictionary,
-  windows: Map<number, number>,
-  now: number,
-): ObservedPolicy | undefined {
-  const field = (key: string): number | undefined | null => {
-    const member = dict.get(key);
-    if (member === undefined) return undefined;
-    return Array.isArray(member[0]) ? null : (count(member[0] as BareItem) ?? null);
-  };
-  const limit = field('limit');
-  const remaining = field('remaining');
-  const reset = field('reset');
-  if (limit === null || remaining === null || reset === null) return undefined;
-  if (limit === undefined && remaining === undefined) return undefined;
-  return unnamed(limit, windows, remaining, reset === undefined ? undefined : now + reset * 1000);
-}
-
-/** draft-6 `RateLimit-Limit` / `RateLimit-Remaining` / `RateLimit-Reset`. */
-function draft6(
-  headers: HeadersLike,
-  windows: Map<number, number>,
-  now: number,
-): ObservedPolicy | undefined {
-  // RateLimit-Limit may carry its policy (`10, 10;w=1`, drafts before -06): the first member.
-  const limitText = read(headers, 'ratelimit-limit');
-  const limitList = limitText === undefined ? undefined : tryList(limitText);
-  const first = limitList?.[0]?.[0];
-  const limit = first === undefined || Array.isArray(first) ? undefined : count(first);
-  const remaining = integerField(read(headers, 'ratelimit-remaining'));
-  const reset = resetField(read(headers, 'ratelimit-reset'), now);
-  if (limit === undefined && remaining === undefined) return undefined;
-  return unnamed(limit, windows, remaining, reset);
-}
-
-/** Legacy `X-RateLimit-*` (GitHub, Laravel, express-rate-limit, sluice's default). */
-function legacy(headers: HeadersLike, now: number): ObservedPolicy | undefined {
-  const limit = integerField(read(headers, 'x-ratelimit-limit'));
-  const remaining = integerField(read(headers, 'x-ratelimit-remaining'));
-  if (limit === undefined && remaining === undefined) return undefined;
-  const resetAfter = decimalField(read(headers, 'x-ratelimit-reset-after'));
-  const reset =
-    resetAfter === undefined
-      ? resetField(read(headers, 'x-ratelimit-reset'), now)
-      : now + Math.ceil(resetAfter * 1000);
-  const resource = read(headers, 'x-ratelimit-resource')?.trim();
-  const policy = unnamed(limit, new Map(), remaining, reset);
-  if (resource !== undefined && /^[\x21-\x7e]{1,64}$/.test(resource)) {
-    policy.id = `x-resource:${resource}`;
-    policy.name = resource;
-  }
-  return policy;
-}
-
-/**
- * A reset header as a time on the caller's clock: an epoch in seconds (>= 1e9) or in ms
- * (>= 1e12), else delta seconds; fractions allowed (Discord sends `1470173023.123`).
- */
-function resetField(text: string | undefined, now: number): number | undefined {
-  const v = decimalField(text);
-  if (v === undefined || v > SF_INTEGER_MAX) return undefined;
-  if (v >= EPOCH_MS_FROM) return v;
-  if (v >= EPOCH_SECONDS_FROM) return v * 1000;
-  return now + Math.ceil(v * 1000);
 }
 
 /**
