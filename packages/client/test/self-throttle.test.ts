@@ -1,21 +1,9 @@
-import { EPOCH } from '@sluice/test-kit';
+import { EPOCH, seededRandom as seeded } from '@sluice/test-kit';
 import { pacedFetch, SelfThrottledError, SluiceConfigError } from '../src/index.js';
 
 // selfThrottle: Google SRE book's client-side throttling ("Handling Overload"): reject
 // locally with probability max(0, (requests - 2·accepts) / (requests + 1)) over the
 // trailing 2 minutes, for servers that send no rate-limit headers.
-
-/** mulberry32: a small seeded PRNG, numbers in [0, 1). */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A server whose answers come from `answer`, on a clock the test moves by hand. */
 function server(answer: (n: number) => { status: number; headers?: Record<string, string> }) {
