@@ -207,12 +207,15 @@ async function admit(config: PacedFetchConfig, state: OriginState, call: Call): 
  * Whether a 429 without `Retry-After` says the request can never be admitted: it reports
  * its policies and none of them is spent (each has units remaining), so no wait would
  * change the answer (sluice's answer to a request whose cost is above the capacity). A
- * bare 429, or one with a spent policy, is left to the pacer as before.
+ * bare 429, or one with a spent policy or a token policy, is left to the pacer as before.
  */
 function neverAdmitted(info: RateLimitInfo): boolean {
   const policies = info.policies;
   if (policies.length === 0) return false;
-  for (const p of policies) if (p.remaining === undefined || p.remaining <= 0) return false;
+  for (const p of policies) {
+    // Tokens left may still be fewer than the request needs: no proof it can never pass.
+    if (p.tokens || p.remaining === undefined || p.remaining <= 0) return false;
+  }
   return true;
 }
 

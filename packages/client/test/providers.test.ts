@@ -155,6 +155,20 @@ describe('pacing by tokens with estimate', () => {
     expect(seen).toEqual(['{"max_tokens":5}']);
   });
 
+  it('a 429 without Retry-After with tokens left is returned, not taken as never admitted', async () => {
+    const time = new VirtualTime(EPOCH);
+    const server = scripted(time, () => ({
+      status: 429,
+      headers: {
+        'x-ratelimit-remaining-requests': '50',
+        'x-ratelimit-remaining-tokens': '50',
+        'x-ratelimit-reset-tokens': '1s',
+      },
+    }));
+    const api = pacedFetch(server.fetch, { ...virtual(time), estimate: () => 100 });
+    expect((await time.run(api('https://a.test/v1/x'))).status).toBe(429);
+  });
+
   it.each([
     ['NaN', Number.NaN],
     ['a negative number', -1],
