@@ -42,7 +42,7 @@ export interface HeadersLike {
  * // RateLimit-Policy: "burst";q=100;w=60 and RateLimit: "burst";r=0;t=12, read at `now`:
  * const policy: ObservedPolicy = {
  *   id: 'burst', name: 'burst', partitionKey: undefined, quota: 100, windowSeconds: 60,
- *   concurrent: false, remaining: 0, resetAt: now + 12_000,
+ *   concurrent: false, tokens: false, remaining: 0, resetAt: now + 12_000, cost: undefined,
  * };
  * ```
  */
