@@ -169,6 +169,23 @@ describe('pacing by tokens with estimate', () => {
     expect((await time.run(api('https://a.test/v1/x'))).status).toBe(429);
   });
 
+  it("a 429 past maxWait names OpenAI's error.type as the policy", async () => {
+    const time = new VirtualTime(EPOCH);
+    const server = scripted(time, () => ({
+      status: 429,
+      headers: {
+        'content-type': 'application/json',
+        'x-ratelimit-remaining-requests': '50',
+        'x-ratelimit-remaining-tokens': '50',
+        'retry-after-ms': '90000',
+      },
+      body: JSON.stringify({ error: { type: 'tokens', code: 'rate_limit_exceeded' } }),
+    }));
+    const api = pacedFetch(server.fetch, { ...virtual(time), maxWait: 60_000 });
+    const error = await time.run(api('https://a.test/v1/x').catch((e: unknown) => e));
+    expect(error).toMatchObject({ retryAfterMs: 90_000, policy: 'tokens' });
+  });
+
   it.each([
     ['NaN', Number.NaN],
     ['a negative number', -1],
