@@ -94,6 +94,48 @@ export class RateLimitedError extends Error {
 }
 brandClass(RateLimitedError, 'RateLimitedError');
 
+/**
+ * The rejection of a {@link pacedFetch} request throttled by the client itself
+ * (`selfThrottle: true`): the origin sends no rate-limit headers, and over the last
+ * 2 minutes it accepted too few of the requests (Google SRE book, "Handling Overload",
+ * client-side throttling). The request was not sent; it counts as a request (not an
+ * accept) in the next ones' probability.
+ *
+ * @example
+ * ```ts
+ * const api = pacedFetch(fetch, { selfThrottle: true });
+ * try {
+ *   await api('https://legacy.example.com/report');
+ * } catch (error) {
+ *   if (error instanceof SelfThrottledError) console.log(`shed locally (p = ${error.probability})`);
+ * }
+ * ```
+ */
+export class SelfThrottledError extends Error {
+  /** The rejection probability the request was drawn against, in [0, 1). */
+  readonly probability: number;
+  /** Requests attempted to the origin over the trailing 2 minutes, before this one. */
+  readonly requests: number;
+  /** Of them, the ones the server accepted (answers other than 429 / 503). */
+  readonly accepts: number;
+
+  /**
+   * @param probability - max(0, (requests - 2·accepts) / (requests + 1)).
+   * @param requests - requests over the window, before this one.
+   * @param accepts - accepts over the window.
+   */
+  constructor(probability: number, requests: number, accepts: number) {
+    super(
+      `sluice: throttled locally: the server accepted ${accepts} of the last ${requests} requests in 2 minutes, so this one was not sent (rejected with probability ${probability.toFixed(3)})`,
+    );
+    this.name = 'SelfThrottledError';
+    this.probability = probability;
+    this.requests = requests;
+    this.accepts = accepts;
+  }
+}
+brandClass(SelfThrottledError, 'SelfThrottledError');
+
 /** A policy name as messages show it: quoted when it looks like a name, else its length. */
 function safeName(name: string): string {
   return /^[\w$.:@/-]{1,40}$/.test(name) ? `"${name}"` : `(a name of ${name.length} characters)`;

@@ -5,12 +5,13 @@
  * @packageDocumentation
  */
 export type { HeaderStyle } from '@sluice/core/shared';
-export { RateLimitedError, SluiceConfigError } from './errors.js';
+export { RateLimitedError, SelfThrottledError, SluiceConfigError } from './errors.js';
 export {
   type HeadersLike,
   type ObservedPolicy,
   parseRateLimitHeaders,
   type RateLimitInfo,
+  type ReadStyle,
 } from './headers/parse.js';
 export { DEFAULT_MAX_WAIT, DEFAULT_RETRIES, type PacedFetchOptions } from './options.js';
 export { type FetchLike, pacedFetch } from './paced-fetch.js';

@@ -40,6 +40,36 @@ export interface PacedFetchOptions {
    * @default a setTimeout-based sleep
    */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /**
+   * Throttles requests to an origin that sends no rate-limit headers by Google SRE's
+   * client-side formula ("Handling Overload" in the SRE book): each request is rejected
+   * locally, without sending, with probability max(0, (requests - 2·accepts) /
+   * (requests + 1)), where `requests` are the requests attempted to the origin over the
+   * trailing 2 minutes (in 1 s buckets, local rejections included) and `accepts` the answers
+   * other than 429 / 503 (a failed fetch is not one). A rejection is a
+   * {@link SelfThrottledError}. While the origin's latest answer carries rate-limit policies
+   * (any header style this package reads), those pace and the formula is not applied; a
+   * `Retry-After` on a 429 / 503 still paces the retry first.
+   * @default false
+   */
+  selfThrottle?: boolean;
+  /**
+   * A request's tokens, for the token policies of OpenAI's and Anthropic's headers
+   * (`x-ratelimit-*-tokens`, `anthropic-ratelimit-{tokens,input-tokens,output-tokens}-*`):
+   * called once per call with a `Request` of it (a copy: its body may be read; a stream body
+   * is not copied, the `Request` has none), before the call waits. Each token policy then
+   * counts that many tokens for the request (`input-tokens` and `output-tokens` the whole
+   * estimate too, erring on the slow side). Without it, token policies do not pace. A result
+   * that is not a finite number >= 0, or a throw, rejects the call (it is not sent).
+   * `@sluice/ai`'s `estimateTokens` is one.
+   * @default undefined (token policies are not paced)
+   */
+  estimate?: (request: Request) => number | Promise<number>;
+  /**
+   * The random source of `selfThrottle`, numbers in [0, 1) (tests inject a seeded one).
+   * @default Math.random
+   */
+  random?: () => number;
 }
 
 /** {@link PacedFetchOptions} parsed once: every field present (internal). */
@@ -48,6 +78,9 @@ export interface PacedFetchConfig {
   retries: number;
   clock: () => number;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  selfThrottle: boolean;
+  estimate: ((request: Request) => number | Promise<number>) | undefined;
+  random: () => number;
 }
 
 /**
@@ -69,7 +102,15 @@ export const DEFAULT_MAX_WAIT = 60_000;
  */
 export const DEFAULT_RETRIES = 2;
 
-const KNOWN = ['maxWait', 'retries', 'clock', 'sleep'] as const;
+const KNOWN = [
+  'maxWait',
+  'retries',
+  'clock',
+  'sleep',
+  'selfThrottle',
+  'estimate',
+  'random',
+] as const;
 
 /** What to write instead of the peers' option names (ky, axios-retry, p-retry, bottleneck). */
 const PEER_HINTS: Record<string, string> = {
@@ -83,6 +124,9 @@ const PEER_HINTS: Record<string, string> = {
   maxConcurrent: 'the cap on requests in flight comes from a "concurrent-requests" policy',
   interval: "the pace comes from the server's headers; no static rate is needed",
   now: 'write "clock"',
+  throttle: 'write "selfThrottle: true" (for servers that send no rate-limit headers)',
+  adaptiveThrottle: 'write "selfThrottle: true"',
+  estimateTokens: 'write "estimate" (a function of the Request giving its tokens)',
 };
 
 /**
@@ -118,11 +162,30 @@ export function parseOptions(fetchFn: unknown, options: unknown): PacedFetchConf
   if (typeof sleep !== 'function') {
     throw new SluiceConfigError('sleep', sleep, 'a function (ms, signal) => Promise<void>');
   }
+  const selfThrottle = o.selfThrottle ?? false;
+  if (typeof selfThrottle !== 'boolean') {
+    throw new SluiceConfigError('selfThrottle', selfThrottle, 'true or false');
+  }
+  const estimate = o.estimate;
+  if (estimate !== undefined && typeof estimate !== 'function') {
+    throw new SluiceConfigError(
+      'estimate',
+      estimate,
+      'a function (request: Request) => number | Promise<number> of tokens',
+    );
+  }
+  const random = o.random ?? Math.random;
+  if (typeof random !== 'function') {
+    throw new SluiceConfigError('random', random, 'a function returning a number in [0, 1)');
+  }
   return {
     maxWait,
     retries,
     clock: clock as () => number,
     sleep: sleep as PacedFetchConfig['sleep'],
+    selfThrottle,
+    estimate: estimate as PacedFetchConfig['estimate'],
+    random: random as () => number,
   };
 }
 

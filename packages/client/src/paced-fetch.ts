@@ -1,7 +1,15 @@
-import { RateLimitedError } from './errors.js';
+import { RateLimitedError, SelfThrottledError } from './errors.js';
 import { parseRateLimitHeaders, type RateLimitInfo } from './headers/parse.js';
 import { type PacedFetchConfig, type PacedFetchOptions, parseOptions } from './options.js';
 import { OriginState, type PolicyState, type Ticket } from './pacer/origin-state.js';
+import {
+  attemptArgs,
+  credentialsOf,
+  estimateTokens,
+  replayable,
+  signalOf,
+  targetOf,
+} from './request.js';
 
 /**
  * The shape of `fetch` that {@link pacedFetch} wraps and returns: the global `fetch`, undici's,
@@ -24,8 +32,13 @@ type AnyFetch = (input: unknown, init?: RequestInit) => Promise<Response>;
  * responses, so it waits before it is denied instead of after:
  *
  * - it learns each policy from the responses' headers (`RateLimit` / `RateLimit-Policy` of
- *   draft-ietf-httpapi-ratelimit-headers-06 to -11, `X-RateLimit-*`, see
+ *   draft-ietf-httpapi-ratelimit-headers-06 to -11 and the next revision's `a` / `w` / `c`,
+ *   `Beta-RateLimit`, `X-RateLimit-*`, OpenAI's and Anthropic's, see
  *   {@link parseRateLimitHeaders}), per origin, policy name and partition key (`pk`);
+ * - a token policy (OpenAI, Anthropic) counts each request at what `estimate` says it
+ *   costs; without `estimate` token policies do not pace;
+ * - with `selfThrottle`, an origin whose answers carry no rate-limit policy is throttled by
+ *   Google SRE's client-side formula (a local rejection is a {@link SelfThrottledError});
  * - with nothing learnt yet for an origin it sends one request and holds the rest until its
  *   response arrives, so a cold burst does not run into the limit;
  * - before sending, it waits while a policy the request's route last came back with is
@@ -49,9 +62,12 @@ type AnyFetch = (input: unknown, init?: RequestInit) => Promise<Response>;
  *
  * @param fetch - the `fetch` to wrap (`globalThis.fetch`, ky's or axios's underlying one…).
  * @param options - {@link PacedFetchOptions}: `maxWait` (ms or `'30s'`, default 60 s), `retries`
- *   (default 2), `clock` and `sleep` (tests).
+ *   (default 2), `selfThrottle` (default false), `estimate` (a request's tokens), `clock`,
+ *   `sleep` and `random` (tests).
  * @returns a function with `fetch`'s signature.
  * @throws {@link SluiceConfigError} at creation for a bad option or an unknown option name.
+ *   A call rejects with {@link RateLimitedError} past `maxWait`, {@link SelfThrottledError}
+ *   when throttled locally, and a `TypeError` when `estimate` gives no number >= 0.
  *
  * @example
  * ```ts
@@ -60,6 +76,13 @@ type AnyFetch = (input: unknown, init?: RequestInit) => Promise<Response>;
  * const api = pacedFetch(fetch, { maxWait: '30s' });
  * // 1,000 calls at once: sent as fast as the server's policy allows, not faster.
  * const responses = await Promise.all(ids.map((id) => api(`https://api.example.com/items/${id}`)));
+ *
+ * // OpenAI paced by requests and tokens (a call's tokens from its body):
+ * const estimate = async (request: Request) => ((await request.json()).max_tokens ?? 1024) + 500;
+ * const openai = new OpenAI({ fetch: pacedFetch(fetch, { estimate }), maxRetries: 0 });
+ *
+ * // A server with no rate-limit headers: shed locally when it refuses most requests.
+ * const legacy = pacedFetch(fetch, { selfThrottle: true });
  * ```
  */
 export function pacedFetch<F extends FetchLike>(fetch: F, options?: PacedFetchOptions): F {
@@ -83,93 +106,6 @@ export function pacedFetch<F extends FetchLike>(fetch: F, options?: PacedFetchOp
   return paced as unknown as F;
 }
 
-/** The origin and path of a request, or `undefined` when its URL cannot be read. */
-function targetOf(input: unknown): { origin: string; route: string } | undefined {
-  let href: string | undefined;
-  if (typeof input === 'string') href = input;
-  else if (input instanceof URL) href = input.href;
-  else if (input !== null && typeof input === 'object' && 'url' in input) {
-    const url = (input as { url: unknown }).url;
-    if (typeof url === 'string') href = url;
-  }
-  if (href === undefined) return undefined;
-  try {
-    const base = (globalThis as { location?: { href?: string } }).location?.href;
-    const url = new URL(href, base);
-    return { origin: url.origin, route: routeKey(url.pathname) };
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The route a path belongs to, as far as a client can guess (draft-11 §7.1 lets clients judge
- * a request by its similarity to earlier ones): segments that look like ids (numbers, UUIDs,
- * long hex or token-like strings) become `:id`, so `/items/1` and `/items/2` share what the
- * client learns.
- */
-export function routeKey(pathname: string): string {
-  return pathname
-    .split('/')
-    .map((s) =>
-      /^\d+$/.test(s) ||
-      /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s) ||
-      /^[0-9a-f]{16,}$/i.test(s) ||
-      (s.length >= 20 && /\d/.test(s) && /^[\w-]+$/.test(s))
-        ? ':id'
-        : s,
-    )
-    .join('/');
-}
-
-/**
- * Who is calling, as far as quotas go: servers keep one quota per credential (GitHub per
- * token, the sluice demo per bearer user), so each `Authorization` value is paced apart.
- * Kept as a short hash: no credential stays in the client's memory.
- */
-function credentialsOf(input: unknown, init: RequestInit | undefined): string {
-  let value: string | null = null;
-  try {
-    if (init?.headers !== undefined) value = new Headers(init.headers).get('authorization');
-    else if (typeof Request !== 'undefined' && input instanceof Request) {
-      value = input.headers.get('authorization');
-    }
-  } catch {
-    return '';
-  }
-  if (value === null) return '';
-  // FNV-1a, 32 bits.
-  let h = 0x811c9dc5;
-  for (let i = 0; i < value.length; i++) h = Math.imul(h ^ value.charCodeAt(i), 0x01000193);
-  return ` ${(h >>> 0).toString(36)}`;
-}
-
-/** The signal of a call: `init.signal`, else the `Request`'s. */
-function signalOf(input: unknown, init: RequestInit | undefined): AbortSignal | undefined {
-  if (init?.signal) return init.signal;
-  const s = (input as { signal?: unknown } | null)?.signal;
-  return typeof AbortSignal !== 'undefined' && s instanceof AbortSignal ? s : undefined;
-}
-
-/** Whether a call can be sent twice: its body is not a one-shot stream. */
-function replayable(init: RequestInit | undefined): boolean {
-  const body = init?.body;
-  if (
-    body !== undefined &&
-    body !== null &&
-    typeof (body as ReadableStream).getReader === 'function'
-  ) {
-    return false;
-  }
-  return true;
-}
-
-/** The arguments of one attempt: a `Request` given as input is cloned while retries remain. */
-function attemptArgs(input: unknown, last: boolean): unknown {
-  if (!last && typeof Request !== 'undefined' && input instanceof Request) return input.clone();
-  return input;
-}
-
 // biome-ignore lint/complexity/useMaxParams: one call per request sent: fetch's own arguments and the pacer's state, positional
 async function send(
   fetch: AnyFetch,
@@ -182,8 +118,11 @@ async function send(
   const signal = signalOf(input, init);
   const deadline = config.clock() + config.maxWait;
   const retries = replayable(init) ? config.retries : 0;
+  const tokens =
+    config.estimate === undefined ? undefined : await estimateTokens(config.estimate, input, init);
   for (let attempt = 0; ; attempt++) {
-    const ticket = await admit(config, state, route, deadline, signal);
+    if (config.selfThrottle) throttleSelf(config, state);
+    const ticket = await admit(config, state, { route, deadline, signal, tokens });
     let response: Response;
     try {
       response = await fetch(attemptArgs(input, attempt >= retries), init);
@@ -194,11 +133,12 @@ async function send(
     const now = config.clock();
     const info = safeParse(response, now);
     const status = response.status;
+    if (status !== 429 && status !== 503) state.throttle.accept(now);
     const retryable = (status === 429 || status === 503) && info.retryAt !== undefined;
-    const violated = retryable ? await violatedPolicies(response) : undefined;
+    const violated = retryable ? await violatedPolicies(response, info) : undefined;
     const blocked = state.record(ticket, info, now, retryable ? info.retryAt : undefined, violated);
     if (status === 429 && info.retryAt === undefined && neverAdmitted(info)) {
-      const names = await violatedPolicies(response);
+      const names = await violatedPolicies(response, info);
       await cancelBody(response);
       throw RateLimitedError.never(names?.[0] ?? info.policies[0]?.name);
     }
@@ -212,21 +152,38 @@ async function send(
 }
 
 /**
+ * `selfThrottle`: counts the attempt and, while the origin's latest answer carried no
+ * rate-limit policy, rejects it with probability max(0, (requests - 2·accepts) / (requests + 1)).
+ */
+function throttleSelf(config: PacedFetchConfig, state: OriginState): void {
+  const now = config.clock();
+  const { requests, accepts } = state.throttle.counts(now);
+  const p = state.throttle.probability(now);
+  state.throttle.request(now);
+  if (state.headed) return;
+  // One draw per attempt, also when p is 0: a seeded trace stays aligned.
+  if (config.random() < p) throw new SelfThrottledError(p, requests, accepts);
+}
+
+/** One call being paced: its route, its deadline (ms on the clock), signal and tokens. */
+interface Call {
+  route: string;
+  deadline: number;
+  signal: AbortSignal | undefined;
+  tokens: number | undefined;
+}
+
+/**
  * Waits until `state` lets a request to `route` go, within `deadline`, and records it as
  * sent in the same synchronous step as the check (so two callers never take one slot).
  */
-async function admit(
-  config: PacedFetchConfig,
-  state: OriginState,
-  route: string,
-  deadline: number,
-  signal: AbortSignal | undefined,
-): Promise<Ticket> {
+async function admit(config: PacedFetchConfig, state: OriginState, call: Call): Promise<Ticket> {
+  const { route, deadline, signal, tokens } = call;
   for (;;) {
     if (signal?.aborted) throw signal.reason;
     const now = config.clock();
-    const gate = state.check(route, now);
-    if (gate.go) return state.send(route, gate, now);
+    const gate = state.check(route, now, tokens);
+    if (gate.go) return state.send(route, gate, now, tokens);
     if (gate.until !== undefined) {
       const wait = gate.until - now;
       if (now + wait > deadline) {
@@ -250,12 +207,15 @@ async function admit(
  * Whether a 429 without `Retry-After` says the request can never be admitted: it reports
  * its policies and none of them is spent (each has units remaining), so no wait would
  * change the answer (sluice's answer to a request whose cost is above the capacity). A
- * bare 429, or one with a spent policy, is left to the pacer as before.
+ * bare 429, or one with a spent policy or a token policy, is left to the pacer as before.
  */
 function neverAdmitted(info: RateLimitInfo): boolean {
   const policies = info.policies;
   if (policies.length === 0) return false;
-  for (const p of policies) if (p.remaining === undefined || p.remaining <= 0) return false;
+  for (const p of policies) {
+    // Tokens left may still be fewer than the request needs: no proof it can never pass.
+    if (p.tokens || p.remaining === undefined || p.remaining <= 0) return false;
+  }
   return true;
 }
 
@@ -269,22 +229,31 @@ function safeParse(response: Response, now: number): RateLimitInfo {
   try {
     return parseRateLimitHeaders(response.headers, now);
   } catch {
-    return { style: undefined, policies: [], retryAt: undefined };
+    return { style: undefined, policies: [], retryAt: undefined, reason: undefined };
   }
 }
 
-/** The `violated-policies` of an RFC 9457 problem details body (draft-11's problem types). */
-async function violatedPolicies(response: Response): Promise<string[] | undefined> {
+/**
+ * The policies a 429 / 503 names: the `violated-policies` of an RFC 9457 problem details
+ * body (draft-11's problem types), OpenAI's `error.type` (`requests` / `tokens`), else the
+ * `RateLimit-Reason` field.
+ */
+async function violatedPolicies(
+  response: Response,
+  info: RateLimitInfo,
+): Promise<string[] | undefined> {
+  const reason = info.reason === undefined ? undefined : [info.reason];
   try {
     const type = response.headers.get('content-type') ?? '';
-    if (!type.includes('problem+json')) return undefined;
+    if (!type.includes('json')) return reason;
     const body = (await response.clone().json()) as Record<string, unknown>;
-    const names = body?.['violated-policies'];
-    return Array.isArray(names)
-      ? names.filter((n): n is string => typeof n === 'string')
-      : undefined;
+    const names = type.includes('problem+json') ? body?.['violated-policies'] : undefined;
+    if (Array.isArray(names)) return names.filter((n): n is string => typeof n === 'string');
+    const kind = (body?.error as { type?: unknown } | undefined)?.type;
+    if (info.style === 'openai' && (kind === 'requests' || kind === 'tokens')) return [kind];
+    return reason;
   } catch {
-    return undefined;
+    return reason;
   }
 }
 

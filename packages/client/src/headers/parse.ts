@@ -2,13 +2,22 @@ import type { HeaderStyle } from '@sluice/core/shared';
 import {
   arrayBufferToBase64,
   type BareItem,
-  type Dictionary,
   type List,
   type Parameters,
-  parseDictionary,
-  parseList,
   Token,
 } from 'structured-headers';
+import { decimalField, onCallerClock, read } from './fields.js';
+import {
+  count,
+  draft6,
+  draft7,
+  draft67Windows,
+  legacy,
+  SF_INTEGER_MAX,
+  tryDictionary,
+  tryList,
+} from './older.js';
+import { anthropic, openAi } from './providers.js';
 
 /**
  * What the parser needs of a response's headers: `Headers`, or anything with `get`.
@@ -33,7 +42,7 @@ export interface HeadersLike {
  * // RateLimit-Policy: "burst";q=100;w=60 and RateLimit: "burst";r=0;t=12, read at `now`:
  * const policy: ObservedPolicy = {
  *   id: 'burst', name: 'burst', partitionKey: undefined, quota: 100, windowSeconds: 60,
- *   concurrent: false, remaining: 0, resetAt: now + 12_000,
+ *   concurrent: false, tokens: false, remaining: 0, resetAt: now + 12_000, cost: undefined,
  * };
  * ```
  */
@@ -54,13 +63,28 @@ export interface ObservedPolicy {
   windowSeconds: number | undefined;
   /** A concurrency policy (`qu="concurrent-requests"`): `quota` requests in flight at most. */
   concurrent: boolean;
-  /** The available quota after this request (`r`, `X-RateLimit-Remaining`…), when sent. */
+  /**
+   * A policy in tokens, not requests (OpenAI's `x-ratelimit-*-tokens`, Anthropic's
+   * `anthropic-ratelimit-{tokens,input-tokens,output-tokens}-*`): paced only with
+   * `pacedFetch`'s `estimate`, each request counting the tokens it estimates.
+   */
+  tokens: boolean;
+  /**
+   * The available quota after this request (`r`, or `a` of the next draft revision,
+   * `X-RateLimit-Remaining`…), when sent.
+   */
   remaining: number | undefined;
   /**
-   * When the quota is back (`t` from now, `X-RateLimit-Reset` as an epoch or a delta), in
-   * ms on the caller's clock, when sent.
+   * When the quota is back (`t`, or `w` in the `RateLimit` field of the next draft revision,
+   * from now; `X-RateLimit-Reset` as an epoch or a delta; a provider's reset), in ms on the
+   * caller's clock, when sent.
    */
   resetAt: number | undefined;
+  /**
+   * The units this request cost (`c` of the next draft revision), when sent: the client
+   * counts that many for each later request to the same route.
+   */
+  cost: number | undefined;
 }
 
 /**
@@ -82,19 +106,32 @@ export interface RateLimitInfo {
    * parseRateLimitHeaders(new Headers({ 'X-RateLimit-Remaining': '3' }), Date.now()).style; // 'legacy'
    * ```
    */
-  style: HeaderStyle | undefined;
+  style: ReadStyle | undefined;
   /** The policies, in the server's order. */
   policies: ObservedPolicy[];
-  /** `Retry-After` (delay-seconds or an HTTP date) as a time in ms on the caller's clock. */
+  /**
+   * `retry-after-ms` (OpenAI), else `Retry-After` (delay-seconds or an HTTP date), as a time
+   * in ms on the caller's clock.
+   */
   retryAt: number | undefined;
+  /**
+   * `RateLimit-Reason` (Atlassian's, with the `Beta-` fields): the name of the limit that
+   * denied the request, when sent as a token or a string of 1 to 64 visible characters.
+   */
+  reason: string | undefined;
 }
 
-/** The largest integer an RFC 9651 sf-integer can carry (15 digits). */
-const SF_INTEGER_MAX = 999_999_999_999_999;
-/** Above this an `X-RateLimit-Reset` is an epoch in seconds (2001-09-09), not a delta. */
-const EPOCH_SECONDS_FROM = 1e9;
-/** Above this it is an epoch in ms. */
-const EPOCH_MS_FROM = 1e12;
+/**
+ * The headers a response's policies were read from: the core's {@link HeaderStyle}
+ * (`'draft-8'` also for draft-9 to -11, their `Beta-` prefixed fields and the next
+ * revision's renamed parameters), or a provider's own (`'openai'`, `'anthropic'`).
+ *
+ * @example
+ * ```ts
+ * const style: ReadStyle = parseRateLimitHeaders(response.headers, Date.now()).style ?? 'legacy';
+ * ```
+ */
+export type ReadStyle = HeaderStyle | 'openai' | 'anthropic';
 
 /**
  * Reads the rate-limit headers of one response, never throwing: a malformed field is ignored
@@ -104,7 +141,15 @@ const EPOCH_MS_FROM = 1e12;
  * describe the same limit less exactly):
  *
  * - draft-8 to draft-11: `RateLimit-Policy: "name";q=…;w=…;qu=…;pk=:…:` and
- *   `RateLimit: "name";r=…;t=…;pk=:…:`, RFC 9651 lists, one member per policy;
+ *   `RateLimit: "name";r=…;t=…;pk=:…:`, RFC 9651 lists, one member per policy; also the
+ *   revision proposed after the directorate review (`RateLimit: "name";a=…;w=…;c=…`: `a`
+ *   available, `w` seconds to the reset, `c` the request's cost) and the same fields with
+ *   Atlassian's `Beta-` prefix (`Beta-RateLimit`, `Beta-RateLimit-Policy`), read when the
+ *   unprefixed ones say nothing; the draft is a draft, and these are what its revisions sent;
+ * - OpenAI: `x-ratelimit-{limit,remaining,reset}-{requests,tokens}` (resets as `6m0s`,
+ *   `1.5s`, `20ms`), policies `requests` and `tokens`;
+ * - Anthropic: `anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-{limit,remaining,reset}`
+ *   (resets RFC 3339 times, read against the response's `Date`);
  * - draft-7: `RateLimit: limit=…, remaining=…, reset=…` and `RateLimit-Policy: 10;w=1`;
  * - draft-6: `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` and `RateLimit-Policy`;
  * - legacy: `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (GitHub and
@@ -112,7 +157,8 @@ const EPOCH_MS_FROM = 1e12;
  *   >= 1e12 in ms, else delta seconds), `X-RateLimit-Resource` (GitHub) as the policy name.
  *
  * `Retry-After` is delay-seconds or an HTTP date (RFC 9110 §10.2.3), the date read against
- * the response's `Date` when it has one. Several members for one policy in a field (a
+ * the response's `Date` when it has one; OpenAI's `retry-after-ms` comes first when valid.
+ * `RateLimit-Reason` (Atlassian) is returned as `reason`. Several members for one policy in a field (a
  * conflict) keep the most restrictive values: the least `q` and `r`, the longest `w` and `t`.
  *
  * @param headers - the response's headers (`response.headers`).
@@ -129,57 +175,47 @@ const EPOCH_MS_FROM = 1e12;
  */
 export function parseRateLimitHeaders(headers: HeadersLike, now: number): RateLimitInfo {
   const retryAt = parseRetryAfter(headers, now);
+  const reason = parseReason(headers);
+  const found = (style: ReadStyle, policies: ObservedPolicy[]): RateLimitInfo => ({
+    style,
+    policies,
+    retryAt,
+    reason,
+  });
   const policyField = read(headers, 'ratelimit-policy');
   const stateField = read(headers, 'ratelimit');
-  const policyList = policyField === undefined ? undefined : tryList(policyField);
-  const stateList = stateField === undefined ? undefined : tryList(stateField);
+  const policyList = listOf(policyField);
+  const stateList = listOf(stateField);
 
   const modern = draft8(policyList, stateList, now);
-  if (modern.length > 0) return { style: 'draft-8', policies: modern, retryAt };
+  if (modern.length > 0) return found('draft-8', modern);
+  // Atlassian's `Beta-RateLimit` / `Beta-RateLimit-Policy`: draft-8+ syntax under a prefix.
+  const beta = draft8(
+    listOf(read(headers, 'beta-ratelimit-policy')),
+    listOf(read(headers, 'beta-ratelimit')),
+    now,
+  );
+  if (beta.length > 0) return found('draft-8', beta);
+  const provider = openAi(headers, now);
+  if (provider.length > 0) return found('openai', provider);
+  const claude = anthropic(headers, now);
+  if (claude.length > 0) return found('anthropic', claude);
 
   const windows = draft67Windows(policyList);
   if (stateField !== undefined && stateList === undefined) {
     const dict = tryDictionary(stateField);
     const p = dict === undefined ? undefined : draft7(dict, windows, now);
-    if (p !== undefined) return { style: 'draft-7', policies: [p], retryAt };
+    if (p !== undefined) return found('draft-7', [p]);
   }
   const six = draft6(headers, windows, now);
-  if (six !== undefined) return { style: 'draft-6', policies: [six], retryAt };
+  if (six !== undefined) return found('draft-6', [six]);
   const legacyPolicy = legacy(headers, now);
-  if (legacyPolicy !== undefined) return { style: 'legacy', policies: [legacyPolicy], retryAt };
-  return { style: undefined, policies: [], retryAt };
+  if (legacyPolicy !== undefined) return found('legacy', [legacyPolicy]);
+  return { style: undefined, policies: [], retryAt, reason };
 }
 
-/** A header's value, or `undefined` when absent or blank. */
-function read(headers: HeadersLike, name: string): string | undefined {
-  let value: string | null;
-  try {
-    value = headers.get(name);
-  } catch {
-    return undefined;
-  }
-  return value === null || value.trim() === '' ? undefined : value;
-}
-
-function tryList(text: string): List | undefined {
-  try {
-    return parseList(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function tryDictionary(text: string): Dictionary | undefined {
-  try {
-    return parseDictionary(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/** A non-negative sf-integer, or `undefined`. */
-function count(value: BareItem | undefined): number | undefined {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
+function listOf(text: string | undefined): List | undefined {
+  return text === undefined ? undefined : tryList(text);
 }
 
 /** A policy identifier: an sf-string (draft-11) or, leniently, a token. */
@@ -217,8 +253,10 @@ function draft8(
         quota: undefined,
         windowSeconds: undefined,
         concurrent: false,
+        tokens: false,
         remaining: undefined,
         resetAt: undefined,
+        cost: undefined,
       };
       byId.set(id, p);
     }
@@ -248,129 +286,47 @@ function draft8(
     if (Array.isArray(value)) continue;
     const name = identifier(value);
     const pk = partitionKey(params);
-    const r = count(params.get('r'));
-    const tRaw = params.get('t');
-    const t = count(tRaw);
-    if (name === undefined || pk === null || r === undefined) continue;
-    if (tRaw !== undefined && t === undefined) continue;
+    // draft-8..11 `r` / `t`; the next revision's `a` (available) / `w` (reset window).
+    const r = either(params, 'r', 'a', Math.min);
+    const t = either(params, 't', 'w', Math.max);
+    const c = params.has('c') ? count(params.get('c')) : 1;
+    if (name === undefined || pk === null || r === undefined || r === null) continue;
+    if (t === null || c === undefined) continue;
     const p = entry(name, pk);
     p.remaining = p.remaining === undefined ? r : Math.min(p.remaining, r);
     if (t !== undefined) p.resetAt = Math.max(p.resetAt ?? 0, now + t * 1000);
+    if (params.has('c')) p.cost = Math.max(p.cost ?? 0, c);
   }
   return [...byId.values()];
 }
 
-/** draft-6/7 `RateLimit-Policy: 10;w=1, 1000;w=3600`: the window of each quota. */
-function draft67Windows(policyList: List | undefined): Map<number, number> {
-  const windows = new Map<number, number>();
-  for (const [value, params] of policyList ?? []) {
-    const q = count(value as BareItem);
-    const w = count(params.get('w'));
-    if (q === undefined || w === undefined || w === 0) continue;
-    windows.set(q, Math.max(windows.get(q) ?? 0, w));
+/**
+ * One count under either of two parameter names (a draft's and its successor's), both kept
+ * by `pick` when both are sent: `undefined` when neither is, `null` when one is malformed.
+ */
+function either(
+  params: Parameters,
+  name: string,
+  renamed: string,
+  pick: (a: number, b: number) => number,
+): number | undefined | null {
+  let value: number | undefined;
+  for (const key of [name, renamed]) {
+    if (!params.has(key)) continue;
+    const v = count(params.get(key));
+    if (v === undefined) return null;
+    value = value === undefined ? v : pick(value, v);
   }
-  return windows;
-}
-
-function unnamed(
-  quota: number | undefined,
-  windows: Map<number, number>,
-  remaining: number | undefined,
-  resetAt: number | undefined,
-): ObservedPolicy {
-  return {
-    id: `~${quota ?? ''}`,
-    name: undefined,
-    partitionKey: undefined,
-    quota,
-    windowSeconds: quota === undefined ? undefined : windows.get(quota),
-    concurrent: false,
-    remaining,
-    resetAt,
-  };
-}
-
-/** draft-7 `RateLimit: limit=10, remaining=9, reset=1`. */
-function draft7(
-  dict: Dictionary,
-  windows: Map<number, number>,
-  now: number,
-): ObservedPolicy | undefined {
-  const field = (key: string): number | undefined | null => {
-    const member = dict.get(key);
-    if (member === undefined) return undefined;
-    return Array.isArray(member[0]) ? null : (count(member[0] as BareItem) ?? null);
-  };
-  const limit = field('limit');
-  const remaining = field('remaining');
-  const reset = field('reset');
-  if (limit === null || remaining === null || reset === null) return undefined;
-  if (limit === undefined && remaining === undefined) return undefined;
-  return unnamed(limit, windows, remaining, reset === undefined ? undefined : now + reset * 1000);
-}
-
-/** draft-6 `RateLimit-Limit` / `RateLimit-Remaining` / `RateLimit-Reset`. */
-function draft6(
-  headers: HeadersLike,
-  windows: Map<number, number>,
-  now: number,
-): ObservedPolicy | undefined {
-  // RateLimit-Limit may carry its policy (`10, 10;w=1`, drafts before -06): the first member.
-  const limitText = read(headers, 'ratelimit-limit');
-  const limitList = limitText === undefined ? undefined : tryList(limitText);
-  const first = limitList?.[0]?.[0];
-  const limit = first === undefined || Array.isArray(first) ? undefined : count(first);
-  const remaining = integerField(read(headers, 'ratelimit-remaining'));
-  const reset = resetField(read(headers, 'ratelimit-reset'), now);
-  if (limit === undefined && remaining === undefined) return undefined;
-  return unnamed(limit, windows, remaining, reset);
-}
-
-/** Legacy `X-RateLimit-*` (GitHub, Laravel, express-rate-limit, sluice's default). */
-function legacy(headers: HeadersLike, now: number): ObservedPolicy | undefined {
-  const limit = integerField(read(headers, 'x-ratelimit-limit'));
-  const remaining = integerField(read(headers, 'x-ratelimit-remaining'));
-  if (limit === undefined && remaining === undefined) return undefined;
-  const resetAfter = decimalField(read(headers, 'x-ratelimit-reset-after'));
-  const reset =
-    resetAfter === undefined
-      ? resetField(read(headers, 'x-ratelimit-reset'), now)
-      : now + Math.ceil(resetAfter * 1000);
-  const resource = read(headers, 'x-ratelimit-resource')?.trim();
-  const policy = unnamed(limit, new Map(), remaining, reset);
-  if (resource !== undefined && /^[\x21-\x7e]{1,64}$/.test(resource)) {
-    policy.id = `x-resource:${resource}`;
-    policy.name = resource;
-  }
-  return policy;
-}
-
-/** A non-negative integer header (`10`), else `undefined`. */
-function integerField(text: string | undefined): number | undefined {
-  if (text === undefined || !/^\s*\d{1,15}\s*$/.test(text)) return undefined;
-  return Number(text);
-}
-
-/** A non-negative decimal header (`1.5`), else `undefined`. */
-function decimalField(text: string | undefined): number | undefined {
-  if (text === undefined || !/^\s*\d{1,15}(\.\d{1,9})?\s*$/.test(text)) return undefined;
-  return Number(text);
+  return value;
 }
 
 /**
- * A reset header as a time on the caller's clock: an epoch in seconds (>= 1e9) or in ms
- * (>= 1e12), else delta seconds; fractions allowed (Discord sends `1470173023.123`).
+ * OpenAI's `retry-after-ms` (ms, a decimal), else `Retry-After`: delay-seconds, or an HTTP
+ * date read against the response's `Date`.
  */
-function resetField(text: string | undefined, now: number): number | undefined {
-  const v = decimalField(text);
-  if (v === undefined || v > SF_INTEGER_MAX) return undefined;
-  if (v >= EPOCH_MS_FROM) return v;
-  if (v >= EPOCH_SECONDS_FROM) return v * 1000;
-  return now + Math.ceil(v * 1000);
-}
-
-/** `Retry-After`: delay-seconds, or an HTTP date read against the response's `Date`. */
 function parseRetryAfter(headers: HeadersLike, now: number): number | undefined {
+  const ms = decimalField(read(headers, 'retry-after-ms'));
+  if (ms !== undefined && ms <= SF_INTEGER_MAX) return now + Math.ceil(ms);
   const text = read(headers, 'retry-after')?.trim();
   if (text === undefined) return undefined;
   if (/^\d+$/.test(text)) {
@@ -382,9 +338,13 @@ function parseRetryAfter(headers: HeadersLike, now: number): number | undefined 
   if (!/[A-Za-z]/.test(text)) return undefined;
   const at = Date.parse(text);
   if (Number.isNaN(at)) return undefined;
-  const dateText = read(headers, 'date');
-  const sent = dateText === undefined ? Number.NaN : Date.parse(dateText);
-  // Against the server's own Date, a skew between the two clocks cancels out.
-  const base = Number.isNaN(sent) ? at - now : at - sent;
-  return now + Math.max(0, base);
+  return onCallerClock(headers, at, now);
+}
+
+/** `RateLimit-Reason: jira-burst-based` (a token, or an sf-string): the limit that denied. */
+function parseReason(headers: HeadersLike): string | undefined {
+  const text = read(headers, 'ratelimit-reason')?.trim();
+  if (text === undefined) return undefined;
+  const unquoted = /^"[^"\\]*"$/.test(text) ? text.slice(1, -1) : text;
+  return /^[\x21-\x7e]{1,64}$/.test(unquoted) ? unquoted : undefined;
 }

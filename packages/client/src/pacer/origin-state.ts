@@ -1,4 +1,5 @@
 import type { ObservedPolicy, RateLimitInfo } from '../headers/parse.js';
+import { SelfThrottle } from './self-throttle.js';
 import { Waiters } from './waiters.js';
 
 /** The most routes remembered per origin; the oldest is forgotten first. */
@@ -8,6 +9,8 @@ const MAX_ROUTES = 1024;
 interface Sent {
   seq: number;
   done: boolean;
+  /** The units it counts: 1, a route's `c`, or a token estimate. */
+  cost: number;
 }
 
 /** What the client knows of one policy of one origin. */
@@ -17,6 +20,10 @@ export interface PolicyState {
   quota: number | undefined;
   windowMs: number | undefined;
   concurrent: boolean;
+  /** A policy in tokens: a request counts its estimate (none: the policy does not pace). */
+  tokens: boolean;
+  /** The cost (`c`) each route's latest response reported, by route. */
+  costs: Map<string, number>;
   /** The request whose response set `remaining` / `resetAt` (0: none yet). */
   seenSeq: number;
   remaining: number | undefined;
@@ -71,13 +78,17 @@ export class OriginState {
   private blockedUntil = 0;
   /** The requests of this origin that wait. */
   readonly waiters: Waiters;
+  /** `selfThrottle`'s counts for this origin. */
+  readonly throttle = new SelfThrottle();
+  /** Whether the latest answer carried rate-limit policies (then they pace, not the formula). */
+  headed = false;
 
   constructor(clock: () => number, sleep: (ms: number, signal?: AbortSignal) => Promise<void>) {
     this.waiters = new Waiters(clock, sleep);
   }
 
   /** Whether a request to `route` may go now, and if not until when (or until a response). */
-  check(route: string, now: number): Gate {
+  check(route: string, now: number, tokens?: number): Gate {
     if (!this.learnt) {
       if (this.probing) return { go: false, until: undefined, policy: undefined, probe: true };
       return { go: true, probe: true, policies: [] };
@@ -105,23 +116,27 @@ export class OriginState {
         if (p.quota !== undefined && p.inFlight >= Math.max(1, p.quota)) awaitResponse = p;
         continue;
       }
-      if (p.remaining === undefined) continue;
+      const cost = costOf(p, route, tokens);
+      if (p.remaining === undefined || cost === undefined || cost === 0) continue;
       const reset = effectiveReset(p);
       const restored = reset !== undefined && now >= reset;
       const base = restored ? (p.quota ?? 1) : p.remaining;
       let used = 0;
       let inFlight = 0;
+      let pending = 0;
       for (const s of p.sent) {
-        if (!s.done) inFlight++;
-        else if (!restored) used++;
+        if (!s.done) {
+          inFlight += s.cost;
+          pending++;
+        } else if (!restored) used += s.cost;
       }
-      if (base - used - inFlight > 0) continue;
+      if (base - used - inFlight >= cost) continue;
       if (!restored && reset !== undefined) {
         if (reset > until) {
           until = reset;
           blocking = p;
         }
-      } else if (inFlight > 0) {
+      } else if (pending > 0) {
         awaitResponse = p;
       }
       // Else spent, with no reset known and nothing in flight: one request finds out.
@@ -134,7 +149,7 @@ export class OriginState {
   }
 
   /** Records a request as sent under `gate`'s policies. */
-  send(route: string, gate: Extract<Gate, { go: true }>, now: number): Ticket {
+  send(route: string, gate: Extract<Gate, { go: true }>, now: number, tokens?: number): Ticket {
     const seq = ++this.seq;
     if (gate.probe) this.probing = true;
     if (gate.routeProbe === true) this.probingRoutes.add(route);
@@ -147,7 +162,7 @@ export class OriginState {
         p.sent = p.sent.filter((s) => !s.done);
         p.cycleStart = now;
       }
-      p.sent.push({ seq, done: false });
+      p.sent.push({ seq, done: false, cost: costOf(p, route, tokens) ?? 0 });
       if (p.concurrent) p.inFlight++;
     }
     return {
@@ -183,6 +198,7 @@ export class OriginState {
     }
     const named: PolicyState[] = [];
     for (const o of info?.policies ?? []) named.push(this.observe(o, ticket, now));
+    if (info !== undefined) this.headed = named.length > 0;
     // A route's policies are the ones its latest response named (none: not limited).
     if (info !== undefined && (named.length > 0 || !this.routes.has(ticket.route))) {
       this.routes.delete(ticket.route);
@@ -233,6 +249,8 @@ export class OriginState {
         quota: undefined,
         windowMs: undefined,
         concurrent: false,
+        tokens: o.tokens,
+        costs: new Map(),
         seenSeq: 0,
         remaining: undefined,
         resetAt: undefined,
@@ -249,6 +267,11 @@ export class OriginState {
     if (o.quota !== undefined) p.quota = o.quota;
     if (o.windowSeconds !== undefined) p.windowMs = o.windowSeconds * 1000;
     if (o.concurrent) p.concurrent = true;
+    if (o.cost !== undefined) {
+      p.costs.delete(ticket.route);
+      p.costs.set(ticket.route, o.cost);
+      if (p.costs.size > MAX_ROUTES) p.costs.delete(p.costs.keys().next().value!);
+    }
     // An response older than the one already read says nothing new about the state.
     if (seq >= p.seenSeq && (o.remaining !== undefined || o.resetAt !== undefined)) {
       p.seenSeq = seq;
@@ -271,6 +294,14 @@ export class OriginState {
     }
     return p;
   }
+}
+
+/**
+ * The units a request to `route` counts under `p`: its estimate for a token policy
+ * (`undefined` without one: not paced), else the route's last reported cost, else 1.
+ */
+function costOf(p: PolicyState, route: string, tokens: number | undefined): number | undefined {
+  return p.tokens ? tokens : (p.costs.get(route) ?? 1);
 }
 
 /**
