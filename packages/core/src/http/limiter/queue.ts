@@ -13,7 +13,8 @@ import type { Charge } from './charge.js';
 /**
  * `mode: 'queue'` for one HTTP limiter in this process: books a request's future slot in
  * one store call (`Store.reserve`), holds the request until its slot, and counts the
- * requests waiting (`maxQueued`). A request whose wait would pass `maxWait`, or that finds
+ * requests waiting (`maxQueued`), each from before its store call: concurrent arrivals on
+ * an asynchronous store are bounded too. A request whose wait would pass `maxWait`, or that finds
  * the queue full (then booked only if it conforms now), gets the store's denial, whose
  * `retryAfterMs` is its wait: the 429 answer with `Retry-After` rounded up. A request whose
  * client goes away (`gone` aborts) while waiting gives its slot back exactly (`Store.refund`
