@@ -1,5 +1,8 @@
 import { SluiceConfigError } from '@sluice/core';
-import type { ProxyTrust } from '@sluice/core/http';
+import { isIpText, type ProxyTrust } from '@sluice/core/http';
+
+/** The longest text an IP address is written in (IPv6 with an IPv4 tail and a zone). */
+const MAX_IP_TEXT = 64;
 
 /**
  * How a fetch-standard server finds the client IP of a request: `(req, env) => ip`, `env`
@@ -110,8 +113,9 @@ export interface ForwardedForOptions {
    * `X-Forwarded-For` the address that connected to it (as Express's numeric
    * `trust proxy`): the client is the entry the outermost of them appended, the
    * `trustedHops`-th from the right. Entries left of it were written by the client and are
-   * never used. A request with fewer entries did not come through your proxies: it has no
-   * IP (a `SluiceConfigError`, 500).
+   * never used. A request with fewer entries did not come through your proxies, and an
+   * entry that is empty or not an IP address (`not-an-ip`, `999.1.1.1`) is no address: such
+   * a request has no IP (a `SluiceConfigError`, 500), never a bucket of the text's own.
    */
   trustedHops: number;
 }
@@ -133,7 +137,9 @@ function forwardedFor(options: ForwardedForOptions): IpResolver {
     if (list === null) return undefined;
     const entries = list.split(',');
     if (entries.length < hops) return undefined;
-    return entries[entries.length - hops]!.trim() || undefined;
+    const hop = entries[entries.length - hops]!.trim();
+    // Not an address (`not-an-ip`, `999.1.1.1`, 5,000 digits): no IP, as an empty hop.
+    return hop.length <= MAX_IP_TEXT && isIpText(hop) ? hop : undefined;
   }, 'some');
 }
 

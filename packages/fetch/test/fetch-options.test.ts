@@ -32,6 +32,33 @@ describe('@sluice/fetch options', () => {
     expect(() => ip.forwardedFor({ trustedHops: 0 })).toThrow(/"trustedHops"/);
   });
 
+  it('ip.forwardedFor refuses a hop that is not an IP address, as an empty one: no bucket of its text', async () => {
+    const resolve = ip.forwardedFor({ trustedHops: 1 });
+    const req = (xff: string) => new Request('http://x/', { headers: { 'x-forwarded-for': xff } });
+    const junk = [
+      'not-an-ip',
+      '999.1.1.1',
+      '1.2.3',
+      '01.2.3.4',
+      '9'.repeat(5000),
+      '1.2.3.4:80',
+      ' ',
+    ];
+    for (const hop of junk) expect(resolve(req(`203.0.113.7, ${hop}`))).toBeUndefined();
+    expect(resolve(req('6.6.6.6, 203.0.113.7'))).toBe('203.0.113.7');
+    expect(resolve(req('2001:db8::1'))).toBe('2001:db8::1');
+    expect(resolve(req('::ffff:203.0.113.7'))).toBe('::ffff:203.0.113.7');
+    const handler = limitFetch(() => new Response('ok'), {
+      limit: '1/min',
+      ip: resolve,
+      store: new MemoryStore(),
+    });
+    for (const hop of ['not-an-ip', '999.1.1.1', '']) {
+      await expect(handler(req(hop))).rejects.toThrow(SluiceConfigError);
+    }
+    expect((await handler(req('203.0.113.7'))).status).toBe(200);
+  });
+
   it('a request whose IP cannot be resolved is a SluiceConfigError, never a shared bucket', async () => {
     const handler = limitFetch(() => new Response('ok'), {
       limit: '1/min',

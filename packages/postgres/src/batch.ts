@@ -67,8 +67,10 @@ export interface BatcherOptions {
  * one statement, `SELECT decide(...)`: many decisions per round trip, each statement
  * atomic. Each statement carries a deadline on the database's clock (the offset of that
  * clock from this process's is measured on every reply), and the function decides nothing
- * once it has passed: a call that timed out charges nothing. Until the first reply, calls
- * carry no deadline.
+ * once it has passed: a call that timed out charges nothing. A statement that ran in time
+ * but whose reply came after the call was given up (its reply held up, `failPending`) gives
+ * its charges back when the reply arrives, with each algorithm's refund. Until the first
+ * reply, calls carry no deadline (a late reply is given back the same way).
  */
 export class Batcher {
   readonly #options: BatcherOptions;
@@ -111,12 +113,26 @@ export class Batcher {
     this.#inFlight.clear();
   }
 
-  #send(batch: Batch): void {
+  /**
+   * Sends the refunds of charges whose callers were given up on, in a statement of their
+   * own with no deadline (no caller waits for it; one sent with a deadline measured from
+   * held-up replies could expire before it ran). Best effort: a failure leaves them charged.
+   */
+  #giveBack(refunds: Request[]): void {
+    // one group each: a group of several is decided all-or-nothing, as consumes
+    const groups = refunds.map(
+      (r): Group => ({ requests: [r], resolve: ignore, reject: ignore, settled: false }),
+    );
+    this.#send({ groups, size: refunds.length, startedAt: performance.now() }, false);
+  }
+
+  /** Sends `batch`; with `bounded`, carrying its deadline on the database clock. */
+  #send(batch: Batch, bounded = true): void {
     const { client, decide, statement, timeoutMs } = this.#options;
     const groups = batch.groups;
     const args = encode(groups);
     const deadline =
-      this.#offset === undefined
+      this.#offset === undefined || !bounded
         ? null
         : Date.now() + this.#offset + timeoutMs - (performance.now() - batch.startedAt);
     this.#inFlight.add(groups);
@@ -136,7 +152,10 @@ export class Batcher {
         const clock = values[values.length - 1]!;
         this.#offset = clock - Date.now();
         if (values[0] === EXPIRED) return settleAll(groups, new StoreTimeoutError(timeoutMs));
-        decodeAll(groups, values, clock);
+        const late = decodeAll(groups, values, clock);
+        // Charged in time, answered too late (the caller was decided by its policy): given
+        // back exactly, best effort (a give-back that fails leaves it charged).
+        if (late.length > 0) this.#giveBack(late);
       },
       (error: unknown) => {
         clearTimeout(timer);
@@ -147,6 +166,8 @@ export class Batcher {
   }
 }
 
+function ignore(): void {}
+
 function settleAll(groups: Group[], error: Error): void {
   for (const g of groups) {
     if (g.settled) continue;
@@ -155,9 +176,13 @@ function settleAll(groups: Group[], error: Error): void {
   }
 }
 
-/** The decisions of a reply, to each group (server clock: with the charge time). */
-function decodeAll(groups: Group[], values: number[], clock: number): void {
+/**
+ * The decisions of a reply, to each group (server clock: with the charge time); returns the
+ * refunds of what a group already given up on (timed out, `failPending`) was charged.
+ */
+function decodeAll(groups: Group[], values: number[], clock: number): Request[] {
   let at = 0;
+  const late: Request[] = [];
   for (const g of groups) {
     const decisions: Decision[] = [];
     for (const r of g.requests) {
@@ -174,10 +199,17 @@ function decodeAll(groups: Group[], values: number[], clock: number): void {
       decisions.push(r.now === null ? withChargeTime(d, clock) : d);
       at += WIDTH;
     }
-    if (g.settled) continue;
-    g.settled = true;
-    g.resolve(decisions);
+    if (!g.settled) {
+      g.settled = true;
+      g.resolve(decisions);
+    } else if (decisions.every((d) => d.allowed)) {
+      // all-or-nothing: a group charged only when each of its requests was admitted
+      for (const r of g.requests) {
+        if (r.op === 0 && r.cost !== 0) late.push({ ...r, op: 1, at: r.now ?? clock });
+      }
+    }
   }
+  return late;
 }
 
 /** The arguments of `decide` for these groups (see decide.sql.ts), without the deadline. */

@@ -37,7 +37,8 @@ export interface PostgresStoreOptions {
   /**
    * A call that takes longer than this many **ms** rejects with `StoreTimeoutError` (the
    * limiter's `onStoreError` decides it), and charges nothing even when the database runs it
-   * later. Default 500.
+   * later: past its deadline the statement decides nothing, and a statement that ran in time
+   * but whose reply arrives late gives its charge back when the reply comes. Default 500.
    */
   timeoutMs?: number;
   /**

@@ -52,7 +52,11 @@ function noTwin(kind: unknown): TypeError {
  * every call fails with a `StoreNotReadyError` naming `migrate()`).
  *
  * A call that times out (`timeoutMs`) charges nothing, even when the database runs it later:
- * each statement carries its deadline on the database clock and decides nothing past it.
+ * each statement carries its deadline on the database clock and decides nothing past it;
+ * a statement that ran in time but whose reply arrived after the call was given up (held
+ * up in transit, or `failPending`) gives its charges back when the reply arrives, with the
+ * algorithm's refund (best effort: a give-back that fails, or a reply that never arrives,
+ * leaves it charged).
  * The limiter puts the store behind a `FailSafeStore` (breaker, `onStoreError` policy,
  * over-limit cache), as it does a RedisStore.
  *

@@ -2,14 +2,13 @@
 // the reply reaches this process after `timeoutMs` (250 ms; replies held 1 s), when the
 // caller was already answered by `onStoreError` (or its node's breaker gave the call up).
 // What the script charged must be given back: the call leaves nothing charged. Replies are held up by a TCP proxy that
-// delays only Redis's replies (reply-delay.ts), on every client.
+// delays only Redis's replies (test-kit reply-delay.ts), on every client.
 import { fixedWindow, RateLimiter, slidingLog } from '@sluice/core';
 import type { Algorithm, StoreRequest } from '@sluice/core/store';
-import { type RedisProcess, startRedis } from '@sluice/test-kit';
+import { type RedisProcess, type ReplyDelay, replyDelayProxy, startRedis } from '@sluice/test-kit';
 import { Redis } from 'ioredis';
 import { RedisStore, StoreTimeoutError } from '../src/index.js';
 import { CLIENT_KINDS, connect, type TestClient } from './clients.js';
-import { type ReplyDelay, replyDelayProxy } from './reply-delay.js';
 
 const TIMEOUT_MS = 250;
 const DELAY_MS = 1000;

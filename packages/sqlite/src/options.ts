@@ -19,8 +19,13 @@ export interface SqliteStoreOptions {
   /** The table: an SQL identifier. Default `'sluice_limits'`. */
   table?: string;
   /**
-   * How long a decision waits for another process's write lock before failing, **ms**
-   * (SQLite's `busy_timeout`). A write holds the lock for microseconds. Default 5000.
+   * How long a decision waits for another connection's write lock before failing, **ms**
+   * (SQLite's `busy_timeout`). The store is synchronous: while it waits, its whole process
+   * waits (every request, limited or not). A decision's write holds the lock for
+   * microseconds; a lock held longer (a backup, the `sqlite3` shell) fails the call after
+   * this wait, and the limiter's `onStoreError` decides it, with one log line.
+   * @default 250
+   * @throws SluiceConfigError naming `busyTimeoutMs` when not an integer >= 0.
    */
   busyTimeoutMs?: number;
   /**
@@ -43,6 +48,12 @@ export interface SqliteStoreOptions {
    */
   operations?: OperationsOptions;
 }
+
+/**
+ * Default `busyTimeoutMs`: a synchronous store blocks its whole process while it waits for
+ * the lock, so the wait is short and a lock held longer is a store failure (`onStoreError`).
+ */
+export const DEFAULT_BUSY_TIMEOUT_MS = 250;
 
 const OPTIONS = optionNames<SqliteStoreOptions>({
   database: true,
@@ -86,7 +97,7 @@ export function parseOptions(options: SqliteStoreOptions): SqliteStoreConfig {
   const {
     database,
     table = 'sluice_limits',
-    busyTimeoutMs = 5000,
+    busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS,
     sweepIntervalMs = 60_000,
     sweepBatch = 5000,
   } = options;

@@ -23,5 +23,7 @@ describeStoreConformance({
     return new SqliteStore({ database: db, sweepIntervalMs: 0 });
   },
   workerModule: join(__dirname, 'store-module.ts'),
+  // The 4 x 250 rounds run at the default busy timeout; the soak on a store of its own
+  // (store-module.ts's soakStore).
   workerEnv: () => ({ SLUICE_SQLITE_FILE: join(dir, 'limits.db') }),
 });

@@ -1,16 +1,25 @@
-// The store a conformance worker process builds on node:sqlite (see node-sqlite.test.ts).
+// The store a conformance worker process builds on node:sqlite (see node-sqlite.test.ts),
+// with the default busy timeout; the soak's waits up to 5 s (see store-module.ts).
 import { SqliteStore } from '../src/index.js';
 import { nodeSqlite } from './node-sqlite.js';
 
-let db: { close(): void } | undefined;
+const open: { close(): void }[] = [];
+
+function database() {
+  const DatabaseSync = nodeSqlite()!;
+  const db = new DatabaseSync(process.env.SLUICE_SQLITE_FILE!);
+  open.push(db);
+  return db;
+}
 
 export async function createStore(): Promise<SqliteStore> {
-  const DatabaseSync = nodeSqlite()!;
-  const database = new DatabaseSync(process.env.SLUICE_SQLITE_FILE!);
-  db = database;
-  return new SqliteStore({ database, sweepIntervalMs: 0 });
+  return new SqliteStore({ database: database(), sweepIntervalMs: 0 });
+}
+
+export async function soakStore(): Promise<SqliteStore> {
+  return new SqliteStore({ database: database(), sweepIntervalMs: 0, busyTimeoutMs: 5000 });
 }
 
 export async function closeStore(): Promise<void> {
-  db?.close();
+  for (const db of open) db.close();
 }

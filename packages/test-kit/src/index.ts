@@ -26,6 +26,7 @@ export * from './override-kinds.js';
 export * from './package-exports.js';
 export * from './postgres.js';
 export * from './redis-server.js';
+export * from './reply-delay.js';
 export * from './reserve-operations.js';
 export * from './runtimes.js';
 export * from './secrets.js';

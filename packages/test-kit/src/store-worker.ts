@@ -15,6 +15,8 @@ import { soak } from './store-soak-worker.js';
 interface StoreModule {
   createStore(): Promise<Store>;
   closeStore(): Promise<void>;
+  /** The store the soak runs on, when not the races' one (other settings for saturation). */
+  soakStore?(): Promise<Store>;
 }
 
 type Message =
@@ -96,7 +98,8 @@ async function handle(message: Message): Promise<void> {
       return;
     }
     case 'soak': {
-      send({ type: 'soaked', ...(await soak(store!, message)) });
+      const target = (await factory!.soakStore?.()) ?? store!;
+      send({ type: 'soaked', ...(await soak(target, message)) });
       return;
     }
     case 'exit': {

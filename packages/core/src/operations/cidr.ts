@@ -38,7 +38,12 @@ export function canonicalCidr(text: unknown, option = 'cidr'): string {
 const DOTTED_QUAD =
   /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
 
-/** Whether `text` is an IP address: a dotted quad, or IPv6 (IPv4-mapped included). */
+/**
+ * Whether `text` is an IP address: a dotted quad (four decimal parts 0-255, no leading
+ * zeros), or IPv6 as ipaddr.js reads it (IPv4-mapped included). Front doors refuse a
+ * forwarded hop that is not one, as they refuse an empty one.
+ * @example isIpText('10.0.0.1') // true; isIpText('999.1.1.1') and isIpText('not-an-ip'): false
+ */
 export function isIpText(text: string): boolean {
   return text.includes(':') ? ipaddr.IPv6.isValid(text) : DOTTED_QUAD.test(text);
 }

@@ -13,7 +13,8 @@ import type { Charge } from './charge.js';
 /**
  * `mode: 'queue'` for one HTTP limiter in this process: books a request's future slot in
  * one store call (`Store.reserve`), holds the request until its slot, and counts the
- * requests waiting (`maxQueued`). A request whose wait would pass `maxWait`, or that finds
+ * requests waiting (`maxQueued`), each from before its store call: concurrent arrivals on
+ * an asynchronous store are bounded too. A request whose wait would pass `maxWait`, or that finds
  * the queue full (then booked only if it conforms now), gets the store's denial, whose
  * `retryAfterMs` is its wait: the 429 answer with `Retry-After` rounded up. A request whose
  * client goes away (`gone` aborts) while waiting gives its slot back exactly (`Store.refund`
@@ -23,7 +24,7 @@ import type { Charge } from './charge.js';
  */
 export class HttpQueue {
   readonly config: QueueConfig;
-  /** Requests waiting for their slot now. */
+  /** Requests waiting for their slot now, and those whose booking is still at the store. */
   waiting = 0;
   /** The limiter's clock (option `clock`): the time a give-back is decided at. */
   readonly #clock: () => number;
@@ -50,22 +51,31 @@ export class HttpQueue {
     if (typeof target.reserve !== 'function' || typeof target.refund !== 'function') {
       return undefined;
     }
-    const full = this.waiting >= this.config.maxQueued;
-    const maxWait = full ? 0 : this.config.maxWaitMs;
+    const held = this.#hold();
     let booked: StoreReservation | Promise<StoreReservation>;
     try {
-      booked = target.reserve(key, algorithm, cost, now, maxWait);
+      booked = target.reserve(key, algorithm, cost, now, held ? this.config.maxWaitMs : 0);
     } catch (error) {
+      this.#release(held);
       return Promise.reject(error);
     }
-    return Promise.resolve(booked).then(({ decision, delayMs }) => {
-      if (!decision.allowed || delayMs === 0) return decision;
-      const giveBack = () =>
-        target.refund!(key, algorithm, cost, this.#clock(), chargeTimeOf(decision) ?? now);
-      return this.#wait(delayMs, gone, giveBack).then((left) =>
-        left === undefined ? decision : gaveUp(decision, left),
-      );
-    });
+    return Promise.resolve(booked).then(
+      ({ decision, delayMs }) => {
+        if (!decision.allowed || delayMs === 0) {
+          this.#release(held);
+          return decision;
+        }
+        const giveBack = () =>
+          target.refund!(key, algorithm, cost, this.#clock(), chargeTimeOf(decision) ?? now);
+        return this.#wait(delayMs, gone, giveBack, held).then((left) =>
+          left === undefined ? decision : gaveUp(decision, left),
+        );
+      },
+      (error: unknown) => {
+        this.#release(held);
+        throw error;
+      },
+    );
   }
 
   /**
@@ -91,36 +101,64 @@ export class HttpQueue {
           ? { key: subject, prefix: keySpace.prefix, algorithm, cost }
           : { key: keySpace.prefix + subject, algorithm, cost },
     );
-    const full = this.waiting >= this.config.maxQueued;
+    const held = this.#hold();
     let booked: StoreReservation[] | Promise<StoreReservation[]>;
     try {
-      booked = store.reserveAll(requests, now, full ? 0 : this.config.maxWaitMs);
+      booked = store.reserveAll(requests, now, held ? this.config.maxWaitMs : 0);
     } catch (error) {
+      this.#release(held);
       return Promise.reject(error);
     }
-    return Promise.resolve(booked).then((parts) => {
-      const decisions = parts.map((p) => p.decision);
-      let delayMs = 0;
-      for (const p of parts) if (p.delayMs > delayMs) delayMs = p.delayMs;
-      if (delayMs === 0 || !decisions.every((d) => d.allowed)) return decisions;
-      const giveBack = () =>
-        Promise.all(
-          charges.map(({ keySpace, subject, algorithm, cost }, i) => {
-            const at = chargeTimeOf(decisions[i]!) ?? now;
-            const own = keySpace.store;
-            return own !== undefined && typeof own.refund === 'function'
-              ? own.refund(subject, algorithm, cost, this.#clock(), at)
-              : store.refund!(keySpace.prefix + subject, algorithm, cost, this.#clock(), at);
-          }),
+    return Promise.resolve(booked).then(
+      (parts) => {
+        const decisions = parts.map((p) => p.decision);
+        let delayMs = 0;
+        for (const p of parts) if (p.delayMs > delayMs) delayMs = p.delayMs;
+        if (delayMs === 0 || !decisions.every((d) => d.allowed)) {
+          this.#release(held);
+          return decisions;
+        }
+        const giveBack = () =>
+          Promise.all(
+            charges.map(({ keySpace, subject, algorithm, cost }, i) => {
+              const at = chargeTimeOf(decisions[i]!) ?? now;
+              const own = keySpace.store;
+              return own !== undefined && typeof own.refund === 'function'
+                ? own.refund(subject, algorithm, cost, this.#clock(), at)
+                : store.refund!(keySpace.prefix + subject, algorithm, cost, this.#clock(), at);
+            }),
+          );
+        return this.#wait(delayMs, gone, giveBack, held).then((left) =>
+          left === undefined ? decisions : decisions.map((d) => gaveUp(d, left)),
         );
-      return this.#wait(delayMs, gone, giveBack).then((left) =>
-        left === undefined ? decisions : decisions.map((d) => gaveUp(d, left)),
-      );
-    });
+      },
+      (error: unknown) => {
+        this.#release(held);
+        throw error;
+      },
+    );
   }
 
   /**
-   * Holds a booked request `delayMs`, counted in {@link HttpQueue.waiting}: resolves
+   * Counts a request against `maxQueued` from before its store call, so concurrent
+   * arrivals on an asynchronous store cannot all be booked before the first reply: `true`
+   * when it took a place (it may book a slot up to `maxWait` ahead), `false` when the queue
+   * was full (it is booked only if it conforms now).
+   */
+  #hold(): boolean {
+    if (this.waiting >= this.config.maxQueued) return false;
+    this.waiting++;
+    return true;
+  }
+
+  /** Gives back the place {@link HttpQueue.#hold} took: a denial, a zero wait, a failure. */
+  #release(held: boolean): void {
+    if (held) this.waiting--;
+  }
+
+  /**
+   * Holds a booked request `delayMs`, counted in {@link HttpQueue.waiting} (its place taken
+   * before the store call when `held`): resolves
    * `undefined` when its slot came, or the ms that were left when `gone` aborted first (then
    * `giveBack` has been started).
    */
@@ -128,8 +166,9 @@ export class HttpQueue {
     delayMs: number,
     gone: AbortSignal | undefined,
     giveBack: () => unknown,
+    held: boolean,
   ): Promise<number | undefined> {
-    this.waiting++;
+    if (!held) this.waiting++; // booked past a full queue (a store's rounding): still counted
     return new Promise<number | undefined>((resolve) => {
       const until = performance.now() + delayMs;
       const onGone = (): void => {

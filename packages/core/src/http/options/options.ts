@@ -198,7 +198,10 @@ export interface HttpLimitOptions<Req = unknown, Res = unknown> {
   maxWait?: Duration;
   /**
    * With `mode: 'queue'`: the most requests of this limiter waiting at once in this
-   * process (an integer >= 0); a request that finds it full gets the 429 answer at once.
+   * process (an integer >= 0); a request that finds it full gets the 429 answer at once
+   * unless it conforms now. A request counts from before its store call (requests arriving
+   * together on an asynchronous store are bounded too) until its slot comes, or until the
+   * store's reply when that is a denial or no wait.
    * @default 1000
    * @throws SluiceConfigError naming `maxQueued` when not an integer >= 0 (with
    *   `mode: 'queue'`; another mode does not use it).

@@ -1,8 +1,10 @@
-// A TCP proxy in front of a redis-server that can hold up Redis's replies (and only them):
-// commands reach Redis at once, so a script runs in time, while its reply arrives
-// `delayMs` later. What a slow network or a congested proxy does to a reply.
+// A TCP proxy in front of a server (redis-server, PostgreSQL) that can hold up its replies
+// (and only them): commands reach the server at once, so a script or statement runs in
+// time, while its reply arrives `delayMs` later. What a slow network or a congested proxy
+// does to a reply.
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 
+/** A {@link replyDelayProxy}: clients connect to `port`. */
 export interface ReplyDelay {
   readonly port: number;
   /** Holds every reply written from now on for `ms` (0: none), in order. */
@@ -10,11 +12,12 @@ export interface ReplyDelay {
   close(): Promise<void>;
 }
 
-export async function replyDelayProxy(redisPort: number): Promise<ReplyDelay> {
+/** A proxy on a free port of 127.0.0.1 to the server on `serverPort` (of 127.0.0.1). */
+export async function replyDelayProxy(serverPort: number): Promise<ReplyDelay> {
   let delayMs = 0;
   const sockets = new Set<Socket>();
   const server: Server = createServer((downstream) => {
-    const upstream = createConnection({ host: '127.0.0.1', port: redisPort });
+    const upstream = createConnection({ host: '127.0.0.1', port: serverPort });
     sockets.add(downstream).add(upstream);
     downstream.pipe(upstream);
     // One queue per connection, sent in order by one timer: replies keep their order (a
