@@ -37,6 +37,9 @@ export const FULL_ONLY: Record<string, string> = {
   'docs/test/(benchmarks|reference)\\.test\\.ts$':
     'render the pages through their scripts (processes)',
   'docs/snippets/client/clients\\.test\\.ts$': 'ky and axios against a server process',
+  'packages/(fastify|nestjs)/test/store-ready\\.test\\.ts$':
+    'an unmigrated PostgresStore fails start-up: PostgreSQL',
+  'packages/sqlite/test/busy\\.test\\.ts$': 'another process holds the write lock',
   // In process, but too slow for the inner loop (about 60 s of it on 2 cores together):
   'packages/[a-z]+/test/export-names\\.test\\.ts$':
     'the export lists: a TypeScript program and checker per entry (about 6 s each)',

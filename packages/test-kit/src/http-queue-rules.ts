@@ -1,6 +1,7 @@
 /// <reference types="jest" />
 import { request as httpRequest } from 'node:http';
 import { type Decision, Limit, MemoryStore } from '@sluice/core';
+import type { Store } from '@sluice/core/store';
 import { EPOCH } from './epoch.js';
 import {
   type AdapterHarness,
@@ -91,15 +92,19 @@ export function describeQueueRules(harness: AdapterHarness): void {
     });
 
     it("mode 'queue': a client that disconnects while waiting gives its slot back; the next request takes it", async () => {
-      await withApp(queued({ maxWait: '5s' }, true), async (c) => {
+      // Waits on what the store saw (its reserve and refund calls), not on timers: on a
+      // loaded machine a fixed 30 ms / 50 ms did not always cover the booking or the give-back.
+      const store = new CallCountingStore();
+      const spec = queued({ maxWait: '5s', store }, true);
+      await withApp(spec, async (c) => {
         expect((await c.request('GET', '/q')).status).toBe(200); // TAT now +100 ms
         // a second request queues for the slot at +100 ms, then its client goes away
         const gone = httpRequest(`${c.url!}/q`, { method: 'GET', agent: false });
         gone.on('error', () => undefined);
         gone.end();
-        await new Promise<void>((resolve) => setTimeout(resolve, 30));
+        await store.until('reserve', 2);
         gone.destroy();
-        await new Promise<void>((resolve) => setTimeout(resolve, 50));
+        await store.until('refund', 1);
         const next = await c.request('GET', '/q');
         expect(next.status).toBe(200);
         // booked at +100 ms (the freed slot), not +200: exactly one give-back
@@ -108,4 +113,39 @@ export function describeQueueRules(harness: AdapterHarness): void {
       });
     });
   });
+}
+
+/**
+ * A MemoryStore that counts its `reserve` and `refund` calls, so a row can wait for the
+ * store to have seen a booking or a give-back (bounded: 10 s) instead of sleeping.
+ */
+class CallCountingStore extends MemoryStore {
+  readonly calls = { reserve: 0, refund: 0 };
+
+  // The limiter decides through its key spaces' views (MemoryStore#scope): count there.
+  override scope(prefix: string): Store {
+    const view = super.scope(prefix);
+    const { reserve, refund } = view;
+    if (reserve !== undefined) {
+      view.reserve = (...args) => {
+        this.calls.reserve++;
+        return reserve.apply(view, args);
+      };
+    }
+    if (refund !== undefined) {
+      view.refund = (...args) => {
+        this.calls.refund++;
+        return refund.apply(view, args);
+      };
+    }
+    return view;
+  }
+
+  async until(call: 'reserve' | 'refund', count: number): Promise<void> {
+    const deadline = Date.now() + 10_000;
+    while (this.calls[call] < count) {
+      if (Date.now() > deadline) throw new Error(`the store saw ${this.calls[call]} ${call} calls`);
+      await new Promise<void>((resolve) => setTimeout(resolve, 2));
+    }
+  }
 }
