@@ -69,7 +69,7 @@ const NOT_YET_WHOLE = new Set([
   'docs/guide/nestjs.md: SluiceModule.forRootAsync({',
   'docs/guide/nextjs.md: // app/api/hello/route.ts',
   'docs/guide/nextjs.md: // proxy.ts',
-  "docs/guide/production.md: import { RedisStore } from '@sluice/redis'; (2)",
+  "docs/guide/production.md: import { RedisStore } from '@sluice/redis';",
   "docs/guide/trpc.md: import { initTRPC } from '@trpc/server';",
   "docs/guide/trpc.md: import { throttles } from '@sluice/trpc';",
   "docs/guide/websockets.md: import { WebSocketServer } from 'ws';",
