@@ -40,6 +40,8 @@ const sidebar: DefaultTheme.Sidebar = [
       { text: 'Bun.serve, Deno.serve, Workers', link: '/guide/fetch' },
       { text: 'Next.js', link: '/guide/nextjs' },
       { text: 'Workers with Durable Objects', link: '/guide/cloudflare' },
+      { text: 'Without a framework: RateLimiter', link: '/guide/rate-limiter' },
+      { text: 'The demo, from a clone', link: '/guide/demo' },
     ],
   },
   {
@@ -55,6 +57,7 @@ const sidebar: DefaultTheme.Sidebar = [
       { text: 'Upstash (Redis over HTTP)', link: '/guide/upstash' },
       { text: 'Testing your app', link: '/guide/testing' },
       { text: 'The calling side (client)', link: '/guide/client' },
+      { text: 'Developing sluice', link: '/guide/development' },
     ],
   },
   {

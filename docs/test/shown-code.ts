@@ -68,7 +68,10 @@ export function shownBlocks(file: string): ShownBlock[] {
     const fence = /^(\s*)(`{3,})(\w+)?/.exec(line);
     if (!fence) continue;
     const close = lines.findIndex(
-      (l, j) => j > i && l.trim().startsWith(fence[2]!) && l.trim() === l.trim()[0]!.repeat(l.trim().length),
+      (l, j) =>
+        j > i &&
+        l.trim().startsWith(fence[2]!) &&
+        l.trim() === l.trim()[0]!.repeat(l.trim().length),
     );
     const end = close < 0 ? lines.length : close;
     if (LANGS.has(fence[3] ?? '')) {
@@ -77,7 +80,14 @@ export function shownBlocks(file: string): ShownBlock[] {
         .map((l) => l.slice(fence[1]!.length))
         .join('\n');
       const key = `${file}: ${code.trim().split('\n')[0]}`;
-      out.push({ page: file, line: i + 1, where: `${file}:${i + 1}`, code, key, continues: continues(i) });
+      out.push({
+        page: file,
+        line: i + 1,
+        where: `${file}:${i + 1}`,
+        code,
+        key,
+        continues: continues(i),
+      });
     }
     i = end;
   }

@@ -3,11 +3,13 @@
 // its imports, so a copy of it compiles. A block may build on the one before it on its page
 // when the page says so (`<!-- continues -->` above it); it is then checked after that one.
 // The blocks that need no server, database or network also run, as shown, under tsx.
+
+import { spawn } from 'node:child_process';
 import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { ROOT } from './markdown.js';
-import { DOCS, run, TSX } from './paths.js';
+import { DOCS, freePort, run, stop, TSX, waitFor } from './paths.js';
 import { type ShownBlock, shownBlocks } from './shown-code.js';
 
 jest.setTimeout(120_000);
@@ -37,7 +39,18 @@ function checkedBlocks(): { block: ShownBlock; code: string }[] {
  * The blocks that run as shown (no server, database or network), by `page:line`'s page and
  * the block's first line of code: each must exit 0.
  */
-const RUNS: [page: string, firstLine: RegExp][] = [];
+const RUNS: [page: string, firstLine: RegExp][] = [
+  ['docs/guide/rate-limiter.md', /^import \{ gcra, MemoryStore, RateLimiter/],
+];
+
+/** The README's server apps, by their first line: each listens on PORT and limits POST /login. */
+const README_APPS: [name: string, firstLine: RegExp][] = [
+  ['Express', /from '@sluice\/express'/],
+  ['Fastify', /from '@sluice\/fastify'/],
+  ['Koa', /^import Router from '@koa\/router'/],
+  ['NestJS', /^import 'reflect-metadata'/],
+  ['Hono', /^import \{ serve \} from '@hono\/node-server'/],
+];
 
 /**
  * Blocks still shown without what they need (their imports, or the app they extend), each to
@@ -60,7 +73,7 @@ const NOT_YET_WHOLE = new Set([
   "docs/guide/features/penalties.md: Limit.perMinute(5).by(ip).blockFor('15m', { backoff: 2, maxBlock: '24h' });",
   "docs/guide/features/plans-and-quotas.md: Limit.perCalendarDay(1_000, { timeZone: 'Europe/Paris' });",
   "docs/guide/features/plans-and-quotas.md: Limit.perMinute(10_000).named('tokens').costAfter((req, res) => units, { reserve: 100 });",
-  'docs/guide/fetch.md: // Bun: the handler\'s second argument is the server.',
+  "docs/guide/fetch.md: // Bun: the handler's second argument is the server.",
   "docs/guide/graphql.md: import { createYoga } from 'graphql-yoga';",
   "docs/guide/graphql.md: import { ApolloServer } from '@apollo/server';",
   'docs/guide/nestjs.md: @Catch(ThrottleException)',
@@ -84,7 +97,7 @@ const BLOCKS = checkedBlocks();
  * beside its file (its relative imports resolve as the file's do).
  */
 const fileOf = (i: number) =>
-  path.join(DOCS, 'snippets', BLOCKS[i]!.block.dir ?? '', `.shown-block-${i}.ts`);
+  path.join(DOCS, 'snippets', BLOCKS[i]!.block.dir ?? '', `shown-block-${i}.ts`);
 
 describe('the code the pages show', () => {
   it('finds the blocks of every page that shows code', () => {
@@ -113,7 +126,10 @@ describe('the code the pages show', () => {
         : ts.createSourceFile(f, text, lang, true);
     };
     // The ambient declarations the snippets rely on (snippets/cloudflare/env.d.ts: `cloudflare:workers`).
-    const ambient = readdirSync(path.join(DOCS, 'snippets'), { withFileTypes: true, recursive: true })
+    const ambient = readdirSync(path.join(DOCS, 'snippets'), {
+      withFileTypes: true,
+      recursive: true,
+    })
       .filter((e) => e.isFile() && e.name.endsWith('.d.ts'))
       .map((e) => path.join(e.parentPath, e.name));
     const program = ts.createProgram([...virtual.keys(), ...ambient], config.options, host);
@@ -157,6 +173,46 @@ describe('the code the pages show', () => {
       expect(failed).toEqual([]);
     } finally {
       for (const i of chosen) rmSync(fileOf(i), { force: true });
+    }
+  });
+});
+
+describe.each(README_APPS)("the README's %s app", (_name, first) => {
+  it('runs as shown: 60 a minute on every route, the 6th quick POST /login gets a 429', async () => {
+    const i = BLOCKS.findIndex(
+      (b) => b.block.page === 'README.md' && first.test(b.code.trimStart().split('\n')[0]!),
+    );
+    expect(i).toBeGreaterThanOrEqual(0);
+    const file = fileOf(i);
+    writeFileSync(file, `${BLOCKS[i]!.code}\nexport {};\n`);
+    const port = await freePort();
+    const child = spawn(TSX, [path.relative(DOCS, file)], {
+      cwd: DOCS,
+      env: { ...process.env, PORT: String(port) },
+    });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      out += d;
+    });
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      await waitFor(`${base}/`, child, () => out);
+      const home = await fetch(`${base}/`);
+      expect(home.status).toBe(200);
+      expect(home.headers.get('x-ratelimit-limit')).toBe('60');
+      // 2xx: Nest answers a POST 201.
+      const statuses: (number | '2xx')[] = [];
+      for (let n = 0; n < 6; n++) {
+        const status = (await fetch(`${base}/login`, { method: 'POST' })).status;
+        statuses.push(status >= 200 && status < 300 ? '2xx' : status);
+      }
+      expect(statuses).toEqual(['2xx', '2xx', '2xx', '2xx', '2xx', 429]);
+    } finally {
+      await stop(child);
+      rmSync(file, { force: true });
     }
   });
 });

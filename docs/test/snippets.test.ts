@@ -1,20 +1,23 @@
 // Every snippet the pages include is a real file under docs/snippets: it type-checks
 // (docs/tsconfig.json, the packages' sources), every include points at one that exists,
 // and the getting-started apps run: 5 quick POST /login pass, the 6th gets a 429.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import ts from 'typescript';
-import { DOCS, stop, TSX } from './paths.js';
+import { DOCS, freePort, stop, TSX, waitFor } from './paths.js';
 
 jest.setTimeout(120_000);
 
 function files(dir: string, ext: string): string[] {
-  return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile() && e.name.endsWith(ext))
-    .map((e) => path.join(e.parentPath, e.name))
-    .filter((f) => !f.includes('node_modules') && !f.includes(`${path.sep}.vitepress${path.sep}`));
+  return (
+    readdirSync(dir, { withFileTypes: true, recursive: true })
+      .filter((e) => e.isFile() && e.name.endsWith(ext))
+      .map((e) => path.join(e.parentPath, e.name))
+      .filter((f) => !f.includes('node_modules') && !f.includes(`${path.sep}.vitepress${path.sep}`))
+      // What shown-snippets.test.ts writes while it runs a page's block.
+      .filter((f) => !path.basename(f).startsWith('shown-block-'))
+  );
 }
 
 describe('docs snippets', () => {
@@ -50,31 +53,6 @@ describe('docs snippets', () => {
     expect(includes).toBeGreaterThan(10);
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-async function waitFor(url: string, child: ChildProcess, output: () => string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the snippet exited:\n${output()}`);
-    try {
-      await fetch(url);
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-  throw new Error(`the snippet did not listen in 60 s:\n${output()}`);
-}
 
 describe.each(['express', 'fastify', 'koa', 'hono', 'fetch'])(
   'getting started with %s',
