@@ -134,7 +134,7 @@ function slugify(text: string): string {
 export default defineConfig({
   title: 'sluice',
   description:
-    'Exact, fast rate limiting for Express, Fastify, Koa and NestJS, in memory or on Redis',
+    'Exact, fast rate limiting for Express, Fastify, Koa, NestJS, Hono and fetch runtimes (Bun, Deno, Workers, Next.js), in memory or on Redis, PostgreSQL, SQLite or Durable Objects',
   lang: 'en-US',
   // README.md is the contributors' note; the rest are sources, not pages.
   srcExclude: ['README.md', 'snippets/**', 'scripts/**', 'test/**', 'screenshots/**'],
