@@ -41,6 +41,7 @@ function checkedBlocks(): { block: ShownBlock; code: string }[] {
  */
 const RUNS: [page: string, firstLine: RegExp][] = [
   ['docs/guide/rate-limiter.md', /^import \{ gcra, MemoryStore, RateLimiter/],
+  ['docs/guide/testing.md', /^\/\/ The core with an injected clock/],
 ];
 
 /** The README's server apps, by their first line: each listens on PORT and limits POST /login. */
