@@ -436,7 +436,13 @@ describe('the documentation site in headless Chromium', () => {
     // sluice's own names still lead to sluice's pages first.
     const OWN_NAMES = ['SluiceModule', 'RedisStore', 'Limit'];
     // Names the reference documents and a guide teaches.
-    const GUIDE_NAMES = ['PostgresStore', 'SqliteStore', 'pacedFetch', 'limitFetch', 'LimitOperations'];
+    const GUIDE_NAMES = [
+      'PostgresStore',
+      'SqliteStore',
+      'pacedFetch',
+      'limitFetch',
+      'LimitOperations',
+    ];
     const found: Record<string, { href: string; text: string } | undefined> = {};
     await withPage({ width: 1280, height: 900, dark: false }, async (page) => {
       await page.goto(`${base}/`, { waitUntil: 'networkidle' });

@@ -65,3 +65,31 @@ export async function waitFor(
   }
   throw new Error(`the snippet did not listen in 60 s:\n${output()}`);
 }
+
+/** An app a test started: its process, its address and what it printed so far. */
+export interface StartedApp {
+  child: ChildProcess;
+  base: string;
+  output: () => string;
+}
+
+/** Runs `file` (relative to docs/) under tsx with a free PORT; resolves once `/` answers. */
+export async function startApp(file: string): Promise<StartedApp> {
+  const port = await freePort();
+  const child = spawn(TSX, [file], { cwd: DOCS, env: { ...process.env, PORT: String(port) } });
+  let out = '';
+  child.stdout.on('data', (d) => {
+    out += d;
+  });
+  child.stderr.on('data', (d) => {
+    out += d;
+  });
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    await waitFor(`${base}/`, child, () => out);
+  } catch (error) {
+    await stop(child);
+    throw error;
+  }
+  return { child, base, output: () => out };
+}

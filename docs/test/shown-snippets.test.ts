@@ -4,12 +4,11 @@
 // when the page says so (`<!-- continues -->` above it); it is then checked after that one.
 // The blocks that need no server, database or network also run, as shown, under tsx.
 
-import { spawn } from 'node:child_process';
 import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { ROOT } from './markdown.js';
-import { DOCS, freePort, run, stop, TSX, waitFor } from './paths.js';
+import { DOCS, run, startApp, stop, TSX } from './paths.js';
 import { type ShownBlock, shownBlocks } from './shown-code.js';
 
 jest.setTimeout(120_000);
@@ -180,33 +179,23 @@ describe.each(README_APPS)("the README's %s app", (_name, first) => {
     expect(i).toBeGreaterThanOrEqual(0);
     const file = fileOf(i);
     writeFileSync(file, `${BLOCKS[i]!.code}\nexport {};\n`);
-    const port = await freePort();
-    const child = spawn(TSX, [path.relative(DOCS, file)], {
-      cwd: DOCS,
-      env: { ...process.env, PORT: String(port) },
-    });
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-    });
-    child.stderr.on('data', (d) => {
-      out += d;
-    });
     try {
-      const base = `http://127.0.0.1:${port}`;
-      await waitFor(`${base}/`, child, () => out);
-      const home = await fetch(`${base}/`);
-      expect(home.status).toBe(200);
-      expect(home.headers.get('x-ratelimit-limit')).toBe('60');
-      // 2xx: Nest answers a POST 201.
-      const statuses: (number | '2xx')[] = [];
-      for (let n = 0; n < 6; n++) {
-        const status = (await fetch(`${base}/login`, { method: 'POST' })).status;
-        statuses.push(status >= 200 && status < 300 ? '2xx' : status);
+      const { child, base } = await startApp(path.relative(DOCS, file));
+      try {
+        const home = await fetch(`${base}/`);
+        expect(home.status).toBe(200);
+        expect(home.headers.get('x-ratelimit-limit')).toBe('60');
+        // 2xx: Nest answers a POST 201.
+        const statuses: (number | '2xx')[] = [];
+        for (let n = 0; n < 6; n++) {
+          const status = (await fetch(`${base}/login`, { method: 'POST' })).status;
+          statuses.push(status >= 200 && status < 300 ? '2xx' : status);
+        }
+        expect(statuses).toEqual(['2xx', '2xx', '2xx', '2xx', '2xx', 429]);
+      } finally {
+        await stop(child);
       }
-      expect(statuses).toEqual(['2xx', '2xx', '2xx', '2xx', '2xx', 429]);
     } finally {
-      await stop(child);
       rmSync(file, { force: true });
     }
   });

@@ -1,11 +1,10 @@
 // Every snippet the pages include is a real file under docs/snippets: it type-checks
 // (docs/tsconfig.json, the packages' sources), every include points at one that exists,
 // and the getting-started apps run: 5 quick POST /login pass, the 6th gets a 429.
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
-import { DOCS, freePort, stop, TSX, waitFor } from './paths.js';
+import { DOCS, startApp, stop } from './paths.js';
 
 jest.setTimeout(120_000);
 
@@ -58,21 +57,8 @@ describe.each(['express', 'fastify', 'koa', 'hono', 'fetch'])(
   'getting started with %s',
   (framework) => {
     it('runs, admits 5 quick POST /login and answers the 6th with a 429', async () => {
-      const port = await freePort();
-      const child = spawn(TSX, [`snippets/${framework}/app.ts`], {
-        cwd: DOCS,
-        env: { ...process.env, PORT: String(port) },
-      });
-      let out = '';
-      child.stdout.on('data', (d) => {
-        out += d;
-      });
-      child.stderr.on('data', (d) => {
-        out += d;
-      });
+      const { child, base, output } = await startApp(`snippets/${framework}/app.ts`);
       try {
-        const base = `http://127.0.0.1:${port}`;
-        await waitFor(`${base}/`, child, () => out);
         const home = await fetch(`${base}/`);
         expect(home.status).toBe(200);
         expect(home.headers.get('x-ratelimit-limit')).toBe('60');
@@ -91,7 +77,7 @@ describe.each(['express', 'fastify', 'koa', 'hono', 'fetch'])(
           error: 'Too Many Requests',
           message: 'Rate limit exceeded, retry in 12 seconds',
         });
-        expect(out).toContain(`listening on http://127.0.0.1:${port}`);
+        expect(output()).toContain(`listening on ${base}`);
       } finally {
         await stop(child);
       }
