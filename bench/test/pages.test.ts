@@ -81,4 +81,76 @@ describe('the committed benchmark pages', () => {
       rmSync(copy, { recursive: true, force: true });
     }
   });
+
+  it('the chart has a row for every package and store the results have (Hono, PostgreSQL, SQLite)', async () => {
+    const copy = mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-results-'));
+    cpSync(path.join(BENCH, 'results'), copy, { recursive: true });
+    // A Hono case in the HTTP results, and a bench:stores part with its rows.
+    const httpFile = path.join(copy, 'http.json');
+    const http = JSON.parse(readFileSync(httpFile, 'utf8'));
+    const express = http.cases.find((c: { id: string }) => c.id === 'express-memory');
+    http.cases.push({
+      ...express,
+      id: 'hono-memory',
+      title: 'Hono, memory, allow',
+      framework: 'hono',
+      rows: express.rows.map((r: { limiter: string }) =>
+        r.limiter === 'express-rate-limit' ? { ...r, limiter: 'hono-rate-limiter' } : r,
+      ),
+    });
+    writeFileSync(httpFile, JSON.stringify(http));
+    const row = (store: string, subject: string, rate: number) => ({
+      store,
+      subject,
+      judged: subject.startsWith('sluice'),
+      decisionsPerSecond: rate,
+      rounds: [rate],
+    });
+    const stores = {
+      keys: 10_000,
+      inflight: 256,
+      rounds: 1,
+      ms: 300,
+      rows: [
+        row('postgres', 'sluice PostgresStore (pg)', 21_001),
+        row('postgres', 'sluice PostgresStore (postgres.js)', 22_002),
+        row('postgres', 'rate-limiter-flexible RateLimiterPostgres', 9_003),
+        row('postgres', 'express-rate-limit + @acpr/rate-limit-postgresql', 4_004),
+        row('sqlite', 'sluice SqliteStore, store.consume (sync)', 300_005),
+        row('sqlite', 'sluice SqliteStore, RateLimiter.consume', 200_006),
+        row('sqlite', 'rate-limiter-flexible RateLimiterSQLite (better-sqlite3)', 50_007),
+        row('redis', 'sluice RedisStore (ioredis)', 90_008),
+      ],
+    };
+    writeFileSync(path.join(copy, 'stores.json'), JSON.stringify(stores));
+    const runFile = path.join(copy, 'run.json');
+    const run = JSON.parse(readFileSync(runFile, 'utf8'));
+    run.parts.push({ name: 'stores', command: 'src/stores.ts', seconds: 10, exitCode: 0 });
+    writeFileSync(runFile, JSON.stringify(run));
+    const rendered = await render(copy);
+    try {
+      const svg = readFileSync(path.join(rendered, 'benchmarks.svg'), 'utf8');
+      // Each bar's aria-label names its case (`|`: where the label wraps) and limiter.
+      const bars = [
+        ...svg.matchAll(/aria-label="[^"]*case: ([^;]*); slot: \d+; limiter: ([^"]*)"/g),
+      ].map((m) => `${m[1]!.replaceAll('|', ' ')} / ${m[2]}`);
+      expect(bars).toEqual(
+        expect.arrayContaining([
+          'Hono, memory, allow / sluice',
+          'Hono, memory, allow / hono-rate-limiter',
+          'PostgreSQL, 10,000 keys / sluice',
+          'PostgreSQL, 10,000 keys / sluice on postgres.js',
+          'PostgreSQL, 10,000 keys / rate-limiter-flexible',
+          'PostgreSQL, 10,000 keys / express-rate-limit + @acpr/rate-limit-postgresql',
+          'SQLite, 10,000 keys / sluice SqliteStore, synchronous',
+          'SQLite, 10,000 keys / sluice',
+          'SQLite, 10,000 keys / rate-limiter-flexible',
+          'Redis, 10,000 keys / sluice',
+        ]),
+      );
+    } finally {
+      rmSync(rendered, { recursive: true, force: true });
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
 });

@@ -40,6 +40,8 @@ const sidebar: DefaultTheme.Sidebar = [
       { text: 'Bun.serve, Deno.serve, Workers', link: '/guide/fetch' },
       { text: 'Next.js', link: '/guide/nextjs' },
       { text: 'Workers with Durable Objects', link: '/guide/cloudflare' },
+      { text: 'Without a framework: RateLimiter', link: '/guide/rate-limiter' },
+      { text: 'The demo, from a clone', link: '/guide/demo' },
     ],
   },
   {
@@ -55,6 +57,7 @@ const sidebar: DefaultTheme.Sidebar = [
       { text: 'Upstash (Redis over HTTP)', link: '/guide/upstash' },
       { text: 'Testing your app', link: '/guide/testing' },
       { text: 'The calling side (client)', link: '/guide/client' },
+      { text: 'Developing sluice', link: '/guide/development' },
     ],
   },
   {
@@ -131,7 +134,7 @@ function slugify(text: string): string {
 export default defineConfig({
   title: 'sluice',
   description:
-    'Exact, fast rate limiting for Express, Fastify, Koa and NestJS, in memory or on Redis',
+    'Exact, fast rate limiting for Express, Fastify, Koa, NestJS, Hono and fetch runtimes (Bun, Deno, Workers, Next.js), in memory or on Redis, PostgreSQL, SQLite or Durable Objects',
   lang: 'en-US',
   // README.md is the contributors' note; the rest are sources, not pages.
   srcExclude: ['README.md', 'snippets/**', 'scripts/**', 'test/**', 'screenshots/**'],
@@ -164,7 +167,19 @@ export default defineConfig({
             // sluice's own names (Limit, RedisStore) still lead to the guides and the
             // reference (x1.5 put the migration pages first for "Limit"). VitePress sends
             // this function to the browser as its source text: it uses nothing of this file.
-            boostDocument: (id: string) => (id.startsWith('/migrating/') ? 1.3 : 1),
+            // A sluice name (RedisStore, PostgresStore, pacedFetch) opens the guide that
+            // teaches it: the guides x3 (they name no other library's API, so the migration
+            // pages keep those), the reference x0.1 (generated from the TSDoc, every name a
+            // heading there: x0.4 still put it first, and the guides at x1 lost to the
+            // migration pages' x1.3).
+            boostDocument: (id: string) =>
+              id.startsWith('/guide/')
+                ? 3
+                : id.startsWith('/migrating/')
+                  ? 1.3
+                  : id.startsWith('/reference/')
+                    ? 0.1
+                    : 1,
           },
         },
       },

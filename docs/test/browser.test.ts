@@ -6,7 +6,8 @@
 // sidebar. Then every plot (algorithms, client, prefetch): readable at 1280 px and at 390 px
 // (text >= 10 px as shown) and drawn on a dark background in dark mode; the NestJS page at
 // 390 px with nothing cut off; and the search: another library's API name (ThrottlerModule,
-// getTracker…) finds the migration page that translates it first, showing the name.
+// getTracker…) finds the migration page that translates it first, showing the name, and a
+// sluice name (RedisStore, PostgresStore, pacedFetch…) a guide before the reference.
 // Screenshots go to docs/.test-output/screenshots/.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -434,10 +435,18 @@ describe('the documentation site in headless Chromium', () => {
     ];
     // sluice's own names still lead to sluice's pages first.
     const OWN_NAMES = ['SluiceModule', 'RedisStore', 'Limit'];
+    // Names the reference documents and a guide teaches.
+    const GUIDE_NAMES = [
+      'PostgresStore',
+      'SqliteStore',
+      'pacedFetch',
+      'limitFetch',
+      'LimitOperations',
+    ];
     const found: Record<string, { href: string; text: string } | undefined> = {};
     await withPage({ width: 1280, height: 900, dark: false }, async (page) => {
       await page.goto(`${base}/`, { waitUntil: 'networkidle' });
-      for (const term of [...OLD_NAMES, ...OWN_NAMES]) {
+      for (const term of [...OLD_NAMES, ...OWN_NAMES, ...GUIDE_NAMES]) {
         await page.click('.VPNavBarSearch button');
         const input = page.locator('.VPLocalSearchBox input');
         await input.fill(term);
@@ -471,10 +480,11 @@ describe('the documentation site in headless Chromium', () => {
           problems.push(`${term}: the first result does not show the name`);
       }
     }
-    for (const term of OWN_NAMES) {
+    // ...and a guide before the reference, which lists every name.
+    for (const term of [...OWN_NAMES, ...GUIDE_NAMES]) {
       const first = found[term];
-      if (first === undefined || first.href.startsWith('/migrating/'))
-        problems.push(`${term}: the first result is ${first?.href ?? 'none'}, not a sluice page`);
+      if (first === undefined || !first.href.startsWith('/guide/'))
+        problems.push(`${term}: the first result is ${first?.href ?? 'none'}, not a guide`);
     }
     expect(problems).toEqual([]);
   });

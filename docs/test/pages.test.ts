@@ -272,3 +272,30 @@ describe('markdown that renders as written', () => {
     expect(cited).toEqual([]);
   });
 });
+
+describe('the front pages', () => {
+  /** Every package users install: the workspace's packages that are not private. */
+  const published = readdirSync(path.join(ROOT, 'packages'))
+    .map((dir) => path.join(ROOT, 'packages', dir, 'package.json'))
+    .map((file) => JSON.parse(readFileSync(file, 'utf8')) as { name: string; private?: boolean })
+    .filter((p) => p.private !== true)
+    .map((p) => p.name);
+
+  it.each(['docs/index.md', 'README.md'])('%s names every published package', (file) => {
+    const text = readFileSync(path.join(ROOT, file), 'utf8');
+    expect(published.length).toBeGreaterThanOrEqual(15);
+    expect(published.filter((name) => !text.includes(name))).toEqual([]);
+  });
+
+  it('the README is the front page: at most 200 lines, with the install and test lines', () => {
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    expect(readme.split('\n').length).toBeLessThanOrEqual(201);
+    for (const line of [
+      'pnpm install && pnpm pack:local',
+      'pnpm install && pnpm demo',
+      'pnpm install && pnpm test',
+      'pnpm test:quick   # the inner loop: no Redis, PostgreSQL, browser or child process, about a minute',
+    ])
+      expect(readme).toContain(line);
+  });
+});

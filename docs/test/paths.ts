@@ -1,5 +1,6 @@
 /** Paths and child processes the docs tests share. */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import path from 'node:path';
 
 export const DOCS = path.resolve(__dirname, '..');
@@ -32,4 +33,63 @@ export function stop(child: ChildProcess): Promise<void> {
     child.once('exit', () => resolve());
     child.kill('SIGTERM');
   });
+}
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+/** Polls `url` until it answers; fails at once if `child` exits, with its output. */
+export async function waitFor(
+  url: string,
+  child: ChildProcess,
+  output: () => string,
+): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the snippet exited:\n${output()}`);
+    try {
+      await fetch(url);
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  throw new Error(`the snippet did not listen in 60 s:\n${output()}`);
+}
+
+/** An app a test started: its process, its address and what it printed so far. */
+export interface StartedApp {
+  child: ChildProcess;
+  base: string;
+  output: () => string;
+}
+
+/** Runs `file` (relative to docs/) under tsx with a free PORT; resolves once `/` answers. */
+export async function startApp(file: string): Promise<StartedApp> {
+  const port = await freePort();
+  const child = spawn(TSX, [file], { cwd: DOCS, env: { ...process.env, PORT: String(port) } });
+  let out = '';
+  child.stdout.on('data', (d) => {
+    out += d;
+  });
+  child.stderr.on('data', (d) => {
+    out += d;
+  });
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    await waitFor(`${base}/`, child, () => out);
+  } catch (error) {
+    await stop(child);
+    throw error;
+  }
+  return { child, base, output: () => out };
 }

@@ -36,12 +36,35 @@ const LIMITERS: [string, string, string?][] = [
   ['@nestjs/throttler', '#8c564b'],
   ['@nestjs/throttler + Redis storage', '#e377c2'],
   ['redis-benchmark', '#bcbd22'],
+  ['sluice on postgres.js', '#9ecae1', '#2171b5'],
+  ['sluice SqliteStore, synchronous', '#3182bd'],
+  ['express-rate-limit + @acpr/rate-limit-postgresql', '#f7b6d2'],
 ];
 
 /** Names too long for a legend column, as the chart shows them. */
 const SHORT: Record<string, string> = {
   '@nestjs/throttler + @nest-lab/throttler-storage-redis': '@nestjs/throttler + Redis storage',
 };
+
+/** The chart's case and legend names of a bench:stores row (cases/stores.ts's labels). */
+function storeBar(
+  row: { store: string; subject: string },
+  keys: number,
+): { case: string; limiter: string } {
+  const store =
+    { postgres: 'PostgreSQL', sqlite: 'SQLite', redis: 'Redis' }[row.store] ?? row.store;
+  const s = row.subject;
+  const limiter = s.includes('(postgres.js)')
+    ? 'sluice on postgres.js'
+    : s.includes('store.consume (sync)')
+      ? 'sluice SqliteStore, synchronous'
+      : s.startsWith('sluice')
+        ? 'sluice'
+        : s.startsWith('rate-limiter-flexible')
+          ? 'rate-limiter-flexible'
+          : s;
+  return { case: `${store}, ${count(keys)} keys`, limiter };
+}
 
 /** The chart's name of a Redis throughput row's subject (its label names the client). */
 function redisSubject(label: string): string {
@@ -59,7 +82,7 @@ function chartBars(input: ReportInput): Bar[] {
     bar(panel, label, 'sluice', r.sluice);
     bar(panel, label, 'rate-limiter-flexible', r.rlf);
   };
-  const { core, redis, http } = input;
+  const { core, redis, http, stores } = input;
   if (http !== undefined) {
     const panel = `${HTTP_PANEL}, ${http.config.connections} connections (medians)`;
     for (const c of http.cases)
@@ -86,31 +109,48 @@ function chartBars(input: ReportInput): Bar[] {
     for (const r of redis.scale?.rows ?? [])
       pair(panel, `GCRA, ${count(r.keys)} resident keys, auto-pipelining`, r);
   }
+  if (stores !== undefined) {
+    const panel = 'PostgreSQL, SQLite, Redis: decisions/s, one process (medians)';
+    for (const r of stores.rows) {
+      const { case: label, limiter } = storeBar(r, stores.keys);
+      bar(panel, label, limiter, r.decisionsPerSecond);
+    }
+  }
   return bars;
 }
 
-/** The site's text column width: 12 px labels stay 12 px; case labels wrap at LINE_CHARS. */
-const CHART_PX = 624;
-const FONT_PX = 12;
-const LINE_CHARS = 30;
+/**
+ * A phone's width (390 px): a taller, narrower drawing whose 13 px text stays >= 11 px on a
+ * 390 px screen's ~340 px text column, and is shown at its own size on the desktop. Case
+ * labels wrap at LINE_CHARS, titles at TITLE_CHARS.
+ */
+const CHART_PX = 390;
+const FONT_PX = 13;
+const LINE_CHARS = 19;
+const TITLE_CHARS = 44;
+/** A legend row's height at FONT_PX (vega's default row padding). */
+const LEGEND_ROW_PX = 18;
 /** Where a case label breaks (`|`: an axis label can have several lines). */
 const BREAK = '|';
 
-/** `label` in lines of at most LINE_CHARS, broken after `, ` or `: ` where it can, joined by BREAK. */
-function wrapLabel(label: string): string {
+/** `label` in lines of at most `chars`, broken after `, ` or `: ` where it can. */
+function wrapLines(label: string, chars: number): string[] {
   // A part still too long (no comma in it) breaks between words.
   const parts = label
     .split(/(?<=, |: )/)
-    .flatMap((p) => (p.length > LINE_CHARS ? p.split(/(?<= )/) : [p]));
+    .flatMap((p) => (p.length > chars ? p.split(/(?<= )/) : [p]));
   const lines: string[] = [];
   for (const part of parts) {
     const last = lines.at(-1);
-    if (last !== undefined && (last + part).trimEnd().length <= LINE_CHARS)
+    if (last !== undefined && (last + part).trimEnd().length <= chars)
       lines[lines.length - 1] = last + part;
     else lines.push(part);
   }
-  return lines.map((l) => l.trimEnd()).join(BREAK);
+  return lines.map((l) => l.trimEnd());
 }
+
+/** A case label in lines of at most LINE_CHARS, joined by BREAK. */
+const wrapLabel = (label: string): string => wrapLines(label, LINE_CHARS).join(BREAK);
 
 /** The chart of `input`: one panel per figure, in the order its bars come. */
 export function chartSpec(input: ReportInput, theme: PlotTheme = 'light'): TopLevelSpec {
@@ -137,14 +177,23 @@ export function chartSpec(input: ReportInput, theme: PlotTheme = 'light'): TopLe
       domain: shown.map(([name]) => name),
       range: shown.map(([, light, dark]) => (theme === 'dark' ? (dark ?? light) : light)),
     },
-    legend: { orient: 'top' as const, columns: 2, symbolType: 'square', labelLimit: 260 },
+    // One column above the first panel, from the drawing's left edge (a legend that starts
+    // where the bars do would make the drawing wider than a phone).
+    legend: {
+      orient: 'none' as const,
+      legendX: -labelPx - 12,
+      legendY: -LEGEND_ROW_PX * shown.length - 30,
+      columns: 1,
+      symbolType: 'square',
+      labelLimit: 340,
+    },
   };
   // The light chart stays as it was drawn before the themes (vega's own greys on white).
   const c = theme === 'dark' ? THEMES.dark : undefined;
   const ink = c && { labelColor: c.text, titleColor: c.text };
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title,
+    title: { text: wrapLines(title, TITLE_CHARS) },
     background: c?.background ?? 'white',
     padding: 8,
     config: {
@@ -155,21 +204,22 @@ export function chartSpec(input: ReportInput, theme: PlotTheme = 'light'): TopLe
         labelLimit: labelPx + 20,
         ...(c && { ...ink, domainColor: c.grid, tickColor: c.grid, gridColor: c.grid }),
       },
-      legend: { labelFontSize: FONT_PX, labelLimit: 200, ...ink },
+      legend: { labelFontSize: FONT_PX, labelLimit: 340, ...ink },
       title: {
         fontSize: FONT_PX + 1,
         anchor: 'start',
-        frame: 'group',
+        // From the left edge of the panel's labels, not of its bars: the titles fit the width.
+        frame: 'bounds',
         ...(c && { color: c.text }),
       },
       ...(c && { view: { stroke: c.grid } }),
     },
     vconcat: panels.map((panel) => ({
-      title: panel,
+      title: { text: wrapLines(panel, TITLE_CHARS) },
       data: { values: slotted.filter((b) => b.panel === panel) },
       // The bars: the drawing's width less the labels and the padding.
-      width: CHART_PX - labelPx - 50,
-      height: { step: 14 },
+      width: CHART_PX - labelPx - 32,
+      height: { step: 17 },
       mark: { type: 'bar' as const, tooltip: true },
       encoding: {
         y: {

@@ -1,6 +1,6 @@
+// #region fetch
 import { pacedFetch, RateLimitedError } from '@sluice/client';
 
-// #region fetch
 // One paced fetch per API client: it learns the server's policies from its answers.
 const api = pacedFetch(fetch, { maxWait: '30s', retries: 2 });
 

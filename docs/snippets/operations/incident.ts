@@ -1,11 +1,11 @@
 // The incident of docs/guide/operating.md: one store shared by the app's limits and the
 // operator's LimitOperations; ban, lift, let a partner through, deny a range, raise a tenant.
 
+// #region setup
 import { LimitOperations, MemoryStore } from '@sluice/core';
 import { rateLimit } from '@sluice/express';
 import express, { type Express } from 'express';
 
-// #region setup
 const store = new MemoryStore(); // RedisStore in a fleet: the same code reaches every process
 const app: Express = express();
 app.use(rateLimit({ limit: '100/min', store })); // no option for the operations: it obeys them

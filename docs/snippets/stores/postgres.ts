@@ -1,9 +1,9 @@
 // A limiter on PostgreSQL: one table and its functions, created once by migrate().
+// #region store
 import { gcra, RateLimiter } from '@sluice/core';
 import { PostgresStore } from '@sluice/postgres';
 import pg from 'pg';
 
-// #region store
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
 // pg's rule: a server that ends an idle connection (restart, failover) is an 'error' event
 // on the pool, and Node exits on an 'error' nobody listens to.
@@ -17,11 +17,3 @@ const limiter = new RateLimiter({ algorithm: gcra({ rate: 60, period: '1m' }), s
 const decision = await limiter.consume('user:42');
 // #endregion store
 console.log(decision.allowed);
-
-// #region postgresjs
-import postgres from 'postgres';
-
-const sql = postgres(process.env.DATABASE_URL ?? 'postgres://localhost/app');
-const onPostgresJs = new PostgresStore({ client: sql, table: 'api_limits', logged: true });
-// #endregion postgresjs
-void onPostgresJs;

@@ -1,9 +1,9 @@
 // A limiter shared by every process of one host (PM2, node:cluster), in an SQLite file.
+// #region store
 import { gcra, RateLimiter } from '@sluice/core';
 import { SqliteStore } from '@sluice/sqlite';
 import Database from 'better-sqlite3';
 
-// #region store
 const database = new Database('/var/lib/my-app/limits.db'); // every process opens the same file
 const store = new SqliteStore({ database }); // WAL, busy timeout, the table: all at construction
 await store.ready(); // the tables are there (a dropped one rejects naming store.migrate())

@@ -1,3 +1,4 @@
+// #region worker
 import { createFetchLimiter, ip, Limit } from '@sluice/fetch';
 import { RedisStore } from '@sluice/redis';
 // On Workers: `@upstash/redis/cloudflare`; on Vercel, Node, Bun and Deno: `@upstash/redis`.
@@ -8,7 +9,6 @@ interface Env {
   UPSTASH_REDIS_REST_TOKEN: string;
 }
 
-// #region worker
 let limiter: ReturnType<typeof createFetchLimiter> | undefined;
 
 export default {
