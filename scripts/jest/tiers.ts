@@ -19,6 +19,8 @@ export const FULL_ONLY: Record<string, string> = {
   'docs/test/browser\\.test\\.ts$': 'builds the site, opens it in Chromium',
   'docs/test/prefetch-shutdown\\.test\\.ts$': 'a process on Redis, stopped as the page shows',
   'docs/test/snippets\\.test\\.ts$': 'runs the snippets as processes',
+  'docs/test/shown-snippets\\.test\\.ts$':
+    "runs the pages' blocks and the README's apps as processes",
   'docs/test/architecture\\.test\\.ts$': 'runs the import-graph tool as a process',
   'bench/test/': 'renders the pages through the bench scripts (processes)',
   'packages/cloudflare/test/(bundle|conformance|reserve-all|table|workerd)\\.test\\.ts$':
@@ -69,7 +71,7 @@ export const ONCE_PER_CI: Record<string, string> = {
   '/packages/sqlite/test/(conformance|sqlite-store|package-exports|operations|operations-processes)\\.test\\.ts$':
     "better-sqlite3's addon (built for Node 20)",
   '/examples/next/': '`next build`: Next.js',
-  '/docs/test/(browser|pages|reference|benchmarks|architecture|algorithms)\\.test\\.ts$':
+  '/docs/test/(browser|pages|reference|benchmarks|architecture|algorithms|shown-snippets)\\.test\\.ts$':
     'the pages: their links, plots, reference, the site in Chromium',
   '/bench/test/': 'the benchmark pages rendered from the committed results',
   '/packages/[a-z]+/test/export-names\\.test\\.ts$': "the export lists: TypeScript's checker",
