@@ -88,7 +88,7 @@ type Message =
 async function handle(message: Message): Promise<void> {
   switch (message.type) {
     case 'setup':
-      factory = await loadWorkerModule(message.module);
+      factory = (await loadWorkerModule(message.module)) as typeof factory;
       store = await factory!.createStore();
       process.send!({ type: 'ready' });
       return;
