@@ -1,0 +1,95 @@
+import { MemoryStore } from '@sluice/core';
+import { EPOCH } from './epoch.js';
+import { type AdapterHarness, type AppSpec, withApp as run } from './http-harness.js';
+
+/**
+ * Rows of the shared behaviour table for what a route limit inherits from the application
+ * limit in front of it (the core pipeline's rule, written once): `headers`, `body`,
+ * `message`, `statusCode`, `store`, `prefix` and `onStoreError`, unless the route gives
+ * them itself. One application answers one way, whichever of its limits denied.
+ */
+export function describeInheritRules(harness: AdapterHarness): void {
+  const withApp = (spec: AppSpec, fn: Parameters<typeof run>[2]) => run(harness, spec, fn);
+  const clock = () => EPOCH;
+
+  describe(`a route limit inherits the application limit's answer (${harness.name})`, () => {
+    it("inherits headers, body and statusCode: one header style, the app's 429 body", async () => {
+      const spec: AppSpec = {
+        global: {
+          clock,
+          store: new MemoryStore(),
+          limit: 'throttle:100,1',
+          headers: 'draft-7',
+          body: 'problem',
+          statusCode: 503,
+        },
+        routes: [{ method: 'GET', path: '/r', limit: 'throttle:1,1', options: { clock } }],
+      };
+      await withApp(spec, async (client) => {
+        expect((await client.request('GET', '/r')).status).toBe(200);
+        const denied = await client.request('GET', '/r');
+        expect(denied.status).toBe(503);
+        expect(denied.headers['content-type']).toMatch(/^application\/problem\+json/);
+        expect(denied.headers.ratelimit).toMatch(/remaining=0/);
+        expect(denied.headers['x-ratelimit-remaining']).toBeUndefined();
+      });
+    });
+
+    it("inherits message: the route's 429 says what the app's says", async () => {
+      const spec: AppSpec = {
+        global: { clock, store: new MemoryStore(), limit: 'throttle:100,1', message: 'Slow down' },
+        routes: [{ method: 'GET', path: '/r', limit: 'throttle:1,1', options: { clock } }],
+      };
+      await withApp(spec, async (client) => {
+        await client.request('GET', '/r');
+        const denied = await client.request('GET', '/r');
+        expect(denied.status).toBe(429);
+        expect(denied.body).toMatchObject({ message: 'Slow down' });
+      });
+    });
+
+    it("the route's own options win over the app's", async () => {
+      const spec: AppSpec = {
+        global: {
+          clock,
+          store: new MemoryStore(),
+          limit: 'throttle:100,1',
+          headers: 'draft-7',
+          statusCode: 503,
+        },
+        routes: [
+          {
+            method: 'GET',
+            path: '/r',
+            limit: 'throttle:1,1',
+            options: { clock, headers: 'legacy', statusCode: 429 },
+          },
+        ],
+      };
+      await withApp(spec, async (client) => {
+        await client.request('GET', '/r');
+        const denied = await client.request('GET', '/r');
+        expect(denied.status).toBe(429);
+        expect(denied.headers['x-ratelimit-remaining']).toBe('0');
+      });
+    });
+
+    it("inherits store and prefix: the route counts in the app's store, under its prefix", async () => {
+      const store = new MemoryStore();
+      const spec = (prefix: string): AppSpec => ({
+        global: { clock, store, prefix, limit: 'throttle:100,1' },
+        routes: [{ method: 'GET', path: '/r', limit: 'throttle:1,1', options: { clock } }],
+      });
+      // Two apps on one store and prefix share the route's count; another prefix does not.
+      await withApp(spec('one'), async (client) => {
+        expect((await client.request('GET', '/r')).status).toBe(200);
+      });
+      await withApp(spec('one'), async (client) => {
+        expect((await client.request('GET', '/r')).status).toBe(429);
+      });
+      await withApp(spec('two'), async (client) => {
+        expect((await client.request('GET', '/r')).status).toBe(200);
+      });
+    });
+  });
+}
