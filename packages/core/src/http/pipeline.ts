@@ -1,6 +1,5 @@
 import type { HttpBinding } from './binding.js';
 import { HttpLimiter, type RequestSource } from './limiter/http-limiter.js';
-import { type AppLimiter, appLimiterOf, Inheritance, markAppLimiter } from './limiter/inherit.js';
 import { ledgerOf, report } from './limiter/ledger.js';
 import type { HttpLimitOptions } from './options/options.js';
 import { anySkipMarks, isThrottleSkipped } from './request/decorators.js';
@@ -17,13 +16,33 @@ import type { HttpVerdict } from './verdict/verdict.js';
 export type LimiterScope = 'global' | 'route';
 
 /**
+ * What a route limit inherits from the application limit its request passed first (a
+ * global `rateLimit()` in front of a `throttle()`, `@Throttle` or route config), where it
+ * leaves them out: how the application answers and where it counts, so that one application
+ * answers one way whichever of its limits denied. `limit`, `key`, `skip`... stay the route's.
+ */
+export const INHERITED_OPTIONS = [
+  'headers',
+  'body',
+  'message',
+  'statusCode',
+  'store',
+  'prefix',
+  'onStoreError',
+] as const;
+
+/** On a request's ledger: the application limit it passed first, and that one's application. */
+const kApp = Symbol('sluice.appLimit');
+const kAppOf = Symbol('sluice.appOf');
+type AppLedger = { [kApp]?: HttpPipeline<unknown, unknown>; [kAppOf]?: object };
+
+/**
  * The HTTP pipeline one middleware runs for each request, the same on every framework:
  * skip marks, route and user rules, the limiter's decision, stacking with the limiters the
  * request already passed (the most restrictive decision is the one reported), headers and
- * the decision written through the adapter's {@link HttpBinding}. A `'route'` pipeline
- * reached behind a `'global'` one inherits what the global one's options say of the answer
- * and the counting (`headers`, `body`, `message`, `statusCode`, `store`, `prefix`,
- * `onStoreError`) where it leaves them out (see inherit.ts): adapters pass nothing for it.
+ * the decision written through the adapter's {@link HttpBinding}. A pipeline behind an
+ * application limit (a `'global'` one, or one the binding calls `appWide`) inherits that
+ * one's {@link INHERITED_OPTIONS} it leaves out: adapters pass nothing for it.
  *
  * @typeParam Req - the framework's request; `Res` - what headers are written to.
  * @throws {@link SluiceConfigError} at construction for any invalid option (named).
@@ -35,13 +54,9 @@ export type LimiterScope = 'global' | 'route';
 export class HttpPipeline<Req, Res> {
   /** The limiter that decides this pipeline's requests (with its own options only). */
   readonly limiter: HttpLimiter<Req>;
-  /** `'global'`: what a route pipeline behind it inherits (its options, its application). */
-  readonly #options: HttpLimitOptions<never, never>;
-  /** The limiter per application limiter in front of it (when it is not one itself). */
-  readonly #inherit: Inheritance<Req>;
-  readonly #apps = new WeakMap<object, AppLimiter>();
-  #noApp: AppLimiter | undefined;
-  #lastApp: AppLimiter | undefined;
+  readonly #options: HttpLimitOptions<Req, Res>;
+  /** Its limiter behind each application limit (its options with the inherited ones). */
+  readonly #behind = new WeakMap<object, HttpLimiter<Req>>();
   readonly #binding: HttpBinding<Req, Res>;
   readonly #source: RequestSource<Req, Res>;
   readonly #global: boolean;
@@ -56,8 +71,7 @@ export class HttpPipeline<Req, Res> {
     this.limiter = new HttpLimiter<Req>(options as HttpLimitOptions<Req, never>);
     this.#binding = binding;
     this.#global = scope === 'global';
-    this.#options = options as HttpLimitOptions<never, never>;
-    this.#inherit = new Inheritance(options as HttpLimitOptions<Req, never>, this.limiter);
+    this.#options = options;
     this.#source = { binding, global: this.#global };
     this.#proxy =
       binding.trustProxy === undefined
@@ -76,29 +90,28 @@ export class HttpPipeline<Req, Res> {
   handle(req: Req, res: Res): HttpVerdict | Promise<HttpVerdict | undefined> | undefined {
     const b = this.#binding;
     const ledger = b.ledger(req, res);
+    const l = ledger as AppLedger;
     let limiter = this.limiter;
-    let app: AppLimiter | undefined;
+    let app: object | undefined;
     if (this.#global || b.appWide?.(req) === true) {
-      // Recorded before any skip: a route limiter behind it inherits either way.
-      markAppLimiter(ledger, this.#appLimiter(b.app(req)));
+      // Recorded before any skip: the route limits behind it inherit either way.
+      if (l[kApp] === undefined) {
+        l[kApp] = this as HttpPipeline<unknown, unknown>;
+        l[kAppOf] = b.app(req);
+      }
       if (this.#global && anySkipMarks() && b.handlers?.(req)?.some(isThrottleSkipped)) {
         return undefined;
       }
-    } else {
-      app = appLimiterOf(ledger);
-      limiter = this.#inherit.limiterFor(app);
+    } else if (l[kApp] !== undefined) {
+      limiter = this.#inherited(l[kApp]);
+      // It counts where the application limit does (its default store, with no `store`).
+      if (limiter !== this.limiter) app = l[kAppOf];
     }
     const proxy = this.#proxy;
     if (proxy !== undefined && proxy.remaining > 0) {
       proxy.check(b.trustProxy!(req), () => b.headers(req), b.app(req));
     }
-    const verdict = limiter.decide(
-      req,
-      res,
-      ledger,
-      this.#source,
-      limiter === this.limiter ? undefined : app?.app,
-    );
+    const verdict = limiter.decide(req, res, ledger, this.#source, app);
     if (verdict === undefined) return undefined;
     if (verdict instanceof Promise) {
       return verdict.then((v) => (v === undefined ? v : this.#write(req, res, ledger, v)));
@@ -107,20 +120,27 @@ export class HttpPipeline<Req, Res> {
   }
 
   /**
-   * This global pipeline as the application limiter of `app`: one object per application
-   * (what the route pipelines behind it key their inherited limiters by).
+   * This pipeline's limiter behind the application limit `app`: its own options with the
+   * {@link INHERITED_OPTIONS} it leaves out taken from `app`'s, built once per `app`.
+   * @throws {@link SluiceConfigError} when they are invalid together (`app`'s store cannot
+   *   queue for this `mode: 'queue'`): answered as a callback's error (500).
    */
-  #appLimiter(app: object | undefined): AppLimiter {
-    const last = this.#lastApp;
-    if (last !== undefined && last.app === app) return last;
-    let entry = app === undefined ? this.#noApp : this.#apps.get(app);
-    if (entry === undefined) {
-      entry = { options: this.#options, app };
-      if (app === undefined) this.#noApp = entry;
-      else this.#apps.set(app, entry);
+  #inherited(app: HttpPipeline<unknown, unknown>): HttpLimiter<Req> {
+    let limiter = this.#behind.get(app);
+    if (limiter === undefined) {
+      const own = this.#options as Record<string, unknown>;
+      const merged = { ...own };
+      limiter = this.limiter;
+      for (const k of INHERITED_OPTIONS) {
+        if (own[k] === undefined && app.#options[k] !== undefined) {
+          merged[k] = app.#options[k];
+          limiter = undefined;
+        }
+      }
+      limiter ??= new HttpLimiter<Req>(merged as HttpLimitOptions<Req, never>);
+      this.#behind.set(app, limiter);
     }
-    this.#lastApp = entry;
-    return entry;
+    return limiter;
   }
 
   /**

@@ -113,7 +113,6 @@ export class HttpLimiter<Req = unknown> {
    *   option); default `binding.app(req)`. A route limiter inheriting from an application
    *   limiter counts where that one does.
    */
-  // biome-ignore lint/complexity/useMaxParams: perf: per request; positional, no options object per call
   decide<Res>(
     req: Req,
     res: Res,
