@@ -32,3 +32,17 @@ function byRuntime(key: string): IpResolver | undefined {
       return undefined;
   }
 }
+
+/** The runtime by Hono's runtime key, as `@sluice/fetch`'s `ip` error names it. */
+export function honoRuntime(): 'Bun' | 'Deno' | 'workerd' | 'Node' | 'unknown' {
+  const key = getRuntimeKey();
+  return key === 'bun'
+    ? 'Bun'
+    : key === 'deno'
+      ? 'Deno'
+      : key === 'workerd'
+        ? 'workerd'
+        : key === 'node'
+          ? 'Node'
+          : 'unknown';
+}

@@ -4,7 +4,7 @@ import { type LimiterScope, misusedFactory } from '@sluice/core/http';
 import { type FetchVerdict, fetchPipeline, type IpResolver } from '@sluice/fetch';
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes, routePath } from 'hono/route';
-import { runtimeIp } from './client-ip.js';
+import { honoRuntime, runtimeIp } from './client-ip.js';
 
 /** The variables sluice sets on Hono's context: `c.get('rateLimit')` is the decision. */
 export type RateLimitVariables = {
@@ -69,7 +69,7 @@ function middleware(
     options?.ip === undefined && typeof options === 'object' && options !== null
       ? { ...options, ip: runtimeIp() }
       : options;
-  const { pipeline, own } = fetchPipeline<Context>(withIp, scope, where, ['handler']);
+  const { pipeline, own } = fetchPipeline<Context>(withIp, scope, where, ['handler'], honoRuntime);
   const handler = own.handler as HonoRateLimitOptions['handler'];
   if (handler !== undefined && typeof handler !== 'function') {
     throw new SluiceConfigError('handler', handler, 'a function (c, verdict) => Response');

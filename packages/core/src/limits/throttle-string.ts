@@ -33,8 +33,7 @@ const SHORTHAND = /^(\d+)\/(\S(?:.*\S)?)$/;
 const FORMS =
   "a throttle string: 'throttle:<count>,<minutes>[,<prefix>]' (e.g. 'throttle:60,1'), " +
   "'throttle:<name>' (a named limiter) or '<count>/<duration>' (e.g. '60/min', '100/15m', " +
-  "'3/500ms', '100/week'; units ms, s, m, h, d, w, y and their names, as maxWait takes); " +
-  'or Limit.per(count, periodMs)';
+  "'3/500ms', '100/week': a unit as maxWait takes), or Limit.per(count, periodMs)";
 
 /**
  * Parses a throttle string once, at configuration time, never per request. Accepted forms:
