@@ -38,6 +38,9 @@ export interface HonoRateLimitOptions extends HttpLimitOptions<Context, Response
   handler?: (c: Context, verdict: FetchVerdict) => Response | Promise<Response>;
 }
 
+/** The scope of a sluice middleware, on the function (`Symbol.for`: one across builds). */
+export const SCOPE = Symbol.for('sluice.hono.scope');
+
 /** The user id Hono apps usually have: `c.get('user')?.id`, set by an auth middleware. */
 function honoUser(c: Context): unknown {
   // perf: `c.get`, not `c.var` (which copies every variable into a new object per call).
@@ -74,7 +77,7 @@ function middleware(
   if (handler !== undefined && typeof handler !== 'function') {
     throw new SluiceConfigError('handler', handler, 'a function (c, verdict) => Response');
   }
-  return async function sluiceRateLimit(c, next) {
+  const limiter: MiddlewareHandler<RateLimitEnv> = async function sluiceRateLimit(c, next) {
     const decided = pipeline.decide(c.req.raw, {
       env: c.env,
       route: scope === 'route' ? routePath(c, -1) : undefined,
@@ -100,6 +103,9 @@ function middleware(
     const out = verdict.apply(res);
     if (out !== res) c.res = out;
   };
+  // What assertRateLimited reads of `app.routes` (see assert-limited.ts).
+  (limiter as unknown as Record<symbol, LimiterScope>)[SCOPE] = scope;
+  return limiter;
 }
 
 /**
