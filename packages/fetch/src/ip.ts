@@ -185,15 +185,6 @@ export function runtimeName(g: object = globalThis): RuntimeName {
           : 'unknown';
 }
 
-/** The `ip` resolver of each runtime, by name. */
-const RESOLVER_OF: Record<RuntimeName, string> = {
-  Bun: 'bun',
-  Deno: 'deno',
-  workerd: 'cloudflare',
-  Node: 'node',
-  unknown: 'bun(), ip.deno(), ip.node(), ip.cloudflare(), ip.vercel',
-};
-
 /**
  * The message of a request whose client IP the `ip` resolver could not tell: the runtime
  * detected and the resolver for it. A request served through `@hono/node-server` (its `env`
@@ -202,6 +193,13 @@ const RESOLVER_OF: Record<RuntimeName, string> = {
  * @param env - the handler's second argument; `runtime` the runtime detected.
  */
 export function noIpMessage(env: unknown, runtime: RuntimeName): string {
-  const via = RESOLVER_OF[field(env, 'incoming') === undefined ? runtime : 'Node'];
-  return `sluice: the client IP of this request could not be resolved (option "ip") on ${runtime}: pass ip.${via}(), or ip.forwardedFor({ trustedHops }) behind your proxies; requests are never put in one shared bucket`;
+  // Each runtime's resolver is its name in lower case (workerd: Cloudflare's).
+  const via = field(env, 'incoming') === undefined ? runtime : 'node';
+  const resolver =
+    via === 'unknown'
+      ? 'bun(), ip.deno(), ip.node(), ip.cloudflare(), ip.vercel'
+      : via === 'workerd'
+        ? 'cloudflare'
+        : via.toLowerCase();
+  return `sluice: the client IP of this request could not be resolved (option "ip") on ${runtime}: pass ip.${resolver}(), or ip.forwardedFor({ trustedHops }) behind your proxies; requests are never put in one shared bucket`;
 }

@@ -39,7 +39,7 @@ export interface HonoRateLimitOptions extends HttpLimitOptions<Context, Response
 }
 
 /** The scope of a sluice middleware, on the function (`Symbol.for`: one across builds). */
-export const SCOPE = Symbol.for('sluice.hono.scope');
+export const SCOPE = Symbol.for('sluice.scope');
 
 /** The user id Hono apps usually have: `c.get('user')?.id`, set by an auth middleware. */
 function honoUser(c: Context): unknown {

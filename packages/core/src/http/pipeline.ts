@@ -31,10 +31,9 @@ export const INHERITED_OPTIONS = [
   'onStoreError',
 ] as const;
 
-/** On a request's ledger: the application limit it passed first, and that one's application. */
+/** On a request's ledger: the application limit it passed first. */
 const kApp = Symbol('sluice.appLimit');
-const kAppOf = Symbol('sluice.appOf');
-type AppLedger = { [kApp]?: HttpPipeline<unknown, unknown>; [kAppOf]?: object };
+type AppLedger = { [kApp]?: HttpPipeline<unknown, unknown> };
 
 /**
  * The HTTP pipeline one middleware runs for each request, the same on every framework:
@@ -92,26 +91,18 @@ export class HttpPipeline<Req, Res> {
     const ledger = b.ledger(req, res);
     const l = ledger as AppLedger;
     let limiter = this.limiter;
-    let app: object | undefined;
     if (this.#global || b.appWide?.(req) === true) {
       // Recorded before any skip: the route limits behind it inherit either way.
-      if (l[kApp] === undefined) {
-        l[kApp] = this as HttpPipeline<unknown, unknown>;
-        l[kAppOf] = b.app(req);
-      }
+      l[kApp] ??= this as HttpPipeline<unknown, unknown>;
       if (this.#global && anySkipMarks() && b.handlers?.(req)?.some(isThrottleSkipped)) {
         return undefined;
       }
-    } else if (l[kApp] !== undefined) {
-      limiter = this.#inherited(l[kApp]);
-      // It counts where the application limit does (its default store, with no `store`).
-      if (limiter !== this.limiter) app = l[kAppOf];
-    }
+    } else if (l[kApp] !== undefined) limiter = this.#inherited(l[kApp]);
     const proxy = this.#proxy;
     if (proxy !== undefined && proxy.remaining > 0) {
       proxy.check(b.trustProxy!(req), () => b.headers(req), b.app(req));
     }
-    const verdict = limiter.decide(req, res, ledger, this.#source, app);
+    const verdict = limiter.decide(req, res, ledger, this.#source);
     if (verdict === undefined) return undefined;
     if (verdict instanceof Promise) {
       return verdict.then((v) => (v === undefined ? v : this.#write(req, res, ledger, v)));

@@ -109,32 +109,26 @@ export class HttpLimiter<Req = unknown> {
    * once per request; nothing here calls the pipeline back.
    *
    * @param ledger - what `binding.ledger(req, res)` gave (see `RequestView.ledger`).
-   * @param app - the application whose default store counts the request (no `store`
-   *   option); default `binding.app(req)`. A route limiter inheriting from an application
-   *   limiter counts where that one does.
    */
   decide<Res>(
     req: Req,
     res: Res,
     ledger: object,
     source: RequestSource<Req, Res>,
-    app?: object,
   ): HttpVerdict | Promise<HttpVerdict | undefined> | undefined {
     const user = this.userOf(req, source.binding.user);
     if (user instanceof Promise)
-      return user.then((u) => this.#request(req, res, ledger, source, u, app));
-    return this.#request(req, res, ledger, source, user, app);
+      return user.then((u) => this.#request(req, res, ledger, source, u));
+    return this.#request(req, res, ledger, source, user);
   }
 
   /** {@link HttpLimiter.decide} once the user id is known. */
-  // biome-ignore lint/complexity/useMaxParams: perf: per request; positional, no options object per call
   #request<Res>(
     req: Req,
     res: Res,
     ledger: object,
     source: RequestSource<Req, Res>,
     user: string | number | undefined,
-    app: object | undefined,
   ): HttpVerdict | Promise<HttpVerdict | undefined> | undefined {
     const b = source.binding;
     const method = b.method(req);
@@ -159,7 +153,7 @@ export class HttpLimiter<Req = unknown> {
       gone = closed;
     }
     // The application matters only for its default store (no `store` option).
-    const verdict = this.check(view, this.#byApp ? (app ?? b.app(req)) : undefined, gone?.signal);
+    const verdict = this.check(view, this.#byApp ? b.app(req) : undefined, gone?.signal);
     if (verdict === undefined) return undefined;
     if (verdict instanceof Promise) {
       return verdict.then((v) => (v === undefined ? v : this.#hold(req, res, b, v)));
