@@ -1,4 +1,4 @@
-import { MemoryStore } from '@sluice/core';
+import { type HttpLimitOptions, MemoryStore } from '@sluice/core';
 import { EPOCH } from './epoch.js';
 import { type AdapterHarness, type AppSpec, withApp as run } from './http-harness.js';
 
@@ -11,36 +11,29 @@ import { type AdapterHarness, type AppSpec, withApp as run } from './http-harnes
 export function describeInheritRules(harness: AdapterHarness): void {
   const withApp = (spec: AppSpec, fn: Parameters<typeof run>[2]) => run(harness, spec, fn);
   const clock = () => EPOCH;
+  /** An app limit of 100 (with `global`'s options) in front of a route limit of 1. */
+  const spec = (global: HttpLimitOptions, options: HttpLimitOptions = {}): AppSpec => ({
+    global: { clock, store: new MemoryStore(), limit: 'throttle:100,1', ...global },
+    routes: [{ method: 'GET', path: '/r', limit: 'throttle:1,1', options: { clock, ...options } }],
+  });
 
   describe(`a route limit inherits the application limit's answer (${harness.name})`, () => {
     it("inherits headers, body and statusCode: one header style, the app's 429 body", async () => {
-      const spec: AppSpec = {
-        global: {
-          clock,
-          store: new MemoryStore(),
-          limit: 'throttle:100,1',
-          headers: 'draft-7',
-          body: 'problem',
-          statusCode: 503,
+      await withApp(
+        spec({ headers: 'draft-7', body: 'problem', statusCode: 503 }),
+        async (client) => {
+          expect((await client.request('GET', '/r')).status).toBe(200);
+          const denied = await client.request('GET', '/r');
+          expect(denied.status).toBe(503);
+          expect(denied.headers['content-type']).toMatch(/^application\/problem\+json/);
+          expect(denied.headers.ratelimit).toMatch(/remaining=0/);
+          expect(denied.headers['x-ratelimit-remaining']).toBeUndefined();
         },
-        routes: [{ method: 'GET', path: '/r', limit: 'throttle:1,1', options: { clock } }],
-      };
-      await withApp(spec, async (client) => {
-        expect((await client.request('GET', '/r')).status).toBe(200);
-        const denied = await client.request('GET', '/r');
-        expect(denied.status).toBe(503);
-        expect(denied.headers['content-type']).toMatch(/^application\/problem\+json/);
-        expect(denied.headers.ratelimit).toMatch(/remaining=0/);
-        expect(denied.headers['x-ratelimit-remaining']).toBeUndefined();
-      });
+      );
     });
 
     it("inherits message: the route's 429 says what the app's says", async () => {
-      const spec: AppSpec = {
-        global: { clock, store: new MemoryStore(), limit: 'throttle:100,1', message: 'Slow down' },
-        routes: [{ method: 'GET', path: '/r', limit: 'throttle:1,1', options: { clock } }],
-      };
-      await withApp(spec, async (client) => {
+      await withApp(spec({ message: 'Slow down' }), async (client) => {
         await client.request('GET', '/r');
         const denied = await client.request('GET', '/r');
         expect(denied.status).toBe(429);
@@ -49,24 +42,11 @@ export function describeInheritRules(harness: AdapterHarness): void {
     });
 
     it("the route's own options win over the app's", async () => {
-      const spec: AppSpec = {
-        global: {
-          clock,
-          store: new MemoryStore(),
-          limit: 'throttle:100,1',
-          headers: 'draft-7',
-          statusCode: 503,
-        },
-        routes: [
-          {
-            method: 'GET',
-            path: '/r',
-            limit: 'throttle:1,1',
-            options: { clock, headers: 'legacy', statusCode: 429 },
-          },
-        ],
-      };
-      await withApp(spec, async (client) => {
+      const own = spec(
+        { headers: 'draft-7', statusCode: 503 },
+        { headers: 'legacy', statusCode: 429 },
+      );
+      await withApp(own, async (client) => {
         await client.request('GET', '/r');
         const denied = await client.request('GET', '/r');
         expect(denied.status).toBe(429);
@@ -76,18 +56,15 @@ export function describeInheritRules(harness: AdapterHarness): void {
 
     it("inherits store and prefix: the route counts in the app's store, under its prefix", async () => {
       const store = new MemoryStore();
-      const spec = (prefix: string): AppSpec => ({
-        global: { clock, store, prefix, limit: 'throttle:100,1' },
-        routes: [{ method: 'GET', path: '/r', limit: 'throttle:1,1', options: { clock } }],
-      });
+      const on = (prefix: string) => spec({ store, prefix });
       // Two apps on one store and prefix share the route's count; another prefix does not.
-      await withApp(spec('one'), async (client) => {
+      await withApp(on('one'), async (client) => {
         expect((await client.request('GET', '/r')).status).toBe(200);
       });
-      await withApp(spec('one'), async (client) => {
+      await withApp(on('one'), async (client) => {
         expect((await client.request('GET', '/r')).status).toBe(429);
       });
-      await withApp(spec('two'), async (client) => {
+      await withApp(on('two'), async (client) => {
         expect((await client.request('GET', '/r')).status).toBe(200);
       });
     });
