@@ -170,7 +170,12 @@ describe('parseThrottle: malformed input', () => {
 });
 
 describe('parseThrottle: a refused string offers the forms that work', () => {
-  it.each(['3/500 msx', '60/1', '100/fortnight'])('%j: lists the durations and Limit.per', (text) => {
-    expect(() => parseThrottle(text)).toThrow(/'3\/500ms', '100\/week'.*Limit\.per\(count, periodMs\)/);
-  });
+  it.each(['3/500 msx', '60/1', '100/fortnight'])(
+    '%j: lists the durations and Limit.per',
+    (text) => {
+      expect(() => parseThrottle(text)).toThrow(
+        /'3\/500ms', '100\/week'.*Limit\.per\(count, periodMs\)/,
+      );
+    },
+  );
 });
