@@ -1,4 +1,4 @@
-import { type HttpLimitOptions, MemoryStore } from '@sluice/core';
+import { type HttpLimitOptions, MemoryStore, type Store } from '@sluice/core';
 import { EPOCH } from './epoch.js';
 import { type AdapterHarness, type AppSpec, withApp as run } from './http-harness.js';
 
@@ -66,6 +66,25 @@ export function describeInheritRules(harness: AdapterHarness): void {
       });
       await withApp(on('two'), async (client) => {
         expect((await client.request('GET', '/r')).status).toBe(200);
+      });
+    });
+
+    it("inherits onStoreError (with the store): the app's 'deny' answers a failing store's request", async () => {
+      // A store whose every call fails (as a Redis that is down): the app says deny, the
+      // default ('insurance') would let a first request through. The app limit skips the
+      // request (it still is the one in front), so the answer is the route limit's.
+      const down: Store = {
+        consume: () => Promise.reject(new Error('store down')),
+        reset: () => undefined,
+      };
+      const quiet = { warn: () => undefined };
+      const app = spec(
+        { store: down, onStoreError: 'deny', logger: quiet, skip: () => true },
+        // Its own skip (where a framework hands the route every registration option).
+        { logger: quiet, skip: () => false },
+      );
+      await withApp(app, async (client) => {
+        expect((await client.request('GET', '/r')).status).toBe(429);
       });
     });
   });
