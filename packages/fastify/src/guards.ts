@@ -7,7 +7,12 @@ import {
 } from '@sluice/core/http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { fastifyBinding } from './binding.js';
-import type { ErrorResponseBuilder, RateLimitHook, RouteRateLimitOptions } from './types.js';
+import type {
+  ErrorResponse,
+  ErrorResponseBuilder,
+  RateLimitHook,
+  RouteRateLimitOptions,
+} from './types.js';
 
 /** One limiter and how its denials are answered. */
 export interface Guard {
@@ -15,7 +20,11 @@ export interface Guard {
   build: ErrorResponseBuilder | undefined;
   /** The hook it runs in. */
   hook: RateLimitHook;
+  /** `errorResponse: 'error-handler'`: a denial goes through the app's error handler. */
+  thrown: boolean;
 }
+
+const ERROR_RESPONSES: readonly ErrorResponse[] = ['reply', 'error-handler'];
 
 const HOOKS: readonly RateLimitHook[] = ['onRequest', 'preParsing', 'preValidation', 'preHandler'];
 
@@ -23,7 +32,7 @@ const LIMIT_FORMS =
   'a throttle string, a Limit, an array of them, an options object, or false (opt out)';
 
 /** The options of a route limit besides the core's. */
-const ROUTE_OPTIONS = ['errorResponseBuilder', 'hook'] as const;
+const ROUTE_OPTIONS = ['errorResponseBuilder', 'errorResponse', 'hook'] as const;
 /** The plugin's options besides the core's. */
 const PLUGIN_OPTIONS = [...ROUTE_OPTIONS, 'global'] as const;
 
@@ -39,18 +48,19 @@ export function guard(
   scope: LimiterScope,
   where: string,
 ): Guard {
-  const [{ errorResponseBuilder: build, hook = 'onRequest' }, core] = splitHttpOptions(
-    options,
-    scope === 'global' ? PLUGIN_OPTIONS : ROUTE_OPTIONS,
-    where,
-  );
+  const [{ errorResponseBuilder: build, errorResponse = 'reply', hook = 'onRequest' }, core] =
+    splitHttpOptions(options, scope === 'global' ? PLUGIN_OPTIONS : ROUTE_OPTIONS, where);
   if (build !== undefined && typeof build !== 'function') {
     throw new SluiceConfigError('errorResponseBuilder', build, 'a function (request, verdict)');
   }
   if (!HOOKS.includes(hook)) {
     throw new SluiceConfigError('hook', hook, `one of ${HOOKS.join(', ')}`);
   }
-  return { pipeline: new HttpPipeline(core, fastifyBinding, scope), build, hook };
+  if (!ERROR_RESPONSES.includes(errorResponse)) {
+    throw new SluiceConfigError('errorResponse', errorResponse, "'reply' or 'error-handler'");
+  }
+  const pipeline = new HttpPipeline(core, fastifyBinding, scope);
+  return { pipeline, build, hook, thrown: errorResponse === 'error-handler' };
 }
 
 /** `base` with `input` (a limit or options) applied over it. */
@@ -93,7 +103,24 @@ export function runGuards(
 
 function deny(g: Guard, v: HttpVerdict, request: FastifyRequest, reply: FastifyReply): false {
   reply.code(v.statusCode);
-  if (g.build !== undefined) reply.send(g.build(request, v));
+  const built = g.build === undefined ? undefined : g.build(request, v);
+  // An Error sent is Fastify's error handling's (setErrorHandler, else its default).
+  if (g.thrown) reply.send(built instanceof Error ? built : deniedError(v, built));
+  else if (g.build !== undefined) reply.send(built);
   else reply.type(v.contentType!).send(v.body);
   return false;
+}
+
+/**
+ * The denial as the error `errorResponse: 'error-handler'` hands to the app's error handler,
+ * as @fastify/rate-limit's: `statusCode` (429), `message` (the body's: its `message`, a
+ * problem's `detail`, or the text), `verdict`; `body` what `errorResponseBuilder` built.
+ */
+function deniedError(v: HttpVerdict, built: unknown): Error {
+  let body: unknown = v.body;
+  if (typeof body === 'string' && v.contentType?.includes('json') === true) body = JSON.parse(body);
+  const fields = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  const message = typeof body === 'string' ? body : String(fields.message ?? fields.detail);
+  const error = Object.assign(new Error(message), { statusCode: v.statusCode, verdict: v });
+  return built === undefined ? error : Object.assign(error, { body: built });
 }

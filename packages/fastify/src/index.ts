@@ -11,6 +11,7 @@ export * from '@sluice/core';
 export { Throttle } from './decorators.js';
 export { rateLimit } from './plugin.js';
 export type {
+  ErrorResponse,
   ErrorResponseBuilder,
   FastifyRateLimitOptions,
   PeerOptionNames,

@@ -27,6 +27,21 @@ export interface RouteRateLimitOptions extends HttpLimitOptions<FastifyRequest, 
   /** Replaces the 429 response (see {@link ErrorResponseBuilder}). Default: the core's JSON body. */
   errorResponseBuilder?: ErrorResponseBuilder;
   /**
+   * Where a denied request's answer goes:
+   * - `'reply'` (default): sent at once (the JSON 429, or `errorResponseBuilder`'s value);
+   *   the app's `setErrorHandler` never sees it;
+   * - `'error-handler'`: handed to Fastify's error handling, as @fastify/rate-limit does,
+   *   so the app's `setErrorHandler` answers it: an `Error` with `statusCode` (429, or the
+   *   `statusCode` option), `message` (the default body's: "Rate limit exceeded, retry in N
+   *   seconds"), `verdict` (the core's), and `body` (what `errorResponseBuilder` returned,
+   *   when given; an `Error` it returns is handed over as it is). The rate-limit headers
+   *   and `Retry-After` are on the reply already.
+   * @default 'reply'
+   * @throws `SluiceConfigError` naming `errorResponse` for any other value.
+   * @example await app.register(rateLimit, { limit: '100/min', errorResponse: 'error-handler' });
+   */
+  errorResponse?: ErrorResponse;
+  /**
    * The request hook the limit runs in: a later one sees what earlier hooks set (e.g.
    * `request.user` from authentication in `preHandler`), at the cost of parsing and
    * validating requests that are then denied.
@@ -34,6 +49,9 @@ export interface RouteRateLimitOptions extends HttpLimitOptions<FastifyRequest, 
    */
   hook?: RateLimitHook;
 }
+
+/** Where a denial's answer goes (see {@link RouteRateLimitOptions.errorResponse}). */
+export type ErrorResponse = 'reply' | 'error-handler';
 
 /** The Fastify request hooks a limit can run in (see {@link RouteRateLimitOptions.hook}). */
 export type RateLimitHook = 'onRequest' | 'preParsing' | 'preValidation' | 'preHandler';

@@ -65,6 +65,8 @@ function headersOf(call: FetchCall): RequestView['headers'] {
 export const fetchBinding: HttpBinding<FetchCall, FetchCall> = {
   method: (call) => call.request.method,
   route: (call) => call.route,
+  // A check without a route limits the request across routes: the application's limiter.
+  appWide: (call) => call.route === undefined,
   ip: (call) => call.ip,
   trustProxy: (call) => call.trust,
   // perf: short words, in every bundle (the resolver is what trusts proxies here).

@@ -1,7 +1,7 @@
 import { type Decision, type HttpLimitOptions, SluiceConfigError } from '@sluice/core';
 import { HttpPipeline, type HttpVerdict, type LimiterScope } from '@sluice/core/http';
 import { type FetchCall, type FetchRequestState, fetchBinding } from './binding.js';
-import type { IpResolver } from './ip.js';
+import { type IpResolver, noIpMessage, type RuntimeName } from './ip.js';
 import { settleWhenDone } from './settle.js';
 
 /**
@@ -102,6 +102,8 @@ function stateOf(request: Request): FetchRequestState {
 export class FetchPipeline {
   readonly #pipeline: HttpPipeline<FetchCall, FetchCall>;
   readonly #ip: IpResolver | undefined;
+  /** The runtime detected, for the `ip` error (injected: Hono asks its own runtime key). */
+  readonly #runtime: () => RuntimeName;
   /** This limiter's application: its default store, when there is no `store` option. */
   readonly #app: object = {};
 
@@ -109,9 +111,11 @@ export class FetchPipeline {
     core: HttpLimitOptions<FetchCall, FetchCall>,
     ip: IpResolver | undefined,
     scope: LimiterScope,
+    runtime: () => RuntimeName,
   ) {
     this.#pipeline = new HttpPipeline(core, fetchBinding, scope);
     this.#ip = ip;
+    this.#runtime = runtime;
   }
 
   /**
@@ -133,9 +137,7 @@ export class FetchPipeline {
     const ip = input.ip ?? this.#ip?.(request, input.env);
     if (typeof ip !== 'string' || ip === '') {
       throw new SluiceConfigError('ip', ip, 'the client IP of the request', {
-        message:
-          'sluice: the client IP of this request could not be resolved (option "ip"): pass the ' +
-          'resolver of your runtime (ip.bun(), ip.deno(), ip.node(), ip.cloudflare(), ip.vercel(), ip.forwardedFor({ trustedHops })); requests are never put in one shared bucket',
+        message: noIpMessage(input.env, this.#runtime()),
       });
     }
     const state = stateOf(request);

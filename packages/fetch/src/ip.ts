@@ -162,3 +162,50 @@ export const ip = {
   /** Behind `trustedHops` proxies of yours: the `trustedHops`-th `X-Forwarded-For` entry from the right. */
   forwardedFor,
 } as const;
+
+/** A runtime as the `ip` error names it (see {@link runtimeName}). */
+export type RuntimeName = 'Bun' | 'Deno' | 'workerd' | 'Node' | 'unknown';
+
+/**
+ * The runtime the process runs on, from its globals (`Bun`, `Deno`, `navigator.userAgent`
+ * as Hono's `getRuntimeKey` reads it, `process.versions.node`), read when asked, never at
+ * module scope.
+ * @param g - the global object to read (default `globalThis`; a test passes a fake).
+ */
+export function runtimeName(g: object = globalThis): RuntimeName {
+  const o = g as {
+    Bun?: unknown;
+    Deno?: unknown;
+    navigator?: { userAgent?: unknown };
+    process?: { versions?: { node?: unknown } };
+  };
+  const agent = String(o.navigator?.userAgent);
+  return o.Bun || agent.startsWith('Bun/')
+    ? 'Bun'
+    : o.Deno || agent.startsWith('Deno/')
+      ? 'Deno'
+      : agent === 'Cloudflare-Workers'
+        ? 'workerd'
+        : o.process?.versions?.node
+          ? 'Node'
+          : 'unknown';
+}
+
+/**
+ * The message of a request whose client IP the `ip` resolver could not tell: the runtime
+ * detected and the resolver for it. A request served through `@hono/node-server` (its `env`
+ * is `{ incoming }`), on Bun and Deno too, is told `ip.node()`: that server hands over
+ * Node's socket, not Bun's `server` or Deno's `info`.
+ * @param env - the handler's second argument; `runtime` the runtime detected.
+ */
+export function noIpMessage(env: unknown, runtime: RuntimeName): string {
+  // Each runtime's resolver is its name in lower case (workerd: Cloudflare's).
+  const via = field(env, 'incoming') === undefined ? runtime : 'node';
+  const resolver =
+    via === 'unknown'
+      ? 'bun(), ip.deno(), ip.node(), ip.cloudflare(), ip.vercel'
+      : via === 'workerd'
+        ? 'cloudflare'
+        : via.toLowerCase();
+  return `sluice: the client IP of this request could not be resolved (option "ip") on ${runtime}: pass ip.${resolver}(), or ip.forwardedFor({ trustedHops }) behind your proxies; requests are never put in one shared bucket`;
+}

@@ -1,4 +1,5 @@
 import { SluiceConfigError } from '@sluice/core';
+import { runtimeName } from './ip.js';
 import type { FetchLimitOptions } from './limiter.js';
 import { fetchPipeline } from './limiter.js';
 
@@ -75,7 +76,13 @@ export function wrapHandler<Rest extends unknown[]>(
   if (typeof handler !== 'function') {
     throw new SluiceConfigError('handler', handler, 'a fetch handler (req, ...rest) => Response');
   }
-  const { pipeline, own } = fetchPipeline(options, 'route', spec.where, ['waitUntil', 'route']);
+  const { pipeline, own } = fetchPipeline(
+    options,
+    'route',
+    spec.where,
+    ['waitUntil', 'route'],
+    runtimeName,
+  );
   if (options.ip === undefined) {
     throw new SluiceConfigError('ip', undefined, 'an IP resolver', {
       message: `sluice: ${spec.where} needs the "ip" option: ${spec.noIp}`,

@@ -3,7 +3,7 @@ import { SluiceConfigError } from '@sluice/core';
 import { type LimiterScope, splitHttpOptions } from '@sluice/core/http';
 import type { FetchCall } from './binding.js';
 import { type FetchCheckInput, FetchPipeline, type FetchVerdict } from './fetch-pipeline.js';
-import type { IpResolver } from './ip.js';
+import { type IpResolver, type RuntimeName, runtimeName } from './ip.js';
 
 /**
  * Options of {@link createFetchLimiter} and {@link limitFetch}: the HTTP options every
@@ -25,6 +25,8 @@ export interface FetchLimitOptions extends HttpLimitOptions<Request, Response> {
  * core's options, with the callbacks that get the framework's request (`user`,
  * `requestWasSuccessful`) given `context` (the `Request`, or Hono's `c`) instead of the
  * pipeline's own call.
+ * @param runtime - the runtime detected, named by the error of a request without an IP
+ *   (`runtimeName` here; Hono passes its own runtime key's); default `'unknown'`.
  * @throws `SluiceConfigError` for any invalid option, naming it.
  */
 export function fetchPipeline<Raw>(
@@ -32,6 +34,7 @@ export function fetchPipeline<Raw>(
   scope: LimiterScope,
   where: string,
   extra: readonly string[] = [],
+  runtime: () => RuntimeName = unknownRuntime,
 ): { pipeline: FetchPipeline; own: Record<string, unknown> } {
   const [own, core] = splitHttpOptions(options as Record<string, unknown>, ['ip', ...extra], where);
   const ip = own.ip;
@@ -44,8 +47,12 @@ export function fetchPipeline<Raw>(
   };
   // `requestWasSuccessful` and `costAfter` units get (context, Response) from the binding.
   if (typeof user === 'function') translated.user = (call) => user(call.context as Raw);
-  return { pipeline: new FetchPipeline(translated, ip as IpResolver | undefined, scope), own };
+  const pipeline = new FetchPipeline(translated, ip as IpResolver | undefined, scope, runtime);
+  return { pipeline, own };
 }
+
+/** No runtime detection (what an adapter that knows none passes). */
+const unknownRuntime = (): RuntimeName => 'unknown';
 
 /** A limiter for fetch-standard servers (see {@link createFetchLimiter}). */
 export interface FetchLimiter {
@@ -82,6 +89,6 @@ export interface FetchLimiter {
  * });
  */
 export function createFetchLimiter(options: FetchLimitOptions = {}): FetchLimiter {
-  const { pipeline } = fetchPipeline(options, 'route', 'createFetchLimiter()');
+  const { pipeline } = fetchPipeline(options, 'route', 'createFetchLimiter()', [], runtimeName);
   return { check: (request, input) => pipeline.check(request, input) };
 }

@@ -18,17 +18,19 @@ export function runtimeIp(): IpResolver {
   return Object.assign(resolve, { proxyTrust: 'none' as const });
 }
 
+/** By Hono's runtime key: the runtime as `@sluice/fetch`'s `ip` error names it, and its resolver. */
+const RUNTIMES: Record<string, ['Bun' | 'Deno' | 'Node' | 'workerd', () => IpResolver]> = {
+  bun: ['Bun', ip.bun],
+  deno: ['Deno', ip.deno],
+  node: ['Node', ip.node],
+  workerd: ['workerd', ip.cloudflare],
+};
+
 function byRuntime(key: string): IpResolver | undefined {
-  switch (key) {
-    case 'bun':
-      return ip.bun();
-    case 'deno':
-      return ip.deno();
-    case 'node':
-      return ip.node();
-    case 'workerd':
-      return ip.cloudflare();
-    default:
-      return undefined;
-  }
+  return RUNTIMES[key]?.[1]();
+}
+
+/** The runtime by Hono's runtime key, as `@sluice/fetch`'s `ip` error names it. */
+export function honoRuntime(): 'Bun' | 'Deno' | 'workerd' | 'Node' | 'unknown' {
+  return RUNTIMES[getRuntimeKey()]?.[0] ?? 'unknown';
 }

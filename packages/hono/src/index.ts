@@ -12,5 +12,7 @@ export * from '@sluice/core';
 export { markSkipThrottle } from '@sluice/core/http';
 export type { FetchVerdict, ForwardedForOptions, IpResolver } from '@sluice/fetch';
 export { ip } from '@sluice/fetch';
+export type { HonoRoutes } from './assert-limited.js';
+export { assertRateLimited } from './assert-limited.js';
 export type { HonoRateLimitOptions, RateLimitEnv, RateLimitVariables } from './rate-limit.js';
 export { rateLimit, throttle } from './rate-limit.js';

@@ -4,7 +4,7 @@ import { type LimiterScope, misusedFactory } from '@sluice/core/http';
 import { type FetchVerdict, fetchPipeline, type IpResolver } from '@sluice/fetch';
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes, routePath } from 'hono/route';
-import { runtimeIp } from './client-ip.js';
+import { honoRuntime, runtimeIp } from './client-ip.js';
 
 /** The variables sluice sets on Hono's context: `c.get('rateLimit')` is the decision. */
 export type RateLimitVariables = {
@@ -38,6 +38,9 @@ export interface HonoRateLimitOptions extends HttpLimitOptions<Context, Response
   handler?: (c: Context, verdict: FetchVerdict) => Response | Promise<Response>;
 }
 
+/** The scope of a sluice middleware, on the function (`Symbol.for`: one across builds). */
+export const SCOPE = Symbol.for('sluice.scope');
+
 /** The user id Hono apps usually have: `c.get('user')?.id`, set by an auth middleware. */
 function honoUser(c: Context): unknown {
   // perf: `c.get`, not `c.var` (which copies every variable into a new object per call).
@@ -69,12 +72,12 @@ function middleware(
     options?.ip === undefined && typeof options === 'object' && options !== null
       ? { ...options, ip: runtimeIp() }
       : options;
-  const { pipeline, own } = fetchPipeline<Context>(withIp, scope, where, ['handler']);
+  const { pipeline, own } = fetchPipeline<Context>(withIp, scope, where, ['handler'], honoRuntime);
   const handler = own.handler as HonoRateLimitOptions['handler'];
   if (handler !== undefined && typeof handler !== 'function') {
     throw new SluiceConfigError('handler', handler, 'a function (c, verdict) => Response');
   }
-  return async function sluiceRateLimit(c, next) {
+  const limiter: MiddlewareHandler<RateLimitEnv> = async function sluiceRateLimit(c, next) {
     const decided = pipeline.decide(c.req.raw, {
       env: c.env,
       route: scope === 'route' ? routePath(c, -1) : undefined,
@@ -100,6 +103,9 @@ function middleware(
     const out = verdict.apply(res);
     if (out !== res) c.res = out;
   };
+  // What assertRateLimited reads of `app.routes` (see assert-limited.ts).
+  (limiter as unknown as Record<symbol, LimiterScope>)[SCOPE] = scope;
+  return limiter;
 }
 
 /**

@@ -4,6 +4,7 @@ import { describeAppDataRules } from './http-appdata-rules.js';
 import { describeHttpBehaviours } from './http-behaviours.js';
 import { describeConfigRules } from './http-config-rules.js';
 import type { AdapterHarness } from './http-harness.js';
+import { describeInheritRules } from './http-inherit-rules.js';
 import { describeOperatorRules } from './http-operator-rules.js';
 import { describeOpsBehaviours } from './http-ops-behaviours.js';
 import { describeOutcomeRules } from './http-outcome-rules.js';
@@ -21,6 +22,7 @@ export const BEHAVIOUR_TABLES: readonly ((harness: AdapterHarness) => void)[] = 
   describeConfigRules,
   describeOpsBehaviours,
   describePipelineRules,
+  describeInheritRules,
   describeAppDataRules,
   describeOutcomeRules,
   describeQueueRules,

@@ -12,6 +12,7 @@ export * from './http-appdata-rules.js';
 export * from './http-behaviours.js';
 export * from './http-config-rules.js';
 export * from './http-harness.js';
+export * from './http-inherit-rules.js';
 export * from './http-operator-rules.js';
 export * from './http-ops-behaviours.js';
 export * from './http-outcome-rules.js';

@@ -45,6 +45,13 @@ export interface HttpBinding<Req, Res> {
   headers(req: Req): RequestView['headers'];
   /** The framework's conventional user id (Passport `req.user?.id`…); the `user` option replaces it. */
   user(req: Req): unknown;
+  /**
+   * Optional: `true` when a `'route'` pipeline checks `req` across every route (no route
+   * given: a fetch limiter checked without `route`), so that it is the application's limiter
+   * for `req`, whose answer options the route limiters behind it inherit, as a `'global'`
+   * pipeline's. Default: only `'global'` pipelines are.
+   */
+  appWide?(req: Req): boolean;
   /** The application instance serving `req`: its default store is used when there is no `store`. */
   app(req: Req): object | undefined;
   /**

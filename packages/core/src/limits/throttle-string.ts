@@ -1,4 +1,4 @@
-import { msOf, wholeMs } from '../common/duration.js';
+import { durationMs, wholeMs } from '../common/duration.js';
 import { SluiceConfigError } from '../common/errors.js';
 import { Limit } from './limit.js';
 
@@ -26,13 +26,14 @@ export const THROTTLE_NAME = new RegExp(`^${NAME}$`);
 const LARAVEL_COUNTS = new RegExp(String.raw`^throttle:(\d+)(?:,(\d+)(?:,(${NAME}))?)?$`);
 // 'throttle:<name>' (Laravel ThrottleRequests with a named limiter).
 const LARAVEL_NAMED = new RegExp(`^throttle:(${NAME})$`);
-// '<count>/[<multiple>[ ]]<unit>': '60/min', '10/s', '100/15m', '100/15 minutes'.
-const SHORTHAND = /^(\d+)\/(?:(\d+) ?)?(s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?)$/;
+// '<count>/<duration>': '60/min', '10/s', '100/15m', '3/500ms', '100/week'. The duration is
+// the one grammar of every duration option (parseDuration's), with a unit; none: one unit.
+const SHORTHAND = /^(\d+)\/(\S(?:.*\S)?)$/;
 
 const FORMS =
   "a throttle string: 'throttle:<count>,<minutes>[,<prefix>]' (e.g. 'throttle:60,1'), " +
-  "'throttle:<name>' (a named limiter) or '<count>/[<n>]<unit>' (e.g. '60/min', '100/15m'; " +
-  'units s, sec, second(s), m, min, minute(s), h, hr, hour(s), d, day(s))';
+  "'throttle:<name>' (a named limiter) or '<count>/<duration>' (e.g. '60/min', '100/15m', " +
+  "'3/500ms', '100/week': a unit as maxWait takes), or Limit.per(count, periodMs)";
 
 /**
  * Parses a throttle string once, at configuration time, never per request. Accepted forms:
@@ -44,20 +45,24 @@ const FORMS =
  * | `'throttle:60,1,uploads'` | the same, with key prefix `uploads` ({@link Limit.name}) |
  * | `'throttle:api'` | the named limiter `api` (Laravel `RateLimiter::for('api', …)`) |
  * | `'60/min'`, `'10/s'`, `'1000/hour'`, `'5000/day'` | `<count>` per one unit |
- * | `'100/15m'`, `'100/15 minutes'` | `<count>` per a whole multiple of a unit |
+ * | `'100/15m'`, `'100/15 minutes'`, `'3/500ms'`, `'100/week'`, `'10/1.5h'` | `<count>` per a duration |
  *
- * Units (lower case): `s`, `sec`, `secs`, `second`, `seconds`, `m`, `min`, `mins`,
- * `minute`, `minutes`, `h`, `hr`, `hrs`, `hour`, `hours`, `d`, `day`, `days` (converted
- * with the `ms` package, as `parseDuration` does). Counts, minutes and multiples are whole
- * numbers >= 1; names and prefixes match {@link THROTTLE_NAME}. No whitespace is allowed
- * except one space between a multiple and its unit.
+ * The duration after the `/` is read as every duration option reads one (`parseDuration`,
+ * the `ms` package's grammar: `maxWait`, `cooldownMs`...), with a unit: `ms`, `msec`,
+ * `millisecond(s)`, `s`, `sec(s)`, `second(s)`, `m`, `min(s)`, `minute(s)`, `h`, `hr(s)`,
+ * `hour(s)`, `d`, `day(s)`, `w`, `week(s)`, `y`, `yr(s)`, `year(s)`, any letter case; a unit
+ * alone is one of it (`'60/min'`). A bare number (`'60/1'`) is refused: a Laravel user reads
+ * it as minutes, the `ms` package as milliseconds. The period must be a whole number of ms
+ * > 0. Counts and minutes are whole numbers >= 1; names and prefixes match
+ * {@link THROTTLE_NAME}. No whitespace at either end. The error of a refused string lists
+ * the forms and offers `Limit.per(count, periodMs)`, which takes any period.
  *
  * @returns `{ kind: 'limits', limits: [limit] }` or `{ kind: 'named', name }`. A named
  *   limiter is not looked up here; `resolveLimitInput` checks that it is defined.
  * @throws {@link SluiceConfigError} with option `limit` and the text as value for anything
  *   else: `''`, `'throttle:'`, `'throttle:0,1'`, `'throttle:60,0'`, `'throttle:60,x'`,
  *   `'throttle:60,1,'`, `'throttle:-1,1'`, `'throttle:1.5,1'`, `'60/fortnight'`,
- *   `'0/min'`, `'60/0m'`, `'60/min '`, non-strings, etc.
+ *   `'0/min'`, `'60/0m'`, `'60/1'`, `'60/min '`, non-strings, etc.
  */
 export function parseThrottle(text: string): ThrottleSpec {
   if (typeof text !== 'string') throw new SluiceConfigError('limit', text, FORMS);
@@ -77,13 +82,15 @@ export function parseThrottle(text: string): ThrottleSpec {
   const shorthand = SHORTHAND.exec(text);
   if (shorthand) {
     const count = wholeCount(text, shorthand[1]!, 'a request count >= 1');
-    const multiple = wholeCount(text, shorthand[2] ?? '1', 'a period multiple >= 1');
-    const unitMs = msOf(`1${shorthand[3]}`);
-    // The regex admits only units ms() reads, so unitMs is always defined.
-    return {
-      kind: 'limits',
-      limits: [Limit.per(count, checkedPeriod(text, multiple * (unitMs as number)))],
-    };
+    // A unit alone is one of it ('min'); a bare number (no unit) is refused: '60/1' reads
+    // as a minute to a Laravel user and as 1 ms to the `ms` package.
+    const period = shorthand[2]!;
+    const ms = /[a-z]$/i.test(period)
+      ? durationMs(/^[a-z]/i.test(period) ? `1${period}` : period)
+      : undefined;
+    if (ms !== undefined) {
+      return { kind: 'limits', limits: [Limit.per(count, checkedPeriod(text, ms))] };
+    }
   }
 
   throw new SluiceConfigError('limit', text, FORMS);

@@ -70,6 +70,17 @@ describe('parseThrottle: shorthand', () => {
     ['30/10s', 30, 10_000],
     ['5/2h', 5, 7_200_000],
     ['1/7d', 1, 604_800_000],
+    // One duration grammar with maxWait / parseDuration: ms, weeks, years, decimals, any case.
+    ['3/500ms', 3, 500],
+    ['3/500 milliseconds', 3, 500],
+    ['60/ms', 60, 1],
+    ['100/week', 100, 604_800_000],
+    ['100/2 weeks', 100, 1_209_600_000],
+    ['100/w', 100, 604_800_000],
+    ['1/y', 1, 31_557_600_000],
+    ['60/MIN', 60, 60_000],
+    ['60/1.5h', 60, 5_400_000],
+    ['5/5 seconds', 5, 5_000],
   ])('%s -> %d per %d ms', (text, maxAttempts, periodMs) => {
     const limit = onlyLimit(parseThrottle(text));
     expect(limit.maxAttempts).toBe(maxAttempts);
@@ -109,9 +120,6 @@ describe('parseThrottle: malformed input', () => {
     '1/1000000000000d',
     'api',
     '60/fortnight',
-    '60/week',
-    '60/ms',
-    '60/MIN',
     '60/min ',
     '60 /min',
     '60/ min',
@@ -121,7 +129,9 @@ describe('parseThrottle: malformed input', () => {
     '-5/min',
     '1.5/min',
     '60/0m',
-    '60/1.5h',
+    '60/1',
+    '60/500',
+    '60/0.5ms',
     '60/-1m',
     '60/min/extra',
     '60/minx',
@@ -155,6 +165,17 @@ describe('parseThrottle: malformed input', () => {
     'non-string %p throws SluiceConfigError',
     (value) => {
       expect(() => parseThrottle(value as unknown as string)).toThrow(SluiceConfigError);
+    },
+  );
+});
+
+describe('parseThrottle: a refused string offers the forms that work', () => {
+  it.each(['3/500 msx', '60/1', '100/fortnight'])(
+    '%j: lists the durations and Limit.per',
+    (text) => {
+      expect(() => parseThrottle(text)).toThrow(
+        /'3\/500ms', '100\/week'.*Limit\.per\(count, periodMs\)/,
+      );
     },
   );
 });
