@@ -27,17 +27,21 @@ function findNodeHash(): ((text: string) => string) | null {
   return (text) => createHash('sha256').update(text).digest('base64url');
 }
 
-/** Round constants: the first 32 bits of the fractional parts of the cube roots of the first 64 primes. */
-const K = new Uint32Array([
-  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-  0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-  0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-  0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-  0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-  0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-  0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-  0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-]);
+/**
+ * Round constants (the first 32 bits of the fractional parts of the cube roots of the first
+ * 64 primes) and initial hash values (of the square roots of the first 8), computed rather
+ * than written out: a smaller bundle. Every fraction x 2^32 is at least 0.024 from an integer,
+ * so any `Math.cbrt` within about 3,000 ulp gives these bits (a test checks them).
+ */
+export const K = new Uint32Array(64);
+export const H0 = new Uint32Array(8);
+for (let n = 0, p = 2; n < 64; p++) {
+  let prime = true;
+  for (let d = 2; d * d <= p; d++) if (p % d === 0) prime = false;
+  if (!prime) continue;
+  if (n < 8) H0[n] = (Math.sqrt(p) % 1) * 2 ** 32;
+  K[n++] = (Math.cbrt(p) % 1) * 2 ** 32;
+}
 
 const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
@@ -50,6 +54,8 @@ const encoder = new TextEncoder();
 
 /** The message schedule, reused by every call (the hash is synchronous). */
 const W = new Uint32Array(64);
+
+type Eight = [number, number, number, number, number, number, number, number];
 
 /** SHA-256 of `bytes`: the 32-byte digest. */
 export function sha256(bytes: Uint8Array): Uint8Array {
@@ -71,14 +77,7 @@ export function sha256(bytes: Uint8Array): Uint8Array {
   padded[bits + 6] = low >>> 8;
   padded[bits + 7] = low;
 
-  let h0 = 0x6a09e667;
-  let h1 = 0xbb67ae85;
-  let h2 = 0x3c6ef372;
-  let h3 = 0xa54ff53a;
-  let h4 = 0x510e527f;
-  let h5 = 0x9b05688c;
-  let h6 = 0x1f83d9ab;
-  let h7 = 0x5be0cd19;
+  let [h0, h1, h2, h3, h4, h5, h6, h7] = H0 as unknown as Eight;
   const w = W;
   for (let base = 0; base < padded.length; base += 64) {
     for (let t = 0; t < 16; t++) {

@@ -10,7 +10,7 @@ import {
 } from '../algorithms/calendar.js';
 import { concurrency, DEFAULT_LEASE_MS } from '../algorithms/concurrency.js';
 import { gcra } from '../algorithms/gcra.js';
-import { type Penalty, type PenaltyOptions, parsePenalty, penalty } from '../algorithms/penalty.js';
+import type { Penalty, PenaltyOptions } from '../algorithms/penalty.js';
 import { type Duration, parseWholeMs, wholeMs } from '../common/duration.js';
 import { SluiceConfigError } from '../common/errors.js';
 import { checkOptionNames } from '../common/known-options.js';
@@ -77,6 +77,19 @@ export const PLAIN_LIMIT = {
 
 /** Builds a `Limit` (its constructor is private): for limit-factories.ts. */
 let construct: (fields: LimitFields) => Limit;
+
+/** A copy of `limit` with `change` (its private `#with`): for limit-factories.ts. */
+let derive: (limit: Limit, change: Partial<LimitFields>) => Limit;
+
+/**
+ * Where a penalty set by `blockFor` keeps the wrapper that applies it to an algorithm: not
+ * enumerable (`limit.penalty` reads as `{ blockMs, backoff, maxBlockMs }`), and the same key
+ * in every copy of @sluice/core. So limitAlgorithm needs no import of penalty.ts.
+ */
+export const PENALTY_ALGORITHM = Symbol.for('sluice.v0.penaltyAlgorithm');
+
+/** A {@link Penalty} with its wrapper (see {@link PENALTY_ALGORITHM}). */
+type WrappingPenalty = Penalty & { readonly [PENALTY_ALGORITHM]: (inner: Algorithm) => Algorithm };
 
 /**
  * How a request's cost is settled from its response (`Limit.costAfter`): `reserve` units
@@ -198,6 +211,7 @@ export class Limit {
 
   static {
     construct = (fields) => new Limit(fields);
+    derive = (limit, change) => limit.#with(change);
   }
 
   /**
@@ -442,6 +456,9 @@ export class Limit {
     return this.#with({ name });
   }
 
+  // blockFor is defined in limit-factories.ts, as the calendar quotas are: a bundle that sets
+  // no penalty leaves out the penalty algorithm.
+
   /**
    * The same limit with a penalty: a request this limit denies blocks the key
    * for `duration`; every request of the block is denied (429) with `Retry-After` = what is
@@ -458,16 +475,7 @@ export class Limit {
    *   `blockFor` on a concurrency limit.
    * @example Limit.perMinute(5).by(req.ip).blockFor('15m', { backoff: 2, maxBlock: '24h' })
    */
-  blockFor(duration: Duration, options: PenaltyOptions = {}): Limit {
-    if (this.concurrent || this.unlimited || this.calendar !== undefined) {
-      throw new SluiceConfigError(
-        'blockFor',
-        duration,
-        'a rate limit (not a concurrency limit, a calendar quota or Limit.none())',
-      );
-    }
-    return this.#with({ penalty: parsePenalty(duration, options) });
-  }
+  declare blockFor: (duration: Duration, options?: PenaltyOptions) => Limit;
 
   /**
    * The same limit with each request's cost taken from its response: `reserve` units are
@@ -600,6 +608,11 @@ export function makeLimit(fields: LimitFields): Limit {
   return construct(fields);
 }
 
+/** A copy of `limit` with `change`, as its own methods derive one: for limit-factories.ts. */
+export function deriveLimit(limit: Limit, change: Partial<LimitFields>): Limit {
+  return derive(limit, change);
+}
+
 /** A calendar quota's algorithm builder (given a quota), or `undefined` for any other limit. */
 export function calendarAlgorithmOf(limit: Limit): LimitFields['calendarAlgorithm'] {
   return (limit as unknown as Record<symbol, LimitFields['calendarAlgorithm']>)[CALENDAR_ALGORITHM];
@@ -668,5 +681,6 @@ export function limitAlgorithm(
       'the algorithm factory to return an Algorithm such as gcra({ rate, period })',
     );
   }
-  return limit.penalty === undefined ? algorithm : penalty(algorithm, limit.penalty);
+  const p = limit.penalty as WrappingPenalty | undefined;
+  return p === undefined ? algorithm : p[PENALTY_ALGORITHM](algorithm);
 }

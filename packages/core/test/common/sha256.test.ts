@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
-import { base64url, pureSha256Base64url, sha256Base64url } from '../../src/common/sha256.js';
+import { base64url, H0, K, pureSha256Base64url, sha256Base64url } from '../../src/common/sha256.js';
 import { STATUS_TEXT } from '../../src/common/status-text.js';
 import { keySegment } from '../../src/http/request/key-segment.js';
 
@@ -63,5 +63,19 @@ describe('status texts without node:http', () => {
     const errors = Object.entries(STATUS_CODES).filter(([code]) => Number(code) >= 400);
     for (const [code, text] of errors) expect(STATUS_TEXT[Number(code)]).toBe(text);
     expect(Object.keys(STATUS_TEXT)).toEqual(errors.map(([code]) => code));
+  });
+});
+
+describe('SHA-256 constants, computed from the primes', () => {
+  it('are the FIPS 180-4 round constants and initial hash values', () => {
+    // FIPS 180-4 §4.2.2 and §5.3.3, a few of each end (the digests above check every one).
+    expect([...K.slice(0, 4), ...K.slice(60)]).toEqual([
+      0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+      0xc67178f2,
+    ]);
+    expect([...H0]).toEqual([
+      0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
+      0x5be0cd19,
+    ]);
   });
 });
