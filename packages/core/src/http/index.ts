@@ -8,8 +8,8 @@
  * @packageDocumentation
  */
 
+export { isIpText } from '../common/ip-text.js';
 export type { RequestView } from '../limits/request-view.js';
-export { isIpText } from '../operations/cidr.js';
 export type { HttpBinding } from './binding.js';
 export { HttpLimiter } from './limiter/http-limiter.js';
 export type { HttpLimitOptions } from './options/options.js';

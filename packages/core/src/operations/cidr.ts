@@ -1,5 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import { SluiceConfigError } from '../common/errors.js';
+import { DOTTED_QUAD, isIpText } from '../common/ip-text.js';
 
 /**
  * CIDR networks, IPv4 and IPv6, parsed once (ipaddr.js) and matched per decision by a
@@ -32,20 +33,6 @@ export function canonicalCidr(text: unknown, option = 'cidr'): string {
       ? ipaddr.IPv4.networkAddressFromCIDR(`${address.toString()}/${bits}`)
       : ipaddr.IPv6.networkAddressFromCIDR(`${address.toString()}/${bits}`);
   return `${network.toString()}/${bits}`;
-}
-
-/** Four decimal parts without leading zeros (ipaddr.js also reads `1.2.3`, octal, hex). */
-const DOTTED_QUAD =
-  /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
-
-/**
- * Whether `text` is an IP address: a dotted quad (four decimal parts 0-255, no leading
- * zeros), or IPv6 as ipaddr.js reads it (IPv4-mapped included). Front doors refuse a
- * forwarded hop that is not one, as they refuse an empty one.
- * @example isIpText('10.0.0.1') // true; isIpText('999.1.1.1') and isIpText('not-an-ip'): false
- */
-export function isIpText(text: string): boolean {
-  return text.includes(':') ? ipaddr.IPv6.isValid(text) : DOTTED_QUAD.test(text);
 }
 
 function wholeAddress(text: string): [ipaddr.IPv4 | ipaddr.IPv6, number] {
@@ -252,3 +239,5 @@ function parseIpv6(ip: string): Uint32Array | number | null {
   }
   return Uint32Array.from(wordsOf(address));
 }
+
+export { isIpText };
