@@ -3,6 +3,7 @@ import { SCOPE } from './rate-limit.js';
 
 /** What {@link assertRateLimited} reads of a Hono app: its `routes`, in registration order. */
 export interface HonoRoutes {
+  /** Hono's `app.routes`: each registered handler with its method and path, in order. */
   readonly routes: readonly { method: string; path: string; handler: unknown }[];
 }
 
