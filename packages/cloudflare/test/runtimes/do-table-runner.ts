@@ -30,6 +30,11 @@ export { SluiceDurableObject };
 
 /** The rows that cannot run here, each with the reason. */
 export const UNSUPPORTED: Record<string, string> = {
+  "inherits store and prefix: the route counts in the app's store, under its prefix":
+    "tells the app's MemoryStore from the route's by their counts; the runner swaps one " +
+    'DurableObjectStore in for every store of a row, so both count in one',
+  "inherits onStoreError (with the store): the app's 'deny' answers a failing store's request":
+    "fails the app's own store object; the DurableObjectStore swapped in for it does not fail",
   'the lease of a request whose client disconnects is released':
     'needs a real connection to drop (node:http client); in-process calls have none',
   'a connection closed before the response ended counts as failed':
