@@ -20,7 +20,7 @@ export interface CliIo {
 export const EXIT_CODES = Object.freeze({ ok: 0, runtime: 1, usage: 2 });
 
 /** The version printed by `--version`: the package's (test/cli.test.ts holds them equal). */
-const VERSION = '0.0.0';
+const VERSION = '0.2.0';
 
 /**
  * Runs the `sluice` command line `argv` (arguments only, no `node` or script path) and
