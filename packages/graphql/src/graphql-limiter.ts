@@ -15,7 +15,7 @@ import { CostAnalyzer, type OperationCost, parseCostOptions } from './cost/analy
 import { CostWarnings } from './cost/warnings.js';
 import { fnOption, OPTION_NAMES, type SluiceGraphqlOptions } from './options.js';
 
-/** `extensions.cost` of an answer: Shopify's shape, in DESIGN §19's names. */
+/** `extensions.cost` of an answer: Shopify's shape, in docs/guide/graphql.md's names. */
 export interface CostExtension {
   /** The points reserved before execution. */
   requested: number;

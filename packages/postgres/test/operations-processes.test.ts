@@ -1,4 +1,4 @@
-// DESIGN §16 on PostgreSQL across processes: process A (this one) bans and unbans through
+// docs/guide/operating.md on PostgreSQL across processes: process A (this one) bans and unbans through
 // LimitOperations; process B (operations-worker.ts, its own pg Pool) decides without pause
 // and reports when its answer changes. Measured: from A's `ban()` / `unban()` resolving to B's
 // first decision with the new answer, over 100 trials each, with LISTEN/NOTIFY (target 50 ms

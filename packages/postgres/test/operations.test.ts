@@ -1,4 +1,4 @@
-// PostgresStore#operations (DESIGN §16): the entries of a limiter prefix in two tables that
+// PostgresStore#operations (docs/guide/operating.md): the entries of a limiter prefix in two tables that
 // migrate() creates, a version bumped by each write and sent with NOTIFY, heard by every
 // other store on the database through a LISTEN connection of its own, and a version check
 // every syncMs for what that connection missed. Two stores on one database stand for two

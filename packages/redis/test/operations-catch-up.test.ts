@@ -1,4 +1,4 @@
-// The catch-up after a store's pub/sub connection comes back (DESIGN §16): a change published
+// The catch-up after a store's pub/sub connection comes back (docs/guide/operating.md): a change published
 // while the subscriber was away must still reach the process before its next version check.
 // Two ways it was lost (a Sentinel failover in CI showed it): the catch-up read the version
 // before ioredis's own SUBSCRIBE stood again, and a catch-up read that failed (the store's

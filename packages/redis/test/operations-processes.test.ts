@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-// DESIGN §16 on Redis across processes: process A (this one) bans and unbans through
+// docs/guide/operating.md on Redis across processes: process A (this one) bans and unbans through
 // LimitOperations; process B (operations-worker.ts, its own client) decides without pause
 // and reports when its answer changes. Measured: from A's `ban()` / `unban()` resolving to B's
 // first decision with the new answer, over 100 trials each, with pub/sub (target 50 ms p99)

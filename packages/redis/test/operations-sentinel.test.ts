@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-// DESIGN §16 through Redis Sentinel: process A (this one) bans and unbans through
+// docs/guide/operating.md through Redis Sentinel: process A (this one) bans and unbans through
 // LimitOperations on a Sentinel client; process B (operations-worker.ts, its own Sentinel
 // client) decides without pause. B's version check runs only every 10 minutes, so every
 // change it sees within the bounds below came by pub/sub, or by the catch-up its subscriber

@@ -1,4 +1,4 @@
-// RedisStore#operations, the part of DESIGN §16 a store implements: the entries of a limiter
+// RedisStore#operations, the part of docs/guide/operating.md a store implements: the entries of a limiter
 // prefix in Redis (one hash, a sorted set of ends, a version), written by one script that
 // also publishes the version, heard by every other store on the same Redis through a pub/sub
 // connection of its own; on every client, standalone and Cluster.

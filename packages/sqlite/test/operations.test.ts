@@ -1,4 +1,4 @@
-// SqliteStore#operations (DESIGN §16): operator entries in two tables of the shared file and
+// SqliteStore#operations (docs/guide/operating.md): operator entries in two tables of the shared file and
 // a version per limiter prefix. Two stores on two connections to one file stand for two
 // processes (each has its own snapshot; the file is all they share): a change made through A
 // reaches A's limiters at once and B's when B next reads the version (every syncMs).

@@ -1,4 +1,4 @@
-// Overrides keep GCRA's TAT (DESIGN §16): after lowering a rate r -> r/2 no window of one
+// Overrides keep GCRA's TAT (docs/guide/operating.md): after lowering a rate r -> r/2 no window of one
 // period after the override admits more than the new limit plus its burst; after raising,
 // the next decision already uses the new limit. Random traffic, an injected clock.
 import { EPOCH } from '@sluice/test-kit';

@@ -1,7 +1,7 @@
 import type { SqlNames } from './names.js';
 
 /**
- * The operator entries' objects (`LimitOperations`, DESIGN §16), logged tables (a ban
+ * The operator entries' objects (`LimitOperations`, docs/guide/operating.md), logged tables (a ban
  * outlives a crash):
  *
  * - `<table>_ops`: one row per entry and limiter prefix (`entry`: its JSON text, `until`:
