@@ -1,3 +1,6 @@
+/** @jest-config-loader ts-node */
+// (Node 22+ would load this file by stripping types, which resolves imports without extensions as ESM
+// does and fails on ./jest.config; ts-node loads it as Node 20 does.)
 import type { Config } from 'jest';
 import config from './jest.config';
 import { ONCE_PER_CI } from './scripts/jest/tiers';
