@@ -1,5 +1,11 @@
 import { LimitOperations, type OperationEntry, type Store } from '@sluice/core';
-import { type CommandLine, type CommandName, type StoreKind, subjectOf, UsageError } from './args.js';
+import {
+  type CommandLine,
+  type CommandName,
+  type StoreKind,
+  subjectOf,
+  UsageError,
+} from './args.js';
 
 /** What a command prints: a human line (or lines) and the JSON value of `--json`. */
 export interface Output {

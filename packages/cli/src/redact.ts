@@ -34,7 +34,10 @@ function secretsOf(url: string): string[] {
   for (const part of parts) {
     if (part.length === 0) continue;
     out.push(part);
-    for (const decode of [decodeURIComponent, (t: string) => decodeURIComponent(t.replace(/\+/g, ' '))]) {
+    for (const decode of [
+      decodeURIComponent,
+      (t: string) => decodeURIComponent(t.replace(/\+/g, ' ')),
+    ]) {
       try {
         const decoded = decode(part);
         if (decoded.length > 0) out.push(decoded);

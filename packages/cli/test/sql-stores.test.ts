@@ -121,7 +121,9 @@ describe.each(SIDES)('sluice on $name', (side) => {
     expect(JSON.parse(list.stdout)).toEqual([deny, over]);
     const text = clean(await sluice(['list', ...side.flag()]));
     expect(text.stdout).toContain('deny:user:7 until removed (reason: fraud)');
-    expect(text.stdout).toContain(`override:key:tenant 100/1m until ${new Date(over.until!).toISOString()}`);
+    expect(text.stdout).toContain(
+      `override:key:tenant 100/1m until ${new Date(over.until!).toISOString()}`,
+    );
 
     const inspect = clean(await sluice(['inspect', 'user', '7', '--json', ...side.flag()]));
     expect(inspect).toMatchObject({ code: 0, stderr: '' });
@@ -137,7 +139,11 @@ describe.each(SIDES)('sluice on $name', (side) => {
     const told = clean(await sluice(['inspect', 'user', '7', ...side.flag()]));
     expect(told.stdout).toMatch(/^user 7: blocked until removed\n {2}deny:user:7 /);
     const free = clean(await sluice(['inspect', 'user', '8', '--json', ...side.flag()]));
-    expect(JSON.parse(free.stdout)).toMatchObject({ blocked: false, blockedUntil: null, entries: [] });
+    expect(JSON.parse(free.stdout)).toMatchObject({
+      blocked: false,
+      blockedUntil: null,
+      entries: [],
+    });
     await ops.remove(deny);
     await ops.remove(over);
   });
@@ -149,11 +155,18 @@ describe.each(SIDES)('sluice on $name', (side) => {
     expect(JSON.parse(allow.stdout)).toMatchObject({ kind: 'allow', until: null });
     const deny = clean(await sluice(['deny', 'ip', '2001:db8::7', '--for', '2h', ...base]));
     // An IPv6 address stands for its /64, as the limiters' keys do.
-    expect(JSON.parse(deny.stdout)).toMatchObject({ kind: 'deny', subject: { ip: '2001:db8::/64' } });
+    expect(JSON.parse(deny.stdout)).toMatchObject({
+      kind: 'deny',
+      subject: { ip: '2001:db8::/64' },
+    });
     const over = clean(
       await sluice(['override', 'user', '42', '100/1m', '--for', '30d', '--name', 'api', ...base]),
     );
-    expect(JSON.parse(over.stdout)).toMatchObject({ kind: 'override', limit: '100/1m', name: 'api' });
+    expect(JSON.parse(over.stdout)).toMatchObject({
+      kind: 'override',
+      limit: '100/1m',
+      name: 'api',
+    });
     const api = new LimitOperations({ store, prefix: 'api' });
     expect((await api.list()).map((e) => e.id).sort()).toEqual(
       [JSON.parse(allow.stdout).id, JSON.parse(deny.stdout).id, JSON.parse(over.stdout).id].sort(),
@@ -181,7 +194,11 @@ describe('sluice on PostgreSQL and SQLite: errors', () => {
   it('exits 2 on a usage error about the store, without the password', async () => {
     const cases: [string[], Record<string, string>, RegExp][] = [
       [['list', '--postgres', pgUrl, '--sqlite', file], {}, /--postgres and --sqlite/],
-      [['list'], { SLUICE_POSTGRES_URL: pgUrl, SLUICE_SQLITE_PATH: file }, /SLUICE_POSTGRES_URL and SLUICE_SQLITE_PATH/],
+      [
+        ['list'],
+        { SLUICE_POSTGRES_URL: pgUrl, SLUICE_SQLITE_PATH: file },
+        /SLUICE_POSTGRES_URL and SLUICE_SQLITE_PATH/,
+      ],
       [['list', '--postgres', `mysql://u:${PASSWORD}@h/d`], {}, /--postgres takes a postgres:\/\//],
       [['list', '--sqlite', ':memory:'], {}, /--sqlite takes the path/],
       [['list', '--postgres', pgUrl, '--cluster'], {}, /--cluster does not apply to --postgres/],
@@ -229,7 +246,9 @@ describe('sluice on PostgreSQL and SQLite: errors', () => {
     const bare = await createPostgresDatabase();
     try {
       const url = `postgres://${user}@${host}:${db.config.port}/${bare.name}?password=${PASSWORD}`;
-      const unmigrated = clean(await sluice(['ban', 'ip', '1.2.3.4', '--for', '1h', '--postgres', url]));
+      const unmigrated = clean(
+        await sluice(['ban', 'ip', '1.2.3.4', '--for', '1h', '--postgres', url]),
+      );
       expect(unmigrated.code).toBe(1);
       expect(unmigrated.stderr).toContain('migrate()');
     } finally {
@@ -249,7 +268,9 @@ describe('sluice on PostgreSQL and SQLite: errors', () => {
     expect(empty.stderr).toContain('no table sluice_limits');
     const tables = new Database(other, { readonly: true });
     try {
-      expect(tables.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all()).toEqual([]);
+      expect(tables.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all()).toEqual(
+        [],
+      );
     } finally {
       tables.close();
     }
