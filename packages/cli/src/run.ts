@@ -83,7 +83,11 @@ export async function runCli(argv: string[], io: CliIo = {}): Promise<number> {
     if (error instanceof UsageError || error instanceof SluiceConfigError) {
       return usage(error.message);
     }
-    const message = error instanceof Error ? error.message : String(error);
+    // A store's own errors begin with `sluice: ` already.
+    const message = (error instanceof Error ? error.message : String(error)).replace(
+      /^sluice: /,
+      '',
+    );
     err(`sluice: ${placeOf(kind, location)} failed: ${message}`);
     return EXIT_CODES.runtime;
   } finally {
