@@ -8,7 +8,7 @@
 export const FULL_ONLY_PROJECTS: Record<string, string> = {
   redis: 'every RedisStore test runs against a redis-server it starts',
   postgres: 'every PostgresStore test runs on the local PostgreSQL',
-  cli: 'the `sluice` command runs as a process against Redis',
+  cli: 'the `sluice` command runs as a process against Redis, PostgreSQL and SQLite',
   examples: 'the demos run as processes (pnpm demo, the README lines)',
   next: '`next build` and `next start`',
   scripts: 'provisioning runs apt-get / the fixtures start binaries',
