@@ -13,9 +13,22 @@ import type { Guard } from './guards.js';
 /** Where a hook or handler made by this package keeps the guards it runs. */
 const kGuards = Symbol('sluice.fastify.guards');
 
-/** Marks `fn` (an `app.rateLimit()` hook, a `@Throttle` handler) as running `guards`. */
+/**
+ * Marks `fn` (an `app.rateLimit()` hook, a `@Throttle` handler) as running `guards`; a copy
+ * made by `fn.bind(x)` (`app.get('/a', users.show.bind(users))`) is marked too.
+ */
 export function markGuards<F extends object>(fn: F, guards: readonly Guard[]): F {
   Object.defineProperty(fn, kGuards, { value: guards });
+  const bind = (fn as { bind?: unknown }).bind;
+  if (typeof bind === 'function') {
+    Object.defineProperty(fn, 'bind', {
+      configurable: true,
+      writable: true,
+      value(this: unknown, ...args: unknown[]) {
+        return markGuards(bind.apply(this, args) as object, guards);
+      },
+    });
+  }
   return fn;
 }
 

@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
 import { EPOCH } from '@sluice/test-kit';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { MemoryStore, rateLimit, SluiceConfigError } from '../src/index.js';
+import { MemoryStore, rateLimit, SluiceConfigError, Throttle } from '../src/index.js';
 
 type Spec = {
   paths: Record<string, Record<string, { responses: Record<string, Response> }>>;
@@ -167,6 +167,32 @@ describe('@sluice/fastify openapi: true, in @fastify/swagger’s generated spec'
       extra: 1,
     });
     await built.app.close();
+  });
+
+  it('a @Throttle handler (a bound copy too) is documented; its limit is what a request meets', async () => {
+    class Users {
+      @Throttle('throttle:1,1', { headers: 'draft-6' })
+      async show() {
+        return { id: 1 };
+      }
+    }
+    const users = new Users();
+    const { app, spec } = await specOf({ openapi: true, global: false }, (a) => {
+      a.get('/users', users.show.bind(users));
+      a.get('/plain', async () => 'x');
+    });
+    const denied = spec.paths['/users']!.get!.responses['429']!;
+    expect(named(denied)).toEqual([
+      'ratelimit-limit',
+      'ratelimit-policy',
+      'ratelimit-remaining',
+      'ratelimit-reset',
+      'retry-after',
+    ]);
+    await app.inject({ url: '/users' });
+    expect(sent((await app.inject({ url: '/users' })).headers)).toEqual(named(denied));
+    expect(spec.paths['/plain']!.get!.responses['429']).toBeUndefined();
+    await app.close();
   });
 
   it('off by default; openapi must be a boolean', async () => {
