@@ -7,7 +7,7 @@ import type { Guard } from './guards.js';
  * `openapi: true`: the route's OpenAPI description, as @fastify/swagger reads a route's
  * `schema.response` (a status's `description`, `headers` as JSON Schemas with their
  * `description`, `content` by media type). The description itself is the core's
- * (`openApiOfLimiters`); this file only translates it. See docs/guide/fastify.md.
+ * (`openApiOfLimiters`); this file only translates it. See docs/guide/features/openapi.md.
  */
 
 /** Where a hook or handler made by this package keeps the guards it runs. */

@@ -9,7 +9,7 @@ import { SluiceRoutes } from './routes.js';
  * `addSluiceApiResponses(app)`: the OpenAPI description of sluice's answers on every limited
  * handler, as @nestjs/swagger's `@ApiResponse` records it, so that
  * `SwaggerModule.createDocument` writes it. The description itself is the core's
- * (`openApiOfLimiters`); this file only translates it. See docs/guide/nestjs.md.
+ * (`openApiOfLimiters`); this file only translates it. See docs/guide/features/openapi.md.
  */
 
 /**

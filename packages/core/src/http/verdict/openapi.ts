@@ -9,7 +9,7 @@ import { statusText } from './status-text.js';
  * The OpenAPI 3 description of what sluice sends, written once here for every front door
  * (Fastify's `openapi: true`, NestJS's `addSluiceApiResponses`, `openApiResponses` for the
  * others): the denial's response with its headers and body, and the rate-limit headers of
- * every response a limit lets through. See docs/reference/openapi.md.
+ * every response a limit lets through. See docs/guide/features/openapi.md.
  */
 
 /** A JSON Schema as OpenAPI 3.0 writes one (`type`, `properties`, `example`…). */
