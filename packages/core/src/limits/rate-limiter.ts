@@ -12,6 +12,7 @@ import { guardedStore } from '../store-failure/guarded-store.js';
 import type { OverLimitCacheOptions } from '../store-failure/over-limit-cache.js';
 import type { StoreErrorPolicy, StoreFailureLogger } from '../store-failure/store-failure.js';
 import { MemoryStore } from '../stores/memory-store.js';
+import { type KeySpaceOwner, trackKeySpaces } from '../stores/key-spaces.js';
 import { chargeTimeOf, keySpaceView, type Store } from '../stores/store.js';
 import {
   abortReason,
@@ -152,6 +153,8 @@ export class RateLimiter {
   readonly #keySpace: Store;
   /** What operator entries (`LimitOperations`) say about its keys, if the store has them. */
   readonly #operations: KeyOperations | undefined;
+  /** Its key space for `MemoryStore#dump()`'s fingerprint (the store holds it weakly). */
+  readonly #keySpaces: KeySpaceOwner;
 
   constructor(options: RateLimiterOptions) {
     this.#config = parseLimiterOptions(options);
@@ -159,6 +162,9 @@ export class RateLimiter {
     const { algorithm, prefix, store, userStore } = this.#config;
     const tag = algorithmKeyTag(algorithm);
     this.#keySpace = keySpaceView(store, `${prefix}${tag}:`);
+    const space: [string, string] = [`${prefix}${tag}:`, algorithm.description];
+    this.#keySpaces = { keySpaces: () => [space] };
+    trackKeySpaces(userStore, this.#keySpaces);
     const snapshot = operationsSnapshot(userStore.operations, prefix);
     this.#operations =
       snapshot === undefined

@@ -13,6 +13,7 @@ import type {
   SubjectInput,
 } from './entry.js';
 import { parseOverrideLimit } from './override.js';
+import { covers } from './patterns.js';
 import { operationsSnapshot } from './registry.js';
 import { enableOperations, type OperationsSnapshot } from './snapshot.js';
 import { entryId, normaliseSubject, subjectId } from './subject.js';
@@ -370,9 +371,14 @@ function optional(options: ListOptions, what: string): number | undefined {
   return options.for === undefined ? undefined : parseWholeMs('for', options.for);
 }
 
-/** Whether an entry about `entry` applies to `subject` (same subject, or a CIDR holding its IP). */
+/**
+ * Whether an entry about `entry` applies to `subject`: the same subject, a CIDR holding its
+ * IP, or a wildcard user or key pattern matching it.
+ */
 function applies(entry: OperationSubject, subject: OperationSubject): boolean {
   if (subjectId(entry) === subjectId(subject)) return true;
+  if ('user' in entry && 'user' in subject) return covers(entry.user, subject.user);
+  if ('key' in entry && 'key' in subject) return covers(entry.key, subject.key);
   if ('cidr' in entry && 'ip' in subject) {
     return new CidrSet([[entry.cidr, true]]).match(subject.ip.split('/')[0]!) === true;
   }

@@ -23,6 +23,34 @@ export interface MemoryStoreSnapshot {
 export const SNAPSHOT_FORMAT = 'sluice.memory-store/1';
 
 /**
+ * Refuses `snapshot` when a prefix it holds is decided by another algorithm or limit in
+ * `here` (the restoring store's limiters, key-spaces.ts).
+ * @throws {@link SluiceConfigError} naming `snapshot`.
+ */
+export function checkFingerprint(
+  snapshot: MemoryStoreSnapshot,
+  here: readonly (readonly [string, string])[],
+): void {
+  const mine = new Map<string, Set<string>>();
+  for (const [prefix, algorithm] of here) {
+    const set = mine.get(prefix) ?? new Set<string>();
+    set.add(algorithm);
+    mine.set(prefix, set);
+  }
+  for (const [prefix, algorithm] of snapshot.fingerprint) {
+    const ours = mine.get(prefix);
+    if (ours !== undefined && !ours.has(algorithm)) {
+      throw new SluiceConfigError('snapshot', snapshot, '', {
+        message:
+          `sluice: MemoryStore#restore() refused the snapshot: its keys under ${JSON.stringify(prefix)} were decided by ${algorithm}, ` +
+          `but this store's limiters decide them by ${[...ours].join(', ')}; restoring would misread every key's state ` +
+          '(take the snapshot again under the new limits, or restore without it)',
+      });
+    }
+  }
+}
+
+/**
  * Checks that `snapshot` is one (its format, its fingerprint's and keys' shapes); between
  * the two, `compare` checks its fingerprint against the restoring store's limiters.
  * @throws {@link SluiceConfigError} naming `snapshot` when it is not one.

@@ -14,6 +14,7 @@ import { checkCostAfter } from '../../limits/limit-checks.js';
 import type { RequestView } from '../../limits/request-view.js';
 import { httpOperations, operationsSnapshot } from '../../operations/registry.js';
 import type { OperationsSnapshot, Override } from '../../operations/snapshot.js';
+import { type KeySpaceOwner, trackKeySpaces } from '../../stores/key-spaces.js';
 import { keySpaceView, type Store } from '../../stores/store.js';
 import type { HttpConfig } from '../options/options.js';
 import { keySegment } from '../request/key-segment.js';
@@ -106,7 +107,20 @@ export class LimitPlan {
       ? this.#prepare(limits.limitsFor(undefined as never) as readonly Limit[], true)
       : undefined;
     this.operations = operationsSnapshot(userStore.operations, config.prefix);
-    if (this.static !== undefined) this.operations?.registerPlan(this);
+    if (this.static !== undefined) {
+      this.operations?.registerPlan(this);
+      trackKeySpaces(userStore, this);
+    }
+  }
+
+  /**
+   * Its static limits' key prefixes and algorithms, for `MemoryStore#dump()`'s fingerprint
+   * (adaptive limits keep no state in the store).
+   */
+  keySpaces(): [string, string][] {
+    return (this.static ?? [])
+      .filter((p) => p.adaptiveLimit === undefined)
+      .map((p): [string, string] => [p.keySpace.prefix, p.algorithm.description]);
   }
 
   /** `planned` under `overrides` (operated.ts `overriddenLimits`, with this plan's caches). */
