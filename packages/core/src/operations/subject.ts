@@ -67,7 +67,10 @@ export function normaliseSubject(
 /** Refuses a bad wildcard pattern, naming `field`; the value is never printed. */
 function checkPattern(value: string, field: string): void {
   const problem = patternProblem(value);
-  if (problem !== undefined) throw new SluiceConfigError(field, value, problem);
+  if (problem === undefined) return;
+  throw new SluiceConfigError(field, value, problem, {
+    message: `sluice: invalid option "${field}": expected ${problem}, got a pattern of ${value.length} characters`,
+  });
 }
 
 /** `'ip:<group>'`, `'cidr:<network>'`, `'user:<id>'` or `'key:<text>'`. */
