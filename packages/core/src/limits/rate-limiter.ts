@@ -11,8 +11,8 @@ import type { CircuitBreakerOptions } from '../store-failure/circuit-breaker.js'
 import { guardedStore } from '../store-failure/guarded-store.js';
 import type { OverLimitCacheOptions } from '../store-failure/over-limit-cache.js';
 import type { StoreErrorPolicy, StoreFailureLogger } from '../store-failure/store-failure.js';
-import { MemoryStore } from '../stores/memory-store.js';
 import { type KeySpaceOwner, trackKeySpaces } from '../stores/key-spaces.js';
+import { MemoryStore } from '../stores/memory-store.js';
 import { chargeTimeOf, keySpaceView, type Store } from '../stores/store.js';
 import {
   abortReason,

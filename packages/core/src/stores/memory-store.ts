@@ -6,8 +6,8 @@ import { checkOptionNames } from '../common/known-options.js';
 import { integerAtLeast } from '../common/validate.js';
 import type { OperationsSync } from '../operations/entry.js';
 import { memoryOperations } from '../operations/registry.js';
-import { keySpacesOf } from './key-spaces.js';
 import { FlatGroups } from './flat-groups.js';
+import { keySpacesOf } from './key-spaces.js';
 import { LruSlots } from './lru-slots.js';
 import {
   checkFingerprint,
