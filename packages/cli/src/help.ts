@@ -14,6 +14,8 @@ Commands
                       403                                         sluice deny cidr 198.51.100.0/24
   override <subject> <value> <limit> --for <duration> [--name <limit name>]
                       the subject's limits replaced               sluice override user 42 100/1m --for 30d
+                      a user or key may be a pattern (* any run of characters, \\* a star);
+                      quote it for the shell           sluice override user 'premium_*' 1000/1m --for 30d
   remove <entry id>   removes any entry (ids as list shows them)  sluice remove allow:cidr:10.0.0.0/8
   list                the entries in force
   inspect <subject> <value>

@@ -119,16 +119,24 @@ const PRECEDENCE: Record<OperationKind, number> = { allow: 0, deny: 1, ban: 2, o
  *
  * Subjects: `{ ip }` (grouped as keys are: IPv6 by /64, IPv4-mapped folded), `{ cidr }`
  * (allow, deny, ban), `{ user }` (the `user` option's id), `{ key }` (the `key` option's
- * answer; a `RateLimiter`'s key).
+ * answer; a `RateLimiter`'s key). A user or key may be a wildcard pattern: `*` matches any
+ * run of characters (none included), `\*` is a literal star. An exact subject wins over a
+ * pattern, and of two patterns the one with more literal characters (then the longer
+ * literal prefix, then the pattern text); `list()` shows patterns as written. Matched in
+ * each process's snapshot, compiled once per change: no cost per pattern per decision.
  *
  * @throws {@link SluiceConfigError} naming `store` when the store has no `operations`
- *   (it cannot share them), or naming any invalid or unknown option.
+ *   (it cannot share them), or naming any invalid or unknown option; a method naming
+ *   `subject.user` / `subject.key` for a bad pattern (two stars in a row, or no literal
+ *   character).
  * @example
  * ```ts
  * const ops = new LimitOperations({ store });
  * await ops.ban({ ip: '203.0.113.7' }, { for: '1h', reason: 'scraping' });
  * await ops.allow('10.0.0.0/8');
  * await ops.override({ user: 'acme' }, '1000/1m', { for: '30d' });
+ * await ops.override({ user: 'premium_*' }, '1000/1m', { for: '30d' }); // every premium_ user
+ * await ops.ban({ key: 'tenant:*:bot' }, { for: '1h' });
  * ```
  */
 export class LimitOperations {

@@ -1,5 +1,5 @@
 import type { CidrSet } from './cidr.js';
-import { PatternSet, segments } from './patterns.js';
+import { exactOf, PatternSet } from './patterns.js';
 
 /**
  * Entries of one kind (or overrides), by subject type, as a snapshot compiles them: exact
@@ -35,9 +35,8 @@ export class Lists<T> {
    * under the same subject.
    */
   file(type: 'user' | 'key', text: string, make: (existing: T | undefined) => T): void {
-    const parts = segments(text);
-    if (parts.length === 1) {
-      const exact = parts[0]!;
+    const exact = exactOf(text);
+    if (exact !== undefined) {
       this[type].set(exact, make(this[type].get(exact)));
       return;
     }

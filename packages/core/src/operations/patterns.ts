@@ -52,6 +52,18 @@ export function patternProblem(text: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The exact subject `text` stands for, or `undefined` when it is a valid pattern. A text
+ * `LimitOperations` would refuse as a pattern (written by an older version or another tool:
+ * `'*'`, `'a**b'`) is taken as exact, as it was before patterns: never as a pattern
+ * matching more than it says.
+ */
+export function exactOf(text: string): string | undefined {
+  const parts = segments(text);
+  if (parts.length === 1) return parts[0];
+  return patternProblem(text) === undefined ? undefined : text;
+}
+
 /** One compiled pattern. */
 interface Compiled<T> {
   readonly prefix: string;
@@ -227,8 +239,8 @@ export class PatternSet<T> {
  * off the hot path.
  */
 export function covers(pattern: string, value: string): boolean {
-  const parts = segments(pattern);
-  if (parts.length === 1) return parts[0] === value;
+  const exact = exactOf(pattern);
+  if (exact !== undefined) return exact === value;
   const set = new PatternSet<true>();
   set.add(pattern, true);
   return set.match(value) === true;

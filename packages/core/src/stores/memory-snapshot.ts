@@ -43,8 +43,7 @@ export function checkFingerprint(
       throw new SluiceConfigError('snapshot', snapshot, '', {
         message:
           `sluice: MemoryStore#restore() refused the snapshot: its keys under ${JSON.stringify(prefix)} were decided by ${algorithm}, ` +
-          `but this store's limiters decide them by ${[...ours].join(', ')}; restoring would misread every key's state ` +
-          '(take the snapshot again under the new limits, or restore without it)',
+          `this store's limiters by ${[...ours].join(', ')} (take it again under the new limits)`,
       });
     }
   }

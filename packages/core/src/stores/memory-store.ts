@@ -494,7 +494,8 @@ export class MemoryStore implements Store {
 
   /**
    * A JSON-serialisable snapshot of every unexpired key and its state, with the fingerprint
-   * of the algorithms the store's limiters decide them by (take it when the limiters exist):
+   * of the algorithms the store's limiters (every `RateLimiter` and middleware on it, with or
+   * without `LimitOperations` in the app) decide them by (take it when the limiters exist):
    * `restore()` in a new store (another process, after a restart) makes every key's next
    * decision equal to what this store would have answered.
    *

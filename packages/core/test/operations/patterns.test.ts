@@ -94,3 +94,29 @@ describe('subject patterns', () => {
     );
   });
 });
+
+describe('entries a pattern check would refuse (written before patterns, or by another tool)', () => {
+  it('are exact subjects: a lone * bans the key "*" only, never every key', async () => {
+    const { MemoryOperationsSync } = await import('../../src/operations/memory-sync.js');
+    const { OperationsSnapshot } = await import('../../src/operations/snapshot.js');
+    const sync = new MemoryOperationsSync();
+    const until = Date.now() + 60_000;
+    await sync.put('sl', { id: 'ban:key:*', kind: 'ban', subject: { key: '*' }, until, at: 0 });
+    await sync.put('sl', {
+      id: 'ban:user:a**',
+      kind: 'ban',
+      subject: { user: 'a**' },
+      until,
+      at: 0,
+    });
+    const snapshot = new OperationsSnapshot(sync, 'sl');
+    snapshot.live(Date.now());
+    await snapshot.refresh();
+    expect(snapshot.check(undefined, undefined, 'anything')).toBeUndefined();
+    expect(snapshot.check(undefined, undefined, '*')?.kind).toBe('ban');
+    expect(snapshot.check(undefined, 'a**', undefined)?.kind).toBe('ban');
+    expect(snapshot.check(undefined, 'abc', undefined)).toBeUndefined();
+    expect(covers('*', 'x')).toBe(false);
+    expect(covers('*', '*')).toBe(true);
+  });
+});
