@@ -1,6 +1,7 @@
 // The sluice command on PostgreSQL (a database of the test's own, on the local server) and
 // SQLite (a temp file): what the CLI writes, a RateLimiter on that store obeys; what an app's
-// LimitOperations writes, the CLI lists; --json shapes and exit codes as on Redis; no output
+// LimitOperations writes, the CLI lists; a wildcard subject as quoted in a shell; --json
+// shapes and exit codes as on Redis; no output
 // ever holds the password of the PostgreSQL URL (docs/reference/cli.md).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -110,6 +111,25 @@ describe.each(SIDES)('sluice on $name', (side) => {
     expect(unban.code).toBe(0);
     expect(unban.stdout).toContain('unbanned key k1');
     await until(async () => !(await denied('k1')));
+  });
+
+  it('a wildcard key the CLI bans (quoted for the shell) denies the matching keys only', async () => {
+    // execFile passes the argument as is, as a shell does with 'tenant:*:bot' quoted.
+    const ban = clean(
+      await sluice(['ban', 'key', 'tenant:*:bot', '--for', '1h', '--json'], side.env()),
+    );
+    expect(ban).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(ban.stdout)).toMatchObject({ id: 'ban:key:tenant:*:bot' });
+    await until(() => denied('tenant:3:bot'));
+    expect(await denied('tenant:3:app')).toBe(false);
+    // A bad pattern is a usage error naming the field, never echoing the pattern.
+    const bad = clean(await sluice(['ban', 'user', 'vip**x', '--for', '1h', ...side.flag()]));
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('"subject.user"');
+    expect(bad.stderr).not.toContain('vip**x');
+    const unban = clean(await sluice(['unban', 'key', 'tenant:*:bot', ...side.flag()]));
+    expect(unban.code).toBe(0);
+    await until(async () => !(await denied('tenant:3:bot')));
   });
 
   it("what the app's LimitOperations writes, list and inspect show (text and --json)", async () => {
