@@ -1,8 +1,8 @@
 // The sluice command on PostgreSQL (a database of the test's own, on the local server) and
 // SQLite (a temp file): what the CLI writes, a RateLimiter on that store obeys; what an app's
 // LimitOperations writes, the CLI lists; a wildcard subject as quoted in a shell; --json
-// shapes and exit codes as on Redis; no output
-// ever holds the password of the PostgreSQL URL (docs/reference/cli.md).
+// shapes and exit codes as on Redis; no output ever holds the password of the PostgreSQL
+// URL (docs/reference/cli.md).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
