@@ -63,6 +63,7 @@ export type {
   LimitQuota,
 } from './limits/limit.js';
 export { Limit } from './limits/limit-factories.js';
+export { RateLimitedError } from './limits/rate-limited-error.js';
 export type {
   AcquireOptions,
   ConsumeOptions,

@@ -2,8 +2,8 @@ import type { AdaptiveAlgorithm } from '../../adaptive/adaptive-gate.js';
 import type { AdaptivePriority } from '../../adaptive/options.js';
 import type { Algorithm } from '../../algorithms/algorithm.js';
 import { calendarText } from '../../algorithms/calendar.js';
-import { algorithmKeyTag } from '../../algorithms/key-tag.js';
 import { SluiceConfigError } from '../../common/errors.js';
+import { limitKeyPrefix, limitName } from '../../keys/limit-key-prefix.js';
 import {
   type CostAfter,
   calendarAlgorithmOf,
@@ -279,28 +279,18 @@ export class LimitPlan {
     checkCostAfter(limit, algorithm);
     // `mode: 'queue'`: a limit that cannot book a future slot is an error, never 'enforce'.
     if (this.#config.queue !== undefined) checkQueueable(algorithm);
-    const name =
-      limit.name ??
-      (limit.adaptive !== undefined
-        ? 'adaptive'
-        : limit.concurrent
-          ? 'concurrent'
-          : limit.calendar !== undefined
-            ? `${limit.maxAttempts}-per-${calendarText(limit.calendar)}`
-            : `${limit.maxAttempts}-per-${limit.periodMs}ms`);
+    const name = limitName(limit);
     const prefix = `${this.#config.prefix}:${keySegment(name)}:`;
     limit.adaptive?.useNodeLoopDelay();
     return {
       // An adaptive limit's charges go to its own in-process gate, whatever the store.
-      // `@<algorithm>` after the prefix (none for GCRA): a changed algorithm gets fresh keys.
+      // The one key rule of every front door (keys/limit-key-prefix.ts): `@<algorithm>`
+      // after the prefix (none for GCRA), so a changed algorithm gets fresh keys.
       keySpace:
         limit.adaptive !== undefined
           ? // The id in the prefix: two adaptive limits of one name are still two (the ledger).
             { prefix: `${prefix}${limit.adaptive.id}:`, store: limit.adaptive.gate }
-          : this.#keySpace(
-              `${this.#config.prefix}${algorithmKeyTag(algorithm)}:${keySegment(name)}:`,
-              lasting,
-            ),
+          : this.#keySpace(limitKeyPrefix(this.#config.prefix, algorithm, name), lasting),
       byKeySpace: undefined,
       routes: new Map(),
       algorithm,
