@@ -68,7 +68,8 @@ export const ONCE_PER_CI: Record<string, string> = {
     "processes racing: PostgreSQL's atomicity",
   '/packages/hono/test/runtimes\\.test\\.ts$': 'Bun, Deno and workerd',
   '/packages/cloudflare/test/(workerd|conformance|table)\\.test\\.ts$': 'workerd',
-  '/packages/sqlite/test/(?!node-sqlite\\.test\\.ts$)': "better-sqlite3's addon (built for Node 20)",
+  '/packages/sqlite/test/(?!node-sqlite\\.test\\.ts$)':
+    "better-sqlite3's addon (built for Node 20)",
   '/packages/(cli/test/sql-stores|fastify/test/store-ready)\\.test\\.ts$':
     "better-sqlite3's addon (built for Node 20)",
   '/examples/next/': '`next build`: Next.js',

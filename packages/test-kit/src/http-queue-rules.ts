@@ -2,7 +2,6 @@
 
 import { request as httpRequest } from 'node:http';
 import { type Decision, Limit, MemoryStore } from '@sluice/core';
-import type { Store } from '@sluice/core/store';
 import { CallCountingStore } from './call-counting-store.js';
 import { EPOCH } from './epoch.js';
 import {

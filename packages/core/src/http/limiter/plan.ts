@@ -14,7 +14,7 @@ import { checkCostAfter } from '../../limits/limit-checks.js';
 import type { RequestView } from '../../limits/request-view.js';
 import { httpOperations, operationsSnapshot } from '../../operations/registry.js';
 import type { OperationsSnapshot, Override } from '../../operations/snapshot.js';
-import { type KeySpaceOwner, trackKeySpaces } from '../../stores/key-spaces.js';
+import { trackKeySpaces } from '../../stores/key-spaces.js';
 import { keySpaceView, type Store } from '../../stores/store.js';
 import type { HttpConfig } from '../options/options.js';
 import { keySegment } from '../request/key-segment.js';
