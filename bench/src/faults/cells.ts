@@ -215,7 +215,7 @@ export function redisCells(broken?: string): RedisCellSpec[] {
     const o: SluiceOptions = { algorithm, policy, limit, makeAlgorithm, ...extra };
     const subject =
       broken !== undefined && policy === 'deny' && Object.keys(extra).length === 0
-        ? naiveSubject(limit)
+        ? naiveSubject(limit, algorithm)
         : sluice(algorithm, policy, extra, limit);
     cells.push(cell(fault, subject, o, quick));
   };

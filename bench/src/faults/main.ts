@@ -31,7 +31,11 @@ const COMMAND = {
   options: {
     seed: { type: 'number', default: 46, help: 'the seed of the load and the keys' },
     quick: { type: 'boolean', help: 'the CI subset (about 2 minutes): fails only on counts' },
-    cell: { type: 'string', help: 'run only the cells whose id starts with this', arg: 'id' },
+    cell: {
+      type: 'string',
+      help: "run only this cell (its id, as the page prints it), or every cell of a fault ('stop/')",
+      arg: 'id',
+    },
     json: {
       type: 'string',
       help: 'where to write the results (default: bench/results/faults/matrix.json on a full run; none with --quick, --cell or --break)',
@@ -49,6 +53,13 @@ const COMMAND = {
   },
 } satisfies Command<OptionSpecs>;
 
+/** A cell's own seed, from the run's seed and its id (FNV-1a): rerunning one cell alone gives it the same load. */
+function cellSeed(seed: number, id: string): number {
+  let h = 0x811c9dc5 ^ seed;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
 let crashes = 0;
 process.on('unhandledRejection', () => void crashes++);
 process.on('uncaughtException', () => void crashes++);
@@ -63,7 +74,11 @@ async function main(): Promise<number> {
   const results: CellResult[] = [];
   const failures: string[] = [];
   const cells = [...redisCells(args.break), ...otherCells(args.break)].filter(
-    (c) => (!args.quick || c.quick) && (args.cell === undefined || c.id.startsWith(args.cell)),
+    (c) =>
+      (!args.quick || c.quick) &&
+      (args.cell === undefined ||
+        c.id === args.cell ||
+        (args.cell.endsWith('/') && c.id.startsWith(args.cell))),
   );
   for (const [i, c] of cells.entries()) {
     const before = crashes;
@@ -75,12 +90,12 @@ async function main(): Promise<number> {
         c.subject,
         c.fault,
         c.load,
-        args.seed + i,
+        cellSeed(args.seed, c.id),
         `${c.id}:${args.seed}`,
       );
       f = figures(r.requests, r.timeline, r.logLines, crashes - before);
     } else {
-      f = await c.run(args.seed + i);
+      f = await c.run(cellSeed(args.seed, c.id));
       f.crashes += crashes - before;
       bounds = c.bounds;
     }

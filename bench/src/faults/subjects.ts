@@ -193,9 +193,9 @@ export function erlSubject(limit: number, version: string, passOnStoreError: boo
  * the INCRs later and keeps units no request got. It takes sluice's place (and its bound) in
  * its cells, to show the gate fails.
  */
-export function naiveSubject(limit: number): SubjectSpec {
+export function naiveSubject(limit: number, tag: string): SubjectSpec {
   return {
-    id: 'naive-timeout',
+    id: `naive-timeout-${tag}`,
     label: 'BROKEN ON PURPOSE: INCR with a client-side timeout (stands in for sluice)',
     app(port) {
       const redis = client(port);
