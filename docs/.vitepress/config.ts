@@ -110,6 +110,7 @@ const sidebar: DefaultTheme.Sidebar = [
     ],
   },
   { text: 'Benchmarks', link: '/benchmarks' },
+  { text: 'Reliability (fault matrix)', link: '/reliability' },
 ];
 
 /**

@@ -22,7 +22,8 @@ export const FULL_ONLY: Record<string, string> = {
   'docs/test/shown-snippets\\.test\\.ts$':
     "runs the pages' blocks and the README's apps as processes",
   'docs/test/architecture\\.test\\.ts$': 'runs the import-graph tool as a process',
-  'bench/test/': 'renders the pages through the bench scripts (processes)',
+  'bench/test/(pages|scripts)\\.test\\.ts$':
+    'renders the pages through the bench scripts (processes)',
   'packages/cloudflare/test/(bundle|conformance|reserve-all|table|workerd)\\.test\\.ts$':
     'esbuild and workerd processes',
   'packages/hono/test/(bundle|runtimes)\\.test\\.ts$': 'esbuild; Bun, Deno and workerd processes',
