@@ -1,4 +1,4 @@
-// The rate-limit headers' style, in an Express app (Fastify and Koa take the same option).
+// The rate-limit headers' style, in an Express app; every adapter takes the option.
 // #region headers
 import { rateLimit } from '@sluice/express';
 import express from 'express';
