@@ -16,9 +16,7 @@ throttles.define('api', (req) =>
   Limit.perMinute(60).by(userOrIp(req)).named('api'),
 );
 // The same bucket, 10 units per request: a report costs as much as 10 ordinary calls.
-throttles.define('report', (req) =>
-  Limit.perMinute(60).by(userOrIp(req)).named('api').cost(10),
-);
+throttles.define('report', (req) => Limit.perMinute(60).by(userOrIp(req)).named('api').cost(10));
 
 app.get('/api/items', throttle('throttle:api'), (_req, res) => {
   res.json([]);
