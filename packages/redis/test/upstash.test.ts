@@ -154,7 +154,11 @@ describe('scripts', () => {
 
 describe('prefetch (Node: taken)', () => {
   it('units held in process: 30 decisions on a limit of 20 admit 20, and close() gives back what was not used', async () => {
-    const store = new RedisStore({ client: upstash(), prefetch: { units: 8, ttl: '10s' }, ...COUNTED });
+    const store = new RedisStore({
+      client: upstash(),
+      prefetch: { units: 8, ttl: '10s' },
+      ...COUNTED,
+    });
     const algorithm = fixedWindow({ limit: 20, window: '1h' });
     const limiter = new RateLimiter({ algorithm, store, onStoreError: 'deny' });
     const key = `prefetch:${Math.random()}`;
@@ -165,7 +169,10 @@ describe('prefetch (Node: taken)', () => {
     expect((await limiter.consume(key2)).allowed).toBe(true);
     await store.close();
     // Only the one decision stays charged in Redis: the units held for key2 went back.
-    const plain = new RateLimiter({ algorithm, store: new RedisStore({ client: upstash(), ...COUNTED }) });
+    const plain = new RateLimiter({
+      algorithm,
+      store: new RedisStore({ client: upstash(), ...COUNTED }),
+    });
     const peek = await plain.consume(key2, { cost: 0 });
     expect(peek.remaining).toBe(19);
   }, 30_000);
