@@ -209,6 +209,7 @@ export function tokenLimiter(options: TokenLimiterOptions): TokenLimiter {
         model,
       };
       const limits = await limitsOf(view);
+      if (signal?.aborted) throw abortError();
       const input = inputTokensOf(b, e);
       const output = outputTokensOf(b, e);
       const modelPrice = price === undefined ? undefined : priceOf(price, model);
@@ -266,7 +267,8 @@ function upfrontOf(
 
 /** A limit's name as the core derives it for a limit without one. */
 function defaultName(limit: Limit): string {
-  return `${limit.maxAttempts}-per-${limit.calendar === undefined ? `${limit.periodMs}ms` : limit.toString()}`;
+  const calendar = limit.calendar === undefined ? '' : 'calendar-';
+  return `${limit.maxAttempts}-per-${calendar}${limit.periodMs}ms`;
 }
 
 function abortError(): Error {

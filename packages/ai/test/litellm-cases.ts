@@ -1,8 +1,9 @@
 // The mistakes LiteLLM published in 2026 (docs/guide/ai.md, "What sluice does where the
 // gateways over-admitted"), each a named case that fails on the mistake and passes on
 // sluice. Run on the memory store (litellm.test.ts) and on Redis (litellm-redis.test.ts).
-import type { Store } from '@sluice/core';
+
 import { estimateTokens, tokenLimiter } from '@sluice/ai';
+import type { Store } from '@sluice/core';
 
 /** A store per case, on a fresh prefix; `close` after all. */
 export interface CaseStore {
@@ -94,7 +95,12 @@ export function describeLiteLLMCases(name: string, s: CaseStore): void {
       const after = await charge.settle({ prompt_tokens: 4000, completion_tokens: 100 });
       expect(after[0]!.remaining).toBe(10_000 - 4100);
       const anthropic = await limiter.charge(
-        { model: 'claude-sonnet-4-5', system: 'Be brief', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 100 },
+        {
+          model: 'claude-sonnet-4-5',
+          system: 'Be brief',
+          messages: [{ role: 'user', content: 'Hi' }],
+          max_tokens: 100,
+        },
         { key: 'io' },
       );
       const later = await anthropic.settle({
