@@ -10,6 +10,8 @@ export type { Decision, LimitInput, Store } from '@sluice/core';
 export { Limit, MemoryStore, SluiceConfigError, ThrottleRegistry, throttles } from '@sluice/core';
 export type { EstimateOptions } from './estimate.js';
 export { estimateTokens } from './estimate.js';
+export type { FetchHandler, LimitTokensOptions } from './limit-tokens.js';
+export { limitTokens } from './limit-tokens.js';
 export type { MeterStreamOptions } from './meter-stream.js';
 export { meterStream } from './meter-stream.js';
 export type { ModelPrice, PriceTable } from './price.js';
