@@ -1,3 +1,5 @@
+import { SluiceConfigError } from '@sluice/core';
+import { checkOptionNames } from '@sluice/core/store';
 import { asBody, outputCapOf, type RequestBody } from './body.js';
 
 /**
@@ -34,22 +36,29 @@ const DEFAULTS: Estimator = Object.freeze({
   perMessage: 4,
 });
 
-/** Checks `options` (the `estimate` option): a `TypeError` naming the bad field. */
+/** Checks `options` (the `estimate` option): a `SluiceConfigError` naming the bad field. */
 export function estimator(options: EstimateOptions | undefined): Estimator {
   if (options === undefined) return DEFAULTS;
   if (options === null || typeof options !== 'object') {
-    throw new TypeError(
-      'sluice: estimate must be an object { tokenizer?, output?, image?, perMessage? }',
+    throw new SluiceConfigError(
+      'estimate',
+      options,
+      'an object { tokenizer?, output?, image?, perMessage? }',
     );
   }
+  checkOptionNames(options, ['tokenizer', 'output', 'image', 'perMessage'], 'estimate');
   for (const name of ['output', 'image', 'perMessage'] as const) {
     const v = options[name];
     if (v !== undefined && (!Number.isInteger(v) || v < 0)) {
-      throw new TypeError(`sluice: estimate.${name} must be an integer >= 0`);
+      throw new SluiceConfigError(`estimate.${name}`, v, 'an integer >= 0');
     }
   }
   if (options.tokenizer !== undefined && typeof options.tokenizer !== 'function') {
-    throw new TypeError('sluice: estimate.tokenizer must be a function (text) => number');
+    throw new SluiceConfigError(
+      'estimate.tokenizer',
+      options.tokenizer,
+      'a function (text) => number',
+    );
   }
   return Object.freeze({
     tokenizer: options.tokenizer,

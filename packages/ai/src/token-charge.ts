@@ -94,7 +94,7 @@ export function tokenCharge(ctx: SettleContext): TokenCharge {
   };
   const charge: TokenCharge = Object.freeze({
     allowed: verdict.allowed,
-    upfront: verdict.allowed ? ctx.upfront : 0,
+    upfront: verdict.allowed && verdict.charges.length > 0 ? ctx.upfront : 0,
     retryAfterMs: verdict.allowed ? 0 : verdict.retryAfterMs,
     decisions: verdict.decisions,
     settle(usage: unknown): Promise<readonly Decision[]> {

@@ -55,8 +55,11 @@ export interface ChargeOptions {
 
 /** What a named limiter (or limit function) of a `tokenLimiter` sees: the call's key, body and model. */
 export interface TokenLimitView extends RequestView {
+  /** The `key` the call was charged under. */
   key: string;
+  /** The request body (`{}` when it was not an object). */
   body: Record<string, unknown>;
+  /** The body's `model`, when it is a string. */
   model: string | undefined;
 }
 
