@@ -5,11 +5,13 @@ import { openaiDenial, openaiHeaders } from './openai-headers.js';
 import type { TokenCharge } from './token-charge.js';
 import { type TokenLimiterOptions, tokenLimiter } from './token-limiter.js';
 
-/** A fetch handler: Hono's `app.fetch`, a Next.js route, `Bun.serve`'s `fetch`, a Worker's. */
-export type FetchHandler<Env = unknown> = (
+/**
+ * A fetch handler: Hono's `app.fetch`, a Next.js route, `Bun.serve`'s `fetch`, a Worker's
+ * (its arguments after the `Request`, such as an env, are passed through).
+ */
+export type FetchHandler<Rest extends unknown[] = unknown[]> = (
   req: Request,
-  env?: Env,
-  ...rest: unknown[]
+  ...rest: Rest
 ) => Response | Promise<Response>;
 
 /** Options of {@link limitTokens}: the options of `tokenLimiter`, and whose budget a call is. */
@@ -42,10 +44,10 @@ export interface LimitTokensOptions extends TokenLimiterOptions {
  * export default { fetch: limitTokens(app.fetch, { limit: '100000/min', key: teamOf }) };
  * ```
  */
-export function limitTokens<Env = unknown>(
-  handler: FetchHandler<Env>,
+export function limitTokens<Rest extends unknown[] = []>(
+  handler: FetchHandler<Rest>,
   options: LimitTokensOptions,
-): FetchHandler<Env> {
+): (req: Request, ...rest: Rest) => Promise<Response> {
   if (typeof handler !== 'function')
     throw new SluiceConfigError('handler', handler, 'a fetch handler (req) => Response');
   if (options === null || typeof options !== 'object') {
@@ -64,7 +66,9 @@ export function limitTokens<Env = unknown>(
   if (ip !== undefined && typeof ip !== 'function')
     throw new SluiceConfigError('ip', ip, 'an IP resolver (req) => string | undefined');
   const limiter = tokenLimiter(rest);
-  return async (req, env, ...more) => {
+  const call = handler as FetchHandler;
+  const limited = async (req: Request, ...rest: unknown[]): Promise<Response> => {
+    const env = rest[0];
     const parsed =
       req.body === null
         ? undefined
@@ -73,7 +77,7 @@ export function limitTokens<Env = unknown>(
             .json()
             .catch(() => undefined);
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
-      return handler(req, env, ...more);
+      return call(req, ...rest);
     const body = asBody(parsed);
     let subject: string;
     if (key !== undefined) subject = await key(req, body);
@@ -87,13 +91,14 @@ export function limitTokens<Env = unknown>(
     if (!charge.allowed) return openaiDenial(charge);
     let res: Response;
     try {
-      res = await handler(withUsage(req, body), env, ...more);
+      res = await call(withUsage(req, body), ...rest);
     } catch (error) {
       await charge.cancel();
       throw error;
     }
     return withHeaders(meterStream(res, charge), charge);
   };
+  return limited as (req: Request, ...rest: Rest) => Promise<Response>;
 }
 
 /** `req`, with `stream_options.include_usage` set when it is a streamed Chat Completions call. */

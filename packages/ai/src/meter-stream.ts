@@ -4,7 +4,10 @@ import { UsageScanner } from './usage-stream.js';
 /** Options of {@link meterStream}. */
 export interface MeterStreamOptions {
   /** Where the one "no usage in the answer" warning goes. @default console */
-  logger?: { warn(message: string): void };
+  logger?: {
+    /** Called with a one-line message (no key, no body). */
+    warn(message: string): void;
+  };
 }
 
 let warned = false;

@@ -45,8 +45,12 @@ describe('tokenLimiter options', () => {
   it('needs a token limit, a price for a budget, and algorithms that carry a debt', () => {
     expect(() => tokenLimiter({ requests: '10/min' })).toThrow(SluiceConfigError);
     expect(() => tokenLimiter({ limit: '1000/min', budget: '100/day' })).toThrow(/"price"/);
-    expect(() => tokenLimiter({ limit: '1000/min', estimate: { output: -1 } })).toThrow(/"estimate.output"/);
-    expect(() => tokenLimiter({ limit: '1000/min', estimate: { outputs: 5 } as never })).toThrow(/outputs/);
+    expect(() => tokenLimiter({ limit: '1000/min', estimate: { output: -1 } })).toThrow(
+      /"estimate.output"/,
+    );
+    expect(() => tokenLimiter({ limit: '1000/min', estimate: { outputs: 5 } as never })).toThrow(
+      /outputs/,
+    );
     expect(() =>
       tokenLimiter({
         limit: '1000/min',
