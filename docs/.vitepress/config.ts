@@ -83,6 +83,7 @@ const sidebar: DefaultTheme.Sidebar = [
       { text: 'from redis-cell', link: '/migrating/redis-cell' },
       { text: 'from hono-rate-limiter', link: '/migrating/hono-rate-limiter' },
       { text: 'from @upstash/ratelimit', link: '/migrating/upstash-ratelimit' },
+      { text: 'Upgrading sluice', link: '/migrating/upgrading' },
     ],
   },
   {
@@ -111,6 +112,7 @@ const sidebar: DefaultTheme.Sidebar = [
     ],
   },
   { text: 'Benchmarks', link: '/benchmarks' },
+  { text: 'Reliability (fault matrix)', link: '/reliability' },
 ];
 
 /**

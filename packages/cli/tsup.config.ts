@@ -1,7 +1,10 @@
 import { defineConfig } from 'tsup';
 
 // The library entry (runCli) as ESM and CommonJS with types; the `sluice` bin as ESM (its
-// `#!/usr/bin/env node` line is kept by esbuild).
+// `#!/usr/bin/env node` line is kept by esbuild). better-sqlite3, an optional dependency
+// (tsup externalises only dependencies and peers), is loaded from node_modules, never bundled.
+const external = ['better-sqlite3'];
+
 export default defineConfig([
   {
     entry: ['src/index.ts'],
@@ -11,6 +14,7 @@ export default defineConfig([
     sourcemap: false,
     platform: 'node',
     target: 'es2022',
+    external,
   },
   {
     entry: { bin: 'src/bin.ts' },
@@ -18,5 +22,6 @@ export default defineConfig([
     sourcemap: false,
     platform: 'node',
     target: 'es2022',
+    external,
   },
 ]);

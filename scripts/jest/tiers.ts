@@ -8,7 +8,7 @@
 export const FULL_ONLY_PROJECTS: Record<string, string> = {
   redis: 'every RedisStore test runs against a redis-server it starts',
   postgres: 'every PostgresStore test runs on the local PostgreSQL',
-  cli: 'the `sluice` command runs as a process against Redis',
+  cli: 'the `sluice` command runs as a process against Redis, PostgreSQL and SQLite',
   examples: 'the demos run as processes (pnpm demo, the README lines)',
   next: '`next build` and `next start`',
   scripts: 'provisioning runs apt-get / the fixtures start binaries',
@@ -22,7 +22,8 @@ export const FULL_ONLY: Record<string, string> = {
   'docs/test/shown-snippets\\.test\\.ts$':
     "runs the pages' blocks and the README's apps as processes",
   'docs/test/architecture\\.test\\.ts$': 'runs the import-graph tool as a process',
-  'bench/test/': 'renders the pages through the bench scripts (processes)',
+  'bench/test/(pages|scripts)\\.test\\.ts$':
+    'renders the pages through the bench scripts (processes)',
   'packages/cloudflare/test/(bundle|conformance|reserve-all|table|workerd)\\.test\\.ts$':
     'esbuild and workerd processes',
   'packages/hono/test/(bundle|runtimes)\\.test\\.ts$': 'esbuild; Bun, Deno and workerd processes',
@@ -70,7 +71,9 @@ export const ONCE_PER_CI: Record<string, string> = {
     "processes racing: PostgreSQL's atomicity",
   '/packages/hono/test/runtimes\\.test\\.ts$': 'Bun, Deno and workerd',
   '/packages/cloudflare/test/(workerd|conformance|table)\\.test\\.ts$': 'workerd',
-  '/packages/sqlite/test/(conformance|sqlite-store|package-exports|operations|operations-processes)\\.test\\.ts$':
+  '/packages/sqlite/test/(?!node-sqlite\\.test\\.ts$)':
+    "better-sqlite3's addon (built for Node 20)",
+  '/packages/(cli/test/sql-stores|fastify/test/store-ready)\\.test\\.ts$':
     "better-sqlite3's addon (built for Node 20)",
   '/examples/next/': '`next build`: Next.js',
   '/docs/test/(browser|pages|reference|benchmarks|architecture|algorithms|shown-snippets)\\.test\\.ts$':

@@ -1,6 +1,8 @@
 // The operations section of `pnpm bench:core`: what an operator's entries add
 // to a decision: the snapshot lookup of a request's IP against 100,000 CIDRs (half IPv6),
-// and top-K (Space-Saving, k = 1024) per denied request. CPU time (process.cpuUsage), so a
+// wildcard user and key subjects (10,000 patterns, compiled once per change: target
+// <= 0.5 us p50 per decision, docs/guide/operating.md), and top-K (Space-Saving, k = 1024)
+// per denied request. CPU time (process.cpuUsage), so a
 // loaded machine moves the figures less than wall time would.
 import { CidrSet } from '../../../packages/core/src/operations/cidr.js';
 import { MemoryOperationsSync } from '../../../packages/core/src/operations/memory-sync.js';
@@ -16,7 +18,15 @@ export interface OperationsFigures {
   idleP50Ns: number;
   /** ns per Space-Saving update on a Zipf(1.1) stream over 100k subjects. */
   topKNsPerUpdate: number;
+  /** Wildcard patterns in force (bans and overrides of users and keys; see measurePatterns). */
+  patterns: number;
+  /** p50 / p90 ns per decision (live + check) against them, half the requests matching one. */
+  patternP50Ns: number;
+  patternP90Ns: number;
 }
+
+/** What {@link measurePatterns} measures. */
+export type PatternFigures = Pick<OperationsFigures, 'patterns' | 'patternP50Ns' | 'patternP90Ns'>;
 
 function rng(seed: number): () => number {
   let s = seed;
@@ -111,11 +121,95 @@ export async function measureOperations(cidrCount = 100_000): Promise<Operations
   new SpaceSaving(1024); // warm the class
   const top = new SpaceSaving(1024);
   const [topKNsPerUpdate] = perCall((i) => top.add(stream[i % stream.length]!), 100, 10_000);
-  return { cidrs: cidrCount, lookupP50Ns, lookupP90Ns, idleP50Ns, topKNsPerUpdate };
+  return {
+    cidrs: cidrCount,
+    lookupP50Ns,
+    lookupP90Ns,
+    idleP50Ns,
+    topKNsPerUpdate,
+    ...(await measurePatterns()),
+  };
 }
 
-/** Runs the section alone: `node --import tsx bench/src/measure/core-operations.ts`. */
+/**
+ * A decision's cost with `count` wildcard entries in force: a quarter user bans by prefix
+ * (`plan{i}_*`), a quarter user overrides by suffix (`*@corp{i}.example`), a quarter key bans
+ * with both ends (`tenant:{i}:*:bot`), a quarter key overrides with a middle
+ * (`job:{i}:*:retry:*`); each request asks with a user id and a key, half of them matching
+ * one pattern, the other half none (every tree walked to its end).
+ */
+export async function measurePatterns(count = 10_000): Promise<PatternFigures> {
+  const sync = new MemoryOperationsSync();
+  const until = Date.now() + 3_600_000;
+  for (let i = 0; i < count; i++) {
+    const at = 0;
+    const kind = i % 4;
+    if (kind === 0) {
+      await sync.put('sl', {
+        id: `b${i}`,
+        kind: 'ban',
+        subject: { user: `plan${i}_*` },
+        until,
+        at,
+      });
+    } else if (kind === 1) {
+      const subject = { user: `*@corp${i}.example` };
+      await sync.put('sl', { id: `o${i}`, kind: 'override', subject, until, at, limit: '5/1m' });
+    } else if (kind === 2) {
+      await sync.put('sl', {
+        id: `b${i}`,
+        kind: 'ban',
+        subject: { key: `tenant:${i}:*:bot` },
+        until,
+        at,
+      });
+    } else {
+      const subject = { key: `job:${i}:*:retry:*` };
+      await sync.put('sl', { id: `o${i}`, kind: 'override', subject, until, at, limit: '5/1m' });
+    }
+  }
+  const snapshot = new OperationsSnapshot(sync, 'sl');
+  const rand = rng(11);
+  const asks: [string, string][] = [];
+  for (let i = 0; i < 4096; i++) {
+    const n = Math.floor(rand() * count);
+    const hit = i % 2 === 0;
+    const kind = n % 4;
+    const user =
+      hit && kind === 0
+        ? `plan${n}_${i}`
+        : hit && kind === 1
+          ? `u${i}@corp${n}.example`
+          : `member_${n}@corp.example`;
+    const key =
+      hit && kind === 2
+        ? `tenant:${n}:${i}:bot`
+        : hit && kind === 3
+          ? `job:${n}:${i}:retry:2`
+          : `tenant:${n}:${i}:app`;
+    asks.push([user, key]);
+  }
+  const now = Date.now();
+  snapshot.live(now);
+  await snapshot.refresh();
+  const matched = asks.filter(([u, k]) => snapshot.check(undefined, u, k) !== undefined).length;
+  if (matched !== 2048) throw new Error(`patterns matched ${matched} of 4096 asks, not half`);
+  const decide = (i: number) => {
+    const [user, key] = asks[i & 4095]!;
+    return snapshot.live(now) ? snapshot.check(undefined, user, key) : undefined;
+  };
+  perCall(decide, 50, 10_000);
+  const [patternP50Ns, patternP90Ns] = perCall(decide, 200, 10_000);
+  return { patterns: count, patternP50Ns, patternP90Ns };
+}
+
+/**
+ * Runs the section alone: `node --import tsx bench/src/measure/core-operations.ts`; with
+ * `--patterns`, only the wildcard row.
+ */
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const f = await measureOperations();
+  const f = process.argv.includes('--patterns')
+    ? await measurePatterns()
+    : await measureOperations();
   console.log(JSON.stringify(f));
 }

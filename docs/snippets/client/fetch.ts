@@ -1,5 +1,5 @@
 // #region fetch
-import { pacedFetch, RateLimitedError } from '@sluice/client';
+import { pacedFetch, WaitTooLongError } from '@sluice/client';
 
 // One paced fetch per API client: it learns the server's policies from its answers.
 const api = pacedFetch(fetch, { maxWait: '30s', retries: 2 });
@@ -10,7 +10,7 @@ export async function item(base: string, id: number): Promise<unknown> {
     return await res.json();
   } catch (error) {
     // The server's policy would hold this request back longer than maxWait: not sent.
-    if (error instanceof RateLimitedError) return { retryInMs: error.retryAfterMs };
+    if (error instanceof WaitTooLongError) return { retryInMs: error.retryAfterMs };
     throw error;
   }
 }

@@ -7,7 +7,7 @@
  * it waits before the server would deny, and does not send what would wait longer than its
  * `maxWait` (counted as held).
  */
-import { pacedFetch, RateLimitedError } from '@sluice/client';
+import { pacedFetch, WaitTooLongError } from '@sluice/client';
 import type { Framework } from './demo.js';
 
 /** One batch of identical requests, sent one after the other. */
@@ -114,7 +114,7 @@ async function send(base: string, step: Step, fetchFn: typeof fetch): Promise<Se
   try {
     res = await fetchFn(base + step.path, { method: step.method, headers });
   } catch (err) {
-    if (!(err instanceof RateLimitedError)) throw err;
+    if (!(err instanceof WaitTooLongError)) throw err;
     return { status: HELD, limit: null, remaining: null, reset: null, retryAfter: null };
   }
   await res.arrayBuffer(); // read the body so the connection can be reused

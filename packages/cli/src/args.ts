@@ -24,10 +24,15 @@ export type CommandName = keyof typeof COMMANDS;
 export interface CommandLine {
   command: CommandName | 'help' | 'version';
   positionals: string[];
-  redis: string | undefined;
+  /** The store given by a flag (`--redis`, `--postgres`, `--sqlite`) or else the environment. */
+  stores: Partial<Record<StoreKind, string>>;
+  /** Where each of `stores` came from (`--redis` or `SLUICE_REDIS_URL`), for messages. */
+  from: Partial<Record<StoreKind, string>>;
   cluster: boolean;
   prefix: string;
-  storePrefix: string;
+  storePrefix: string | undefined;
+  schema: string | undefined;
+  table: string | undefined;
   timeoutMs: number;
   json: boolean;
   for: string | undefined;
@@ -35,11 +40,27 @@ export interface CommandLine {
   name: string | undefined;
 }
 
+/** The stores the command speaks to. */
+export type StoreKind = 'redis' | 'postgres' | 'sqlite';
+
+/** Each store's flag and environment variable. */
+export const STORE_SOURCES: Record<StoreKind, { flag: string; env: string }> = {
+  redis: { flag: '--redis', env: 'SLUICE_REDIS_URL' },
+  postgres: { flag: '--postgres', env: 'SLUICE_POSTGRES_URL' },
+  sqlite: { flag: '--sqlite', env: 'SLUICE_SQLITE_PATH' },
+};
+
+const KINDS = Object.keys(STORE_SOURCES) as StoreKind[];
+
 const OPTIONS = {
   redis: { type: 'string' },
+  postgres: { type: 'string' },
+  sqlite: { type: 'string' },
   cluster: { type: 'boolean' },
   prefix: { type: 'string' },
   'store-prefix': { type: 'string' },
+  schema: { type: 'string' },
+  table: { type: 'string' },
   timeout: { type: 'string' },
   json: { type: 'boolean' },
   for: { type: 'string' },
@@ -59,7 +80,8 @@ const TAKES: Record<string, CommandName[]> = {
 /**
  * Parses `argv` (without `node` and the script) with `node:util`'s `parseArgs`, strict: an
  * unknown option, a missing value or a wrong number of arguments is a {@link UsageError}.
- * `env.SLUICE_REDIS_URL` is the default of `--redis`.
+ * The environment (`SLUICE_REDIS_URL`, `SLUICE_POSTGRES_URL`, `SLUICE_SQLITE_PATH`) is read
+ * only when no store flag is given; {@link storeOf} picks the one store.
  */
 export function parseCommandLine(
   argv: string[],
@@ -76,13 +98,26 @@ export function parseCommandLine(
   const [first, ...rest] = positionals;
   const timeoutText = values.timeout ?? '5000';
   const timeoutMs = Number(timeoutText);
+  const stores: CommandLine['stores'] = {};
+  const from: CommandLine['from'] = {};
+  const flagged = KINDS.some((kind) => values[kind] !== undefined);
+  for (const kind of KINDS) {
+    const { flag, env: name } = STORE_SOURCES[kind];
+    const value = flagged ? values[kind] : env[name] || undefined;
+    if (value === undefined) continue;
+    stores[kind] = value;
+    from[kind] = flagged ? flag : name;
+  }
   const line: CommandLine = {
     command: 'help',
     positionals: rest,
-    redis: values.redis ?? (env.SLUICE_REDIS_URL || undefined),
+    stores,
+    from,
     cluster: values.cluster ?? false,
     prefix: values.prefix ?? 'sl',
-    storePrefix: values['store-prefix'] ?? '',
+    storePrefix: values['store-prefix'],
+    schema: values.schema,
+    table: values.table,
     timeoutMs,
     json: values.json ?? false,
     for: values.for,
@@ -109,6 +144,59 @@ export function parseCommandLine(
     throw new UsageError('--timeout takes a number of ms > 0');
   }
   return { ...line, command };
+}
+
+/** Which store takes which of the per-store options. */
+const STORE_TAKES: Record<string, StoreKind[]> = {
+  cluster: ['redis'],
+  storePrefix: ['redis'],
+  schema: ['postgres'],
+  table: ['postgres', 'sqlite'],
+};
+
+const OPTION_FLAG: Record<string, string> = {
+  cluster: '--cluster',
+  storePrefix: '--store-prefix',
+  schema: '--schema',
+  table: '--table',
+};
+
+/**
+ * The one store of `line` and where it is (a URL, or the SQLite file's path).
+ * @throws {@link UsageError} when there is none, more than one, a URL of the wrong scheme,
+ *   or an option of another store (`--cluster` with `--postgres`).
+ */
+export function storeOf(line: CommandLine): { kind: StoreKind; location: string } {
+  const given = KINDS.filter((kind) => line.stores[kind] !== undefined);
+  if (given.length === 0) {
+    throw new UsageError(
+      'no store: pass --redis <url>, --postgres <url> or --sqlite <file>, or set ' +
+        'SLUICE_REDIS_URL, SLUICE_POSTGRES_URL or SLUICE_SQLITE_PATH',
+    );
+  }
+  if (given.length > 1) {
+    const names = given.map((kind) => line.from[kind]).join(' and ');
+    throw new UsageError(`one store at a time: ${names} are both given; pass one of them`);
+  }
+  const kind = given[0]!;
+  const location = line.stores[kind]!;
+  const flag = STORE_SOURCES[kind].flag;
+  if (kind === 'redis' && !/^rediss?:\/\//i.test(location)) {
+    throw new UsageError(`${flag} takes a redis:// or rediss:// URL`);
+  }
+  if (kind === 'postgres' && !/^postgres(ql)?:\/\//i.test(location)) {
+    throw new UsageError(`${flag} takes a postgres:// or postgresql:// URL`);
+  }
+  if (kind === 'sqlite' && (location === ':memory:' || /^[a-z][a-z0-9+.-]*:\/\//i.test(location))) {
+    throw new UsageError(`${flag} takes the path of the file the app's SqliteStore opens`);
+  }
+  for (const [option, kinds] of Object.entries(STORE_TAKES)) {
+    const value = line[option as keyof CommandLine];
+    if (value !== undefined && value !== false && !kinds.includes(kind)) {
+      throw new UsageError(`${OPTION_FLAG[option]} does not apply to ${flag}`);
+    }
+  }
+  return { kind, location };
 }
 
 /** The subject types the commands take. */

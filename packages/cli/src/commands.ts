@@ -1,6 +1,11 @@
-import { LimitOperations, type OperationEntry } from '@sluice/core';
-import type { RedisStore } from '@sluice/redis';
-import { type CommandLine, subjectOf, UsageError } from './args.js';
+import { LimitOperations, type OperationEntry, type Store } from '@sluice/core';
+import {
+  type CommandLine,
+  type CommandName,
+  type StoreKind,
+  subjectOf,
+  UsageError,
+} from './args.js';
 
 /** What a command prints: a human line (or lines) and the JSON value of `--json`. */
 export interface Output {
@@ -8,15 +13,39 @@ export interface Output {
   json: unknown;
 }
 
-/** `top`'s answer: the CLI sees no process's counts (`top` is per process). */
-export const TOP_EXPLAINED =
-  'sluice top: the most-denied subjects are counted by each process, in its memory ' +
-  '(Space-Saving, bounded), and never written to Redis, so this command has nothing to ' +
-  'aggregate. Read them in the app: `ops.top(10)` of its LimitOperations, or the ' +
-  'OpenTelemetry gauge sluice.denials.top (per process, counts by rank, without ids).';
+const STORE_NAMES: Record<StoreKind, string> = {
+  redis: 'Redis',
+  postgres: 'PostgreSQL',
+  sqlite: 'the SQLite file',
+};
+
+/**
+ * The commands a store cannot answer, each with why and where the answer is. `top` on every
+ * store: the CLI sees no process's counts (they are per process). Every other command acts
+ * through `LimitOperations`, which each shared store (Redis, PostgreSQL, SQLite) answers.
+ */
+const UNANSWERED: Partial<Record<CommandName, (store: string) => string>> = {
+  top: (store) =>
+    'sluice top: the most-denied subjects are counted by each process, in its memory ' +
+    `(Space-Saving, bounded), and never written to ${store}, so this command has nothing to ` +
+    'aggregate. Read them in the app: `ops.top(10)` of its LimitOperations, or the ' +
+    'OpenTelemetry gauge sluice.denials.top (per process, counts by rank, without ids).',
+};
+
+/**
+ * Why `command` cannot be answered on the store `kind` (undefined: no store given), naming
+ * the command; `undefined` when it can.
+ */
+export function unanswered(
+  command: CommandLine['command'],
+  kind: StoreKind | undefined,
+): string | undefined {
+  const why = UNANSWERED[command as CommandName];
+  return why?.(kind === undefined ? 'any store' : STORE_NAMES[kind]);
+}
 
 /** Runs one command against the store's operations. */
-export async function runCommand(line: CommandLine, store: RedisStore): Promise<Output> {
+export async function runCommand(line: CommandLine, store: Store): Promise<Output> {
   const ops = new LimitOperations({ store, prefix: line.prefix });
   const [a = '', b = '', c = ''] = line.positionals;
   const entryOut = (verb: string, entry: OperationEntry): Output => ({
@@ -60,12 +89,20 @@ export async function runCommand(line: CommandLine, store: RedisStore): Promise<
     }
     case 'inspect': {
       const inspection = await ops.inspect(subjectOf(a, b));
-      const lines = [
-        `${a} ${b}: ${inspection.blockedUntil === null ? 'not blocked' : `blocked until ${iso(inspection.blockedUntil)}`}`,
-        ...inspection.entries.map((e) => `  ${describe(e)}`),
-      ];
+      const until = inspection.blockedUntil;
+      const blocked =
+        until === null
+          ? 'not blocked'
+          : `blocked ${Number.isFinite(until) ? `until ${iso(until)}` : 'until removed'}`;
+      const lines = [`${a} ${b}: ${blocked}`, ...inspection.entries.map((e) => `  ${describe(e)}`)];
       if (inspection.entries.length === 0) lines.push('  no entries apply');
-      return { text: lines.join('\n'), json: inspection };
+      // JSON has no Infinity (a deny with no end): `blocked` says it, `blockedUntil` is null.
+      const json = {
+        ...inspection,
+        blocked: until !== null,
+        blockedUntil: until !== null && Number.isFinite(until) ? until : null,
+      };
+      return { text: lines.join('\n'), json };
     }
     default:
       throw new Error(`unhandled command ${String(line.command)}`);

@@ -1,7 +1,7 @@
 /**
- * `@sluice/cli`: the `sluice` command, for operators acting on every process
- * that shares a Redis at once: `ban`, `unban`, `allow`, `deny`, `override`, `remove`,
- * `list`, `inspect`, `top`. `runCli` runs it from code (the bin is a one-line wrapper).
+ * `@sluice/cli`: the `sluice` command, for operators acting on every process that shares a
+ * Redis, a PostgreSQL database or an SQLite file at once: `ban`, `unban`, `allow`, `deny`,
+ * `override`, `remove`, `list`, `inspect`, `top`. `runCli` runs it from code (the bin is a one-line wrapper).
  *
  * @packageDocumentation
  */

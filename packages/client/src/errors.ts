@@ -28,23 +28,25 @@ function brandClass(cls: { prototype: object }, name: string): void {
  * The rejection of a {@link pacedFetch} request that would have to wait longer than its
  * `maxWait` before it may be sent (or re-sent after a 429 / 503 with `Retry-After`). The
  * request was not sent (or not sent again); nothing was consumed from the server's quota.
+ * (It was named `RateLimitedError`: that name is now `@sluice/core`'s error for a limit
+ * that refused on the server side, which this is not.)
  *
  * @example
  * ```ts
  * try {
  *   await api('https://api.example.com/items');
  * } catch (error) {
- *   if (error instanceof RateLimitedError) {
+ *   if (error instanceof WaitTooLongError) {
  *     console.log(`try again in ${error.retryAfterMs} ms (policy ${error.policy})`);
  *   }
  * }
  * ```
  */
-export class RateLimitedError extends Error {
+export class WaitTooLongError extends Error {
   /**
    * How long, in **ms** from the rejection, until the policy lets a request through;
    * `Infinity` when the server answered that this request can never be admitted (a 429
-   * without `Retry-After` while its quota is not spent: see {@link RateLimitedError.never}).
+   * without `Retry-After` while its quota is not spent: see {@link WaitTooLongError.never}).
    */
   readonly retryAfterMs: number;
   /**
@@ -64,7 +66,7 @@ export class RateLimitedError extends Error {
     super(
       `sluice: rate limited by ${by}: the next request is allowed in ${Math.ceil(retryAfterMs)} ms, more than maxWait (${maxWait} ms)`,
     );
-    this.name = 'RateLimitedError';
+    this.name = 'WaitTooLongError';
     this.retryAfterMs = retryAfterMs;
     this.policy = policy;
   }
@@ -79,12 +81,12 @@ export class RateLimitedError extends Error {
    * @param policy - the policy's name, if the server named one.
    * @example
    * ```ts
-   * const error = RateLimitedError.never('uploads');
+   * const error = WaitTooLongError.never('uploads');
    * error.retryAfterMs; // Infinity
    * ```
    */
-  static never(policy: string | undefined): RateLimitedError {
-    const error = new RateLimitedError(Number.POSITIVE_INFINITY, policy, 0);
+  static never(policy: string | undefined): WaitTooLongError {
+    const error = new WaitTooLongError(Number.POSITIVE_INFINITY, policy, 0);
     const by = policy === undefined ? 'the server' : `policy ${safeName(policy)}`;
     error.message =
       `sluice: rate limited by ${by}: the request can never be admitted (429 without ` +
@@ -92,7 +94,7 @@ export class RateLimitedError extends Error {
     return error;
   }
 }
-brandClass(RateLimitedError, 'RateLimitedError');
+brandClass(WaitTooLongError, 'WaitTooLongError');
 
 /**
  * The rejection of a {@link pacedFetch} request throttled by the client itself

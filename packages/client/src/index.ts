@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 export type { HeaderStyle } from '@sluice/core/shared';
-export { RateLimitedError, SelfThrottledError, SluiceConfigError } from './errors.js';
+export { SelfThrottledError, SluiceConfigError, WaitTooLongError } from './errors.js';
 export {
   type HeadersLike,
   type ObservedPolicy,

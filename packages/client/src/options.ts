@@ -16,7 +16,7 @@ export interface PacedFetchOptions {
    * number of **ms** (`0` never waits, `Infinity` waits as long as the server says) or a
    * duration string read as `@sluice/core` reads one (`'500ms'`, `'30s'`, `'1 minute'`,
    * `'2m'`, `'1h'`). When the policy the client last saw needs a longer wait, the request is
-   * not sent and rejects at once with {@link RateLimitedError}.
+   * not sent and rejects at once with {@link WaitTooLongError}.
    * @default 60_000 (60 s)
    * @throws {@link SluiceConfigError} naming `maxWait` for a negative or NaN number or a
    * string that is not a duration.

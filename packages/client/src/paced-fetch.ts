@@ -1,4 +1,4 @@
-import { RateLimitedError, SelfThrottledError } from './errors.js';
+import { SelfThrottledError, WaitTooLongError } from './errors.js';
 import { parseRateLimitHeaders, type RateLimitInfo } from './headers/parse.js';
 import { type PacedFetchConfig, type PacedFetchOptions, parseOptions } from './options.js';
 import { OriginState, type PolicyState, type Ticket } from './pacer/origin-state.js';
@@ -51,9 +51,9 @@ type AnyFetch = (input: unknown, init?: RequestInit) => Promise<Response>;
  *   at most `retries` times; then the 429 / 503 is returned as it is;
  * - a 429 without `Retry-After` whose headers show quota left (no policy spent) can never be
  *   admitted by waiting (its cost is above the policy's capacity): it rejects at once with
- *   {@link RateLimitedError} (`retryAfterMs: Infinity`), not retried;
+ *   {@link WaitTooLongError} (`retryAfterMs: Infinity`), not retried;
  * - a wait longer than what is left of `maxWait` rejects at once with
- *   {@link RateLimitedError} (`retryAfterMs`, `policy`), without sending;
+ *   {@link WaitTooLongError} (`retryAfterMs`, `policy`), without sending;
  * - a waiting request rejects with its signal's reason when its `AbortSignal` aborts.
  *
  * Malformed headers never throw and never make a request wait longer than `maxWait`: they
@@ -66,7 +66,7 @@ type AnyFetch = (input: unknown, init?: RequestInit) => Promise<Response>;
  *   `sleep` and `random` (tests).
  * @returns a function with `fetch`'s signature.
  * @throws {@link SluiceConfigError} at creation for a bad option or an unknown option name.
- *   A call rejects with {@link RateLimitedError} past `maxWait`, {@link SelfThrottledError}
+ *   A call rejects with {@link WaitTooLongError} past `maxWait`, {@link SelfThrottledError}
  *   when throttled locally, and a `TypeError` when `estimate` gives no number >= 0.
  *
  * @example
@@ -140,13 +140,13 @@ async function send(
     if (status === 429 && info.retryAt === undefined && neverAdmitted(info)) {
       const names = await violatedPolicies(response, info);
       await cancelBody(response);
-      throw RateLimitedError.never(names?.[0] ?? info.policies[0]?.name);
+      throw WaitTooLongError.never(names?.[0] ?? info.policies[0]?.name);
     }
     if (!retryable || attempt >= retries) return response;
     const wait = info.retryAt! - now;
     await cancelBody(response);
     if (now + wait > deadline) {
-      throw new RateLimitedError(wait, blocked?.name ?? violated?.[0], config.maxWait);
+      throw new WaitTooLongError(wait, blocked?.name ?? violated?.[0], config.maxWait);
     }
   }
 }
@@ -187,7 +187,7 @@ async function admit(config: PacedFetchConfig, state: OriginState, call: Call): 
     if (gate.until !== undefined) {
       const wait = gate.until - now;
       if (now + wait > deadline) {
-        throw new RateLimitedError(wait, gate.policy?.name, config.maxWait);
+        throw new WaitTooLongError(wait, gate.policy?.name, config.maxWait);
       }
       await state.waiters.wait(gate.until, false, signal);
       continue;
@@ -197,7 +197,7 @@ async function admit(config: PacedFetchConfig, state: OriginState, call: Call): 
     const left = deadline - now;
     if (left <= 0) {
       if (gate.probe) return state.send(route, { go: true, probe: false, policies: [] }, now);
-      throw new RateLimitedError(estimate(gate.policy), gate.policy?.name, config.maxWait);
+      throw new WaitTooLongError(estimate(gate.policy), gate.policy?.name, config.maxWait);
     }
     await state.waiters.wait(deadline, true, signal);
   }

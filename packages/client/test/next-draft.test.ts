@@ -1,5 +1,5 @@
 import { EPOCH } from '@sluice/test-kit';
-import { pacedFetch, parseRateLimitHeaders, RateLimitedError } from '../src/index.js';
+import { pacedFetch, parseRateLimitHeaders, WaitTooLongError } from '../src/index.js';
 import { scripted, virtual } from './scripted.js';
 import { VirtualTime } from './virtual-time.js';
 
@@ -110,7 +110,7 @@ describe('pacing a server on the next revision', () => {
       'fulfilled',
       'rejected',
     ]);
-    expect((results[3] as PromiseRejectedResult).reason).toBeInstanceOf(RateLimitedError);
+    expect((results[3] as PromiseRejectedResult).reason).toBeInstanceOf(WaitTooLongError);
     expect(server.sent).toHaveLength(3);
   });
 
@@ -135,7 +135,7 @@ describe('pacing a server on the next revision', () => {
     }));
     const api = pacedFetch(server.fetch, { ...virtual(time), maxWait: 60_000 });
     const error = await time.run(api('https://a.test/x').catch((e: unknown) => e));
-    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error).toBeInstanceOf(WaitTooLongError);
     expect(error).toMatchObject({ retryAfterMs: 120_000, policy: 'jira-quota-global-based' });
   });
 

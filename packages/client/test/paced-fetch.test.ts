@@ -1,6 +1,11 @@
-import { SluiceConfigError as CoreConfigError, Limit, parseDuration } from '@sluice/core';
+import {
+  SluiceConfigError as CoreConfigError,
+  Limit,
+  parseDuration,
+  RateLimitedError,
+} from '@sluice/core';
 import { EPOCH } from '@sluice/test-kit';
-import { pacedFetch, RateLimitedError, SluiceConfigError } from '../src/index.js';
+import { pacedFetch, SluiceConfigError, WaitTooLongError } from '../src/index.js';
 import { scripted, virtual } from './scripted.js';
 import { startServer } from './servers.js';
 import { VirtualTime } from './virtual-time.js';
@@ -94,7 +99,7 @@ describe('maxWait takes the durations the core takes', () => {
       ),
     );
     if (outcome === 'rejects at once') {
-      expect(second).toBeInstanceOf(RateLimitedError);
+      expect(second).toBeInstanceOf(WaitTooLongError);
       expect(server.sent).toHaveLength(1);
       expect(time.now).toBe(EPOCH);
     } else {
@@ -195,7 +200,7 @@ describe('pacing from the answers', () => {
     expect(time.now).toBe(EPOCH);
   });
 
-  it('past maxWait it rejects with RateLimitedError at once, without sending', async () => {
+  it('past maxWait it rejects with WaitTooLongError at once, without sending', async () => {
     const time = new VirtualTime(EPOCH);
     const server = scripted(time, () => ({
       headers: { 'RateLimit-Policy': '"hourly";q=1;w=3600', RateLimit: '"hourly";r=0;t=3600' },
@@ -203,10 +208,13 @@ describe('pacing from the answers', () => {
     const api = pacedFetch(server.fetch, { ...virtual(time), maxWait: 10_000 });
     await api('https://a.test/x');
     const error = await api('https://a.test/x').catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error).toBeInstanceOf(WaitTooLongError);
     expect(error).toMatchObject({ retryAfterMs: 3_600_000, policy: 'hourly' });
     expect(server.sent).toHaveLength(1);
     expect(time.now).toBe(EPOCH);
+    // Its own class and brand: not the server side's RateLimitedError of @sluice/core.
+    expect(error).not.toBeInstanceOf(RateLimitedError);
+    expect((error as Error).name).toBe('WaitTooLongError');
   });
 
   it('a huge or malformed reset never waits longer than maxWait', async () => {
@@ -227,7 +235,7 @@ describe('pacing from the answers', () => {
         await time.run(
           api('https://a.test/x').then(
             (r) => String(r.status),
-            (e: unknown) => (e instanceof RateLimitedError ? 'limited' : String(e)),
+            (e: unknown) => (e instanceof WaitTooLongError ? 'limited' : String(e)),
           ),
         ),
       );
@@ -275,7 +283,7 @@ describe('429 and 503 with Retry-After', () => {
     expect(server.sent.map((s) => s.at - EPOCH)).toEqual([0, 3000]);
   });
 
-  it('a Retry-After beyond maxWait rejects with RateLimitedError naming the violated policy', async () => {
+  it('a Retry-After beyond maxWait rejects with WaitTooLongError naming the violated policy', async () => {
     const time = new VirtualTime(EPOCH);
     const server = scripted(time, () => ({
       status: 429,
@@ -284,7 +292,7 @@ describe('429 and 503 with Retry-After', () => {
     }));
     const api = pacedFetch(server.fetch, { ...virtual(time), maxWait: 60_000 });
     const error = await time.run(api('https://a.test/x').catch((e: unknown) => e));
-    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error).toBeInstanceOf(WaitTooLongError);
     expect(error).toMatchObject({ retryAfterMs: 120_000, policy: 'daily' });
     expect(server.sent).toHaveLength(1);
   });
@@ -340,7 +348,7 @@ describe('over a real socket', () => {
 // Kept after the socket test: with an in-process app started earlier in this file, the
 // socket test hangs (any in-process startServer, a plain static limit too; not yet explained).
 describe('a 429 without Retry-After while quota is left: the request can never pass', () => {
-  it('rejects at once with RateLimitedError (retryAfterMs Infinity), sent once, not retried', async () => {
+  it('rejects at once with WaitTooLongError (retryAfterMs Infinity), sent once, not retried', async () => {
     const time = new VirtualTime(EPOCH);
     const server = scripted(time, () => ({
       status: 429,
@@ -348,8 +356,8 @@ describe('a 429 without Retry-After while quota is left: the request can never p
     }));
     const api = pacedFetch(server.fetch, { ...virtual(time), retries: 2 });
     const error = await time.run(api('https://a.test/x').catch((e: unknown) => e));
-    expect(error).toBeInstanceOf(RateLimitedError);
-    expect((error as RateLimitedError).retryAfterMs).toBe(Number.POSITIVE_INFINITY);
+    expect(error).toBeInstanceOf(WaitTooLongError);
+    expect((error as WaitTooLongError).retryAfterMs).toBe(Number.POSITIVE_INFINITY);
     expect((error as Error).message).toContain('can never be admitted');
     expect(server.sent).toHaveLength(1);
   });
@@ -384,8 +392,8 @@ describe('a 429 without Retry-After while quota is left: the request can never p
       const api = pacedFetch(time.wrap(server.fetch), virtual(time));
       const big = { headers: { 'x-cost': '20' } };
       const error = await time.run(api(server.url, big).catch((e: unknown) => e));
-      expect(error).toBeInstanceOf(RateLimitedError);
-      expect((error as RateLimitedError).retryAfterMs).toBe(Number.POSITIVE_INFINITY);
+      expect(error).toBeInstanceOf(WaitTooLongError);
+      expect((error as WaitTooLongError).retryAfterMs).toBe(Number.POSITIVE_INFINITY);
       expect(server.log.map((l) => l.status)).toEqual([429]);
       expect((await time.run(api(server.url))).status).toBe(200);
       await server.close();

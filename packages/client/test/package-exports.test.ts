@@ -4,7 +4,7 @@ import { describePackageExports } from '@sluice/test-kit';
 // and with import(): one paced request through the built code, and the option check.
 describePackageExports({
   name: 'client',
-  functions: ['pacedFetch', 'parseRateLimitHeaders', 'RateLimitedError', 'SluiceConfigError'],
+  functions: ['pacedFetch', 'parseRateLimitHeaders', 'WaitTooLongError', 'SluiceConfigError'],
   probe: `
     const seen = [];
     const fake = async (input) => {

@@ -47,6 +47,13 @@ export type { ValidateOptions } from './http/request/proxy-warnings.js';
 export type { BodyStyle, QuotaExceededProblem } from './http/verdict/denial.js';
 export { QUOTA_EXCEEDED_TITLE, QUOTA_EXCEEDED_TYPE } from './http/verdict/denial.js';
 export type { HeaderStyle, HeaderStyleName, HeadersOption } from './http/verdict/headers.js';
+export type {
+  OpenApiHeaderObject,
+  OpenApiResponseObject,
+  OpenApiResponses,
+  OpenApiSchemaObject,
+} from './http/verdict/openapi.js';
+export { openApiResponses } from './http/verdict/openapi.js';
 export type { LimitedInfo, LimitMode } from './http/verdict/shadow.js';
 export type { HttpVerdict } from './http/verdict/verdict.js';
 export type {
@@ -56,6 +63,7 @@ export type {
   LimitQuota,
 } from './limits/limit.js';
 export { Limit } from './limits/limit-factories.js';
+export { RateLimitedError } from './limits/rate-limited-error.js';
 export type {
   AcquireOptions,
   ConsumeOptions,

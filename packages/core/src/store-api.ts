@@ -2,7 +2,8 @@
  * `@sluice/core/store`: what store and algorithm authors need, and what sibling packages
  * such as `@sluice/redis` build on: the `Algorithm` and `Store` contracts, the algorithm
  * classes behind the factories (each Lua twin reads its parameters), the charge-time and
- * key helpers, the failure machinery (`FailSafeStore`, its defaults)
+ * key helpers, the failure machinery (`FailSafeStore`, its defaults, the errors every store
+ * rejects with: `StoreTimeoutError`, `StoreAbandonedError`)
  * and option-name checking. Application authors write `@sluice/core` instead.
  *
  * @packageDocumentation
@@ -51,6 +52,7 @@ export {
 } from './operations/store-sync.js';
 export { DEFAULT_COOLDOWN_MS } from './store-failure/circuit-breaker.js';
 export { DEFAULT_OVER_LIMIT_KEYS } from './store-failure/over-limit-cache.js';
+export { StoreAbandonedError, StoreTimeoutError } from './store-failure/store-call-errors.js';
 export type {
   FailSafeStoreOptions,
   StoreErrorPolicy,

@@ -2,6 +2,7 @@ import type { LimitInput } from '@sluice/core';
 import { type MethodDecorator, methodDecorator } from '@sluice/core/http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { guard, runGuards } from './guards.js';
+import { markGuards } from './openapi.js';
 import type { RouteRateLimitOptions } from './types.js';
 
 /**
@@ -34,6 +35,6 @@ export function Throttle(limit: LimitInput, options: RouteRateLimitOptions = {})
         return out === undefined ? reply : out;
       });
     };
-    return wrapped;
+    return markGuards(wrapped, [g]);
   });
 }

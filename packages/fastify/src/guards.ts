@@ -34,7 +34,7 @@ const LIMIT_FORMS =
 /** The options of a route limit besides the core's. */
 const ROUTE_OPTIONS = ['errorResponseBuilder', 'errorResponse', 'hook'] as const;
 /** The plugin's options besides the core's. */
-const PLUGIN_OPTIONS = [...ROUTE_OPTIONS, 'global'] as const;
+const PLUGIN_OPTIONS = [...ROUTE_OPTIONS, 'global', 'openapi'] as const;
 
 /**
  * Builds a guard; throws `SluiceConfigError` for any invalid option or unknown option name.
@@ -44,7 +44,7 @@ const PLUGIN_OPTIONS = [...ROUTE_OPTIONS, 'global'] as const;
  *   `'config.rateLimit of GET /a'`.
  */
 export function guard(
-  options: RouteRateLimitOptions & { global?: unknown },
+  options: RouteRateLimitOptions & { global?: unknown; openapi?: unknown },
   scope: LimiterScope,
   where: string,
 ): Guard {

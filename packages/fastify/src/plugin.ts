@@ -12,6 +12,7 @@ import type {
 import fp from 'fastify-plugin';
 import { auditOf } from './audit.js';
 import { type Guard, guard, merge, runGuards } from './guards.js';
+import { addOpenApi, markedGuards, markGuards } from './openapi.js';
 import type { FastifyRateLimitOptions, RateLimitHook, RouteRateLimitOptions } from './types.js';
 
 /** One plugin registration; `parent` is the registration visible where it was registered. */
@@ -19,6 +20,8 @@ interface Registration {
   base: RouteRateLimitOptions;
   global: Guard | undefined;
   parent: Registration | undefined;
+  /** `openapi: true` here or on an outer registration. */
+  openapi: boolean;
 }
 
 const kRegistration = Symbol('sluice.fastify.registration');
@@ -83,13 +86,17 @@ const plugin: FastifyPluginCallback<FastifyRateLimitOptions> = (app, options, do
 function setup(app: FastifyInstance, options: FastifyRateLimitOptions): void {
   const global = options.global ?? true;
   if (typeof global !== 'boolean') throw new SluiceConfigError('global', global, 'a boolean');
+  const parent = (app as WithRegistration)[kRegistration];
+  const openapi = options.openapi ?? parent?.openapi ?? false;
+  if (typeof openapi !== 'boolean') throw new SluiceConfigError('openapi', openapi, 'a boolean');
   // Validates the options either way.
   const pluginGuard = guard(options, 'global', 'the @sluice/fastify plugin options');
-  const { global: _global, ...base } = options;
+  const { global: _global, openapi: _openapi, ...base } = options;
   const registration: Registration = {
     base,
     global: global ? pluginGuard : undefined,
-    parent: (app as WithRegistration)[kRegistration],
+    parent,
+    openapi,
   };
   (app as WithRegistration)[kRegistration] = registration;
   const audit = auditOf(app);
@@ -101,7 +108,7 @@ function setup(app: FastifyInstance, options: FastifyRateLimitOptions): void {
         'route',
         'app.rateLimit()',
       );
-      return hookFor([g], 'onRequest') as onRequestHookHandler;
+      return markGuards(hookFor([g], 'onRequest'), [g]) as onRequestHookHandler;
     });
   }
   // Routes declared in this context before the plugin loaded (registered without `await`,
@@ -132,6 +139,8 @@ function setup(app: FastifyInstance, options: FastifyRateLimitOptions): void {
       guards.push(own);
       limiters.push(own.pipeline.limiter);
     }
+    // The 429 and the headers in the route's schema, for @fastify/swagger (openapi.ts).
+    if (registration.openapi) addOpenApi(route, [...guards, ...markedGuards(route)]);
     // One hook per kind, its guards in order (global ones first).
     const kinds = new Map<RateLimitHook, Guard[]>();
     for (const g of guards) kinds.set(g.hook, [...(kinds.get(g.hook) ?? []), g]);

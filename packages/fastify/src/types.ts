@@ -69,6 +69,21 @@ export interface FastifyRateLimitOptions extends RouteRateLimitOptions {
    * `app.rateLimit()` hook are limited (@fastify/rate-limit's `global`).
    */
   global?: boolean;
+  /**
+   * `true`: every route this registration limits (the global limit, `config.rateLimit`,
+   * `app.rateLimit()` hooks, `@Throttle` handlers) gets, in its `schema.response`, the
+   * denial's response (`429`, or the `statusCode` option: `Retry-After`, the rate-limit
+   * headers of the `headers` option, sluice's JSON body schema; no body schema with
+   * `errorResponseBuilder` or `errorResponse: 'error-handler'`) and the rate-limit headers
+   * on its 2xx responses, so that @fastify/swagger's generated spec documents them. A
+   * status the route describes itself is left as it is; routes not limited are not
+   * changed. Inherited by registrations in child contexts. The same description as the
+   * core's `openApiResponses(options)`.
+   * @default false
+   * @throws `SluiceConfigError` naming `openapi` for a value that is not a boolean.
+   * @example await app.register(rateLimit, { limit: '100/min', openapi: true });
+   */
+  openapi?: boolean;
 }
 
 /**

@@ -21,7 +21,7 @@ export interface SluiceGraphqlOptions<Context = any> extends CostOptions, Protoc
    */
   limit: LimitInput;
   /**
-   * The subject replacing user / IP: keys are then `<prefix>:<limit name>:<key>`. May be
+   * The subject replacing user / IP: keys are then `<prefix>:<limit name>:<key>` (`sl@fw:…` on a fixed window, as on HTTP). May be
    * async. Returning `undefined` falls back to user / IP.
    * @default none: the user (`user`), else the client IP (`ip`), IPv6 by /64
    */

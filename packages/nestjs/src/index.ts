@@ -15,4 +15,5 @@ export { SkipThrottle, Throttle } from './decorators.js';
 export { ThrottleException, ThrottleExceptionFilter } from './exception.js';
 export { SluiceGuard } from './guard.js';
 export { SluiceModule, type SluiceModuleAsyncOptions } from './module.js';
+export { addSluiceApiResponses } from './openapi.js';
 export type { RequestResponse, SluiceModuleOptions, ThrottleOptions } from './types.js';

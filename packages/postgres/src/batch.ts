@@ -1,26 +1,15 @@
 import type { Decision } from '@sluice/core';
-import { type Algorithm, withChargeTime } from '@sluice/core/store';
+import {
+  type Algorithm,
+  StoreAbandonedError,
+  StoreTimeoutError,
+  withChargeTime,
+} from '@sluice/core/store';
 import type { SqlClient } from './client.js';
 import { EXPIRED, WIDTH } from './sql/decide.sql.js';
 
 /** The most requests one statement decides; more wait for the next statement. */
 export const MAX_BATCH = 512;
-
-/** The error a store call rejects with when it takes longer than `timeoutMs`. */
-export class StoreTimeoutError extends Error {
-  constructor(timeoutMs: number) {
-    super(`sluice: the store did not answer within ${timeoutMs} ms`);
-    this.name = 'StoreTimeoutError';
-  }
-}
-
-/** The rejection of calls given up by `failPending` (the limiter's breaker opened). */
-export class StoreAbandonedError extends Error {
-  constructor() {
-    super('sluice: given up: the database stopped answering (its circuit breaker opened)');
-    this.name = 'StoreAbandonedError';
-  }
-}
 
 /** One request of a batch. */
 export interface Request {
@@ -109,7 +98,7 @@ export class Batcher {
 
   /** Rejects every call sent and not answered yet (see `Store.failPending`). */
   failPending(): void {
-    for (const groups of this.#inFlight) settleAll(groups, new StoreAbandonedError());
+    for (const groups of this.#inFlight) settleAll(groups, new StoreAbandonedError('the database'));
     this.#inFlight.clear();
   }
 

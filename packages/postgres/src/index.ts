@@ -4,7 +4,8 @@
  *
  * @packageDocumentation
  */
-export { StoreAbandonedError, StoreTimeoutError } from './batch.js';
+/** Re-exported from `@sluice/core/store`, where they are defined once for every store. */
+export { StoreAbandonedError, StoreTimeoutError } from '@sluice/core/store';
 export type { PgQueryable, PostgresClient, PostgresJsQuery, PostgresJsSql } from './client.js';
 export { SUPPORTED_CLIENTS } from './client.js';
 export type { PostgresStoreOptions } from './options.js';

@@ -11,7 +11,11 @@ import {
   SluiceConfigError,
 } from '@sluice/core';
 import { HttpLimiter } from '@sluice/core/http';
-import { createPostgresDatabase, type PostgresDatabase } from '@sluice/test-kit';
+import {
+  createPostgresDatabase,
+  describeWildcardSubjects,
+  type PostgresDatabase,
+} from '@sluice/test-kit';
 import pg from 'pg';
 import postgres from 'postgres';
 import { PostgresStore } from '../src/index.js';
@@ -144,6 +148,18 @@ describe.each(['pg', 'postgres.js'] as const)('operations across two stores (%s)
     await until(async () => (await limiterB.consume('tenant')).limit === 5);
     await opsA.remove('override:key:tenant');
     await until(async () => (await limiterB.consume('tenant')).limit === 1_000_000);
+  });
+
+  it("a wildcard ban made in A (key tenant:*:bot) denies B's matching keys only", async () => {
+    await opsA.ban({ key: 'tenant:*:bot' }, { for: '1h' });
+    await until(() => denied('tenant:1:bot'));
+    expect(await denied('tenant:1:app')).toBe(false);
+    await opsA.unban({ key: 'tenant:*:bot' });
+    await until(async () => !(await denied('tenant:1:bot')));
+  });
+
+  describe('wildcard subjects, PostgresStore', () => {
+    describeWildcardSubjects(() => a.store);
   });
 
   // Whichever comes first brings the change: the re-check after the reconnect, or the

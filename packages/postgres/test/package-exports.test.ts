@@ -19,7 +19,7 @@ afterAll(async () => {
 // a database this test created, through pg.
 describePackageExports({
   name: 'postgres',
-  functions: ['PostgresStore', 'StoreTimeoutError'],
+  functions: ['PostgresStore', 'StoreAbandonedError', 'StoreTimeoutError'],
   env: () => ({ SLUICE_PROBE_PG_URL: db.url }),
   probe: `
     const core = await load('@sluice/core');

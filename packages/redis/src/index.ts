@@ -6,7 +6,8 @@
  * @packageDocumentation
  */
 
-export { StoreTimeoutError } from './batching/deadline-queue.js';
+/** Re-exported from `@sluice/core/store`, where they are defined once for every store. */
+export { StoreAbandonedError, StoreTimeoutError } from '@sluice/core/store';
 export type { RedisClient } from './clients/client.js';
 export { SUPPORTED_CLIENTS } from './clients/client.js';
 export { MIN_REDIS_VERSION, RedisVersionError } from './clients/version.js';

@@ -5,7 +5,8 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { connect } from 'node:net';
-import { DeadlineQueue, type Pending, StoreTimeoutError } from '../src/batching/deadline-queue.js';
+import { StoreTimeoutError } from '@sluice/core/store';
+import { DeadlineQueue, type Pending } from '../src/batching/deadline-queue.js';
 
 const entry = (): Pending & { error?: Error } => {
   const e: Pending & { error?: Error } = {

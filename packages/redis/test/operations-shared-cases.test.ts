@@ -1,10 +1,11 @@
 // test-kit's shared operations cases on RedisStore, on one redis-server: the override kinds
 // (the entries come from Redis, the overridden limits decided by the Lua twins) and
 // RateLimiter.reserve under operator entries (the booking is the reserve Lua twin's, at the
-// override's rate).
+// override's rate), and wildcard user and key subjects (the pattern text through Redis's hash).
 import {
   describeOverrideKinds,
   describeReserveUnderOperations,
+  describeWildcardSubjects,
   type RedisProcess,
   startRedis,
 } from '@sluice/test-kit';
@@ -40,4 +41,8 @@ describe('override kinds, RedisStore', () => {
 
 describe('RateLimiter.reserve under operator entries, RedisStore', () => {
   describeReserveUnderOperations(store);
+});
+
+describe('wildcard subjects, RedisStore', () => {
+  describeWildcardSubjects(store);
 });

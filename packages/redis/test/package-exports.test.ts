@@ -15,7 +15,7 @@ afterAll(async () => {
 // built Lua scripts on a redis-server this test started, with ioredis.
 describePackageExports({
   name: 'redis',
-  functions: ['RedisStore', 'StoreTimeoutError'],
+  functions: ['RedisStore', 'StoreAbandonedError', 'StoreTimeoutError'],
   env: () => ({ SLUICE_PROBE_REDIS_PORT: String(server.port) }),
   probe: `
     const core = await load('@sluice/core');
@@ -29,13 +29,20 @@ describePackageExports({
       });
       const first = await limiter.consume('probe');
       const second = await limiter.consume('probe');
-      return { first, second, lua: Object.keys(pkg.LUA_SOURCES).length > 0 };
+      const store = await load('@sluice/core/store');
+      // One class per error: the built package re-exports the built core's, in both formats.
+      const sameErrors =
+        pkg.StoreTimeoutError === store.StoreTimeoutError &&
+        pkg.StoreAbandonedError === store.StoreAbandonedError &&
+        new pkg.StoreTimeoutError(1) instanceof store.StoreTimeoutError;
+      return { first, second, sameErrors, lua: Object.keys(pkg.LUA_SOURCES).length > 0 };
     } finally {
       client.disconnect();
     }
   `,
   check(result) {
     expect(result.lua).toBe(true);
+    expect(result.sameErrors).toBe(true);
     expect(result.first).toMatchObject({ allowed: true, limit: 1, remaining: 0 });
     expect(result.second).toMatchObject({ allowed: false, remaining: 0 });
   },

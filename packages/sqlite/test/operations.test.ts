@@ -13,6 +13,7 @@ import {
   SluiceConfigError,
 } from '@sluice/core';
 import { HttpLimiter } from '@sluice/core/http';
+import { describeWildcardSubjects } from '@sluice/test-kit';
 import Database from 'better-sqlite3';
 import { SqliteStore } from '../src/index.js';
 import { nodeSqlite } from './node-sqlite.js';
@@ -132,6 +133,18 @@ describe.each(drivers)('operations across two connections to one file (%s)', (na
     await until(async () => (await limit()) === 5);
     await opsA.remove('override:key:tenant');
     await until(async () => (await limit()) === 1_000_000);
+  });
+
+  it("a wildcard ban made in A (key tenant:*:bot) denies B's matching keys only", async () => {
+    await opsA.ban({ key: 'tenant:*:bot' }, { for: '1h' });
+    await until(() => denied(limiterB, 'tenant:1:bot'));
+    expect(await denied(limiterB, 'tenant:1:app')).toBe(false);
+    await opsA.unban({ key: 'tenant:*:bot' });
+    await until(async () => !(await denied(limiterB, 'tenant:1:bot')));
+  });
+
+  describe('wildcard subjects, SqliteStore', () => {
+    describeWildcardSubjects(() => a);
   });
 });
 

@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { concurrency, Limit, MemoryStore } from '@sluice/core';
+import { CallCountingStore } from './call-counting-store.js';
 import { EPOCH } from './epoch.js';
 import { responseStatus } from './framework-shapes.js';
 import { Gate } from './gate.js';
@@ -17,14 +18,20 @@ export const afterFinish = () => new Promise<void>((resolve) => setTimeout(resol
  * Opens a request to `url + path` and drops its connection once `gate` has `n` requests
  * inside (the handler is holding it): a client that goes away before the response.
  */
-export async function dropWhileInside(url: string, path: string, gate: Gate, n: number) {
+export async function dropWhileInside(
+  url: string,
+  path: string,
+  gate: Gate,
+  n: number,
+  store: CallCountingStore,
+) {
   const req = httpRequest(`${url}${path}`, { method: 'GET', agent: false });
   req.on('error', () => undefined);
   req.end();
   await gate.entered(n);
   req.destroy();
-  // The server sees the socket close on a later turn of its event loop.
-  await new Promise<void>((resolve) => setTimeout(resolve, 50));
+  // The server sees the socket close on a later turn of its event loop, then gives back.
+  await store.until('refund', 1);
 }
 
 /**
@@ -113,7 +120,8 @@ export function describeOutcomeRules(harness: AdapterHarness): void {
     });
 
     it('a connection closed before the response ended counts as failed', async () => {
-      const { store, clock } = base();
+      const { clock } = base();
+      const store = new CallCountingStore();
       const gate = new Gate();
       const limit = Limit.perMinute(2).by('client').named('abort');
       const options = { store, clock, skipFailedRequests: true };
@@ -125,7 +133,7 @@ export function describeOutcomeRules(harness: AdapterHarness): void {
         ],
       };
       await withApp(spec, async (client) => {
-        await dropWhileInside(client.url!, '/slow', gate, 1);
+        await dropWhileInside(client.url!, '/slow', gate, 1, store);
         gate.open();
         const got: number[] = [];
         for (let i = 0; i < 3; i++) got.push((await client.request('GET', '/fast')).status);
@@ -198,7 +206,8 @@ export function describeOutcomeRules(harness: AdapterHarness): void {
     });
 
     it('the lease of a request whose client disconnects is released', async () => {
-      const { store, clock } = base();
+      const { clock } = base();
+      const store = new CallCountingStore();
       const gate = new Gate();
       const spec: AppSpec = {
         listen: true,
@@ -213,7 +222,7 @@ export function describeOutcomeRules(harness: AdapterHarness): void {
         ],
       };
       await withApp(spec, async (client) => {
-        await dropWhileInside(client.url!, '/slow', gate, 1);
+        await dropWhileInside(client.url!, '/slow', gate, 1, store);
         const next = client.request('GET', '/slow');
         await gate.entered(2); // admitted: the dropped request's lease is gone
         gate.open();

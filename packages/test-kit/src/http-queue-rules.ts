@@ -1,7 +1,8 @@
 /// <reference types="jest" />
+
 import { request as httpRequest } from 'node:http';
 import { type Decision, Limit, MemoryStore } from '@sluice/core';
-import type { Store } from '@sluice/core/store';
+import { CallCountingStore } from './call-counting-store.js';
 import { EPOCH } from './epoch.js';
 import {
   type AdapterHarness,
@@ -113,39 +114,4 @@ export function describeQueueRules(harness: AdapterHarness): void {
       });
     });
   });
-}
-
-/**
- * A MemoryStore that counts its `reserve` and `refund` calls, so a row can wait for the
- * store to have seen a booking or a give-back (bounded: 10 s) instead of sleeping.
- */
-class CallCountingStore extends MemoryStore {
-  readonly calls = { reserve: 0, refund: 0 };
-
-  // The limiter decides through its key spaces' views (MemoryStore#scope): count there.
-  override scope(prefix: string): Store {
-    const view = super.scope(prefix);
-    const { reserve, refund } = view;
-    if (reserve !== undefined) {
-      view.reserve = (...args) => {
-        this.calls.reserve++;
-        return reserve.apply(view, args);
-      };
-    }
-    if (refund !== undefined) {
-      view.refund = (...args) => {
-        this.calls.refund++;
-        return refund.apply(view, args);
-      };
-    }
-    return view;
-  }
-
-  async until(call: 'reserve' | 'refund', count: number): Promise<void> {
-    const deadline = Date.now() + 10_000;
-    while (this.calls[call] < count) {
-      if (Date.now() > deadline) throw new Error(`the store saw ${this.calls[call]} ${call} calls`);
-      await new Promise<void>((resolve) => setTimeout(resolve, 2));
-    }
-  }
 }

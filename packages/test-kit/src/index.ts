@@ -37,3 +37,4 @@ export * from './store-traces.js';
 export * from './type-equality.js';
 export * from './upstash-bridge.js';
 export * from './vectors.js';
+export * from './wildcard-subjects.js';

@@ -111,7 +111,10 @@ export async function runTrace(
  * time, for a store whose keys expire in real time (Redis `PEXPIRE`): an op's time is the
  * previous op's plus the larger of its `dt` and the real time since the previous op, so a
  * machine slower than the trace's clock never lets the store expire a key the reference
- * still holds. Both answer the same ops at the same times: their decisions must be equal.
+ * still holds. Both answer the same ops at the same times: their decisions must be equal,
+ * unless an op took longer than the store's keys outlive their state (Redis: `SLACK_MS`):
+ * the key may then have expired in real time between the op's time and its arrival. The
+ * third value, the slowest op's ms from its time to both answers, tells the caller so.
  */
 export async function runTraceInRealTime(
   reference: Store,
@@ -121,9 +124,10 @@ export async function runTraceInRealTime(
   algorithm: Algorithm,
   start: number,
   ops: readonly TraceOp[],
-): Promise<[Decision[], Decision[]]> {
+): Promise<[Decision[], Decision[], number]> {
   let now = start;
   let real = performance.now();
+  let slowest = 0;
   const expected: Decision[] = [];
   const actual: Decision[] = [];
   const times: number[] = [];
@@ -135,6 +139,7 @@ export async function runTraceInRealTime(
     if (o.op === 'consume') {
       expected.push(await reference.consume(referenceKey, algorithm, o.cost, now));
       actual.push(await store.consume(key, algorithm, o.cost, now));
+      slowest = Math.max(slowest, performance.now() - t);
       continue;
     }
     const charge = o.charge;
@@ -145,6 +150,7 @@ export async function runTraceInRealTime(
       await reference.refund!(referenceKey, algorithm, chargedIn(expected) ? o.cost : 0, now, at),
     );
     actual.push(await store.refund!(key, algorithm, chargedIn(actual) ? o.cost : 0, now, at));
+    slowest = Math.max(slowest, performance.now() - t);
   }
-  return [expected, actual];
+  return [expected, actual, slowest];
 }

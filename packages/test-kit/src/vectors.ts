@@ -107,15 +107,16 @@ export function vectorRuns(): VectorRun[] {
 }
 
 /**
- * Replays a run's steps on `store` through a `RateLimiter` whose clock is VECTOR_EPOCH plus
- * each step's `t`, and returns the `toCellReply` of every decision.
+ * Replays a run's steps on `store` through a `RateLimiter` whose clock is `epoch` (default
+ * VECTOR_EPOCH) plus each step's `t`, and returns the `toCellReply` of every decision.
  */
 export async function replayVector(
   run: VectorRun,
   store: Store,
   prefix = 'sluice',
+  epoch = VECTOR_EPOCH,
 ): Promise<CellReply[]> {
-  let now = VECTOR_EPOCH;
+  let now = epoch;
   const limiter = new RateLimiter({
     algorithm: buildVectorAlgorithm(run.factory, run.args),
     store,
@@ -124,7 +125,7 @@ export async function replayVector(
   });
   const replies: CellReply[] = [];
   for (const step of run.steps) {
-    now = VECTOR_EPOCH + step.t;
+    now = epoch + step.t;
     replies.push(toCellReply(await limiter.consume('vector-key', { cost: step.cost })));
   }
   return replies;

@@ -1,33 +1,11 @@
-import type { Decision, ProtocolVerdict } from '@sluice/core';
+import { RateLimitedError } from '@sluice/core';
 
 /**
- * The `cause` of the `TOO_MANY_REQUESTS` `TRPCError` that {@link sluiceTrpc} throws.
+ * The `cause` of the `TOO_MANY_REQUESTS` `TRPCError` that {@link sluiceTrpc} throws: the one
+ * `RateLimitedError` of `@sluice/core`, re-exported here (`retryAfter` in seconds, undefined
+ * for never; `retryAfterMs`, -1 for never; the most restrictive `decision`).
  */
-export class RateLimitedError extends Error {
-  override readonly name = 'RateLimitedError';
-  /**
-   * Seconds until the same call would be admitted, rounded up, at least 1 (`Retry-After`);
-   * `undefined` when waiting will never admit it (its cost exceeds the quota, or an
-   * operator's deny): then no `Retry-After` is sent. Never negative.
-   */
-  readonly retryAfter: number | undefined;
-  /** The same in exact **ms**; -1 when the call's cost exceeds the quota. */
-  readonly retryAfterMs: number;
-  /** The most restrictive limit's decision. */
-  readonly decision: Decision;
-
-  constructor(verdict: ProtocolVerdict) {
-    const never = verdict.retryAfterSeconds < 0;
-    super(
-      never
-        ? 'Rate limit exceeded: this call costs more than the limit allows, waiting will not admit it'
-        : `Rate limit exceeded, retry in ${verdict.retryAfterSeconds} seconds`,
-    );
-    this.retryAfter = never ? undefined : verdict.retryAfterSeconds;
-    this.retryAfterMs = verdict.retryAfterMs;
-    this.decision = verdict.decision;
-  }
-}
+export { RateLimitedError };
 
 /**
  * `retryAfter` (seconds) of a tRPC error whose cause is a {@link RateLimitedError}, else

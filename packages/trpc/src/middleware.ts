@@ -27,7 +27,7 @@ export interface TrpcCall<Ctx = any> {
 // biome-ignore lint/suspicious/noExplicitAny: the app's tRPC context, any shape by default
 export interface SluiceTrpcOptions<Ctx = any> extends ProtocolStoreOptions {
   /**
-   * The subject replacing user / IP; keys are then `<prefix>:<limit name>:<key>` (one bucket
+   * The subject replacing user / IP; keys are then `<prefix>:<limit name>:<key>` (`sl@fw:…` on a fixed window, as on HTTP) (one bucket
    * per key across procedures). May return `undefined` to fall back to user / IP.
    * @default the user (`user`), else the IP (`ip`), IPv6 by /64
    */

@@ -1,6 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Limit, LimitOperations, MemoryStore, ThrottleRegistry } from '@sluice/core';
+import {
+  RateLimitedError as CoreRateLimitedError,
+  Limit,
+  LimitOperations,
+  MemoryStore,
+  ThrottleRegistry,
+} from '@sluice/core';
 import {
   RateLimitedError,
   sluiceErrorFormatter,
@@ -173,6 +179,25 @@ describe('sluiceTrpc', () => {
     expect((error as TRPCError).code).toBe('TOO_MANY_REQUESTS');
     expect((error as TRPCError).cause).toBeInstanceOf(RateLimitedError);
     expect(((error as TRPCError).cause as RateLimitedError).retryAfter).toBe(60);
+  });
+
+  it("the cause is @sluice/core's one RateLimitedError (the server refused), with every decision", async () => {
+    expect(RateLimitedError).toBe(CoreRateLimitedError);
+    const mw = sluiceTrpc([Limit.perMinute(10), Limit.perSecond(1)], {
+      key: () => 'both',
+      clock: fixedClock,
+    });
+    const next = async () => 'ok';
+    await mw({ ctx: {}, path: 'p', type: 'query', next });
+    const error = await mw({ ctx: {}, path: 'p', type: 'query', next }).catch((e: unknown) => e);
+    const cause = (error as TRPCError).cause;
+    expect(cause).toBeInstanceOf(CoreRateLimitedError);
+    const limited = cause as CoreRateLimitedError;
+    // The per-second limit refused; the per-minute one admitted: both decisions, in order.
+    expect(limited.decisions.map((d) => d.allowed)).toEqual([true, false]);
+    expect(limited.decision).toBe(limited.decisions[1]);
+    expect(limited.retryAfterMs).toBe(limited.decision.retryAfterMs);
+    expect(limited.retryAfter).toBe(Math.max(1, Math.ceil(limited.retryAfterMs / 1000)));
   });
 
   it('fails closed without a subject, and refuses bad options at creation', async () => {

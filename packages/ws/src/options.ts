@@ -32,7 +32,7 @@ export interface UpgradeRequest {
 export interface WsLimitOptions<Req = UpgradeRequest> extends ProtocolStoreOptions {
   /**
    * The subject replacing user / IP: a string, or a function of the request (the upgrade
-   * request; the socket.io socket). Keys are then `<prefix>:<limit name>:<key>`.
+   * request; the socket.io socket). Keys are then `<prefix>:<limit name>:<key>` (`sl@fw:…` on a fixed window, as on HTTP).
    * @default the user (`user`), else the client IP, IPv6 grouped by /64
    */
   key?: string | ((req: Req) => string | undefined);

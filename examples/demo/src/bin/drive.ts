@@ -28,7 +28,7 @@ try {
     console.log(`
 Paced: ${limited} x 429. The client read each answer's X-RateLimit-* headers and waited
 before the server would deny; ${held} requests would have waited longer than maxWait, so it
-did not send them (RateLimitedError). Run without --paced to see the 429s it avoided.`);
+did not send them (WaitTooLongError). Run without --paced to see the 429s it avoided.`);
     process.exit(0);
   }
   console.log(`

@@ -22,4 +22,5 @@ export type { FinishingResponse } from './request/finished.js';
 export { whenFinished } from './request/finished.js';
 export { proxyTrustOf, requestProxyTrust } from './request/proxy-trust.js';
 export type { ProxySetting, ProxyTrust } from './request/proxy-warnings.js';
+export { openApiOfLimiters } from './verdict/openapi.js';
 export type { HttpVerdict } from './verdict/verdict.js';

@@ -1,16 +1,17 @@
 import { type Algorithm, isAlgorithm } from '../algorithms/algorithm.js';
 import { checkMax, grantsPartially } from '../algorithms/at-most.js';
 import type { Decision } from '../algorithms/decision.js';
-import { algorithmKeyTag } from '../algorithms/key-tag.js';
 import { describe, SluiceConfigError } from '../common/errors.js';
 import { checkOptionNames, optionNames } from '../common/known-options.js';
 import { checkCallOptions, checkCost } from '../common/validate.js';
+import { limitKeyPrefix } from '../keys/limit-key-prefix.js';
 import { KeyOperations } from '../operations/key-operations.js';
 import { operationsSnapshot } from '../operations/registry.js';
 import type { CircuitBreakerOptions } from '../store-failure/circuit-breaker.js';
 import { guardedStore } from '../store-failure/guarded-store.js';
 import type { OverLimitCacheOptions } from '../store-failure/over-limit-cache.js';
 import type { StoreErrorPolicy, StoreFailureLogger } from '../store-failure/store-failure.js';
+import { type KeySpaceOwner, trackKeySpaces } from '../stores/key-spaces.js';
 import { MemoryStore } from '../stores/memory-store.js';
 import { chargeTimeOf, keySpaceView, type Store } from '../stores/store.js';
 import {
@@ -152,18 +153,23 @@ export class RateLimiter {
   readonly #keySpace: Store;
   /** What operator entries (`LimitOperations`) say about its keys, if the store has them. */
   readonly #operations: KeyOperations | undefined;
+  /** Its key space for `MemoryStore#dump()`'s fingerprint (the store holds it weakly). */
+  readonly #keySpaces: KeySpaceOwner;
 
   constructor(options: RateLimiterOptions) {
     this.#config = parseLimiterOptions(options);
     // `@<algorithm>` after the prefix (none for GCRA): a changed algorithm gets fresh keys.
     const { algorithm, prefix, store, userStore } = this.#config;
-    const tag = algorithmKeyTag(algorithm);
-    this.#keySpace = keySpaceView(store, `${prefix}${tag}:`);
+    const keyPrefix = limitKeyPrefix(prefix, algorithm);
+    this.#keySpace = keySpaceView(store, keyPrefix);
+    const space: [string, string] = [keyPrefix, algorithm.description];
+    this.#keySpaces = { keySpaces: () => [space] };
+    trackKeySpaces(userStore, this.#keySpaces);
     const snapshot = operationsSnapshot(userStore.operations, prefix);
     this.#operations =
       snapshot === undefined
         ? undefined
-        : new KeyOperations(snapshot, algorithm, `${prefix}${tag}:`, this.#keySpace);
+        : new KeyOperations(snapshot, algorithm, keyPrefix, this.#keySpace);
   }
 
   /** The algorithm this limiter runs. */

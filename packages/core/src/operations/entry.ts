@@ -11,7 +11,10 @@ export type OperationKind = 'ban' | 'allow' | 'deny' | 'override';
  * IPv4-mapped IPv6 folded to IPv4, other IPv6 to its `/64` network, e.g.
  * `'2001:db8:1:2::/64'`); `{ cidr }` a network in canonical form (`'10.0.0.0/8'`,
  * `'2001:db8::/32'`); `{ user }` a user id as the `user` option returns it (as text);
- * `{ key }` the whole text of a `key` option's answer.
+ * `{ key }` the whole text of a `key` option's answer. A user or key may be a wildcard
+ * pattern, kept as written: `*` matches any run of characters (none included), `\*` is a
+ * literal star (`{ user: 'premium_*' }`, `{ key: 'tenant:*:bot' }`; docs/guide/operating.md,
+ * "Wildcard subjects").
  */
 export type OperationSubject =
   | { ip: string }

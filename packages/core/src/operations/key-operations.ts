@@ -8,8 +8,8 @@ import type { Inspectable, InspectedKey, OperationsSnapshot, Override } from './
 /**
  * What operator entries say about a `RateLimiter`'s keys (`{ key }` subjects): allow, deny
  * and ban decide without the store, an override runs the limiter's algorithm family at the
- * override's quota on the same key. Registered with the snapshot for `inspect()` and
- * `MemoryStore#dump()`'s fingerprint, held by its limiter.
+ * override's quota on the same key. Registered with the snapshot for `inspect()`, held by
+ * its limiter.
  */
 export class KeyOperations implements Inspectable {
   readonly snapshot: OperationsSnapshot;
@@ -82,11 +82,6 @@ export class KeyOperations implements Inspectable {
       : a.concurrent === true
         ? 'concurrency()'
         : undefined;
-  }
-
-  /** Its key prefix and algorithm, for `MemoryStore#dump()`'s fingerprint. */
-  keySpaces(): [string, string][] {
-    return [[this.#prefix, this.#algorithm.description]];
   }
 
   #override(overrides: readonly Override[]): Algorithm | undefined {

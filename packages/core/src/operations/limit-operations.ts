@@ -13,6 +13,7 @@ import type {
   SubjectInput,
 } from './entry.js';
 import { parseOverrideLimit } from './override.js';
+import { covers } from './patterns.js';
 import { operationsSnapshot } from './registry.js';
 import { enableOperations, type OperationsSnapshot } from './snapshot.js';
 import { entryId, normaliseSubject, subjectId } from './subject.js';
@@ -118,16 +119,24 @@ const PRECEDENCE: Record<OperationKind, number> = { allow: 0, deny: 1, ban: 2, o
  *
  * Subjects: `{ ip }` (grouped as keys are: IPv6 by /64, IPv4-mapped folded), `{ cidr }`
  * (allow, deny, ban), `{ user }` (the `user` option's id), `{ key }` (the `key` option's
- * answer; a `RateLimiter`'s key).
+ * answer; a `RateLimiter`'s key). A user or key may be a wildcard pattern: `*` matches any
+ * run of characters (none included), `\*` is a literal star. An exact subject wins over a
+ * pattern, and of two patterns the one with more literal characters (then the longer
+ * literal prefix, then the pattern text); `list()` shows patterns as written. Matched in
+ * each process's snapshot, compiled once per change: no cost per pattern per decision.
  *
  * @throws {@link SluiceConfigError} naming `store` when the store has no `operations`
- *   (it cannot share them), or naming any invalid or unknown option.
+ *   (it cannot share them), or naming any invalid or unknown option; a method naming
+ *   `subject.user` / `subject.key` for a bad pattern (two stars in a row, or no literal
+ *   character).
  * @example
  * ```ts
  * const ops = new LimitOperations({ store });
  * await ops.ban({ ip: '203.0.113.7' }, { for: '1h', reason: 'scraping' });
  * await ops.allow('10.0.0.0/8');
  * await ops.override({ user: 'acme' }, '1000/1m', { for: '30d' });
+ * await ops.override({ user: 'premium_*' }, '1000/1m', { for: '30d' }); // every premium_ user
+ * await ops.ban({ key: 'tenant:*:bot' }, { for: '1h' });
  * ```
  */
 export class LimitOperations {
@@ -370,9 +379,14 @@ function optional(options: ListOptions, what: string): number | undefined {
   return options.for === undefined ? undefined : parseWholeMs('for', options.for);
 }
 
-/** Whether an entry about `entry` applies to `subject` (same subject, or a CIDR holding its IP). */
+/**
+ * Whether an entry about `entry` applies to `subject`: the same subject, a CIDR holding its
+ * IP, or a wildcard user or key pattern matching it.
+ */
 function applies(entry: OperationSubject, subject: OperationSubject): boolean {
   if (subjectId(entry) === subjectId(subject)) return true;
+  if ('user' in entry && 'user' in subject) return covers(entry.user, subject.user);
+  if ('key' in entry && 'key' in subject) return covers(entry.key, subject.key);
   if ('cidr' in entry && 'ip' in subject) {
     return new CidrSet([[entry.cidr, true]]).match(subject.ip.split('/')[0]!) === true;
   }

@@ -5,17 +5,12 @@ import type { OperationSubject } from './entry.js';
 import type { Inspectable, InspectedKey } from './snapshot.js';
 
 /**
- * An HTTP limiter's plan as `inspect()` and `MemoryStore#dump()` see it: its static limits'
- * keys for a subject (per route seen so far for an IP or a user, the `key` option's space
- * for a key) and their algorithms. Here, not in plan.ts, so a bundle without operations
+ * An HTTP limiter's plan as `inspect()` sees it: its static limits' keys for a subject (per
+ * route seen so far for an IP or a user, the `key` option's space for a key). Here, not in plan.ts, so a bundle without operations
  * does not carry it.
  */
 export function planInspector(plan: LimitPlan): Inspectable {
   return {
-    keySpaces: () =>
-      (plan.static ?? [])
-        .filter((p) => p.adaptiveLimit === undefined)
-        .map((p): [string, string] => [p.keySpace.prefix, p.algorithm.description]),
     inspect: (subject, now) => inspectPlan(plan, subject, now),
     // An override naming none changes the rate limits only: only a named one can miss.
     unoverridable: (_subject, name) => {

@@ -1,8 +1,6 @@
 import { processGlobal } from '../common/process-global.js';
 import type { HttpOperations } from '../http/limiter/operated.js';
-import type { MemoryStoreSnapshot } from '../stores/memory-snapshot.js';
 import type { OperationsSync } from './entry.js';
-import type { Fingerprints } from './fingerprint.js';
 import type { OperationsSnapshot } from './snapshot.js';
 
 /**
@@ -16,25 +14,21 @@ const state = processGlobal('operationsSnapshots', () => ({
   make: undefined as ((sync: OperationsSync, prefix: string) => OperationsSnapshot) | undefined,
   memorySync: undefined as (() => OperationsSync) | undefined,
   http: undefined as HttpOperations | undefined,
-  fingerprints: undefined as Fingerprints | undefined,
 }));
 
 /**
  * Called by snapshot.ts when it loads: the snapshot factory (`make`), the factory of
  * `MemoryStore#operations` (memory-sync.ts), what HTTP limiters do when an entry matches
- * (operated.ts) and `MemoryStore#dump()`'s fingerprints (fingerprint.ts), so none of them
- * is in a bundle without operations.
+ * (operated.ts), so none of them is in a bundle without operations.
  */
 export function provideSnapshots(provided: {
   make: (sync: OperationsSync, prefix: string) => OperationsSnapshot;
   memorySync: () => OperationsSync;
   http: HttpOperations;
-  fingerprints: Fingerprints;
 }): void {
   state.make = provided.make;
   state.memorySync = provided.memorySync;
   state.http = provided.http;
-  state.fingerprints = provided.fingerprints;
 }
 
 /**
@@ -77,28 +71,6 @@ export function operationsSnapshot(
     byPrefix.set(prefix, snapshot);
   }
   return snapshot;
-}
-
-/**
- * The key prefixes of every limiter registered on the store whose operations are `sync`,
- * with their algorithms (`MemoryStore#dump()`'s fingerprint), sorted, without repeats.
- */
-export function registeredKeySpaces(sync: OperationsSync | undefined): [string, string][] {
-  const byPrefix = sync === undefined ? undefined : state.byStore.get(sync);
-  if (byPrefix === undefined || state.fingerprints === undefined) return [];
-  return state.fingerprints.keySpaces(byPrefix.values());
-}
-
-/**
- * Refuses `snapshot` (`MemoryStore#restore()`) when a prefix it holds is decided by another
- * algorithm or limit on the store whose operations are `sync`.
- * @throws {@link SluiceConfigError} naming `snapshot`.
- */
-export function checkFingerprint(
-  snapshot: MemoryStoreSnapshot,
-  sync: OperationsSync | undefined,
-): void {
-  state.fingerprints?.check(snapshot, registeredKeySpaces(sync));
 }
 
 /**

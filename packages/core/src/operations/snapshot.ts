@@ -4,7 +4,7 @@ import { ipSubject } from '../http/request/keys.js';
 import type { Limit } from '../limits/limit.js';
 import { CidrSet } from './cidr.js';
 import type { OperationEntry, OperationSubject, OperationsSync } from './entry.js';
-import { FINGERPRINTS } from './fingerprint.js';
+import { Lists } from './lists.js';
 import { MemoryOperationsSync } from './memory-sync.js';
 import { parseOverrideLimit } from './override.js';
 import { planInspector } from './plan-inspect.js';
@@ -27,8 +27,6 @@ export type OperationMatch =
 /** A limiter that can tell where a subject's keys stand (for `LimitOperations.inspect`). */
 export interface Inspectable {
   inspect(subject: OperationSubject, now: number): Promise<InspectedKey[]>;
-  /** Its key prefixes and the algorithm (description) deciding each: a store snapshot's fingerprint. */
-  keySpaces(): readonly (readonly [prefix: string, algorithm: string])[];
   /**
    * The kind of limit an override of `subject` (narrowed to `name`) would reach but cannot
    * change (`'Limit.concurrent'`, `'Limit.adaptive'`): `override()` refuses it. `undefined`:
@@ -44,19 +42,6 @@ export interface InspectedKey {
   remaining: number;
   limit: number;
   resetMs: number;
-}
-
-/** Entries of one kind, by subject type. */
-class Lists<T> {
-  readonly ip = new Map<string, T>();
-  readonly user = new Map<string, T>();
-  readonly key = new Map<string, T>();
-  cidrs: CidrSet<T> | undefined = undefined;
-  get empty(): boolean {
-    return (
-      this.ip.size === 0 && this.user.size === 0 && this.key.size === 0 && this.cidrs === undefined
-    );
-  }
 }
 
 /**
@@ -170,11 +155,14 @@ export class OperationsSnapshot {
     const banned = this.#find(this.#ban, ip, group, user, key);
     if (banned !== undefined) return { kind: 'ban', entry: banned };
     const o = this.#overrides;
-    if (o.ip.size + o.user.size + o.key.size === 0) return undefined;
+    if (o.empty) return undefined;
+    // An exact subject first, then the winning pattern (a user's, then a key's).
     const overrides =
       (user === undefined ? undefined : o.user.get(user)) ??
       (key === undefined ? undefined : o.key.get(key)) ??
-      (group === undefined ? undefined : o.ip.get(group));
+      (group === undefined ? undefined : o.ip.get(group)) ??
+      (user === undefined ? undefined : o.userPatterns?.match(user)) ??
+      (key === undefined ? undefined : o.keyPatterns?.match(key));
     return overrides === undefined ? undefined : { kind: 'override', overrides };
   }
 
@@ -190,7 +178,9 @@ export class OperationsSnapshot {
       (user === undefined || lists.user.size === 0 ? undefined : lists.user.get(user)) ??
       (key === undefined || lists.key.size === 0 ? undefined : lists.key.get(key)) ??
       (group === undefined || lists.ip.size === 0 ? undefined : lists.ip.get(group)) ??
-      (ip === undefined || lists.cidrs === undefined ? undefined : lists.cidrs.match(ip))
+      (ip === undefined || lists.cidrs === undefined ? undefined : lists.cidrs.match(ip)) ??
+      (user === undefined ? undefined : lists.userPatterns?.match(user)) ??
+      (key === undefined ? undefined : lists.keyPatterns?.match(key))
     );
   }
 
@@ -208,10 +198,7 @@ export class OperationsSnapshot {
     if (limiters.size % 1024 === 0) this.limiters();
   }
 
-  /**
-   * Registers an HTTP limiter's plan for `inspect()` and `MemoryStore#dump()`; its
-   * inspector lives as long as the plan.
-   */
+  /** Registers an HTTP limiter's plan for `inspect()`; its inspector lives as long as the plan. */
   registerPlan(plan: LimitPlan): void {
     let inspector = plans.get(plan);
     if (inspector === undefined) {
@@ -374,26 +361,21 @@ export class OperationsSnapshot {
           continue; // written by something else than LimitOperations: ignored, never thrown
         }
         const o: Override = { entry, limit, name: entry.name };
-        const map =
-          'ip' in s
-            ? overrides.ip
-            : 'user' in s
-              ? overrides.user
-              : 'key' in s
-                ? overrides.key
-                : undefined;
-        const id = 'ip' in s ? s.ip : 'user' in s ? s.user : 'key' in s ? s.key : '';
-        if (map === undefined) continue;
-        const list = map.get(id);
-        if (list === undefined) map.set(id, [o]);
-        else list.push(o);
+        const add = (list: Override[] | undefined) => {
+          if (list === undefined) return [o];
+          list.push(o);
+          return list;
+        };
+        if ('ip' in s) overrides.ip.set(s.ip, add(overrides.ip.get(s.ip)));
+        else if ('user' in s) overrides.file('user', s.user, add);
+        else if ('key' in s) overrides.file('key', s.key, add);
         continue;
       }
       const lists = entry.kind === 'allow' ? allow : entry.kind === 'deny' ? deny : ban;
       if ('cidr' in s) cidrs[entry.kind].push([s.cidr, entry]);
       else if ('ip' in s) lists.ip.set(s.ip, entry);
-      else if ('user' in s) lists.user.set(s.user, entry);
-      else if ('key' in s) lists.key.set(s.key, entry);
+      else if ('user' in s) lists.file('user', s.user, () => entry);
+      else if ('key' in s) lists.file('key', s.key, () => entry);
     }
     for (const [kind, lists] of [
       ['allow', allow],
@@ -409,10 +391,15 @@ export class OperationsSnapshot {
       }
     }
     // Narrowed overrides first: a limit takes the first override naming it, else a general one.
+    const narrowedFirst = (list: Override[]) =>
+      list.sort((a, b) => (a.name === undefined ? 1 : 0) - (b.name === undefined ? 1 : 0));
     for (const map of [overrides.ip, overrides.user, overrides.key]) {
-      for (const list of map.values())
-        list.sort((a, b) => (a.name === undefined ? 1 : 0) - (b.name === undefined ? 1 : 0));
+      for (const list of map.values()) narrowedFirst(list);
     }
+    overrides.freeze(narrowedFirst);
+    allow.freeze();
+    deny.freeze();
+    ban.freeze();
     this.entries = kept;
     this.#allow = allow;
     this.#deny = deny;
@@ -436,7 +423,6 @@ const PROVIDED: Parameters<typeof provideSnapshots>[0] = {
   make: (sync, prefix) => new OperationsSnapshot(sync, prefix),
   memorySync: () => new MemoryOperationsSync(),
   http: HTTP_OPERATIONS,
-  fingerprints: FINGERPRINTS,
 };
 provideSnapshots(PROVIDED);
 

@@ -3,6 +3,7 @@ import { SluiceConfigError } from '../common/errors.js';
 import { ipSubject } from '../http/request/keys.js';
 import { canonicalCidr, isIpText } from './cidr.js';
 import type { OperationKind, OperationSubject } from './entry.js';
+import { patternProblem } from './patterns.js';
 
 const SUBJECT_FORMS =
   "a subject { ip: '203.0.113.7' }, { cidr: '10.0.0.0/8' }, { user: 'id' } or { key: 'text' }";
@@ -14,8 +15,12 @@ const MAX_TEXT = 512;
  * `input` as a normalised {@link OperationSubject}: an IP grouped as request keys are
  * (IPv6 by /64, IPv4-mapped folded), a CIDR in canonical form, a user id as text, a key as
  * given. A string is a CIDR (a bare address is its /32 or /128) when `cidrText` allows it.
+ * A user or key may be a wildcard pattern (`'premium_*'`; `\*` a literal star, see
+ * patterns.ts), kept as written.
  *
- * @throws {@link SluiceConfigError} naming `option` for anything else.
+ * @throws {@link SluiceConfigError} naming `option` for anything else, and
+ *   `<option>.user` / `<option>.key` for a bad pattern (two stars in a row, or no literal
+ *   character).
  */
 export function normaliseSubject(
   input: unknown,
@@ -40,6 +45,7 @@ export function normaliseSubject(
     case 'user':
       if (typeof value === 'number' && Number.isFinite(value)) return { user: String(value) };
       if (typeof value === 'string' && value !== '' && value.length <= MAX_TEXT) {
+        checkPattern(value, `${option}.user`);
         return { user: value };
       }
       throw new SluiceConfigError(
@@ -49,12 +55,22 @@ export function normaliseSubject(
       );
     case 'key':
       if (typeof value === 'string' && value !== '' && value.length <= MAX_TEXT) {
+        checkPattern(value, `${option}.key`);
         return { key: value };
       }
       throw new SluiceConfigError(option, value, 'a key: a non-empty string');
     default:
       throw new SluiceConfigError(option, input, SUBJECT_FORMS);
   }
+}
+
+/** Refuses a bad wildcard pattern, naming `field`; the value is never printed. */
+function checkPattern(value: string, field: string): void {
+  const problem = patternProblem(value);
+  if (problem === undefined) return;
+  throw new SluiceConfigError(field, value, problem, {
+    message: `sluice: invalid option "${field}": expected ${problem}, got a pattern of ${value.length} characters`,
+  });
 }
 
 /** `'ip:<group>'`, `'cidr:<network>'`, `'user:<id>'` or `'key:<text>'`. */

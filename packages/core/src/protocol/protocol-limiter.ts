@@ -6,6 +6,7 @@ import { checkOptionNames } from '../common/known-options.js';
 import { integerAtLeast } from '../common/validate.js';
 import { keySegment } from '../http/request/key-segment.js';
 import { ipSubject, userIdOf } from '../http/request/keys.js';
+import { limitKeyPrefix, limitName } from '../keys/limit-key-prefix.js';
 import {
   defaultLimitAlgorithm,
   type Limit,
@@ -39,7 +40,8 @@ export interface ProtocolLimiterOptions extends ProtocolStoreOptions {
   /**
    * The key's route segment for this protocol (`'graphql'`, `'ws'`, `'trpc'`): keys are
    * `<prefix>:<limit name>:<channel>:user:<id>` or `…:ip:<ip>`, as HTTP keys are
-   * `<prefix>:<limit name>:<route>:…`. Required: a short text (hashed if long or unusual).
+   * `<prefix>:<limit name>:<route>:…` (the prefix marked with the algorithm, `sl@fw:`, under
+   * any but GCRA: one rule, `limitKeyPrefix`). Required: a short text (hashed if long or unusual).
    */
   channel: string;
 }
@@ -76,7 +78,7 @@ const OPTIONS = ['limit', 'channel', ...PROTOCOL_STORE_OPTIONS];
 /** One limit made ready: its algorithm and key prefix. */
 interface Prepared {
   algorithm: Algorithm;
-  /** `<prefix>:<limit name>:` */
+  /** `<prefix><algorithm tag>:<limit name>:` (`limitKeyPrefix`). */
   keyPrefix: string;
   name: string;
   cost: number;
@@ -313,16 +315,12 @@ export class ProtocolLimiter {
     let p = this.#prepared.get(id);
     if (p !== undefined) return p;
     const algorithm = limitAlgorithm(limit, this.#factory)!;
-    const name =
-      limit.name ??
-      (limit.concurrent
-        ? 'concurrent'
-        : limit.calendar !== undefined
-          ? `${limit.maxAttempts}-per-${calendarText(limit.calendar)}`
-          : `${limit.maxAttempts}-per-${limit.periodMs}ms`);
+    const name = limitName(limit);
     p = {
       algorithm,
-      keyPrefix: `${this.#prefix}:${keySegment(name)}:`,
+      // The HTTP plan's keys for the same limit (keys/limit-key-prefix.ts): with the
+      // algorithm's tag, so a limit moved off GCRA never reads the old algorithm's state.
+      keyPrefix: limitKeyPrefix(this.#prefix, algorithm, name),
       name,
       cost: limit.requestCost,
       windowSeconds: Math.ceil(limit.periodMs / 1000),

@@ -1,6 +1,7 @@
 import type { Algorithm } from '../algorithms/algorithm.js';
 import type { Decision } from '../algorithms/decision.js';
 import { SluiceConfigError } from '../common/errors.js';
+import { mostRestrictive } from '../engine/restrictive.js';
 import {
   type HeaderStyle,
   type HeadersOption,
@@ -28,12 +29,6 @@ export interface ProtocolCharge {
   periodMs: number;
 }
 
-/** Whether `a` is more restrictive than `b` (a denial; the longer wait; fewer remaining). */
-function moreRestrictive(a: Decision, b: Decision): boolean {
-  if (a.allowed !== b.allowed) return !a.allowed;
-  return a.allowed ? a.remaining < b.remaining : a.retryAfterMs > b.retryAfterMs;
-}
-
 /**
  * What a {@link ProtocolLimiter} answers for one unit of work: admitted or not, every
  * limit's decision, the most restrictive one, and the charges to settle.
@@ -41,7 +36,10 @@ function moreRestrictive(a: Decision, b: Decision): boolean {
 export class ProtocolVerdict {
   /** `true` when every limit admitted the work (and charged it). */
   readonly allowed: boolean;
-  /** The most restrictive decision: a denial (the longest wait), else the fewest remaining. */
+  /**
+   * The most restrictive decision: a denial (one that can never pass, `retryAfterMs` -1,
+   * before the longest wait), else the fewest remaining.
+   */
   readonly decision: Decision;
   /** Every limit's decision, in order. */
   readonly decisions: readonly Decision[];
@@ -51,16 +49,12 @@ export class ProtocolVerdict {
   readonly limits: readonly ProtocolCharge[];
 
   constructor(decisions: readonly Decision[], charges: readonly ProtocolCharge[]) {
-    let reported = decisions[0]!;
-    let allowed = true;
-    for (const d of decisions) {
-      if (!d.allowed) allowed = false;
-      if (moreRestrictive(d, reported)) reported = d;
-    }
-    this.allowed = allowed;
-    this.decision = reported;
+    // The one "most restrictive" of every front door (engine/restrictive.ts): "never" (-1)
+    // before any wait, as on HTTP.
+    this.allowed = decisions.every((d) => d.allowed);
+    this.decision = decisions[mostRestrictive(decisions)]!;
     this.decisions = decisions;
-    this.charges = allowed ? charges : [];
+    this.charges = this.allowed ? charges : [];
     this.limits = charges;
   }
 

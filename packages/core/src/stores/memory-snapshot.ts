@@ -6,7 +6,7 @@ import { SluiceConfigError } from '../common/errors.js';
  * it to a file, `JSON.parse` it back).
  */
 export interface MemoryStoreSnapshot {
-  /** `'sluice.memory-store/1'`. */
+  /** `'sluice.memory-store/2'`. */
   format: typeof SNAPSHOT_FORMAT;
   /** The latest time the store had decided at, ms since the Unix epoch. */
   takenAt: number;
@@ -20,7 +20,44 @@ export interface MemoryStoreSnapshot {
   keys: [space: string | null, key: string, state: State][];
 }
 
-export const SNAPSHOT_FORMAT = 'sluice.memory-store/1';
+/**
+ * The snapshot format. `/2`: protocol limits (GraphQL, ws, tRPC) on an algorithm other than
+ * GCRA keep their keys under the algorithm's tag, as HTTP limits do (`sl@fw:<name>:`, see
+ * keys/limit-key-prefix.ts); a `/1` snapshot holds them under the old keys, which no limiter
+ * reads any more: restoring it would start those limits afresh without a word, so it is
+ * refused (docs/migrating/upgrading.md).
+ */
+export const SNAPSHOT_FORMAT = 'sluice.memory-store/2';
+
+/** The format before protocol keys carried their algorithm's tag. */
+const KEYS_BEFORE_TAGS = 'sluice.memory-store/1';
+
+/**
+ * Refuses `snapshot` when a prefix it holds is decided by another algorithm or limit in
+ * `here` (the restoring store's limiters, key-spaces.ts).
+ * @throws {@link SluiceConfigError} naming `snapshot`.
+ */
+export function checkFingerprint(
+  snapshot: MemoryStoreSnapshot,
+  here: readonly (readonly [string, string])[],
+): void {
+  const mine = new Map<string, Set<string>>();
+  for (const [prefix, algorithm] of here) {
+    const set = mine.get(prefix) ?? new Set<string>();
+    set.add(algorithm);
+    mine.set(prefix, set);
+  }
+  for (const [prefix, algorithm] of snapshot.fingerprint) {
+    const ours = mine.get(prefix);
+    if (ours !== undefined && !ours.has(algorithm)) {
+      throw new SluiceConfigError('snapshot', snapshot, '', {
+        message:
+          `sluice: MemoryStore#restore() refused the snapshot: its keys under ${JSON.stringify(prefix)} were decided by ${algorithm}, ` +
+          `this store's limiters by ${[...ours].join(', ')} (take it again under the new limits)`,
+      });
+    }
+  }
+}
 
 /**
  * Checks that `snapshot` is one (its format, its fingerprint's and keys' shapes); between
@@ -32,6 +69,14 @@ export function checkSnapshot(
   compare: (snapshot: MemoryStoreSnapshot) => void,
 ): asserts snapshot is MemoryStoreSnapshot {
   const s = snapshot as MemoryStoreSnapshot;
+  if ((s as { format?: unknown } | null)?.format === KEYS_BEFORE_TAGS) {
+    throw new SluiceConfigError('snapshot', snapshot, '', {
+      message:
+        `sluice: MemoryStore#restore() refused the snapshot: it is format ${KEYS_BEFORE_TAGS}, taken before ` +
+        "protocol limits' keys carried their algorithm's tag, so some of its keys would never be read again; " +
+        `restore without it (counters start afresh) and take a new one (format ${SNAPSHOT_FORMAT})`,
+    });
+  }
   if (
     s === null ||
     typeof s !== 'object' ||

@@ -5,10 +5,16 @@ import { SluiceConfigError } from '../common/errors.js';
 import { checkOptionNames } from '../common/known-options.js';
 import { integerAtLeast } from '../common/validate.js';
 import type { OperationsSync } from '../operations/entry.js';
-import { checkFingerprint, memoryOperations, registeredKeySpaces } from '../operations/registry.js';
+import { memoryOperations } from '../operations/registry.js';
 import { FlatGroups } from './flat-groups.js';
+import { keySpacesOf } from './key-spaces.js';
 import { LruSlots } from './lru-slots.js';
-import { checkSnapshot, type MemoryStoreSnapshot, SNAPSHOT_FORMAT } from './memory-snapshot.js';
+import {
+  checkFingerprint,
+  checkSnapshot,
+  type MemoryStoreSnapshot,
+  SNAPSHOT_FORMAT,
+} from './memory-snapshot.js';
 import { consumeEach, type Store, type StoreRequest, type StoreReservation } from './store.js';
 
 /** A key space of a {@link MemoryStore} (see {@link MemoryStore.space}): opaque to callers. */
@@ -488,7 +494,8 @@ export class MemoryStore implements Store {
 
   /**
    * A JSON-serialisable snapshot of every unexpired key and its state, with the fingerprint
-   * of the algorithms the store's limiters decide them by (take it when the limiters exist):
+   * of the algorithms the store's limiters (every `RateLimiter` and middleware on it, with or
+   * without `LimitOperations` in the app) decide them by (take it when the limiters exist):
    * `restore()` in a new store (another process, after a restart) makes every key's next
    * decision equal to what this store would have answered.
    *
@@ -514,7 +521,7 @@ export class MemoryStore implements Store {
     return {
       format: SNAPSHOT_FORMAT,
       takenAt: now,
-      fingerprint: registeredKeySpaces(this.operations).map(([p, a]) => [p, a]),
+      fingerprint: keySpacesOf(this),
       keys,
     };
   }
@@ -528,7 +535,7 @@ export class MemoryStore implements Store {
    *   taken under another algorithm or limit for a key prefix this store's limiters use.
    */
   restore(snapshot: MemoryStoreSnapshot): void {
-    checkSnapshot(snapshot, (s) => checkFingerprint(s, this.operations));
+    checkSnapshot(snapshot, (s) => checkFingerprint(s, keySpacesOf(this)));
     if (snapshot.takenAt > this.#lastNow) this.#lastNow = snapshot.takenAt;
     for (const [prefix, key, state] of snapshot.keys) {
       const space = prefix === null ? this.#keys : this.space(prefix);

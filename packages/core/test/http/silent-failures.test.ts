@@ -2,9 +2,9 @@
 // the limiter is made, or a stated answer (a request that can never pass: 429 without
 // Retry-After), or a bounded wait (resolverTimeout), or fresh keys (an algorithm change).
 import { EPOCH } from '@sluice/test-kit';
+import { mostRestrictive } from '../../src/engine/restrictive.js';
 import { HttpLimiter } from '../../src/http/index.js';
 import { ResolverTimeouts } from '../../src/http/limiter/resolver-timeout.js';
-import { mostRestrictive } from '../../src/http/verdict/verdict.js';
 import {
   type Decision,
   fixedWindow,

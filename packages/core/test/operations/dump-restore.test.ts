@@ -71,4 +71,18 @@ describe('MemoryStore dump / restore', () => {
     expect(() => windows.restore(snapshot)).not.toThrow();
     expect(() => other.restore({ format: 'x' } as never)).toThrow(/"snapshot"/);
   });
+
+  it('refuses a snapshot of the format before protocol keys carried their algorithm tag', () => {
+    const store = new MemoryStore();
+    new RateLimiter({ algorithm: gcra({ rate: 5, period: '1m' }), store });
+    const current = store.dump();
+    expect(() => new MemoryStore().restore(current)).not.toThrow();
+    // What 0.2 wrote: the same shape, format 1 (its protocol keys are no longer read).
+    const old = { ...current, format: 'sluice.memory-store/1' } as never;
+    expect(() => new MemoryStore().restore(old)).toThrow(SluiceConfigError);
+    expect(() => new MemoryStore().restore(old)).toThrow(
+      /refused the snapshot: it is format sluice\.memory-store\/1.*restore without it/,
+    );
+    expect(current.format).not.toBe('sluice.memory-store/1');
+  });
 });

@@ -1,9 +1,14 @@
 import type { Decision } from '@sluice/core';
-import { type Algorithm, keyErrorReason, StoreKeyError, withChargeTime } from '@sluice/core/store';
+import {
+  type Algorithm,
+  keyErrorReason,
+  StoreKeyError,
+  StoreTimeoutError,
+  withChargeTime,
+} from '@sluice/core/store';
 import { keySlot } from '../redis-key.js';
 import type { LuaTwin } from '../twins/lua-common.js';
 import { MULTI_WIDTH, MultiMode, multiScript } from '../twins/lua-multi.js';
-import { StoreTimeoutError } from './deadline-queue.js';
 import { Batch, type Call, type EngineOptions, MAX_BATCH } from './engine.js';
 import { type Answer, MultiKeyEngine } from './multi-key.js';
 

@@ -1,13 +1,6 @@
+import { StoreAbandonedError, StoreTimeoutError } from '@sluice/core/store';
 import { ISOLATED_REQUESTS } from '../runtime/isolation.js';
 import { nextTurn, type Timer, unrefTimeout } from '../runtime/timers.js';
-
-/** The error a store call rejects with when it takes longer than `timeoutMs`. */
-export class StoreTimeoutError extends Error {
-  constructor(timeoutMs: number) {
-    super(`sluice: the store did not answer within ${timeoutMs} ms`);
-    this.name = 'StoreTimeoutError';
-  }
-}
 
 /** A call a {@link DeadlineQueue} watches: set `finished` when it is answered. */
 export interface Pending {
@@ -24,14 +17,6 @@ export interface Pending {
 
 /** What a slot of the queue holds once its entry has left it (releases the entry). */
 const FINISHED: Pending = { deadline: 0, reject: () => {}, finished: true };
-
-/** The rejection of calls given up by {@link DeadlineQueue.failSent}. */
-export class StoreAbandonedError extends Error {
-  constructor() {
-    super('sluice: given up: its Redis node stopped answering (its circuit breaker opened)');
-    this.name = 'StoreAbandonedError';
-  }
-}
 
 /**
  * Bounds how long calls may take, with one timer for all of them: every call has the same
@@ -124,7 +109,7 @@ export class DeadlineQueue {
       const entry = queue[i]!;
       if (entry.finished || entry.server === undefined) continue;
       if (server !== undefined && entry.server !== server) continue;
-      error ??= new StoreAbandonedError();
+      error ??= new StoreAbandonedError('its Redis node');
       entry.finished = true;
       entry.reject(error);
     }

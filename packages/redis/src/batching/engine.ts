@@ -1,9 +1,10 @@
+import { StoreTimeoutError } from '@sluice/core/store';
 import type { ScriptClient } from '../clients/client.js';
 import { ISOLATED_REQUESTS } from '../runtime/isolation.js';
 import { nextTurn } from '../runtime/timers.js';
 import { EXPIRED } from '../twins/lua-common.js';
 import type { LuaScript } from '../twins/lua-script.js';
-import { type DeadlineQueue, type Pending, StoreTimeoutError } from './deadline-queue.js';
+import type { DeadlineQueue, Pending } from './deadline-queue.js';
 import type { ServerClocks } from './server-clock.js';
 
 /** The most keys sent in one script call. */

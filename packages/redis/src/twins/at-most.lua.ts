@@ -1,6 +1,12 @@
 import type { Decision } from '@sluice/core';
-import { type Algorithm, keyErrorReason, StoreKeyError, withChargeTime } from '@sluice/core/store';
-import { type DeadlineQueue, StoreTimeoutError } from '../batching/deadline-queue.js';
+import {
+  type Algorithm,
+  keyErrorReason,
+  StoreKeyError,
+  StoreTimeoutError,
+  withChargeTime,
+} from '@sluice/core/store';
+import type { DeadlineQueue } from '../batching/deadline-queue.js';
 import type { ServerClocks } from '../batching/server-clock.js';
 import type { ScriptClient } from '../clients/client.js';
 import { keySlot } from '../redis-key.js';

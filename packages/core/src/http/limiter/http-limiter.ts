@@ -1,5 +1,6 @@
 import type { Algorithm } from '../../algorithms/algorithm.js';
 import type { Decision } from '../../algorithms/decision.js';
+import { mostRestrictive } from '../../engine/restrictive.js';
 import type { Limit } from '../../limits/limit.js';
 import { limitAlgorithm } from '../../limits/limit.js';
 import type { RequestView } from '../../limits/request-view.js';
@@ -15,7 +16,7 @@ import { checkedUser, ipSubject, keySubject, routeKey, userIdOf } from '../reque
 import { LazyRequestView } from '../request/lazy-view.js';
 import { DenialAnswer } from '../verdict/denial.js';
 import { ShadowVerdict } from '../verdict/shadow.js';
-import { type HttpVerdict, mostRestrictive, Verdict } from '../verdict/verdict.js';
+import { type HttpVerdict, Verdict } from '../verdict/verdict.js';
 import { type Charge, consumeAll, consumeAt } from './charge.js';
 import { holdCharge, settleWhenFinished } from './held.js';
 import { chargedFor, chargeOnce, ledgerOf, remember } from './ledger.js';

@@ -1,6 +1,7 @@
 import type { Decision } from '../../algorithms/decision.js';
+import { moreRestrictive } from '../../engine/restrictive.js';
 import type { Store } from '../../stores/store.js';
-import { type HttpVerdict, moreRestrictive } from '../verdict/verdict.js';
+import type { HttpVerdict } from '../verdict/verdict.js';
 import { type Charge, consumeAll, consumeAt } from './charge.js';
 
 /**

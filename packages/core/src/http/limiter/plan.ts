@@ -2,8 +2,8 @@ import type { AdaptiveAlgorithm } from '../../adaptive/adaptive-gate.js';
 import type { AdaptivePriority } from '../../adaptive/options.js';
 import type { Algorithm } from '../../algorithms/algorithm.js';
 import { calendarText } from '../../algorithms/calendar.js';
-import { algorithmKeyTag } from '../../algorithms/key-tag.js';
 import { SluiceConfigError } from '../../common/errors.js';
+import { limitKeyPrefix, limitName } from '../../keys/limit-key-prefix.js';
 import {
   type CostAfter,
   calendarAlgorithmOf,
@@ -14,6 +14,7 @@ import { checkCostAfter } from '../../limits/limit-checks.js';
 import type { RequestView } from '../../limits/request-view.js';
 import { httpOperations, operationsSnapshot } from '../../operations/registry.js';
 import type { OperationsSnapshot, Override } from '../../operations/snapshot.js';
+import { trackKeySpaces } from '../../stores/key-spaces.js';
 import { keySpaceView, type Store } from '../../stores/store.js';
 import type { HttpConfig } from '../options/options.js';
 import { keySegment } from '../request/key-segment.js';
@@ -106,7 +107,20 @@ export class LimitPlan {
       ? this.#prepare(limits.limitsFor(undefined as never) as readonly Limit[], true)
       : undefined;
     this.operations = operationsSnapshot(userStore.operations, config.prefix);
-    if (this.static !== undefined) this.operations?.registerPlan(this);
+    if (this.static !== undefined) {
+      this.operations?.registerPlan(this);
+      trackKeySpaces(userStore, this);
+    }
+  }
+
+  /**
+   * Its static limits' key prefixes and algorithms, for `MemoryStore#dump()`'s fingerprint
+   * (adaptive limits keep no state in the store).
+   */
+  keySpaces(): [string, string][] {
+    return (this.static ?? [])
+      .filter((p) => p.adaptiveLimit === undefined)
+      .map((p): [string, string] => [p.keySpace.prefix, p.algorithm.description]);
   }
 
   /** `planned` under `overrides` (operated.ts `overriddenLimits`, with this plan's caches). */
@@ -265,28 +279,18 @@ export class LimitPlan {
     checkCostAfter(limit, algorithm);
     // `mode: 'queue'`: a limit that cannot book a future slot is an error, never 'enforce'.
     if (this.#config.queue !== undefined) checkQueueable(algorithm);
-    const name =
-      limit.name ??
-      (limit.adaptive !== undefined
-        ? 'adaptive'
-        : limit.concurrent
-          ? 'concurrent'
-          : limit.calendar !== undefined
-            ? `${limit.maxAttempts}-per-${calendarText(limit.calendar)}`
-            : `${limit.maxAttempts}-per-${limit.periodMs}ms`);
+    const name = limitName(limit);
     const prefix = `${this.#config.prefix}:${keySegment(name)}:`;
     limit.adaptive?.useNodeLoopDelay();
     return {
       // An adaptive limit's charges go to its own in-process gate, whatever the store.
-      // `@<algorithm>` after the prefix (none for GCRA): a changed algorithm gets fresh keys.
+      // The one key rule of every front door (keys/limit-key-prefix.ts): `@<algorithm>`
+      // after the prefix (none for GCRA), so a changed algorithm gets fresh keys.
       keySpace:
         limit.adaptive !== undefined
           ? // The id in the prefix: two adaptive limits of one name are still two (the ledger).
             { prefix: `${prefix}${limit.adaptive.id}:`, store: limit.adaptive.gate }
-          : this.#keySpace(
-              `${this.#config.prefix}${algorithmKeyTag(algorithm)}:${keySegment(name)}:`,
-              lasting,
-            ),
+          : this.#keySpace(limitKeyPrefix(this.#config.prefix, algorithm, name), lasting),
       byKeySpace: undefined,
       routes: new Map(),
       algorithm,

@@ -1,4 +1,4 @@
-import { type Decision, waitOf } from '../../algorithms/decision.js';
+import type { Decision } from '../../algorithms/decision.js';
 import type { HeldCharge } from '../limiter/held.js';
 import {
   type HeaderSetter,
@@ -152,24 +152,4 @@ export class Verdict implements HttpVerdict {
       set(target, names.retryAfter, String(this.retryAfterSeconds));
     }
   }
-}
-
-/**
- * Whether `a` is more restrictive than `b`: a denial beats an admission; of two denials
- * the longer wait (a request that can never pass beats any); of two admissions the fewer units remaining. The one rule for which
- * decision a request reports, among its limits ({@link mostRestrictive}) and across the
- * limiters it passed (ledger.ts).
- */
-export function moreRestrictive(a: Decision, b: Decision): boolean {
-  if (a.allowed !== b.allowed) return !a.allowed;
-  return a.allowed ? a.remaining < b.remaining : waitOf(a) > waitOf(b);
-}
-
-/** The index of the most restrictive of several decisions (the one a verdict reports). */
-export function mostRestrictive(decisions: readonly Decision[]): number {
-  let reported = 0;
-  for (let i = 1; i < decisions.length; i++) {
-    if (moreRestrictive(decisions[i]!, decisions[reported]!)) reported = i;
-  }
-  return reported;
 }

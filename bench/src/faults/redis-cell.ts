@@ -1,0 +1,144 @@
+// One Redis cell: a redis-server of its own, one proxy per app (two apps on one key), a
+// seeded open-loop load in three phases (before, during, after the fault), then the count
+// the store kept, read directly (not through a proxy). Every loop is bounded in count, every
+// wait in time.
+import type { RedisProcess } from '@sluice/test-kit';
+import type { Request, Timeline } from './measure.js';
+import { ownRedis } from './procs.js';
+import { type FaultProxy, faultProxy } from './proxy.js';
+import type { App, Outcome, SubjectSpec } from './subjects.js';
+
+/** What the fault acts on. */
+export interface FaultContext {
+  redis: RedisProcess & { restart(): Promise<void> };
+  /** One proxy per app: app 0's and app 1's path to the store. */
+  proxies: [FaultProxy, FaultProxy];
+  /** ms added to app 1's clock (sluice's injected clock). */
+  skew: { ms: number };
+}
+
+export interface Fault {
+  id: string;
+  label: string;
+  /** How long it lasts (ms) before `heal`. */
+  durationMs: number;
+  apply(c: FaultContext): void | Promise<void>;
+  /** Undefined: the fault stays (a clock step); no recovery time. */
+  heal?(c: FaultContext): void | Promise<void>;
+  /** Whether the store's state is lost at heal (counts since then are what it kept). */
+  losesState?: boolean;
+}
+
+export interface Load {
+  limit: number;
+  /** Requests before the fault, and the gap between sends (ms). */
+  before: number;
+  gapMs: number;
+  /** Requests after the fault heals. */
+  after: number;
+  /** GCRA's refill per ms (0 for windows). */
+  refillPerMs: number;
+}
+
+/** A seeded generator (mulberry32): the same seed, the same load. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const BUDGET_MS = 3000; // a request with no answer by then is an error (no answer in time)
+const SETTLE_MS = 1500; // late replies and their give-backs land before the count is read
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** `p`, or `fallback` when it rejects or has not settled within `ms`. */
+export function within<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<T>((r) => {
+    timer = setTimeout(() => r(fallback), ms);
+  });
+  return Promise.race([p.catch(() => fallback), late]).finally(() => clearTimeout(timer));
+}
+
+export interface RedisCellResult {
+  requests: Request[];
+  timeline: Timeline;
+  logLines: number;
+}
+
+export async function runRedisCell(
+  subject: SubjectSpec,
+  fault: Fault,
+  load: Load,
+  seed: number,
+  key: string,
+): Promise<RedisCellResult> {
+  const random = prng(seed);
+  const redis = await ownRedis();
+  const proxies: [FaultProxy, FaultProxy] = [
+    await faultProxy(redis.port),
+    await faultProxy(redis.port),
+  ];
+  const skew = { ms: 0 };
+  const ctx: FaultContext = { redis, proxies, skew };
+  const apps: App[] = [
+    subject.app(proxies[0].port, () => Date.now()),
+    subject.app(proxies[1].port, () => Date.now() + skew.ms),
+  ];
+  try {
+    const requests: Request[] = [];
+    const pending: Promise<void>[] = [];
+    const t0 = performance.now();
+    const send = (app: App) => {
+      const at = performance.now() - t0;
+      pending.push(
+        within<Outcome>(app.decide(key), BUDGET_MS, 'error').then((outcome) => {
+          requests.push({ at, outcome, ms: performance.now() - t0 - at });
+        }),
+      );
+    };
+    const phase = async (count: number) => {
+      for (let i = 0; i < count; i++) {
+        send(apps[random() < 0.5 ? 0 : 1]!);
+        await sleep(load.gapMs * (0.5 + random()));
+      }
+    };
+    await phase(load.before);
+    const faultAt = performance.now() - t0;
+    await fault.apply(ctx);
+    await phase(Math.round(fault.durationMs / load.gapMs));
+    let healAt: number | null = null;
+    if (fault.heal !== undefined) {
+      await fault.heal(ctx);
+      healAt = performance.now() - t0;
+    }
+    await phase(load.after);
+    await Promise.all(pending);
+    const elapsed = performance.now() - t0;
+    await sleep(SETTLE_MS);
+    for (const p of proxies) p.set({ kind: 'pass' });
+    const charged = await within(subject.charged(redis.port, key), BUDGET_MS, Number.NaN);
+    return {
+      requests,
+      timeline: {
+        faultAt,
+        healAt,
+        limit: load.limit,
+        allowed: load.limit + Math.floor(elapsed * load.refillPerMs),
+        charged: Number.isFinite(charged) ? charged : 0,
+        chargedSince: fault.losesState === true && healAt !== null ? faultAt : 0,
+      },
+      logLines: apps.reduce((n, a) => n + a.logLines(), 0),
+    };
+  } finally {
+    redis.resume();
+    for (const app of apps) await app.close();
+    for (const p of proxies) await p.close();
+    await redis.stop();
+  }
+}

@@ -1,0 +1,111 @@
+// docs/reliability.md, rendered from bench/results/faults/matrix.json (`pnpm faults --
+// --report-only` re-renders it; bench/test/faults-page.test.ts checks the committed page).
+// Pure (no file access, no import.meta), so the page test imports it under jest.
+import type { Bounds, CellFigures } from './measure.js';
+
+export interface CellResult {
+  id: string;
+  fault: string;
+  faultId: string;
+  subject: string;
+  peer: string | null;
+  bounds: Bounds;
+  boundText: string;
+  quick: boolean;
+  figures: CellFigures;
+  ok: boolean;
+}
+
+export interface Matrix {
+  seed: number;
+  date: string;
+  quick: boolean;
+  wallSeconds: number;
+  machine: { cores: number; cpu: string; node: string; platform: string };
+  versions: Record<string, string>;
+  processes: number;
+  cells: CellResult[];
+}
+
+const bound = (b: number | null): string => (b === null ? '—' : String(b));
+const verdict = (c: CellResult): string =>
+  c.peer !== null ? 'peer' : c.ok ? 'within' : '**broken**';
+
+function table(m: Matrix, cells: CellResult[]): string[] {
+  const rows = [
+    '| subject | offered | admitted | limit | over (bound) | under | lost (bound) | errors | p99 added | recovery | log lines | crashes | verdict |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+  ];
+  for (const c of cells) {
+    const f = c.figures;
+    const subject = c.peer === null ? c.subject : `${c.subject} (${c.peer})`;
+    rows.push(
+      `| ${subject} | ${f.offered} | ${f.admitted} | ${f.limit} | ${f.over} (${bound(c.bounds.over)}) | ${f.under} | ${f.lost} (${bound(c.bounds.lost)}) | ${f.errors} | ${f.p99AddedMs} ms | ${f.recoverMs === null ? '—' : `${f.recoverMs} ms`} | ${f.logLines} | ${f.crashes} | ${verdict(c)} |`,
+    );
+  }
+  rows.push('');
+  const notes = cells.filter((c) => c.figures.note !== undefined);
+  for (const c of notes) rows.push(`- ${c.subject}: ${c.figures.note}.`);
+  if (notes.length > 0) rows.push('');
+  rows.push('Bounds of the sluice rows:', '');
+  const seen = new Set<string>();
+  for (const c of cells)
+    if (c.peer === null && !seen.has(c.boundText)) {
+      seen.add(c.boundText);
+      rows.push(`- ${c.boundText}.`);
+    }
+  rows.push('', 'Rerun one cell:', '', '```sh');
+  for (const c of cells) rows.push(`pnpm faults -- --seed ${m.seed} --cell ${c.id}`);
+  rows.push('```', '');
+  return rows;
+}
+
+export function render(m: Matrix): string {
+  const faults = [...new Set(m.cells.map((c) => c.faultId))];
+  const sluice = m.cells.filter((c) => c.peer === null);
+  const lines = [
+    '<!-- Rendered by `pnpm faults` from bench/results/faults/matrix.json: do not edit by hand (`pnpm faults -- --report-only` re-renders it). -->',
+    '',
+    '# Reliability: the fault matrix',
+    '',
+    'What sluice admits when its store fails, measured on real processes, beside the Node',
+    "peers' released versions under the same faults and the same load. Each cell starts its",
+    'own `redis-server` (a free port of 127.0.0.1, no persistence) and two app limiters, each',
+    "on its own client and connection through a TCP proxy of the run (in the runner's",
+    'process; the app-kill cell runs its app as a process of its own), and sends one key a',
+    'seeded open-loop load (one request every 2.5–7.5 ms) in three phases: before the fault,',
+    'during it, and after it heals (the seed fixes that schedule and the keys; the figures',
+    'move a little with timing). Then it reads what the store kept, directly. The key',
+    'spray rows with `maxKeys: 20` are the case of a gateway whose 20-entry LRU handed an',
+    'evicted client a full bucket (a published bug of 2026): in sluice a denied key is',
+    'evicted last.',
+    '',
+    `Seed ${m.seed}, run on ${m.date}, ${m.cells.length} cells (${sluice.length} of sluice, ${sluice.filter((c) => c.ok).length} within their documented bound), ${m.processes} processes started and none left, ${m.wallSeconds} s on ${m.machine.cores} cores (${m.machine.cpu}, ${m.machine.platform}), Node ${m.machine.node}; ${Object.entries(
+      m.versions,
+    )
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}.`,
+    '',
+    '## Reading a row',
+    '',
+    '- **offered**, **admitted**: the requests sent in the cell, and those the limiter let through.',
+    '- **limit**: what the limit allows over the whole cell (one window, or a bucket of GCRA whose refill in the cell is under one unit).',
+    '- **over**: admitted past the limit; **(bound)**: what the documentation promises at most (— none: a peer, or a policy that fails open).',
+    '- **under**: requests denied while the limit had room (a fail-closed policy pays for its safety here).',
+    "- **lost**: units charged in the store that no request got (a timed-out call that charged anyway, a crashed process's prefetched units): they are under-admission until the limit refills.",
+    '- **errors**: requests that got no verdict (a 500, or no answer in 3 s); **p99 added**: the 99th percentile latency during the fault less the median before it; **recovery**: from the heal to the first request after which every request is answered in time (and, when the limit had room left, to the first admission after the heal: a breaker still open counts; — when neither came in the cell, or the fault does not heal). Latencies and recovery times are published, never gated: on two shared cores they are noise.',
+    '',
+    'For a user: **within** means the bound held, and the bound is what to plan for. `deny`',
+    'never admits past the limit and never loses a unit; `insurance` (the default) keeps',
+    'serving, each process on its own memory (so up to one more limit per process for the',
+    'length of the outage) while keys already over their limit stay denied; `allow` admits',
+    'everything while the store fails. `pnpm faults -- --quick` (in CI) fails only on counts:',
+    'a sluice row past its bound, units lost past it, a crash, a process left behind.',
+    '',
+  ];
+  for (const id of faults) {
+    const cells = m.cells.filter((c) => c.faultId === id);
+    lines.push(`## ${cells[0]!.fault}`, '', ...table(m, cells));
+  }
+  return `${lines.join('\n').trimEnd()}\n`;
+}

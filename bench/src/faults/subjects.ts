@@ -1,0 +1,226 @@
+// The limiters of the fault matrix, each as one app process drives it: sluice's RateLimiter
+// on RedisStore (an algorithm, an onStoreError policy, prefetch, a clock) and the Redis peers
+// at their installed versions (bench/package.json), driven as their middlewares drive them.
+import { RateLimiter } from '@sluice/core';
+import type { Algorithm } from '@sluice/core/store';
+import { RedisStore } from '@sluice/redis';
+import { Redis } from 'ioredis';
+import { RedisStore as RateLimitRedisStore, type RedisReply } from 'rate-limit-redis';
+import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
+
+/** What one request got: admitted, denied (429), or an error (a 500, or no answer in time). */
+export type Outcome = 'admitted' | 'denied' | 'error';
+
+/** One app process's limiter, on its own client to the store at a port. */
+export interface App {
+  decide(key: string): Promise<Outcome>;
+  /** Log lines the limiter wrote (sluice's logger; the peers log nothing). */
+  logLines(): number;
+  close(): Promise<void>;
+}
+
+export interface SubjectSpec {
+  /** Short id, used in the cell id (`--cell`). */
+  id: string;
+  /** As the page shows it. */
+  label: string;
+  /** The peer's package@version, or undefined for sluice. */
+  peer?: string;
+  app(port: number, clock: () => number): App;
+  /** Units of the limit charged in the store for `key` (at most `limit`), read on `port`. */
+  charged(port: number, key: string): Promise<number>;
+}
+
+const client = (port: number): Redis => {
+  const c = new Redis({ host: '127.0.0.1', port });
+  c.on('error', () => undefined); // ioredis reports each reconnect; the outcomes count it
+  return c;
+};
+
+export type Policy = 'deny' | 'insurance' | 'allow';
+export type AlgorithmId = 'gcra' | 'fixed' | 'sliding' | 'log';
+
+export interface SluiceOptions {
+  algorithm: AlgorithmId;
+  policy: Policy;
+  limit: number;
+  makeAlgorithm: (id: AlgorithmId, limit: number) => Algorithm;
+  storeClock?: 'server' | 'client';
+  timeoutMs?: number;
+  prefetch?: { units: number; ttl: string };
+  overLimitCache?: false;
+}
+
+const PREFIX = 'fm';
+
+export function sluiceSubject(o: SluiceOptions): SubjectSpec {
+  const parts: string[] = [o.algorithm, o.policy];
+  if (o.storeClock === 'client') parts.push('client-clock');
+  if (o.timeoutMs !== undefined) parts.push(`t${o.timeoutMs}`);
+  if (o.prefetch !== undefined) parts.push(`prefetch${o.prefetch.units}`);
+  if (o.overLimitCache === false) parts.push('no-cache');
+  const extras = [
+    o.storeClock === 'client' ? "clock: 'client'" : '',
+    o.timeoutMs === undefined ? '' : `timeoutMs: ${o.timeoutMs}`,
+    o.prefetch === undefined
+      ? ''
+      : `prefetch: { units: ${o.prefetch.units}, ttl: '${o.prefetch.ttl}' }`,
+    o.overLimitCache === false ? 'overLimitCache: false' : '',
+  ].filter((x) => x !== '');
+  return {
+    id: `sluice-${parts.join('-')}`,
+    label: `sluice ${o.algorithm}, ${o.policy}${extras.length > 0 ? `, ${extras.join(', ')}` : ''}`,
+    app(port, clock) {
+      const redis = client(port);
+      const store = new RedisStore({
+        client: redis,
+        ...(o.storeClock === undefined ? {} : { clock: o.storeClock }),
+        ...(o.timeoutMs === undefined ? {} : { timeoutMs: o.timeoutMs }),
+        ...(o.prefetch === undefined ? {} : { prefetch: o.prefetch }),
+      });
+      let lines = 0;
+      const limiter = new RateLimiter({
+        algorithm: o.makeAlgorithm(o.algorithm, o.limit),
+        store,
+        prefix: PREFIX,
+        clock,
+        onStoreError: o.policy,
+        ...(o.overLimitCache === false ? { overLimitCache: false } : {}),
+        logger: { warn: () => void lines++ },
+      });
+      return {
+        decide: async (key) => ((await limiter.consume(key)).allowed ? 'admitted' : 'denied'),
+        logLines: () => lines,
+        async close() {
+          await store.close().catch(() => undefined);
+          redis.disconnect();
+        },
+      };
+    },
+    async charged(port, key) {
+      const redis = client(port);
+      try {
+        const store = new RedisStore({ client: redis });
+        const algorithm = o.makeAlgorithm(o.algorithm, o.limit);
+        const peek = await new RateLimiter({ algorithm, store, prefix: PREFIX }).peek(key);
+        return o.limit - peek.remaining;
+      } finally {
+        redis.disconnect();
+      }
+    },
+  };
+}
+
+/** rate-limiter-flexible RateLimiterRedis (a fixed window), optionally with its insuranceLimiter. */
+export function rlfSubject(limit: number, version: string, insurance: boolean): SubjectSpec {
+  const make = (redis: Redis) =>
+    new RateLimiterRedis({
+      storeClient: redis,
+      useRedisPackage: false,
+      points: limit,
+      duration: 600,
+      keyPrefix: 'rlf',
+      ...(insurance
+        ? { insuranceLimiter: new RateLimiterMemory({ points: limit, duration: 600 }) }
+        : {}),
+    });
+  return {
+    id: insurance ? 'rlf-insurance' : 'rlf',
+    label: `rate-limiter-flexible RateLimiterRedis${insurance ? ' + insuranceLimiter (RateLimiterMemory)' : ''}`,
+    peer: `rate-limiter-flexible@${version}`,
+    app(port) {
+      const redis = client(port);
+      const limiter = make(redis);
+      return {
+        decide: (key) =>
+          limiter.consume(key).then(
+            () => 'admitted' as const,
+            (e: unknown) => (e instanceof Error ? 'error' : 'denied'),
+          ),
+        logLines: () => 0,
+        close: async () => redis.disconnect(),
+      };
+    },
+    async charged(port, key) {
+      const redis = client(port);
+      try {
+        const res = await make(redis).get(key);
+        return Math.min(limit, res?.consumedPoints ?? 0);
+      } finally {
+        redis.disconnect();
+      }
+    },
+  };
+}
+
+/** express-rate-limit's store rate-limit-redis, as the middleware calls it (`increment`). */
+export function erlSubject(limit: number, version: string, passOnStoreError: boolean): SubjectSpec {
+  return {
+    id: passOnStoreError ? 'erl-pass' : 'erl',
+    label: `express-rate-limit + rate-limit-redis${passOnStoreError ? ', passOnStoreError: true' : ''}`,
+    peer: `express-rate-limit@${version.split(' ')[0]}, rate-limit-redis@${version.split(' ')[1]}`,
+    app(port) {
+      const redis = client(port);
+      const store = new RateLimitRedisStore({
+        sendCommand: (command: string, ...args: string[]) =>
+          redis.call(command, ...args) as Promise<RedisReply>,
+      });
+      store.init({ windowMs: 600_000 } as Parameters<RateLimitRedisStore['init']>[0]);
+      return {
+        decide: (key) =>
+          store.increment(key).then(
+            ({ totalHits }) => (totalHits <= limit ? 'admitted' : 'denied'),
+            () => (passOnStoreError ? 'admitted' : 'error'),
+          ),
+        logLines: () => 0,
+        close: async () => redis.disconnect(),
+      };
+    },
+    async charged(port, key) {
+      const redis = client(port);
+      try {
+        return Math.min(limit, Number((await redis.get(`rl:${key}`)) ?? 0));
+      } finally {
+        redis.disconnect();
+      }
+    },
+  };
+}
+
+/**
+ * `--break naive-timeout`: a limiter that breaks sluice's "a call that timed out charges
+ * nothing": INCR with a 500 ms client-side timeout and 'deny' on it, so a stalled Redis runs
+ * the INCRs later and keeps units no request got. It takes sluice's place (and its bound) in
+ * its cells, to show the gate fails.
+ */
+export function naiveSubject(limit: number, tag: string): SubjectSpec {
+  return {
+    id: `naive-timeout-${tag}`,
+    label: 'BROKEN ON PURPOSE: INCR with a client-side timeout (stands in for sluice)',
+    app(port) {
+      const redis = client(port);
+      return {
+        async decide(key) {
+          let timer: NodeJS.Timeout | undefined;
+          const late = new Promise<'late'>((r) => {
+            timer = setTimeout(() => r('late'), 500);
+          });
+          const count = redis.incr(`naive:${key}`);
+          const got = await Promise.race([count, late]).finally(() => clearTimeout(timer));
+          if (got === 'late') return 'denied';
+          return got <= limit ? 'admitted' : 'denied';
+        },
+        logLines: () => 0,
+        close: async () => redis.disconnect(),
+      };
+    },
+    async charged(port, key) {
+      const redis = client(port);
+      try {
+        return Math.min(limit, Number((await redis.get(`naive:${key}`)) ?? 0));
+      } finally {
+        redis.disconnect();
+      }
+    },
+  };
+}
