@@ -7,7 +7,20 @@
  */
 
 export type { Decision, LimitInput, Store } from '@sluice/core';
-export { Limit, MemoryStore, SluiceConfigError, ThrottleRegistry, throttles } from '@sluice/core';
+export {
+  Limit,
+  MemoryStore,
+  RateLimitedError,
+  SluiceConfigError,
+  ThrottleRegistry,
+  throttles,
+} from '@sluice/core';
+export type {
+  LanguageModelCallParams,
+  LanguageModelMiddlewareOptions,
+  SluiceLanguageModelMiddleware,
+} from './ai-sdk.js';
+export { sluiceLanguageModelMiddleware } from './ai-sdk.js';
 export type { EstimateOptions } from './estimate.js';
 export { estimateTokens } from './estimate.js';
 export type { FetchHandler, LimitTokensOptions } from './limit-tokens.js';
