@@ -18,6 +18,7 @@ const packages = [
   'graphql',
   'ws',
   'trpc',
+  'ai',
   'cloudflare',
   'cli',
 ];

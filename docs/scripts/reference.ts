@@ -36,6 +36,7 @@ export const ENTRY_POINTS = [
   'packages/graphql/src/index.ts',
   'packages/ws/src/index.ts',
   'packages/trpc/src/index.ts',
+  'packages/ai/src/index.ts',
   'packages/cloudflare/src/index.ts',
   'packages/cli/src/index.ts',
 ].map((p) => path.join(root, p));
@@ -93,6 +94,7 @@ const MODULE_NAMES: Record<string, string> = {
   'graphql/src': '@sluice/graphql',
   'ws/src': '@sluice/ws',
   'trpc/src': '@sluice/trpc',
+  'ai/src': '@sluice/ai',
   'cloudflare/src': '@sluice/cloudflare',
   'cli/src': '@sluice/cli',
 };

@@ -29,6 +29,8 @@ export const FULL_ONLY: Record<string, string> = {
   'packages/hono/test/(bundle|runtimes)\\.test\\.ts$': 'esbuild; Bun, Deno and workerd processes',
   'packages/core/test/http/ip-subject\\.test\\.ts$': 'PostgreSQL inet parity',
   'packages/graphql/test/redis\\.test\\.ts$': 'a redis-server',
+  'packages/ai/test/litellm-redis\\.test\\.ts$': 'a redis-server',
+  'packages/ai/test/processes\\.test\\.ts$': 'worker processes on Redis and PostgreSQL',
   'packages/sqlite/test/operations-processes\\.test\\.ts$': 'worker processes',
   'packages/ws/test/socket-io\\.test\\.ts$': 'socket.io on Redis, processes',
   'packages/ws/test/bun\\.test\\.ts$': 'a Bun process',

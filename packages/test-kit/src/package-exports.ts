@@ -38,7 +38,8 @@ export interface PackageExportsSpec {
     | 'sqlite'
     | 'fetch'
     | 'hono'
-    | 'cloudflare';
+    | 'cloudflare'
+    | 'ai';
   /** Build `.d.ts` / `.d.cts` as well and check that they are emitted (slower: ~8 s). */
   declarations?: boolean;
   /** Names the loaded package must export as functions (classes included). */

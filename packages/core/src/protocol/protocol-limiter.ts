@@ -49,10 +49,18 @@ export interface ProtocolLimiterOptions extends ProtocolStoreOptions {
 /** Options of one {@link ProtocolLimiter.check}. */
 export interface ProtocolCheckOptions {
   /**
-   * Units to take under every limit (a GraphQL query's points), an integer >= 0. Default:
-   * each limit's own `requestCost` (1 unless `Limit.cost(n)`).
+   * Units to take under every limit (a GraphQL query's points), an integer >= 0; or one
+   * such integer per limit, in the order of the limits (a front door that charges each limit
+   * its own unit: requests, tokens, micro-units of money). Default: each limit's own
+   * `requestCost` (1 unless `Limit.cost(n)`).
    */
-  cost?: number;
+  cost?: number | readonly number[];
+  /**
+   * The limits of this call, already resolved, replacing the limiter's `limit` (a front
+   * door that resolves its own inputs, as `@sluice/ai` does per kind of unit). Unlimited
+   * ones (`Limit.none()`) are skipped, with their `cost` entry.
+   */
+  limits?: readonly Limit[];
   /**
    * The subject replacing user / IP (the `key` option of the protocol helpers): keys are
    * then `<prefix>:<limit name>:<key>`, shared across channels.
@@ -169,13 +177,15 @@ export class ProtocolLimiter {
     options?: ProtocolCheckOptions,
   ): ProtocolVerdict | Promise<ProtocolVerdict> {
     const cost = options?.cost;
-    if (cost !== undefined && (!Number.isInteger(cost) || cost < 0)) {
-      throw new TypeError(
-        `sluice: cost must be an integer >= 0, got ${typeof cost === 'number' ? cost : typeof cost}`,
-      );
+    for (const c of Array.isArray(cost) ? cost : [cost]) {
+      if (c !== undefined && (!Number.isInteger(c) || c < 0)) {
+        throw new TypeError(
+          `sluice: cost must be an integer >= 0, got ${typeof c === 'number' ? c : typeof c}`,
+        );
+      }
     }
     const route = options?.route === undefined ? this.#channel : keySegment(options.route);
-    const limits = this.#static ?? this.#limits.limitsFor(view);
+    const limits = options?.limits ?? this.#static ?? this.#limits.limitsFor(view);
     if (limits instanceof Promise) {
       return limits.then((l) => this.#decide(l, view, options?.key, cost, route));
     }
@@ -188,23 +198,28 @@ export class ProtocolLimiter {
    * (on an algorithm that can carry a debt: GCRA, fixed window, calendar quotas; elsewhere the
    * charge stays). Never rejects: a store failure leaves the charge as it was.
    *
-   * @param units - what the work cost: a finite number >= 0, rounded up.
+   * @param units - what the work cost: a finite number >= 0, rounded up; or one per charge,
+   *   in the order of `verdict.charges` (a front door charging each limit its own unit).
    * @returns each limit's peek after settling (`[]` when the verdict was a denial); an array
    *   at once on a synchronous store (MemoryStore), else a promise of it.
    */
-  settle(verdict: ProtocolVerdict, units: number): Decision[] | Promise<Decision[]> {
-    if (!Number.isFinite(units) || units < 0) {
-      throw new TypeError(`sluice: units must be a finite number >= 0, got ${String(units)}`);
+  settle(
+    verdict: ProtocolVerdict,
+    units: number | readonly number[],
+  ): Decision[] | Promise<Decision[]> {
+    for (const u of Array.isArray(units) ? units : [units]) {
+      if (!Number.isFinite(u) || u < 0) {
+        throw new TypeError(`sluice: units must be a finite number >= 0, got ${String(u)}`);
+      }
     }
     if (!verdict.allowed) return [];
-    const used = Math.ceil(units);
     const now = this.#clock();
     const store = this.#store;
     const results: (Decision | Promise<Decision>)[] = [];
     let pending = false;
     for (let i = 0; i < verdict.charges.length; i++) {
       const c = verdict.charges[i]!;
-      const amount = c.cost - used;
+      const amount = c.cost - Math.ceil(Array.isArray(units) ? (units[i] ?? c.cost) : units);
       let r: Decision | Promise<Decision>;
       try {
         if (amount === 0)
@@ -229,12 +244,15 @@ export class ProtocolLimiter {
     limits: readonly Limit[],
     view: RequestView,
     key: string | undefined,
-    cost: number | undefined,
+    costs: number | readonly number[] | undefined,
     route: string,
   ): ProtocolVerdict | Promise<ProtocolVerdict> {
     const subject = key !== undefined ? keySegment(key) : this.#subjectOf(view);
     const charges: ProtocolCharge[] = [];
-    for (const limit of limits) {
+    const each = Array.isArray(costs);
+    const cost = each ? costs.reduce((a, b) => a + b, 0) : (costs as number | undefined);
+    for (let i = 0; i < limits.length; i++) {
+      const limit = limits[i]!;
       if (limit.unlimited) continue;
       const p = this.#prepare(limit);
       const k =
@@ -246,7 +264,7 @@ export class ProtocolLimiter {
       charges.push({
         key: k,
         algorithm: p.algorithm,
-        cost: cost ?? p.cost,
+        cost: each ? ((costs as readonly number[])[i] ?? p.cost) : (cost ?? p.cost),
         atMs: 0,
         name: p.name,
         windowSeconds: p.windowSeconds,

@@ -106,4 +106,20 @@ describe('ProtocolLimiter', () => {
     );
     expect(() => limiter.check(view(), { cost: -1 })).toThrow(TypeError);
   });
+  it('charges each limit its own cost, on limits given per call, and settles each its own units', async () => {
+    const limiter = new ProtocolLimiter({ limit: Limit.none(), channel: 'ai', clock });
+    const limits = [Limit.perMinute(1000).named('tokens'), Limit.perMinute(10).named('requests')];
+    const v = await limiter.check(view(), { key: 'team', limits, cost: [300, 1] });
+    expect(v.decisions.map((d) => d.remaining)).toEqual([700, 9]);
+    const after = await limiter.settle(v, [450, 1]); // 150 past the charge: a debt; the request stays
+    expect(after.map((d) => d.remaining)).toEqual([550, 9]);
+    // all or nothing: the request limit refuses, the token limit is not charged
+    const tight = [limits[0]!, Limit.perMinute(1).named('requests')];
+    await limiter.check(view(), { key: 'other', limits: tight, cost: [10, 1] });
+    const denied = await limiter.check(view(), { key: 'other', limits: tight, cost: [10, 1] });
+    expect(denied.allowed).toBe(false);
+    const peek = await limiter.check(view(), { key: 'other', limits: [limits[0]!], cost: [0] });
+    expect(peek.decision.remaining).toBe(990);
+    expect(() => limiter.check(view(), { limits, cost: [1, -1] })).toThrow(TypeError);
+  });
 });
