@@ -43,11 +43,12 @@ const testTimeout = 15_000;
 
 const config: Config = {
   testTimeout,
-  // One file at a time on the 2-core machines the suite is sized for (jest's default there,
-  // cores - 1). Two workers would halve the wall time of files that wait on servers and
-  // worker processes, but no clean-clone CI run has proved the timing-sensitive files safe
-  // beside a CPU-heavy one yet: the quick tier runs two (jest.quick.config.ts).
-  maxWorkers: 1,
+  // perf: two files at a time on the 2-core machines the suite is sized for (jest's default
+  // there is cores - 1): many files wait on servers and worker processes. Every file starts
+  // its own servers on free ports, names its own keys and databases, and times rules on
+  // injected clocks, so two side by side do not meet (a clean-clone run at load 8: 3,009
+  // passed, none failed from the other file; 834 s against 2,177 s one at a time).
+  maxWorkers: 2,
   projects: packages.map((name) => ({
     displayName: name,
     rootDir: `<rootDir>/packages/${name}`,
