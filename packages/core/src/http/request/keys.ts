@@ -54,7 +54,8 @@ const SUBNET = Symbol();
 export function subnetOf(view: RequestView, s: number | ((req: RequestView) => number)): number {
   if (typeof s === 'number') return s;
   const v = view as RequestView & { [SUBNET]?: number };
-  return (v[SUBNET] ??= checkedSubnet(s(view)));
+  v[SUBNET] ??= checkedSubnet(s(view));
+  return v[SUBNET];
 }
 
 /** Subjects of the recent IPv6 (and other non-IPv4) addresses, by `ipv6Subnet`: parsing costs µs. */
