@@ -134,5 +134,43 @@ export function describeConfigRules(harness: AdapterHarness): void {
         expect((await client.request('GET', '/a', from('10.0.0.1'))).status).toBe(429);
       });
     });
+
+    it('an ipv6Subnet function groups IPv6 clients by its answer, asked once per request; a bad answer is a 500', async () => {
+      // Same /56 (2001:db8:1:100::/56), different /64s.
+      const [a, b] = ['2001:db8:1:100::1', '2001:db8:1:1ff::1'];
+      const calls: string[] = [];
+      const spec = (answer: number): AppSpec => ({
+        global: {
+          ...base(),
+          limit: ['throttle:1,1', 'throttle:5,1'],
+          ipv6Subnet: (req) => {
+            calls.push(req.ip);
+            return req.ip.startsWith('2001:db8:1:') ? answer : 64;
+          },
+        },
+        routes: [{ method: 'GET', path: '/a' }],
+        trustProxy: true,
+      });
+      const statuses = async (answer: number) => {
+        const out: number[] = [];
+        await withApp(spec(answer), async (client) => {
+          out.push((await client.request('GET', '/a', from(a))).status);
+          out.push((await client.request('GET', '/a', from(b))).status);
+        });
+        return out;
+      };
+      expect(await statuses(56)).toEqual([200, 429]);
+      // Two limits, one answer per request.
+      expect(calls).toEqual([a, b]);
+      expect(await statuses(64)).toEqual([200, 200]);
+      for (const bad of [0, 129, 56.5, Number.NaN]) {
+        await withApp(spec(bad), async (client) => {
+          expect((await client.request('GET', '/a', from(a))).status).toBe(500);
+          expect(client.handlerRuns('GET', '/a')).toBe(0);
+          // A client the function answers 64 for is limited as usual.
+          expect((await client.request('GET', '/a', from('2001:db8:2::1'))).status).toBe(200);
+        });
+      }
+    });
   });
 }

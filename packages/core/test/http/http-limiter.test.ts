@@ -251,6 +251,15 @@ describe('HttpLimiter', () => {
     expect(() => new HttpLimiter({ algorithm: 'magic' as never })).toThrow(/algorithm.*magic/);
     expect(() => new HttpLimiter({ statusCode: 200 })).toThrow(/statusCode.*200/);
     expect(() => new HttpLimiter({ ipv6Subnet: 129 })).toThrow(/ipv6Subnet.*129/);
+    // Neither a number 1..128 nor a function: refused naming the option.
+    for (const bad of ['56', true, {}, 0, 56.5, Number.NaN]) {
+      expect(() => new HttpLimiter({ ipv6Subnet: bad as never })).toThrow(
+        expect.objectContaining({ option: 'ipv6Subnet' }),
+      );
+    }
+    for (const good of [1, 128, () => 56]) {
+      expect(() => new HttpLimiter({ ipv6Subnet: good })).not.toThrow();
+    }
   });
 });
 

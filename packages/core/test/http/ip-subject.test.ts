@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
 import { keySegment } from '../../src/http/request/key-segment.js';
-import { ipSubject } from '../../src/http/request/keys.js';
+import { checkedSubnet, ipSubject, subnetOf } from '../../src/http/request/keys.js';
 
 // The IP part of every key. It was first computed with ipaddr.js; it is now parsed by the
 // runtime's URL parser (no dependency in a bundle). Keys must not move: existing Redis,
@@ -64,5 +64,29 @@ describe('ipSubject: the same text ipaddr.js gave', () => {
     for (const text of ['1:2:3:4:5:6:7:8:9', 'abc:', '[::1]', '::1/64']) {
       expect(ipSubject(text)).toBe(keySegment(text));
     }
+  });
+});
+
+describe('subnetOf: an ipv6Subnet function asked once per request view', () => {
+  const view = () => ({ method: 'GET', route: '*', ip: '2001:db8::1', headers: {}, raw: {} });
+
+  it('asks the function once per view and checks its answer', () => {
+    let calls = 0;
+    const fn = () => ++calls * 8 + 40; // 48 on the first call, 56 on the second
+    const a = view();
+    expect(subnetOf(a, fn)).toBe(48);
+    expect(subnetOf(a, fn)).toBe(48);
+    expect(subnetOf(view(), fn)).toBe(56);
+    expect(calls).toBe(2);
+    expect(subnetOf(a, 64)).toBe(64);
+  });
+
+  it('refuses an answer that is not an integer 1..128, naming ipv6Subnet, never the default', () => {
+    for (const bad of [0, 129, 64.5, Number.NaN, Number.POSITIVE_INFINITY, '64', undefined]) {
+      expect(() => subnetOf(view(), () => bad as never)).toThrow(
+        expect.objectContaining({ option: 'ipv6Subnet' }),
+      );
+    }
+    expect([1, 32, 128].map(checkedSubnet)).toEqual([1, 32, 128]);
   });
 });

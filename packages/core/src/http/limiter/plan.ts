@@ -18,7 +18,7 @@ import { trackKeySpaces } from '../../stores/key-spaces.js';
 import { keySpaceView, type Store } from '../../stores/store.js';
 import type { HttpConfig } from '../options/options.js';
 import { keySegment } from '../request/key-segment.js';
-import { ipSubject } from '../request/keys.js';
+import { ipSubject, subnetOf } from '../request/keys.js';
 import { ceilSeconds, type LimitPolicy } from '../verdict/headers.js';
 import type { Charge, KeySpace } from './charge.js';
 import { checkQueueable } from './queue.js';
@@ -166,7 +166,7 @@ export class LimitPlan {
         }
       : {
           keySpace: keySpaces.ip,
-          subject: ipSubject(view.ip, this.#config.ipv6Subnet),
+          subject: ipSubject(view.ip, subnetOf(view, this.#config.ipv6Subnet)),
           algorithm,
           cost,
           costAfter,

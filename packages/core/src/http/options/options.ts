@@ -91,10 +91,19 @@ export interface HttpLimitOptions<Req = unknown, Res = unknown> {
    */
   key?: (req: RequestView) => string | number | PromiseLike<string | number>;
   /**
-   * IPv6 clients are grouped by this prefix length (1..128).
+   * IPv6 clients are grouped by this prefix length (an integer 1..128), or by the answer of
+   * a synchronous function of the request (as `key` and `skip` get it), asked once per
+   * request whose key is its client IP (no `key` answer, no user). An answer that is not an
+   * integer 1..128 fails the request with a `SluiceConfigError` naming `ipv6Subnet`
+   * (a 500 through the framework's error handling, as a bad `key` answer), never the default.
+   * Operator `{ ip }` entries match by /64 whatever it is; a `{ cidr }` entry matches any
+   * group (docs/guide/operating.md).
    * @default 64
+   * @throws SluiceConfigError naming `ipv6Subnet` for a value that is neither such a number
+   *   nor a function.
+   * @example ipv6Subnet: (req) => (req.ip.startsWith('2001:db8:') ? 56 : 64)
    */
-  ipv6Subnet?: number;
+  ipv6Subnet?: number | ((req: RequestView) => number);
   /**
    * Which headers to send (see `HeaderStyle`), several, or `false` for none.
    * @default 'legacy' (`X-RateLimit-*`)
@@ -264,7 +273,7 @@ export interface HttpConfig<Req> {
   prefix: string;
   user: ((req: Req) => unknown) | undefined;
   key: HttpLimitOptions['key'];
-  ipv6Subnet: number;
+  ipv6Subnet: number | ((req: RequestView) => number);
   headerStyles: readonly HeaderStyle[];
   skip: HttpLimitOptions['skip'];
   onLimited: HttpLimitOptions['onLimited'];

@@ -12,6 +12,7 @@ import { guardedStore } from '../../store-failure/guarded-store.js';
 import { MemoryStore } from '../../stores/memory-store.js';
 import { parseResolverTimeout } from '../limiter/resolver-timeout.js';
 import { createHttpMetrics } from '../metrics/metrics.js';
+import { checkedSubnet } from '../request/keys.js';
 import { parseValidate } from '../request/proxy-warnings.js';
 import { parseBodyStyle } from '../verdict/denial.js';
 import type { HeaderStyle, HeaderStyleName, HeadersOption } from '../verdict/headers.js';
@@ -207,9 +208,8 @@ export function parseHttpOptions<Req>(options: HttpLimitOptions<Req, never>): Ht
   const clock = fn('clock', options.clock) ?? Date.now;
   const prefix = options.prefix ?? 'sl';
   if (typeof prefix !== 'string') throw new SluiceConfigError('prefix', prefix, 'a string');
-  const ipv6Subnet = integerAtLeast('ipv6Subnet', options.ipv6Subnet ?? 64, 1);
-  if (ipv6Subnet > 128)
-    throw new SluiceConfigError('ipv6Subnet', ipv6Subnet, 'an integer from 1 to 128');
+  const s = options.ipv6Subnet ?? 64;
+  const ipv6Subnet = typeof s === 'function' ? s : checkedSubnet(s);
   const message = options.message;
   if (message !== undefined && typeof message !== 'string' && typeof message !== 'function') {
     throw new SluiceConfigError(

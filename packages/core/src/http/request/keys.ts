@@ -1,4 +1,5 @@
 import { describe, SluiceConfigError } from '../../common/errors.js';
+import type { RequestView } from '../../limits/request-view.js';
 import { keySegment } from './key-segment.js';
 
 /**
@@ -30,6 +31,31 @@ export function ipSubject(ip: string, ipv6Subnet = 64): string {
     cache.set(ip, subject);
   }
   return subject;
+}
+
+/**
+ * An `ipv6Subnet` value, checked: an integer 1..128, the same bounds at construction (a
+ * number) and per request (a function's answer).
+ *
+ * @throws SluiceConfigError naming `ipv6Subnet` otherwise (the value is a number, never key text).
+ */
+export function checkedSubnet(n: unknown): number {
+  if (Number.isInteger(n) && (n as number) > 0 && (n as number) < 129) return n as number;
+  throw new SluiceConfigError('ipv6Subnet', n, 'an integer from 1 to 128');
+}
+
+/** Where a request's `ipv6Subnet` function answer is kept: it is asked once per request. */
+const SUBNET = Symbol();
+
+/**
+ * The prefix length `view`'s IPv6 client is grouped by: `s`, or `s(view)` checked
+ * ({@link checkedSubnet}) and kept on the view for its other limits.
+ */
+export function subnetOf(view: RequestView, s: number | ((req: RequestView) => number)): number {
+  if (typeof s === 'number') return s;
+  const v = view as RequestView & { [SUBNET]?: number };
+  v[SUBNET] ??= checkedSubnet(s(view));
+  return v[SUBNET];
 }
 
 /** Subjects of the recent IPv6 (and other non-IPv4) addresses, by `ipv6Subnet`: parsing costs µs. */
