@@ -77,6 +77,11 @@ export function render(m: Matrix): string {
   const faults = [...new Set(m.cells.map((c) => c.faultId))];
   const sluice = m.cells.filter((c) => c.peer === null);
   const lines = [
+    // No outline column beside the page: its tables need the width.
+    '---',
+    'aside: false',
+    '---',
+    '',
     '<!-- Rendered by `pnpm faults` from bench/results/faults/matrix.json: do not edit by hand (`pnpm faults -- --report-only` re-renders it). -->',
     '',
     '# Reliability: the fault matrix',
