@@ -71,10 +71,8 @@ export function checkSnapshot(
   const s = snapshot as MemoryStoreSnapshot;
   if ((s as { format?: unknown } | null)?.format === KEYS_BEFORE_TAGS) {
     throw new SluiceConfigError('snapshot', snapshot, '', {
-      message:
-        `sluice: MemoryStore#restore() refused the snapshot: it is format ${KEYS_BEFORE_TAGS}, taken before ` +
-        "protocol limits' keys carried their algorithm's tag, so some of its keys would never be read again; " +
-        `restore without it (counters start afresh) and take a new one (format ${SNAPSHOT_FORMAT})`,
+      // perf: short, in every bundle with a MemoryStore (docs/migrating/upgrading.md says more).
+      message: `sluice: MemoryStore#restore() refused a ${KEYS_BEFORE_TAGS} snapshot (older keys): start without it, take a new one`,
     });
   }
   if (

@@ -81,7 +81,7 @@ describe('MemoryStore dump / restore', () => {
     const old = { ...current, format: 'sluice.memory-store/1' } as never;
     expect(() => new MemoryStore().restore(old)).toThrow(SluiceConfigError);
     expect(() => new MemoryStore().restore(old)).toThrow(
-      /refused the snapshot: it is format sluice\.memory-store\/1.*restore without it/,
+      /refused a sluice\.memory-store\/1 snapshot .*start without it, take a new one/,
     );
     expect(current.format).not.toBe('sluice.memory-store/1');
   });
