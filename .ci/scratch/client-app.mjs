@@ -2,7 +2,7 @@
 // Express app on the installed @sluice/express, 5 requests a second: 12 requests at once
 // through pacedFetch must all answer 200 (no 429), where plain fetch gets 429s.
 import { createRequire } from 'node:module';
-import { pacedFetch, RateLimitedError, SluiceConfigError } from '@sluice/client';
+import { pacedFetch, SluiceConfigError, WaitTooLongError } from '@sluice/client';
 import { SluiceConfigError as CoreConfigError, Limit, rateLimit } from '@sluice/express';
 import express from 'express';
 
@@ -19,7 +19,7 @@ try {
     throw new Error('the client and the core have two SluiceConfigError classes');
   }
 }
-if (typeof RateLimitedError !== 'function') throw new Error('no RateLimitedError');
+if (typeof WaitTooLongError !== 'function') throw new Error('no WaitTooLongError');
 
 const app = express();
 app.use(rateLimit({ limit: Limit.perSecond(5), headers: 'draft-8' }));
