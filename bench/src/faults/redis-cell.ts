@@ -2,7 +2,7 @@
 // seeded open-loop load in three phases (before, during, after the fault), then the count
 // the store kept, read directly (not through a proxy). Every loop is bounded in count, every
 // wait in time.
-import type { RedisProcess } from '@sluice/test-kit';
+import { type RedisProcess, seededRandom } from '@sluice/test-kit';
 import type { Request, Timeline } from './measure.js';
 import { ownRedis } from './procs.js';
 import { type FaultProxy, faultProxy } from './proxy.js';
@@ -40,18 +40,6 @@ export interface Load {
   refillPerMs: number;
 }
 
-/** A seeded generator (mulberry32): the same seed, the same load. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const BUDGET_MS = 3000; // a request with no answer by then is an error (no answer in time)
 const SETTLE_MS = 1500; // late replies and their give-backs land before the count is read
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -78,7 +66,7 @@ export async function runRedisCell(
   seed: number,
   key: string,
 ): Promise<RedisCellResult> {
-  const random = prng(seed);
+  const random = seededRandom(seed);
   const redis = await ownRedis();
   const proxies: [FaultProxy, FaultProxy] = [
     await faultProxy(redis.port),

@@ -2,6 +2,7 @@ import {
   throttles as defaultThrottles,
   type Limit,
   type LimitInput,
+  PROTOCOL_STORE_OPTIONS,
   ProtocolLimiter,
   type ProtocolStoreOptions,
   protocolStoreOptions,
@@ -84,17 +85,13 @@ const OPTION_OF: Record<LimitKind, string> = {
   output: 'output',
   budget: 'budget',
 };
+// The store options every protocol front door takes, less ipv6Subnet: a token limit is keyed
+// by the caller's `key`, never by an address.
 const OPTIONS = [
   ...Object.values(OPTION_OF),
   'price',
   'estimate',
-  'store',
-  'throttles',
-  'algorithm',
-  'prefix',
-  'clock',
-  'onStoreError',
-  'logger',
+  ...PROTOCOL_STORE_OPTIONS.filter((name) => name !== 'ipv6Subnet'),
 ];
 const DEBT_ALGORITHMS =
   'an algorithm that can carry a debt (GCRA, the buckets, fixed window, calendar quotas)';

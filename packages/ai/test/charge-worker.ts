@@ -7,6 +7,7 @@ import { type TokenLimiter, tokenLimiter } from '@sluice/ai';
 import type { Store } from '@sluice/core';
 import { PostgresStore } from '@sluice/postgres';
 import { RedisStore } from '@sluice/redis';
+import { seededRandom } from '@sluice/test-kit';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 
@@ -28,18 +29,6 @@ async function storeOf(kind: string, target: string): Promise<Store> {
   const store = new PostgresStore({ client: pool, clock: 'client', sweepIntervalMs: 0 });
   close = () => pool.end();
   return store;
-}
-
-/** A seeded generator (mulberry32): the same usages on every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 type Message =
@@ -68,7 +57,7 @@ async function handle(m: Message): Promise<void> {
     process.exit(0);
   }
   while (Date.now() < m.startAt) await new Promise((r) => setTimeout(r, 1));
-  const next = random(m.seed);
+  const next = seededRandom(m.seed);
   const charges = await Promise.all(
     Array.from({ length: m.calls }, () => limiter!.charge(m.body, { key: 'shared' })),
   );

@@ -5,6 +5,7 @@
  * core's adaptive-concurrency tests and by the docs plot (`pnpm bench:overload-simulation`).
  * Deterministic for a seed; no timers, no I/O: 90 simulated seconds run in well under a second.
  */
+import { seededRandom } from './store-traces.js';
 
 /** What the simulation needs of a limit: `AdaptiveConcurrency` has this shape. */
 export interface SimulatedGate {
@@ -44,18 +45,6 @@ export interface SimulationResult {
   shed: number[];
   /** `[t ms, limit]` every `sampleEveryMs`; empty without a gate. */
   limits: [number, number][];
-}
-
-/** mulberry32: a small seeded generator, so runs are reproducible. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** A min-heap of completions `[timeMs, arrivedMs]`. */
@@ -102,7 +91,7 @@ class Completions {
 
 /** Runs one simulation (see the module comment). */
 export function simulate(o: SimulationOptions): SimulationResult {
-  const rnd = random(o.seed ?? 1);
+  const rnd = seededRandom(o.seed ?? 1);
   const endMs = o.seconds * 1000;
   const every = o.sampleEveryMs ?? 100;
   const busy = new Completions();
