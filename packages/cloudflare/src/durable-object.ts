@@ -220,8 +220,9 @@ export class SluiceDurableObject {
       case 'opsRemove': {
         const id = op.op === 'opsPut' ? op.entry?.id : op.id;
         if (typeof id !== 'string') throw new TypeError('sluice: not an operator entry');
-        // Entries that have ended leave storage with the next write (readers drop them anyway).
-        const now = Date.now();
+        // Entries that have ended leave storage with the next entry written, by its writer's
+        // clock (`at`), as decisions use the caller's clock; readers drop them by theirs.
+        const now = op.op === 'opsPut' ? op.entry.at : Number.NEGATIVE_INFINITY;
         for (const [old, entry] of space.entries) {
           if (entry.until !== null && entry.until <= now) this.#setEntry(op.p, old, undefined);
         }

@@ -43,7 +43,12 @@ export class DurableObjectOperations implements OperationsSync {
       loaded = { version: reply.v, entries: reply.entries ?? [] };
       this.#loaded.set(prefix, loaded);
     }
-    return { version: loaded.version, entries: entriesInForce(loaded.entries, Date.now()) };
+    // Ended entries are kept: readers drop them by their own clock (the limiter's, the
+    // operations'), which need not be this isolate's.
+    return {
+      version: loaded.version,
+      entries: entriesInForce(loaded.entries, Number.NEGATIVE_INFINITY),
+    };
   }
 
   async put(prefix: string, entry: OperationEntry): Promise<number> {

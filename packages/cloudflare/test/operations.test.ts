@@ -12,7 +12,7 @@ import {
   SluiceConfigError,
 } from '@sluice/core';
 import { HttpLimiter } from '@sluice/core/http';
-import { describeWildcardSubjects } from '@sluice/test-kit';
+import { describeOverrideKinds, describeWildcardSubjects, EPOCH } from '@sluice/test-kit';
 import { DurableObjectStore } from '../src/index.js';
 import { inProcessNamespace } from './in-process.js';
 
@@ -21,8 +21,8 @@ const SYNC_MS = 1000;
 function view(ip: string, userId?: string): RequestView {
   return { method: 'GET', route: 'GET /a', ip, headers: {}, raw: {}, userId };
 }
-// The real time: the store and its readers drop entries whose end has passed by it.
-const T0 = Date.now();
+// Not the real time: entries end by the clocks of their writer and readers only.
+const T0 = EPOCH;
 
 function isolates() {
   const { namespace, fetches } = inProcessNamespace();
@@ -153,6 +153,12 @@ describe('operator entries on the Durable Object store, two isolates (Workers ti
     expect(new LimitOperations({ store }).shared).toBe(true);
     expect(() => new DurableObjectStore({ namespace, operations: { syncMs: -1 } })).toThrow(
       SluiceConfigError,
+    );
+  });
+
+  describe('override kinds, DurableObjectStore', () => {
+    describeOverrideKinds(
+      () => new DurableObjectStore({ namespace: inProcessNamespace().namespace }),
     );
   });
 
