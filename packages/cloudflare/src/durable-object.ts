@@ -62,9 +62,10 @@ const isOps = (op: Operation): op is OpsOperation => 'p' in op;
  *
  * Expired states are swept out of storage by an alarm every minute while the object holds
  * any. The object named `'<name>:ops:<prefix>'` keeps the operator entries of one limiter
- * prefix (`DurableObjectStore#operations`) and their version, in memory and in storage. Not meant to be called by anything but `DurableObjectStore` (its body is sluice's
- * batch format, which may change between versions: deploy the Worker and the object
- * together, as one script).
+ * prefix (`DurableObjectStore#operations`) and their version, in memory and in storage.
+ * Not meant to be called by anything but `DurableObjectStore` (its body is sluice's batch
+ * format, which may change between versions: deploy the Worker and the object together, as
+ * one script).
  *
  * @example
  * ```ts
@@ -200,8 +201,10 @@ export class SluiceDurableObject {
       ]);
       if (this.#ops.has(prefix)) continue; // another batch read it meanwhile: memory is newer
       const entries = new Map<string, OperationEntry>();
-      for (const entry of listed.values())
-        entries.set((entry as OperationEntry).id, entry as OperationEntry);
+      for (const value of listed.values()) {
+        const entry = value as OperationEntry;
+        entries.set(entry.id, entry);
+      }
       this.#ops.set(prefix, { version: Number(version.get(versionKey(prefix)) ?? 0), entries });
     }
   }

@@ -6,12 +6,7 @@
 // SLUICE_TABLE_NO_SWAP=1 in table.test.ts: the same on the memory stores, to tell a
 // runtime's failure from the store's). Bundled by table.test.ts.
 import * as luxon from 'luxon';
-import {
-  type HttpLimitOptions,
-  MemoryStore,
-  provideLuxon,
-  type Store,
-} from '../../../core/src/index.js';
+import { type HttpLimitOptions, MemoryStore, provideLuxon } from '../../../core/src/index.js';
 import { ip } from '../../../fetch/src/index.js';
 import { buildFetchApp, buildOutOfReach } from '../../../fetch/test/fetch-app.js';
 import { buildHonoApp, buildHonoOutOfReach } from '../../../hono/test/hono-app.js';
