@@ -79,18 +79,25 @@ describe('operator entries on the Durable Object store, two isolates (Workers ti
     expect(await status(httpB)).toBe(200);
   });
 
-  it('a RateLimiter (not HTTP) on B obeys the ban from the decision after the one that reloaded', async () => {
-    // The core's RateLimiter starts the reload but does not wait for it (HTTP limiters do).
+  it('a RateLimiter on B (consume, consumeAtMost, reserve) waits for the reload its first decision after syncMs started', async () => {
     const { time, opsA, limiterA, limiterB } = isolates();
     expect((await limiterB.consume('k1')).allowed).toBe(true);
     await opsA.ban({ key: 'k1' }, { for: '1h' });
+    await opsA.ban({ key: 'k2' }, { for: '1h' });
+    await opsA.ban({ key: 'k3' }, { for: '1h' });
     expect((await limiterA.consume('k1')).allowed).toBe(false);
+    time.now = T0 + SYNC_MS - 1;
+    expect((await limiterB.consume('k1')).allowed).toBe(true);
     time.now = T0 + SYNC_MS;
-    await limiterB.consume('k1');
     expect(await limiterB.consume('k1')).toMatchObject({
       allowed: false,
       retryAfterMs: 3_600_000 - SYNC_MS,
     });
+    time.now = T0 + 2 * SYNC_MS;
+    expect(await limiterB.consumeAtMost('k2', 5)).toMatchObject({ allowed: false, cost: 0 });
+    time.now = T0 + 3 * SYNC_MS;
+    const booked = await limiterB.reserve('k3', { maxWait: 1000 });
+    expect(booked.decision).toMatchObject({ allowed: false });
   });
 
   it('allow and deny CIDRs and an override reach B by precedence; ends are kept by each clock', async () => {
