@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import type { Store } from '@sluice/core';
 import type { CommandLine, StoreKind } from './args.js';
 import { endpointOf } from './redact.js';
+import { StoreUnreachableError } from './unreachable.js';
 
 /** A store the command opened, and how to name it in a message (never with a secret). */
 export interface OpenedStore {
@@ -10,10 +11,7 @@ export interface OpenedStore {
   close(): Promise<void>;
 }
 
-/** A failure to reach the store: exit code 1, said as `sluice: <where> failed: <message>`. */
-export class StoreUnreachableError extends Error {
-  override readonly name = 'StoreUnreachableError';
-}
+export { StoreUnreachableError };
 
 /** `Redis at host:port`, `PostgreSQL at host:port`, `SQLite file <path>`: where, for messages. */
 export function placeOf(kind: StoreKind, location: string): string {
