@@ -11,8 +11,6 @@ export interface OpenedStore {
   close(): Promise<void>;
 }
 
-export { StoreUnreachableError };
-
 /** `Redis at host:port`, `PostgreSQL at host:port`, `SQLite file <path>`: where, for messages. */
 export function placeOf(kind: StoreKind, location: string): string {
   if (kind === 'redis') return `Redis at ${endpointOf(location, 6379)}`;
