@@ -1,5 +1,5 @@
 import { integerField, onCallerClock, read } from './fields.js';
-import type { HeadersLike, ObservedPolicy } from './parse.js';
+import type { HeadersLike, ObservedPolicy } from './types.js';
 
 /** What a provider's headers say of one limit. */
 interface Counts {

@@ -1,4 +1,4 @@
-import type { ScriptClient } from './client.js';
+import type { ScriptClient } from './script-client.js';
 
 /** One command's reply in an `@upstash/redis` pipeline run with `keepErrors`. */
 interface PipelineReply {
