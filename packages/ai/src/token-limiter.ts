@@ -17,7 +17,7 @@ import {
 } from '@sluice/core/store';
 import { asBody, modelOf } from './body.js';
 import { type EstimateOptions, estimator, inputTokensOf, outputTokensOf } from './estimate.js';
-import { checkPrice, costOf, type ModelPrice, type PriceTable, priceOf } from './price.js';
+import { checkPrice, costOf, type ModelPrice, type PriceLookup, type PriceTable } from './price.js';
 import { type LimitKind, type TokenCharge, tokenCharge } from './token-charge.js';
 
 /** Options of {@link tokenLimiter}. */
@@ -40,8 +40,12 @@ export interface TokenLimiterOptions extends Omit<ProtocolStoreOptions, 'ipv6Sub
    * charged at `price` with the token limits. Requires `price`.
    */
   budget?: LimitInput;
-  /** Prices per million tokens per model, in integer micro-units (see {@link PriceTable}). */
-  price?: PriceTable;
+  /**
+   * Prices per million tokens per model, in integer micro-units: a table you pass (see
+   * {@link PriceTable}) or a lookup ({@link PriceLookup}), e.g. `genaiPrices(calcPrice)` over
+   * `@pydantic/genai-prices`. sluice keeps no price table of its own.
+   */
+  price?: PriceTable | PriceLookup;
   /** How the upfront charge is estimated (see {@link EstimateOptions}). */
   estimate?: EstimateOptions;
 }
@@ -212,7 +216,7 @@ export function tokenLimiter(options: TokenLimiterOptions): TokenLimiter {
       if (signal?.aborted) throw abortError();
       const input = inputTokensOf(b, e);
       const output = outputTokensOf(b, e);
-      const modelPrice = price === undefined ? undefined : priceOf(price, model);
+      const modelPrice = price === undefined ? undefined : price(model);
       if (modelPrice === undefined && limits.some((r) => r.kind === 'budget')) {
         throw new SluiceConfigError(
           'price',
