@@ -69,18 +69,21 @@ const isPrice = (v: unknown): v is GenaiPrice =>
 
 /**
  * A model's {@link ModelPrice} from `@pydantic/genai-prices`' `model_price`: `input_mtok`,
- * `cache_read_mtok` and `output_mtok` (their tiers by input size as `tiers`); `undefined`
+ * `cache_read_mtok`, `cache_write_mtok` and `output_mtok` (their tiers by input size as
+ * `tiers`); `undefined`
  * when it has no per-token input and output price.
  */
 export function fromGenaiModelPrice(prices: Record<string, unknown>): ModelPrice | undefined {
   const input = prices.input_mtok;
   const output = prices.output_mtok;
   const cached = prices.cache_read_mtok;
+  const written = prices.cache_write_mtok;
   if (!isPrice(input) || !isPrice(output)) return undefined;
-  const rated = [input, output, ...(isPrice(cached) ? [cached] : [])];
+  const rated = [input, output, ...[cached, written].filter(isPrice)];
   const at = (above: number) => ({
     input: rateAt(input, above),
     ...(isPrice(cached) ? { cachedInput: rateAt(cached, above) } : {}),
+    ...(isPrice(written) ? { cacheWriteInput: rateAt(written, above) } : {}),
     output: rateAt(output, above),
   });
   const starts = [
@@ -95,10 +98,9 @@ export function fromGenaiModelPrice(prices: Record<string, unknown>): ModelPrice
 /**
  * Prices for `tokenLimiter`'s `price` from `@pydantic/genai-prices` (Pydantic's catalogue
  * of LLM API prices, kept up to date with the providers' price pages; an optional peer you
- * install): each model's input, cached-input and output prices per million tokens, US$ as
- * integer micro-units (US$2.50 is `2_500_000`), rounded up, with its long-context tiers.
- * Cache writes are counted at the input price; prices per request, search or image are not
- * counted. A model the package does not know (and `overrides` does not name) has no price:
+ * install): each model's input, cache-read, cache-write and output prices per million
+ * tokens, US$ as integer micro-units (US$2.50 is `2_500_000`), rounded up, with its
+ * long-context tiers. Prices per request, search or image are not counted. A model the package does not know (and `overrides` does not name) has no price:
  * a call for it with a `budget` is refused.
  *
  * @param calcPrice - `calcPrice` of `@pydantic/genai-prices` (`import { calcPrice } from

@@ -7,6 +7,8 @@ export interface TokenRates {
   input: number;
   /** Per million cached input tokens (read from the provider's prompt cache). Default: `input`. */
   cachedInput?: number;
+  /** Per million input tokens written to the prompt cache (Anthropic's). Default: `input`. */
+  cacheWriteInput?: number;
   /** Per million output tokens. */
   output: number;
 }
@@ -56,7 +58,8 @@ export type PriceTable = Readonly<Record<string, ModelPrice>>;
  */
 export type PriceLookup = (model: string | undefined) => ModelPrice | undefined;
 
-const SHAPE = 'integer micro-units >= 0 per million tokens { input, cachedInput?, output, tiers? }';
+const SHAPE =
+  'integer micro-units >= 0 per million tokens { input, cachedInput?, cacheWriteInput?, output, tiers? }';
 
 const isCount = (v: unknown): boolean => Number.isInteger(v) && (v as number) >= 0;
 
@@ -64,7 +67,9 @@ function ratesOk(entry: unknown): boolean {
   if (entry === null || typeof entry !== 'object') return false;
   const e = entry as Record<string, unknown>;
   return (
-    isCount(e.input) && isCount(e.output) && (e.cachedInput === undefined || isCount(e.cachedInput))
+    isCount(e.input) &&
+    isCount(e.output) &&
+    [e.cachedInput, e.cacheWriteInput].every((v) => v === undefined || isCount(v))
   );
 }
 
@@ -105,7 +110,7 @@ export function checkPrice(price: unknown): PriceLookup {
     throw new SluiceConfigError(
       'price',
       price,
-      'an object { [model]: { input, cachedInput?, output, tiers? } }, or a function (model) => price',
+      'an object { [model]: { input, cachedInput?, cacheWriteInput?, output, tiers? } }, or a function (model) => price',
     );
   }
   const table: Record<string, ModelPrice> = {};
@@ -124,16 +129,22 @@ export function checkPrice(price: unknown): PriceLookup {
 
 /**
  * What `tokens` cost at `price`, in micro-units, rounded up per call, at the rates of the
- * highest tier whose `above` the input exceeds (else the base rates):
- * `ceil(((input - cachedInput) × input + cachedInput × cachedInput + output × output) / 1e6)`.
+ * highest tier whose `above` the input exceeds (else the base rates): `ceil((uncached ×
+ * input + cachedInput × cachedInput + cacheWriteInput × cacheWriteInput + output × output) /
+ * 1e6)`, `uncached` the input tokens neither read from nor written to the cache.
  */
-export function costOf(price: ModelPrice, tokens: Omit<UsageTokens, 'total'>): number {
+export function costOf(
+  price: ModelPrice,
+  tokens: Omit<UsageTokens, 'total' | 'cacheWriteInput'> & { cacheWriteInput?: number },
+): number {
   let rates: TokenRates = price;
   for (const tier of price.tiers ?? []) if (tokens.input > tier.above) rates = tier;
   const cached = Math.min(tokens.cachedInput, tokens.input);
+  const written = Math.min(tokens.cacheWriteInput ?? 0, tokens.input - cached);
   const microMillions =
-    (tokens.input - cached) * rates.input +
+    (tokens.input - cached - written) * rates.input +
     cached * (rates.cachedInput ?? rates.input) +
+    written * (rates.cacheWriteInput ?? rates.input) +
     tokens.output * rates.output;
   return Math.ceil(microMillions / 1_000_000);
 }

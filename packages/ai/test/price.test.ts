@@ -38,6 +38,33 @@ describe('a price table the user passes', () => {
     );
   });
 
+  it('an Anthropic call settles cache reads and writes at their own rates', async () => {
+    const limiter = tokenLimiter({
+      limit: '1000000/min',
+      budget: Limit.perDay(1_000_000_000),
+      price: {
+        'claude-sonnet-4-5': {
+          input: 3_000_000,
+          cachedInput: 300_000,
+          cacheWriteInput: 3_750_000,
+          output: 15_000_000,
+        },
+      },
+      clock: () => T0,
+    });
+    const charge = await limiter.charge(chat('claude-sonnet-4-5'), { key: 'k' });
+    const after = await charge.settle({
+      input_tokens: 1000,
+      cache_creation_input_tokens: 2000,
+      cache_read_input_tokens: 4000,
+      output_tokens: 500,
+    });
+    const cost = Math.ceil(
+      (1000 * 3_000_000 + 2000 * 3_750_000 + 4000 * 300_000 + 500 * 15_000_000) / 1e6,
+    );
+    expect(1_000_000_000 - left(after)).toBe(cost);
+  });
+
   it('tiers given in any order apply by `above`', async () => {
     const p: ModelPrice = {
       input: 1,
@@ -114,13 +141,19 @@ describe('genaiPrices over @pydantic/genai-prices', () => {
         // Up to 400,000 input tokens: both sides of a 200k long-context tier.
         const input = Math.floor(random() * 400_000);
         const cachedInput = Math.floor(random() * input);
+        const cacheWriteInput = Math.floor(random() * (input - cachedInput));
         const output = Math.floor(random() * 20_000);
         const theirs = calcPrice(
-          { input_tokens: input, cache_read_tokens: cachedInput, output_tokens: output },
+          {
+            input_tokens: input,
+            cache_read_tokens: cachedInput,
+            cache_write_tokens: cacheWriteInput,
+            output_tokens: output,
+          },
           model,
           { providerId, timestamp: new Date(T0) },
         )!.total_price;
-        const ours = costOf(price!, { input, cachedInput, output });
+        const ours = costOf(price!, { input, cachedInput, cacheWriteInput, output });
         // Ours rounds each rate and the call up to whole micro-units; theirs is a float of US$.
         expect(ours).toBeGreaterThanOrEqual(Math.floor(theirs * 1e6 - 1e-6));
         expect(ours).toBeLessThanOrEqual(Math.ceil(theirs * 1e6) + 1);
@@ -137,6 +170,20 @@ describe('genaiPrices over @pydantic/genai-prices', () => {
         web_searches_kcount: 10,
       }),
     ).toEqual({ input: 2_500_000, cachedInput: 1_250_000, output: 10_000_000 });
+    // Anthropic's: cache writes at 1.25 times the input price.
+    expect(
+      fromGenaiModelPrice({
+        input_mtok: 3,
+        cache_write_mtok: 3.75,
+        cache_read_mtok: 0.3,
+        output_mtok: 15,
+      }),
+    ).toEqual({
+      input: 3_000_000,
+      cachedInput: 300_000,
+      cacheWriteInput: 3_750_000,
+      output: 15_000_000,
+    });
     expect(fromGenaiModelPrice({ input_mtok: 0.15, output_mtok: 0.6 })).toEqual({
       input: 150_000,
       output: 600_000,
