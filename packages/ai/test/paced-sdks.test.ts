@@ -1,7 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { pacedFetch } from '@sluice/client';
 import { EPOCH, type ProviderServer, startProvider, VirtualTime } from '@sluice/test-kit';
-import OpenAI from 'openai';
+import OpenAI6 from 'openai';
+import OpenAI7 from 'openai-7';
 import { estimateTokens } from '../src/index.js';
 
 // The batch job of docs/guide/ai.md: the OpenAI and Anthropic SDKs with
@@ -12,9 +13,13 @@ import { estimateTokens } from '../src/index.js';
 // clock are one `VirtualTime`, which jumps to the next wake-up when nothing is in flight,
 // so the three windows take what the calls take in real time.
 const WINDOW = { tokens: 600, requests: 1000, windowMs: 2000 };
+// openai 7 needs Node 22+ (its engines): CI's runs on Node 22, 24 and 26 take it, Node 20
+// takes openai 6.
+const OPENAI_MAJOR = Number(process.versions.node.split('.')[0]) >= 22 ? 7 : 6;
+const OpenAI = (OPENAI_MAJOR === 7 ? OpenAI7 : OpenAI6) as unknown as typeof OpenAI6;
 const CALLS = 14;
 
-describe('the provider SDKs with pacedFetch and estimateTokens: 600 tokens per 2 s window', () => {
+describe(`openai ${OPENAI_MAJOR} and @anthropic-ai/sdk 1 with pacedFetch and estimateTokens: 600 tokens per 2 s`, () => {
   let server: ProviderServer | undefined;
   afterEach(async () => {
     await server?.close();
