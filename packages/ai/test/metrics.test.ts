@@ -1,7 +1,7 @@
 // tokenLimiter's OpenTelemetry metrics on the SDK's in-memory exporter: calls by result and
 // model, input and output tokens up front and settled, never the key.
 
-import { SluiceConfigError, tokenLimiter } from '@sluice/ai';
+import { limitTokens, SluiceConfigError, tokenLimiter } from '@sluice/ai';
 import { otelCapture } from '@sluice/test-kit';
 
 const T0 = 1_700_000_000_000;
@@ -73,6 +73,34 @@ describe('tokenLimiter metrics', () => {
     const m = await local.read();
     expect(m.sums[tokens('input', 'upfront', 'm')]).toBe(10); // 18, capped at the input limit
     expect(m.sums[tokens('output', 'upfront', 'm')]).toBe(100);
+    await local.shutdown();
+  });
+
+  it("limitTokens' streamed answers are counted settled once their final usage has passed", async () => {
+    const local = otelCapture();
+    const usage = { prompt_tokens: 12, completion_tokens: 34 };
+    const sse = `data: ${JSON.stringify({ choices: [], usage })}\n\ndata: [DONE]\n\n`;
+    const gw = limitTokens(
+      async () => new Response(sse, { headers: { 'content-type': 'text/event-stream' } }),
+      {
+        limit: '1000/min',
+        key: () => 'team-secret',
+        metrics: { meterProvider: local.meterProvider },
+        clock: () => T0,
+      },
+    );
+    const res = await gw(
+      new Request('http://gw/v1/chat/completions', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...chat('gpt-4o', 100), stream: true }),
+      }),
+    );
+    expect((await local.read()).sums[tokens('output', 'settled', 'gpt-4o')]).toBeUndefined();
+    await res.text();
+    const m = await local.read();
+    expect(m.sums[tokens('input', 'settled', 'gpt-4o')]).toBe(12);
+    expect(m.sums[tokens('output', 'settled', 'gpt-4o')]).toBe(34);
     await local.shutdown();
   });
 
