@@ -90,7 +90,15 @@ describe(`openai ${OPENAI_MAJOR} and @anthropic-ai/sdk 1 with pacedFetch and est
       const rejected = results.filter((r) => r.status === 'rejected');
       expect(rejected).toHaveLength(8);
       const RateLimit = provider === 'openai' ? OpenAI.RateLimitError : Anthropic.RateLimitError;
-      for (const r of rejected) expect(r.reason).toBeInstanceOf(RateLimit);
+      for (const r of rejected) {
+        expect(r.reason).toBeInstanceOf(RateLimit);
+        // The SDK read the server's 429 body as the provider's own.
+        expect(r.reason).toMatchObject(
+          provider === 'openai'
+            ? { status: 429, type: 'tokens', code: 'rate_limit_exceeded' }
+            : { status: 429, error: { type: 'error', error: { type: 'rate_limit_error' } } },
+        );
+      }
     },
   );
 });
