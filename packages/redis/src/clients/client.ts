@@ -1,3 +1,4 @@
+import { glideClient, isGlideShaped } from './glide.js';
 import { ioredisClient, isIoredisShaped } from './ioredis.js';
 import { isNodeRedisShaped, nodeRedisClient } from './node-redis.js';
 import { isUpstashShaped, upstashClient } from './upstash.js';
@@ -5,13 +6,15 @@ import { isUpstashShaped, upstashClient } from './upstash.js';
 /**
  * A Redis client as `RedisStore` takes it (option `client`), by shape: ioredis 5/6 (`Redis`,
  * `Cluster`, a `Redis` with `sentinels`), iovalkey (the same shape), or node-redis 5/6 (the
- * `redis` package: `createClient()`, `createCluster()`, `createSentinel()`), or an
+ * `redis` package: `createClient()`, `createCluster()`, `createSentinel()`), a Valkey GLIDE
+ * 2.3+ client (`@valkey/valkey-glide`: `GlideClient`, `GlideClusterClient`), or an
  * `@upstash/redis` `Redis` (a REST client over `fetch`, for edge runtimes). Structural, so
  * @sluice/redis's types import none of the client packages (each is an optional peer).
  */
 export type RedisClient =
   | { evalsha(...args: never[]): unknown; defineCommand(...args: never[]): unknown }
   | { evalSha(...args: never[]): unknown; sendCommand(...args: never[]): unknown }
+  | { customCommand(...args: never[]): unknown; invokeScript(...args: never[]): unknown }
   | {
       evalsha(...args: never[]): unknown;
       pipeline(...args: never[]): unknown;
@@ -20,7 +23,7 @@ export type RedisClient =
 
 /** The supported clients, for error messages. */
 export const SUPPORTED_CLIENTS =
-  'an ioredis or iovalkey client (Redis, Cluster, or Redis with `sentinels`) or a node-redis client (createClient, createCluster or createSentinel from the `redis` package, connected) or an @upstash/redis client (new Redis({ url, token }))';
+  'an ioredis or iovalkey client (Redis, Cluster, or Redis with `sentinels`) or a node-redis client (createClient, createCluster or createSentinel from the `redis` package, connected) or a Valkey GLIDE client (GlideClient or GlideClusterClient from @valkey/valkey-glide 2.3+) or an @upstash/redis client (new Redis({ url, token }))';
 
 /**
  * What the store needs of a Redis client, the same for every client it takes, so the
@@ -46,13 +49,15 @@ export interface ScriptClient {
   eval(source: string, numKeys: number, argv: (string | number)[]): Promise<unknown>;
   /**
    * Optional: runs `script` its own way instead of `EVALSHA` with the `EVAL` fallback on
-   * `NOSCRIPT` (what `LuaScript.runMany` does without it). The Upstash client sends `EVAL`
-   * the first time it runs a script, saving the `NOSCRIPT` round trip of each new isolate.
+   * `NOSCRIPT` (what `LuaScript.runMany` does without it). The Upstash and GLIDE clients
+   * send `EVAL` the first time they run a script ({@link evalFirst}). `raw` as in
+   * {@link ScriptClient.evalsha}.
    */
   run?(
     script: { readonly sha1: string; readonly source: string },
     numKeys: number,
     argv: (string | number)[],
+    raw?: boolean,
   ): Promise<unknown>;
   /** `DEL key`. */
   del(key: string): Promise<unknown>;
@@ -88,13 +93,45 @@ export function scriptClient(client: unknown): ScriptClient | undefined {
   if (client === null || typeof client !== 'object') return undefined;
   let adapter = adapters.get(client);
   if (adapter === undefined) {
-    if (isIoredisShaped(client)) adapter = ioredisClient(client);
+    if (isGlideShaped(client)) adapter = glideClient(client);
+    else if (isIoredisShaped(client)) adapter = ioredisClient(client);
     else if (isNodeRedisShaped(client)) adapter = nodeRedisClient(client);
     else if (isUpstashShaped(client)) adapter = upstashClient(client);
     else return undefined;
     adapters.set(client, adapter);
   }
   return adapter;
+}
+
+/**
+ * A {@link ScriptClient.run} that sends a script this client has not run yet as `EVAL` (its
+ * source, which loads it), and by SHA from then on, `EVAL` again on `NOSCRIPT` (after a
+ * restart, `SCRIPT FLUSH`, a failover, or another Cluster node). Upstash: an isolate of an
+ * edge runtime lives briefly, and `EVALSHA` first would cost each new one a `NOSCRIPT` round
+ * trip per script. GLIDE: its core logs a warning line for every error reply, so each
+ * script's first `NOSCRIPT` would print one per call in flight.
+ */
+export function evalFirst(
+  evalsha: ScriptClient['evalsha'],
+  evalSource: ScriptClient['eval'],
+): NonNullable<ScriptClient['run']> {
+  /** The scripts this client has run: sent by SHA from then on. */
+  const loaded = new Set<string>();
+  return (script, numKeys, argv, raw = false) => {
+    const { sha1, source } = script;
+    if (!loaded.has(sha1)) {
+      return evalSource(source, numKeys, argv).then((reply) => {
+        loaded.add(sha1);
+        return reply;
+      });
+    }
+    return evalsha(sha1, numKeys, argv, raw).catch((error: unknown) => {
+      if (error instanceof Error && error.message.startsWith('NOSCRIPT')) {
+        return evalSource(source, numKeys, argv);
+      }
+      throw error;
+    });
+  };
 }
 
 /** The error of every call made while a client is down: one per state, made once. */
