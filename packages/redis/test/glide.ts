@@ -11,9 +11,7 @@ const host = '127.0.0.1';
  * A connected GLIDE client. A long request timeout (GLIDE's default is 250 ms): a slow answer
  * on a loaded machine must be the store's `timeoutMs`'s to decide, not a GLIDE timeout.
  */
-export function connectGlide(
-  endpoints: GlideEndpoints,
-): Promise<GlideClient | GlideClusterClient> {
+export function connectGlide(endpoints: GlideEndpoints): Promise<GlideClient | GlideClusterClient> {
   return endpoints.cluster
     ? GlideClusterClient.createClient({
         addresses: endpoints.ports.map((port) => ({ host, port })),

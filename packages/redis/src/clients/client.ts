@@ -110,18 +110,24 @@ export function scriptClient(client: unknown): ScriptClient | undefined {
  * edge runtime lives briefly, and `EVALSHA` first would cost each new one a `NOSCRIPT` round
  * trip per script. GLIDE: its core logs a warning line for every error reply, so each
  * script's first `NOSCRIPT` would print one per call in flight.
+ *
+ * `nodeOf` (a Cluster): the node a call goes to (`host:port`, undefined while unknown: the
+ * call goes as `EVAL`), for a script is loaded per node.
  */
 export function evalFirst(
   evalsha: ScriptClient['evalsha'],
   evalSource: ScriptClient['eval'],
+  nodeOf?: (numKeys: number, argv: (string | number)[]) => string | undefined,
 ): NonNullable<ScriptClient['run']> {
-  /** The scripts this client has run: sent by SHA from then on. */
+  /** The scripts this client has run (with the node, on a Cluster): sent by SHA from then on. */
   const loaded = new Set<string>();
   return (script, numKeys, argv, raw = false) => {
     const { sha1, source } = script;
-    if (!loaded.has(sha1)) {
+    const node = nodeOf === undefined ? '' : nodeOf(numKeys, argv);
+    const id = node === undefined ? undefined : node === '' ? sha1 : `${sha1}@${node}`;
+    if (id === undefined || !loaded.has(id)) {
       return evalSource(source, numKeys, argv).then((reply) => {
-        loaded.add(sha1);
+        if (id !== undefined) loaded.add(id);
         return reply;
       });
     }

@@ -1,3 +1,4 @@
+import { keySlot } from '../redis-key.js';
 import { DOWN_ERRORS, evalFirst, type ScriptClient } from './client.js';
 
 /** The parts of a Valkey GLIDE 2.x `GlideClient` or `GlideClusterClient` the store uses. */
@@ -69,7 +70,7 @@ const CODES: Record<string, string> = {
 function serverError(error: unknown): never {
   if (!(error instanceof Error) || !error.message.startsWith(SERVER_SAID)) throw error;
   const text = error.message.slice(SERVER_SAID.length);
-  const match = /^([A-Za-z]+): ([^]*)$/.exec(text);
+  const match = /^([A-Za-z]+): ([\s\S]*)$/.exec(text);
   const code = match === null ? undefined : CODES[match[1]!];
   const clean = new Error(code === undefined ? text : `${code} ${match![2]}`);
   clean.name = error.name;
@@ -103,7 +104,11 @@ export function glideClient(client: object): ScriptClient {
     cluster,
     evalsha,
     eval: evalSource,
-    run: evalFirst(evalsha, evalSource),
+    run: evalFirst(
+      evalsha,
+      evalSource,
+      slots && ((numKeys, argv) => (numKeys > 0 ? slots.masterOf(keySlot(String(argv[0]))) : '')),
+    ),
     del: (key) => send(['DEL', key]),
     hget: (key, field) =>
       send(['HGET', key, field]).then((v) => (v === null || v === undefined ? null : String(v))),
