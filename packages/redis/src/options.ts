@@ -11,6 +11,7 @@ import {
   SUPPORTED_CLIENTS,
   scriptClient,
 } from './clients/client.js';
+import { isGlideShaped } from './clients/glide.js';
 import { checkNodeRedisOpen } from './clients/node-redis.js';
 import { type PrefetchConfig, type PrefetchOptions, parsePrefetch } from './prefetch/options.js';
 import { ISOLATED_REQUESTS } from './runtime/isolation.js';
@@ -131,7 +132,8 @@ export function parseStoreOptions(options: RedisStoreOptions): StoreConfig {
       'an object { client, prefix?, hashTag?, clock?, timeoutMs?, prefetch? }',
     );
   }
-  if (isRedisClientLike(options)) {
+  // A GLIDE client is told here, not by the core's isRedisClientLike (in every Worker bundle).
+  if (isRedisClientLike(options) || isGlideShaped(options)) {
     throw new SluiceConfigError('options', options, 'an object { client, … }', {
       hint: 'pass the client as an option: `new RedisStore({ client })`',
     });

@@ -4,8 +4,14 @@
 // failure domains are its masters, and operator entries written through one store are
 // applied by a limiter on another client (GLIDE's own subscription, no duplicate()), on a
 // standalone redis-server and on a Cluster; the pub/sub client goes with the store.
-import { gcra, LimitOperations, RateLimiter } from '@sluice/core';
-import { type RedisCluster, type RedisProcess, startCluster, startRedis } from '@sluice/test-kit';
+import { gcra, LimitOperations, RateLimiter, SluiceConfigError } from '@sluice/core';
+import {
+  type RedisCluster,
+  type RedisProcess,
+  startCluster,
+  startRedis,
+  thrownBy,
+} from '@sluice/test-kit';
 import type { GlideClient, GlideClusterClient } from '@valkey/valkey-glide';
 import { scriptClient } from '../src/clients/client.js';
 import { RedisStore } from '../src/index.js';
@@ -105,6 +111,13 @@ function suite(topology: 'standalone' | 'Cluster') {
     } else {
       expect(s.failureDomain).toBeUndefined();
     }
+  });
+
+  it('given as the options, it is a SluiceConfigError saying new RedisStore({ client })', async () => {
+    const c = await client();
+    const error = thrownBy(() => new RedisStore(c as never));
+    expect(error).toBeInstanceOf(SluiceConfigError);
+    expect((error as Error).message).toContain('new RedisStore({ client })');
   });
 
   it("server errors read as Redis's: a script's error, NOSCRIPT answered by EVAL after SCRIPT FLUSH", async () => {
