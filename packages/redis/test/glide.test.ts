@@ -162,6 +162,21 @@ function suite(topology: 'standalone' | 'Cluster') {
     await writer.close();
     await eventually(async () => (await pubsubClients(nodes)) === before);
   }, 30_000);
+
+  it("the pub/sub client goes when the user's client is closed (no store.close())", async () => {
+    const before = await pubsubClients(nodes);
+    const c = await connectGlide(endpoints);
+    const limiter = new RateLimiter({
+      algorithm: gcra({ rate: 100, period: '1h', burst: 100 }),
+      store: new RedisStore({ client: c, prefix: `end${unique()}:` }),
+    });
+    expect((await limiter.consume(`user:${unique()}`)).allowed).toBe(true);
+    await eventually(async () => (await pubsubClients(nodes)) > before);
+    c.close();
+    // GLIDE says nothing of a close: the store reads `isClosed` every second, then closes its
+    // pub/sub client, whose connection the server drops when GLIDE's core lets it go.
+    await eventually(async () => (await pubsubClients(nodes)) === before, 10_000);
+  }, 30_000);
 }
 
 describe('RedisStore on a Valkey GLIDE GlideClient, standalone', () => suite('standalone'));

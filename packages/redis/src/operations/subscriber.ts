@@ -1,5 +1,6 @@
 import { isGlideShaped } from '../clients/glide.js';
 import { isIoredisShaped } from '../clients/ioredis.js';
+import { type Timer, unrefTimeout } from '../runtime/timers.js';
 
 /** What a subscriber connection tells its owner. */
 export interface SubscriberEvents {
@@ -65,6 +66,8 @@ interface GlideLike {
   readonly constructor: { createClient?(config: Record<string, unknown>): Promise<GlideLike> };
   /** The client's socket to GLIDE's core (private in GLIDE's types). */
   readonly socket?: { unref?(): void };
+  /** Set by `close()` (protected in GLIDE's types, a field at run time). */
+  readonly isClosed?: boolean;
   subscribe(channels: Iterable<string>, timeoutMs: number): Promise<void>;
   unsubscribe(channels: Iterable<string>, timeoutMs: number): Promise<void>;
   close(): void;
@@ -292,12 +295,15 @@ function nodeRedisSubscriber(client: NodeRedisLike, events: SubscriberEvents): S
  * check every `syncMs` covers the meantime).
  */
 const GLIDE_CONFIRM_MS = 5000;
+/** How often a GLIDE pub/sub client checks that the user's client is still open, ms. */
+const GLIDE_WATCH_MS = 1000;
 
 /**
  * The pub/sub connection of a GLIDE client: a client of the same class and options (GLIDE has
  * no `duplicate()`), made with `pubsubSubscriptions` and no channel, whose callback hears the
  * messages; channels are added with GLIDE 2.3's dynamic `subscribe`. Its socket to GLIDE's
- * core is unref'd (it never keeps the process alive). GLIDE tells nobody of a reconnect: a
+ * core is unref'd (it never keeps the process alive), and it is closed within
+ * {@link GLIDE_WATCH_MS} of the user's client (`close()`). GLIDE tells nobody of a reconnect: a
  * change published meanwhile is caught up by the version check every `syncMs`. A client on
  * RESP2 cannot subscribe (GLIDE's pub/sub needs RESP3): the version check alone then.
  */
@@ -316,16 +322,30 @@ function glideSubscriber(client: GlideLike, events: SubscriberEvents): Subscribe
       : Promise.reject(new Error('sluice: the GLIDE client has no createClient'));
   made.then((connection) => connection.socket?.unref?.(), ignore);
   let closed = false;
+  let watch: Timer | undefined;
+  const shut = async () => {
+    if (closed) return;
+    closed = true;
+    if (watch !== undefined) clearTimeout(watch);
+    const connection = await made.catch(ignore);
+    connection?.close();
+  };
+  // GLIDE emits no event when the user's client is closed: its `isClosed` is read every
+  // GLIDE_WATCH_MS (an unref'd timer), and the pub/sub client goes with it.
+  const check = () => {
+    if (closed) return;
+    if (client.isClosed === true) {
+      shut().then(() => events.ended?.(), ignore);
+      return;
+    }
+    watch = unrefTimeout(check, GLIDE_WATCH_MS);
+  };
+  check();
   return {
     add: (channel) => made.then((c) => c.subscribe([channel], GLIDE_CONFIRM_MS)),
     drop: (channel) =>
       closed ? Promise.resolve() : made.then((c) => c.unsubscribe([channel], GLIDE_CONFIRM_MS)),
-    async close() {
-      if (closed) return;
-      closed = true;
-      const connection = await made.catch(ignore);
-      connection?.close();
-    },
+    close: shut,
   };
 }
 
