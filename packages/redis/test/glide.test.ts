@@ -163,16 +163,18 @@ function suite(topology: 'standalone' | 'Cluster') {
     await eventually(async () => (await pubsubClients(nodes)) === before);
   }, 30_000);
 
-  it("the pub/sub client goes when the user's client is closed (no store.close())", async () => {
+  it("the pub/sub client goes when the user's client is closed (no store.close()); calls fail at once", async () => {
     const before = await pubsubClients(nodes);
     const c = await connectGlide(endpoints);
-    const limiter = new RateLimiter({
-      algorithm: gcra({ rate: 100, period: '1h', burst: 100 }),
-      store: new RedisStore({ client: c, prefix: `end${unique()}:` }),
-    });
+    const algorithm = gcra({ rate: 100, period: '1h', burst: 100 });
+    const s = new RedisStore({ client: c, prefix: `end${unique()}:` });
+    const limiter = new RateLimiter({ algorithm, store: s });
     expect((await limiter.consume(`user:${unique()}`)).allowed).toBe(true);
     await eventually(async () => (await pubsubClients(nodes)) > before);
     c.close();
+    await expect(s.consume(`user:${unique()}`, algorithm, 1, Date.now())).rejects.toThrow(
+      'sluice: the Redis client is close',
+    );
     // GLIDE says nothing of a close: the store reads `isClosed` every second, then closes its
     // pub/sub client, whose connection the server drops when GLIDE's core lets it go.
     await eventually(async () => (await pubsubClients(nodes)) === before, 10_000);
