@@ -44,7 +44,10 @@ export interface RedisStoreOptions {
    * The Redis client, told apart by shape: ioredis or iovalkey (`new Redis(...)`,
    * `new Cluster(...)`, `new Redis({ sentinels, name })`), or node-redis 5/6
    * (`createClient()`, `createCluster()`, `createSentinel()` of the `redis` package; call
-   * its `connect()` yourself), or an `@upstash/redis` 1.35+ `Redis` (`new Redis({ url,
+   * its `connect()` yourself), or a Valkey GLIDE 2.3+ client (`@valkey/valkey-glide`:
+   * `await GlideClient.createClient(...)`, `await GlideClusterClient.createClient(...)`; no
+   * Sentinel in GLIDE; give it a `requestTimeout` above `timeoutMs`, its default is 250 ms),
+   * or an `@upstash/redis` 1.35+ `Redis` (`new Redis({ url,
    * token })`, `Redis.fromEnv()`: Redis over HTTP, on any runtime; a turn's decisions in one
    * `/pipeline` request; on Cloudflare Workers no batch across requests and no `prefetch`).
    * The store never closes it.
