@@ -127,6 +127,9 @@ function suite(topology: 'standalone' | 'Cluster') {
     await expect(
       driver.eval("return redis.error_reply('ERR sluice: boom')", 1, [key]),
     ).rejects.toThrow(/^ERR sluice: boom$/);
+    await expect(driver.eval("return redis.error_reply('BUSYKEY x')", 1, [key])).rejects.toThrow(
+      /^BUSYKEY x$/,
+    );
     await expect(driver.evalsha('0'.repeat(40), 1, [key], false)).rejects.toThrow(/^NOSCRIPT /);
     const s = store(c, `flush${unique()}:`);
     const limiter = new RateLimiter({

@@ -62,16 +62,27 @@ const CODES: Record<string, string> = {
 };
 
 /**
- * A server error as Redis words it (`NOSCRIPT No matching script...`, `ERR ...`): GLIDE's
- * core answers `An error was signalled by the server: - NoScriptError: No matching script...`,
- * and the store reads the code (the `EVAL` fallback on `NOSCRIPT`, an `INFO` the server
- * refuses). Any other error (a timeout, a closed client) stays as GLIDE made it.
+ * A server error as Redis words it (`NOSCRIPT No matching script...`, `ERR ...`,
+ * `WRONGTYPE ...`): GLIDE's core answers `An error was signalled by the server: -
+ * NoScriptError: No matching script...` for the codes it knows and `WRONGTYPE: ...` for the
+ * others, and the store reads the code (the `EVAL` fallback on `NOSCRIPT`, an `INFO` the
+ * server refuses with `NOPERM`). Any other error (a timeout, a closed client) stays as GLIDE
+ * made it.
  */
 function serverError(error: unknown): never {
-  if (!(error instanceof Error) || !error.message.startsWith(SERVER_SAID)) throw error;
-  const text = error.message.slice(SERVER_SAID.length);
+  if (!(error instanceof Error)) throw error;
+  const said = error.message.startsWith(SERVER_SAID);
+  const text = said ? error.message.slice(SERVER_SAID.length) : error.message;
   const match = /^([A-Za-z]+): ([\s\S]*)$/.exec(text);
-  const code = match === null ? undefined : CODES[match[1]!];
+  const code =
+    match === null
+      ? undefined
+      : said
+        ? CODES[match[1]!]
+        : /^[A-Z]{2,}$/.test(match[1]!)
+          ? match[1]
+          : undefined;
+  if (!said && code === undefined) throw error;
   const clean = new Error(code === undefined ? text : `${code} ${match![2]}`);
   clean.name = error.name;
   throw clean;
