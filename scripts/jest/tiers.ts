@@ -67,6 +67,8 @@ export const ONCE_PER_CI: Record<string, string> = {
   '/packages/redis/test/([a-z-]+-processes|contention|late-replies|cluster-[a-z-]+)\\.test\\.ts$':
     "processes racing on one key, Cluster failovers: Redis's atomicity and failover",
   '/packages/redis/test/store-conformance\\.test\\.ts$': 'processes racing: Redis atomicity',
+  '/packages/redis/test/conformance-glide(-cluster)?\\.test\\.ts$':
+    'processes racing through Valkey GLIDE, standalone and Cluster (also under conformance-)',
   '/packages/postgres/test/(conformance|operations-processes)\\.test\\.ts$':
     "processes racing: PostgreSQL's atomicity",
   '/packages/hono/test/runtimes\\.test\\.ts$': 'Bun, Deno and workerd',

@@ -22,13 +22,15 @@ export interface ScriptClient {
   eval(source: string, numKeys: number, argv: (string | number)[]): Promise<unknown>;
   /**
    * Optional: runs `script` its own way instead of `EVALSHA` with the `EVAL` fallback on
-   * `NOSCRIPT` (what `LuaScript.runMany` does without it). The Upstash client sends `EVAL`
-   * the first time it runs a script, saving the `NOSCRIPT` round trip of each new isolate.
+   * `NOSCRIPT` (what `LuaScript.runMany` does without it). The Upstash and GLIDE clients
+   * send `EVAL` the first time they run a script ({@link evalFirst}). `raw` as in
+   * {@link ScriptClient.evalsha}.
    */
   run?(
     script: { readonly sha1: string; readonly source: string },
     numKeys: number,
     argv: (string | number)[],
+    raw?: boolean,
   ): Promise<unknown>;
   /** `DEL key`. */
   del(key: string): Promise<unknown>;
@@ -60,3 +62,40 @@ export const DOWN_ERRORS = {
   close: new Error('sluice: the Redis client is close'),
   end: new Error('sluice: the Redis client is end'),
 };
+
+/**
+ * A {@link ScriptClient.run} that sends a script this client has not run yet as `EVAL` (its
+ * source, which loads it), and by SHA from then on, `EVAL` again on `NOSCRIPT` (after a
+ * restart, `SCRIPT FLUSH`, a failover, or another Cluster node). Upstash: an isolate of an
+ * edge runtime lives briefly, and `EVALSHA` first would cost each new one a `NOSCRIPT` round
+ * trip per script. GLIDE: its core logs a warning line for every error reply, so each
+ * script's first `NOSCRIPT` would print one per call in flight.
+ *
+ * `nodeOf` (a Cluster): the node a call goes to (`host:port`, undefined while unknown: the
+ * call goes as `EVAL`), for a script is loaded per node.
+ */
+export function evalFirst(
+  evalsha: ScriptClient['evalsha'],
+  evalSource: ScriptClient['eval'],
+  nodeOf?: (numKeys: number, argv: (string | number)[]) => string | undefined,
+): NonNullable<ScriptClient['run']> {
+  /** The scripts this client has run (with the node, on a Cluster): sent by SHA from then on. */
+  const loaded = new Set<string>();
+  return (script, numKeys, argv, raw = false) => {
+    const { sha1, source } = script;
+    const node = nodeOf === undefined ? '' : nodeOf(numKeys, argv);
+    const id = node === undefined ? undefined : node === '' ? sha1 : `${sha1}@${node}`;
+    if (id === undefined || !loaded.has(id)) {
+      return evalSource(source, numKeys, argv).then((reply) => {
+        if (id !== undefined) loaded.add(id);
+        return reply;
+      });
+    }
+    return evalsha(sha1, numKeys, argv, raw).catch((error: unknown) => {
+      if (error instanceof Error && error.message.startsWith('NOSCRIPT')) {
+        return evalSource(source, numKeys, argv);
+      }
+      throw error;
+    });
+  };
+}
