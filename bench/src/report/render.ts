@@ -17,6 +17,7 @@ import type {
   StoresReport,
 } from './types.js';
 import {
+  ESTIMATE_TARGET_NS,
   flatness,
   httpSides,
   ioredisRow,
@@ -269,43 +270,43 @@ function storesView(stores: StoresReport, run?: RunInfo) {
 
 /** The @sluice/ai rows of bench:core (measure/ai.ts): µs per call, the estimate's target. */
 function coreAiView(ai: NonNullable<CoreReport['ai']>) {
-  const us = (ns: number) => (ns / 1000).toFixed(2);
-  const estimateOk = ai.estimateP50Ns <= 5000;
+  const micro = (n: number) => (n / 1000).toFixed(2);
+  const estimateOk = ai.estimateP50Ns <= ESTIMATE_TARGET_NS;
   return {
     bodyBytes: count(ai.bodyBytes),
     tokens: count(ai.tokens),
     rows: [
       {
         label: 'estimateTokens, no tokenizer',
-        p50: us(ai.estimateP50Ns),
-        p90: us(ai.estimateP90Ns),
+        p50: micro(ai.estimateP50Ns),
+        p90: micro(ai.estimateP90Ns),
         target: '<= 5 µs p50',
         verdict: estimateOk ? 'PASS' : 'FAIL',
       },
       {
         label: "estimateTokens, gpt-tokenizer's countTokens",
-        p50: us(ai.estimateTokenizerP50Ns),
+        p50: micro(ai.estimateTokenizerP50Ns),
         p90: '-',
         target: '-',
         verdict: '(info)',
       },
       {
         label: 'tokenLimiter charge',
-        p50: us(ai.chargeP50Ns),
+        p50: micro(ai.chargeP50Ns),
         p90: '-',
         target: '-',
         verdict: '(info)',
       },
       {
         label: 'tokenLimiter charge + settle',
-        p50: us(ai.chargeSettleP50Ns),
+        p50: micro(ai.chargeSettleP50Ns),
         p90: '-',
         target: '-',
         verdict: '(info)',
       },
       {
         label: 'RateLimiter.consume, same cost',
-        p50: us(ai.consumeP50Ns),
+        p50: micro(ai.consumeP50Ns),
         p90: '-',
         target: '-',
         verdict: '(info)',
