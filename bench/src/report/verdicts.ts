@@ -195,9 +195,13 @@ export function coreFailed(core: CoreReport): boolean {
     core.throughput.some((r) => judgeCoreRow(r) === 'FAIL') ||
     core.heap.some((h) => judgeHeap(h) === 'FAIL') ||
     (core.scale !== undefined && flatness(core.scale.rows, TARGETS.core.flat).verdict === 'FAIL') ||
-    peers.some((r) => judgePeer(r, peers).verdict === 'FAIL')
+    peers.some((r) => judgePeer(r, peers).verdict === 'FAIL') ||
+    (core.ai !== undefined && core.ai.estimateP50Ns > ESTIMATE_TARGET_NS)
   );
 }
+
+/** bench:core's `estimateTokens` of a 4 KB body (measure/ai.ts) is held to this p50, in ns. */
+export const ESTIMATE_TARGET_NS = 5000;
 
 /** Whether the Redis part failed a floor. */
 export function redisFailed(redis: RedisReport): boolean {
