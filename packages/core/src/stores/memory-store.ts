@@ -27,7 +27,8 @@ export interface MemoryStoreOptions {
    * (its next request sees a full quota): an expired key if a short sweep finds one, else a
    * key chosen fairly between key spaces, open keys before denied ones (see
    * {@link MemoryStore}). Default 100 000. Memory grows with the keys actually held (about
-   * 60 bytes per GCRA key, plus the key's text), not with maxKeys.
+   * 70 bytes per GCRA key at 100 000 keys, 62 at 1 000 000, plus the key's text), not with
+   * maxKeys.
    */
   maxKeys?: number;
 }
