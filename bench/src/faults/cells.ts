@@ -16,6 +16,7 @@ import {
   type SluiceOptions,
   type SubjectSpec,
   sluiceSubject,
+  upstashSubject,
 } from './subjects.js';
 
 export const LIMIT = 200;
@@ -123,13 +124,14 @@ const sluice = (
   limit = LIMIT,
 ): SubjectSpec => sluiceSubject({ algorithm, policy, limit, makeAlgorithm, ...extra });
 
-const VERSIONS = { rlf: '11.4.0', erl: '8.7.4 4.3.1', hono: '0.5.4' };
+const VERSIONS = { rlf: '11.4.0', erl: '8.7.4 4.3.1', hono: '0.5.4', upstash: '2.2.0 1.39.0' };
 const peers = (limit: number): SubjectSpec[] => [
   rlfSubject(limit, VERSIONS.rlf, false),
   rlfSubject(limit, VERSIONS.rlf, true),
   erlSubject(limit, VERSIONS.erl, false),
   erlSubject(limit, VERSIONS.erl, true),
   honoSubject(limit, VERSIONS.hono),
+  upstashSubject(limit, VERSIONS.upstash),
 ];
 
 /** The bound of a sluice subject under `fault`, and its meaning. */

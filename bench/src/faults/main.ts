@@ -162,6 +162,8 @@ async function main(): Promise<number> {
       'express-rate-limit': '8.7.4',
       'rate-limit-redis': '4.3.1',
       'hono-rate-limiter': '0.5.4',
+      '@upstash/ratelimit': '2.2.0',
+      '@upstash/redis': '1.39.0',
       '@valkey/valkey-glide': '2.5.2',
     },
     processes: left.started,

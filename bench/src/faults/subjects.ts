@@ -4,6 +4,9 @@
 import { RateLimiter } from '@sluice/core';
 import type { Algorithm } from '@sluice/core/store';
 import { RedisStore } from '@sluice/redis';
+import { startUpstashBridge, type UpstashBridge } from '@sluice/test-kit';
+import { Ratelimit } from '@upstash/ratelimit';
+import { Redis as UpstashRedis } from '@upstash/redis';
 import { GlideClient } from '@valkey/valkey-glide';
 import { RedisStore as HonoRedisStore } from 'hono-rate-limiter';
 import { Redis } from 'ioredis';
@@ -244,6 +247,49 @@ export function honoSubject(limit: number, version: string): SubjectSpec {
         return Math.min(limit, Number((await redis.get(`hrl:${key}`)) ?? 0));
       } finally {
         redis.disconnect();
+      }
+    },
+  };
+}
+
+/**
+ * @upstash/ratelimit's fixed window on @upstash/redis (their defaults: the ephemeral cache of
+ * keys over their limit, `timeout` 5 s after which a request passes, the client's retries),
+ * over the REST protocol: each app talks HTTP to a bridge of its own (test-kit's
+ * startUpstashBridge) that holds one RESP connection through the app's proxy, so a fault acts
+ * between the bridge and redis-server as it would inside the hosted service; after a restart
+ * the bridge opens a new connection at the next request.
+ */
+export function upstashSubject(limit: number, version: string): SubjectSpec {
+  const make = (bridge: UpstashBridge) =>
+    new Ratelimit({
+      redis: new UpstashRedis({ url: bridge.url, token: bridge.token }),
+      limiter: Ratelimit.fixedWindow(limit, '600 s'),
+      prefix: 'upstash',
+    });
+  return {
+    id: 'upstash',
+    label: '@upstash/ratelimit fixedWindow + @upstash/redis (REST)',
+    peer: `@upstash/ratelimit@${version.split(' ')[0]}, @upstash/redis@${version.split(' ')[1]}`,
+    async app(port) {
+      const bridge = await startUpstashBridge(port);
+      const limiter = make(bridge);
+      return {
+        decide: (key) =>
+          limiter.limit(key).then(
+            ({ success }) => (success ? 'admitted' : 'denied'),
+            () => 'error' as const,
+          ),
+        logLines: () => 0,
+        close: () => bridge.close(),
+      };
+    },
+    async charged(port, key) {
+      const bridge = await startUpstashBridge(port);
+      try {
+        return Math.min(limit, limit - (await make(bridge).getRemaining(key)).remaining);
+      } finally {
+        await bridge.close();
       }
     },
   };
