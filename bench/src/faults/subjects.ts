@@ -184,24 +184,42 @@ export function erlSubject(limit: number, version: string, passOnStoreError: boo
           redis.call(command, ...args) as Promise<RedisReply>,
       });
       store.init({ windowMs: 600_000 } as Parameters<RateLimitRedisStore['init']>[0]);
-      return {
-        decide: (key) =>
-          store.increment(key).then(
-            ({ totalHits }) => (totalHits <= limit ? 'admitted' : 'denied'),
-            () => (passOnStoreError ? 'admitted' : 'error'),
-          ),
-        logLines: () => 0,
-        close: async () => redis.disconnect(),
-      };
+      return counterApp(redis, store, limit, passOnStoreError ? 'admitted' : 'error');
     },
-    async charged(port, key) {
-      const redis = client(port);
-      try {
-        return Math.min(limit, Number((await redis.get(`rl:${key}`)) ?? 0));
-      } finally {
-        redis.disconnect();
-      }
-    },
+    charged: counterCharged(limit, 'rl:'),
+  };
+}
+
+/**
+ * An app over a hit counter's store as express-rate-limit's and hono-rate-limiter's
+ * middlewares call it: `increment`, a 429 past `limit`, `onError` when the store fails.
+ */
+function counterApp(
+  redis: Redis,
+  store: { increment(key: string): Promise<{ totalHits: number }> },
+  limit: number,
+  onError: Outcome,
+): App {
+  return {
+    decide: (key) =>
+      store.increment(key).then(
+        ({ totalHits }) => (totalHits <= limit ? 'admitted' : 'denied'),
+        () => onError,
+      ),
+    logLines: () => 0,
+    close: async () => redis.disconnect(),
+  };
+}
+
+/** The hits a counter at `prefix` + key holds (at most `limit`), read on `port`. */
+function counterCharged(limit: number, prefix: string): SubjectSpec['charged'] {
+  return async (port, key) => {
+    const redis = client(port);
+    try {
+      return Math.min(limit, Number((await redis.get(`${prefix}${key}`)) ?? 0));
+    } finally {
+      redis.disconnect();
+    }
   };
 }
 
@@ -231,24 +249,9 @@ export function honoSubject(limit: number, version: string): SubjectSpec {
         },
       });
       store.init({ windowMs: 600_000 } as Parameters<HonoRedisStore['init']>[0]);
-      return {
-        decide: (key) =>
-          store.increment(key).then(
-            ({ totalHits }) => (totalHits <= limit ? 'admitted' : 'denied'),
-            () => 'error' as const,
-          ),
-        logLines: () => 0,
-        close: async () => redis.disconnect(),
-      };
+      return counterApp(redis, store, limit, 'error');
     },
-    async charged(port, key) {
-      const redis = client(port);
-      try {
-        return Math.min(limit, Number((await redis.get(`hrl:${key}`)) ?? 0));
-      } finally {
-        redis.disconnect();
-      }
-    },
+    charged: counterCharged(limit, 'hrl:'),
   };
 }
 
@@ -322,13 +325,6 @@ export function naiveSubject(limit: number, tag: string): SubjectSpec {
         close: async () => redis.disconnect(),
       };
     },
-    async charged(port, key) {
-      const redis = client(port);
-      try {
-        return Math.min(limit, Number((await redis.get(`naive:${key}`)) ?? 0));
-      } finally {
-        redis.disconnect();
-      }
-    },
+    charged: counterCharged(limit, 'naive:'),
   };
 }
