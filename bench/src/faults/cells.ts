@@ -9,12 +9,14 @@ import type { Fault, FaultContext, Load } from './redis-cell.js';
 import {
   type AlgorithmId,
   erlSubject,
+  honoSubject,
   naiveSubject,
   type Policy,
   rlfSubject,
   type SluiceOptions,
   type SubjectSpec,
   sluiceSubject,
+  upstashSubject,
 } from './subjects.js';
 
 export const LIMIT = 200;
@@ -122,12 +124,14 @@ const sluice = (
   limit = LIMIT,
 ): SubjectSpec => sluiceSubject({ algorithm, policy, limit, makeAlgorithm, ...extra });
 
-const VERSIONS = { rlf: '11.4.0', erl: '8.7.4 4.3.1' };
+const VERSIONS = { rlf: '11.4.0', erl: '8.7.4 4.3.1', hono: '0.5.4', upstash: '2.2.0 1.39.0' };
 const peers = (limit: number): SubjectSpec[] => [
   rlfSubject(limit, VERSIONS.rlf, false),
   rlfSubject(limit, VERSIONS.rlf, true),
   erlSubject(limit, VERSIONS.erl, false),
   erlSubject(limit, VERSIONS.erl, true),
+  honoSubject(limit, VERSIONS.hono),
+  upstashSubject(limit, VERSIONS.upstash),
 ];
 
 /** The bound of a sluice subject under `fault`, and its meaning. */
@@ -229,12 +233,14 @@ export function redisCells(broken?: string): RedisCellSpec[] {
   add('stop', 'gcra', 'insurance', {}, true);
   add('stop', 'gcra', 'allow', {}, false);
   add('stop', 'gcra', 'deny', { prefetch: { units: 20, ttl: '1s' } }, false);
+  add('stop', 'gcra', 'deny', { client: 'glide' }, false);
   addPeers('stop', false);
   // SIGKILL and restart: the key exhausted before.
   for (const a of ['gcra', 'fixed', 'sliding', 'log'] as const)
     add('restart', a, 'deny', {}, a === 'fixed');
   add('restart', 'gcra', 'insurance', {}, true);
   add('restart', 'gcra', 'deny', { overLimitCache: false }, false);
+  add('restart', 'gcra', 'deny', { client: 'glide' }, false);
   addPeers('restart', false);
   // Replies held: timed-out calls given back.
   for (const a of ['gcra', 'fixed', 'sliding', 'log'] as const)

@@ -24,6 +24,30 @@ function renderPage(results: string): void {
   writeFileSync(PAGE, render(JSON.parse(readFileSync(results, 'utf8')) as Matrix));
 }
 
+/**
+ * Puts `run`'s cells into the matrix at `file` (same seed): a cell of the same id replaced, a new
+ * one placed by `order` (the page's), versions joined, and the run noted in `merges` (its date,
+ * cells, processes) so the page says which rows came from a later run.
+ */
+function mergeInto(file: string, run: Matrix, order: string[]): void {
+  const m = JSON.parse(readFileSync(file, 'utf8')) as Matrix;
+  if (m.seed !== run.seed)
+    throw new Error(`--merge: the committed matrix has seed ${m.seed}, this run ${run.seed}`);
+  const ids = new Set(run.cells.map((c) => c.id));
+  const rank = (id: string) => {
+    const i = order.indexOf(id);
+    return i === -1 ? order.length : i;
+  };
+  m.cells = [...m.cells.filter((c) => !ids.has(c.id)), ...run.cells].sort(
+    (a, b) => rank(a.id) - rank(b.id),
+  );
+  m.versions = { ...m.versions, ...run.versions };
+  m.processes += run.processes;
+  m.wallSeconds += run.wallSeconds;
+  m.merges = [...(m.merges ?? []), { date: run.date, cells: run.cells.map((c) => c.id) }];
+  writeFileSync(file, `${JSON.stringify(m, null, 2)}\n`);
+}
+
 const COMMAND = {
   usage: 'pnpm faults -- [options]',
   summary:
@@ -40,6 +64,10 @@ const COMMAND = {
       type: 'string',
       help: 'where to write the results (default: bench/results/faults/matrix.json on a full run; none with --quick, --cell or --break)',
       arg: 'file',
+    },
+    merge: {
+      type: 'boolean',
+      help: 'with --cell: put the cells run into bench/results/faults/matrix.json (in the page order, replacing those of the same id; the same seed) and re-render docs/reliability.md',
     },
     'report-only': {
       type: 'boolean',
@@ -133,10 +161,26 @@ async function main(): Promise<number> {
       'rate-limiter-flexible': '11.4.0',
       'express-rate-limit': '8.7.4',
       'rate-limit-redis': '4.3.1',
+      'hono-rate-limiter': '0.5.4',
+      '@upstash/ratelimit': '2.2.0',
+      '@upstash/redis': '1.39.0',
+      '@valkey/valkey-glide': '2.5.2',
     },
     processes: left.started,
     cells: results,
   };
+  if (args.merge) {
+    if (args.cell === undefined || args.quick)
+      throw new Error('--merge: only with --cell (and not --quick)');
+    if (failures.some((f) => f.startsWith('processes left')))
+      throw new Error('--merge: a process was left behind; nothing merged');
+    mergeInto(
+      RESULTS,
+      matrix,
+      [...redisCells(), ...otherCells()].map((c) => c.id),
+    );
+    renderPage(RESULTS);
+  }
   const out =
     args.json ??
     (args.quick || args.cell !== undefined || args.break !== undefined ? undefined : RESULTS);

@@ -164,7 +164,7 @@ const prefetchKill: OtherCellSpec = {
       crashed = signal !== 'SIGKILL';
     });
     const other = sluiceSubject({ algorithm: 'gcra', policy: 'deny', limit: LIMIT, makeAlgorithm });
-    const app = other.app(redis.port, () => Date.now());
+    const app = await other.app(redis.port, () => Date.now());
     try {
       await within(once(child), 30_000, { timedOut: true });
       const n = 30;

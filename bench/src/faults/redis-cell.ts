@@ -74,11 +74,10 @@ export async function runRedisCell(
   ];
   const skew = { ms: 0 };
   const ctx: FaultContext = { redis, proxies, skew };
-  const apps: App[] = [
-    subject.app(proxies[0].port, () => Date.now()),
-    subject.app(proxies[1].port, () => Date.now() + skew.ms),
-  ];
+  const apps: App[] = [];
   try {
+    apps.push(await subject.app(proxies[0].port, () => Date.now()));
+    apps.push(await subject.app(proxies[1].port, () => Date.now() + skew.ms));
     const requests: Request[] = [];
     const pending: Promise<void>[] = [];
     const t0 = performance.now();

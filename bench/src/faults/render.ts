@@ -25,6 +25,8 @@ export interface Matrix {
   versions: Record<string, string>;
   processes: number;
   cells: CellResult[];
+  /** Cells run later (`--cell … --merge`) into this matrix, each run's date and cell ids. */
+  merges?: { date: string; cells: string[] }[];
 }
 
 const bound = (b: number | null): string => (b === null ? '—' : String(b));
@@ -73,6 +75,13 @@ function table(m: Matrix, cells: CellResult[]): string[] {
   return rows;
 }
 
+/** The cells merged into `m`, by the date of their run. */
+function mergedByDate(m: Matrix): [string, string[]][] {
+  const by = new Map<string, string[]>();
+  for (const r of m.merges ?? []) by.set(r.date, [...(by.get(r.date) ?? []), ...r.cells]);
+  return [...by];
+}
+
 export function render(m: Matrix): string {
   const faults = [...new Set(m.cells.map((c) => c.faultId))];
   const sluice = m.cells.filter((c) => c.peer === null);
@@ -104,6 +113,10 @@ export function render(m: Matrix): string {
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')}.`,
     '',
+    ...mergedByDate(m).flatMap(([date, ids]) => [
+      `Rows run later into this matrix (\`--cell … --merge\`, the same seed and machine) on ${date}: ${ids.map((id) => `\`${id}\``).join(', ')}.`,
+      '',
+    ]),
     '## Reading a row',
     '',
     '- **offered**, **admitted**: the requests sent in the cell, and those the limiter let through.',

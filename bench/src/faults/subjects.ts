@@ -4,6 +4,11 @@
 import { RateLimiter } from '@sluice/core';
 import type { Algorithm } from '@sluice/core/store';
 import { RedisStore } from '@sluice/redis';
+import { startUpstashBridge, type UpstashBridge } from '@sluice/test-kit';
+import { Ratelimit } from '@upstash/ratelimit';
+import { Redis as UpstashRedis } from '@upstash/redis';
+import { GlideClient } from '@valkey/valkey-glide';
+import { RedisStore as HonoRedisStore } from 'hono-rate-limiter';
 import { Redis } from 'ioredis';
 import { RedisStore as RateLimitRedisStore, type RedisReply } from 'rate-limit-redis';
 import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
@@ -26,7 +31,8 @@ export interface SubjectSpec {
   label: string;
   /** The peer's package@version, or undefined for sluice. */
   peer?: string;
-  app(port: number, clock: () => number): App;
+  /** Connects one app (a GLIDE client connects before it answers, so it may be a promise). */
+  app(port: number, clock: () => number): App | Promise<App>;
   /** Units of the limit charged in the store for `key` (at most `limit`), read on `port`. */
   charged(port: number, key: string): Promise<number>;
 }
@@ -49,6 +55,8 @@ export interface SluiceOptions {
   timeoutMs?: number;
   prefetch?: { units: number; ttl: string };
   overLimitCache?: false;
+  /** The client RedisStore drives: ioredis (the default) or Valkey GLIDE's GlideClient. */
+  client?: 'ioredis' | 'glide';
 }
 
 const PREFIX = 'fm';
@@ -59,7 +67,9 @@ export function sluiceSubject(o: SluiceOptions): SubjectSpec {
   if (o.timeoutMs !== undefined) parts.push(`t${o.timeoutMs}`);
   if (o.prefetch !== undefined) parts.push(`prefetch${o.prefetch.units}`);
   if (o.overLimitCache === false) parts.push('no-cache');
+  if (o.client === 'glide') parts.push('glide');
   const extras = [
+    o.client === 'glide' ? 'on a Valkey GLIDE GlideClient' : '',
     o.storeClock === 'client' ? "clock: 'client'" : '',
     o.timeoutMs === undefined ? '' : `timeoutMs: ${o.timeoutMs}`,
     o.prefetch === undefined
@@ -70,8 +80,15 @@ export function sluiceSubject(o: SluiceOptions): SubjectSpec {
   return {
     id: `sluice-${parts.join('-')}`,
     label: `sluice ${o.algorithm}, ${o.policy}${extras.length > 0 ? `, ${extras.join(', ')}` : ''}`,
-    app(port, clock) {
-      const redis = client(port);
+    async app(port, clock) {
+      // GLIDE's own requestTimeout (default 250 ms) made long: the store's timeoutMs decides.
+      const redis =
+        o.client === 'glide'
+          ? await GlideClient.createClient({
+              addresses: [{ host: '127.0.0.1', port }],
+              requestTimeout: 20_000,
+            })
+          : client(port);
       const store = new RedisStore({
         client: redis,
         ...(o.storeClock === undefined ? {} : { clock: o.storeClock }),
@@ -93,7 +110,8 @@ export function sluiceSubject(o: SluiceOptions): SubjectSpec {
         logLines: () => lines,
         async close() {
           await store.close().catch(() => undefined);
-          redis.disconnect();
+          if (redis instanceof GlideClient) redis.close();
+          else redis.disconnect();
         },
       };
     },
@@ -166,22 +184,115 @@ export function erlSubject(limit: number, version: string, passOnStoreError: boo
           redis.call(command, ...args) as Promise<RedisReply>,
       });
       store.init({ windowMs: 600_000 } as Parameters<RateLimitRedisStore['init']>[0]);
+      return counterApp(redis, store, limit, passOnStoreError ? 'admitted' : 'error');
+    },
+    charged: counterCharged(limit, 'rl:'),
+  };
+}
+
+/**
+ * An app over a hit counter's store as express-rate-limit's and hono-rate-limiter's
+ * middlewares call it: `increment`, a 429 past `limit`, `onError` when the store fails.
+ */
+function counterApp(
+  redis: Redis,
+  store: { increment(key: string): Promise<{ totalHits: number }> },
+  limit: number,
+  onError: Outcome,
+): App {
+  return {
+    decide: (key) =>
+      store.increment(key).then(
+        ({ totalHits }) => (totalHits <= limit ? 'admitted' : 'denied'),
+        () => onError,
+      ),
+    logLines: () => 0,
+    close: async () => redis.disconnect(),
+  };
+}
+
+/** The hits a counter at `prefix` + key holds (at most `limit`), read on `port`. */
+function counterCharged(limit: number, prefix: string): SubjectSpec['charged'] {
+  return async (port, key) => {
+    const redis = client(port);
+    try {
+      return Math.min(limit, Number((await redis.get(`${prefix}${key}`)) ?? 0));
+    } finally {
+      redis.disconnect();
+    }
+  };
+}
+
+/**
+ * hono-rate-limiter's RedisStore (a fixed window: INCR and PEXPIRE in one script, by EVALSHA),
+ * as its middleware calls it: `increment`, a 429 past the limit, and a store error thrown
+ * out of the middleware (Hono answers 500). No decrement: the middleware gives a hit back
+ * only with skipFailedRequests or skipSuccessfulRequests, off by default.
+ */
+export function honoSubject(limit: number, version: string): SubjectSpec {
+  return {
+    id: 'hono-rl',
+    label: 'hono-rate-limiter + its RedisStore',
+    peer: `hono-rate-limiter@${version}`,
+    app(port) {
+      const redis = client(port);
+      const store = new HonoRedisStore({
+        client: {
+          scriptLoad: (script) => redis.script('LOAD', script) as Promise<string>,
+          evalsha: <TArgs extends unknown[], TData = unknown>(
+            sha: string,
+            keys: string[],
+            args: TArgs,
+          ) => redis.evalsha(sha, keys.length, ...keys, ...(args as string[])) as Promise<TData>,
+          decr: (key) => redis.decr(key),
+          del: (key) => redis.del(key),
+        },
+      });
+      store.init({ windowMs: 600_000 } as Parameters<HonoRedisStore['init']>[0]);
+      return counterApp(redis, store, limit, 'error');
+    },
+    charged: counterCharged(limit, 'hrl:'),
+  };
+}
+
+/**
+ * @upstash/ratelimit's fixed window on @upstash/redis (their defaults: the ephemeral cache of
+ * keys over their limit, `timeout` 5 s after which a request passes, the client's retries),
+ * over the REST protocol: each app talks HTTP to a bridge of its own (test-kit's
+ * startUpstashBridge) that holds one RESP connection through the app's proxy, so a fault acts
+ * between the bridge and redis-server as it would inside the hosted service; after a restart
+ * the bridge opens a new connection at the next request.
+ */
+export function upstashSubject(limit: number, version: string): SubjectSpec {
+  const make = (bridge: UpstashBridge) =>
+    new Ratelimit({
+      redis: new UpstashRedis({ url: bridge.url, token: bridge.token }),
+      limiter: Ratelimit.fixedWindow(limit, '600 s'),
+      prefix: 'upstash',
+    });
+  return {
+    id: 'upstash',
+    label: '@upstash/ratelimit fixedWindow + @upstash/redis (REST)',
+    peer: `@upstash/ratelimit@${version.split(' ')[0]}, @upstash/redis@${version.split(' ')[1]}`,
+    async app(port) {
+      const bridge = await startUpstashBridge(port);
+      const limiter = make(bridge);
       return {
         decide: (key) =>
-          store.increment(key).then(
-            ({ totalHits }) => (totalHits <= limit ? 'admitted' : 'denied'),
-            () => (passOnStoreError ? 'admitted' : 'error'),
+          limiter.limit(key).then(
+            ({ success }) => (success ? 'admitted' : 'denied'),
+            () => 'error' as const,
           ),
         logLines: () => 0,
-        close: async () => redis.disconnect(),
+        close: () => bridge.close(),
       };
     },
     async charged(port, key) {
-      const redis = client(port);
+      const bridge = await startUpstashBridge(port);
       try {
-        return Math.min(limit, Number((await redis.get(`rl:${key}`)) ?? 0));
+        return Math.min(limit, limit - (await make(bridge).getRemaining(key)).remaining);
       } finally {
-        redis.disconnect();
+        await bridge.close();
       }
     },
   };
@@ -214,13 +325,6 @@ export function naiveSubject(limit: number, tag: string): SubjectSpec {
         close: async () => redis.disconnect(),
       };
     },
-    async charged(port, key) {
-      const redis = client(port);
-      try {
-        return Math.min(limit, Number((await redis.get(`naive:${key}`)) ?? 0));
-      } finally {
-        redis.disconnect();
-      }
-    },
+    charged: counterCharged(limit, 'naive:'),
   };
 }

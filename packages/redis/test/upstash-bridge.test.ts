@@ -1,6 +1,9 @@
 // test-kit's Upstash REST bridge (upstash-bridge.ts) answers @upstash/redis as the client
 // expects, on the paths the store does not use too: single commands (POST /), transactions
-// (POST /multi-exec), base64 and plain responses, the Bearer token, and its request counts.
+// (POST /multi-exec), base64 and plain responses, the Bearer token, and its request counts;
+// and what the fault matrix needs of it: @upstash/ratelimit's scripts (their shebang flag
+// `allow-key-locking`, which redis-server 7.0 rejects) and a new connection after the old closed.
+import { createHash } from 'node:crypto';
 import {
   type RedisProcess,
   startRedis,
@@ -75,4 +78,25 @@ it('a wrong token is refused (401) and runs nothing', async () => {
   const key = `bridge:denied:${Math.random()}`;
   await expect(client({ token: 'wrong' }).set(key, '1')).rejects.toThrow(/Unauthorized/);
   expect((await server.cli('EXISTS', key)).trim()).toBe('0');
+});
+
+it("a script flagged allow-key-locking runs by EVAL, then by EVALSHA of the script's own SHA1", async () => {
+  const redis = client();
+  const key = `bridge:lock:${Math.random()}`;
+  const script = "#!lua flags=allow-key-locking\nreturn redis.call('INCR', KEYS[1])";
+  const sha = createHash('sha1').update(script).digest('hex');
+  expect(await redis.eval(script, [key], [])).toBe(1);
+  expect(await redis.evalsha(sha, [key], [])).toBe(2);
+  expect((await server.cli('GET', key)).trim()).toBe('2');
+});
+
+it('a connection to redis-server that closed is replaced at the next request', async () => {
+  const redis = client();
+  const key = `bridge:reconnect:${Math.random()}`;
+  expect(await redis.incr(key)).toBe(1);
+  await server.cli('CLIENT', 'KILL', 'TYPE', 'normal');
+  // The request that finds the old connection closing fails (it settles only when the close is
+  // seen, which marks the connection gone); the next one goes on a new connection.
+  const first = await redis.incr(key).catch(() => undefined);
+  expect(await redis.incr(key)).toBe(first === undefined ? 2 : 3);
 });

@@ -9,6 +9,10 @@
 //   Upstash-Encoding: base64       bulk strings in results base64-encoded ("OK" as is)
 // A single command's error is HTTP 400 { error }. Arguments may be JSON numbers (the client
 // sends them so): written as their decimal text. It counts the HTTP requests it receives.
+// A script's shebang flag `allow-key-locking` (@upstash/ratelimit's scripts carry it; the
+// hosted service takes it, redis-server 7.0 rejects it) is dropped, and EVALSHA of the
+// script's original SHA1 sent as the SHA1 of what redis-server was given.
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
 
@@ -42,8 +46,14 @@ class RespConnection {
       for (const w of this.#waiting.splice(0)) w.reject(error);
     };
     this.#socket.on('error', fail);
-    this.#socket.on('close', () => fail(new Error('redis-server connection closed')));
+    this.#socket.on('close', () => {
+      this.closed = true;
+      fail(new Error('redis-server connection closed'));
+    });
   }
+
+  /** Whether the connection to redis-server is gone (the bridge opens a new one). */
+  closed = false;
 
   /** Sends `commands` in one write; resolves with their replies, in order. */
   send(commands: string[][]): Promise<Resp[]> {
@@ -127,6 +137,32 @@ function entry(reply: Resp, base64: boolean): { result: unknown } | { error: str
   return reply.type === 'error' ? { error: reply.value } : { result: toJson(reply, base64) };
 }
 
+const LOCKING = /^#!lua([^\n]*?) flags=allow-key-locking/;
+const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
+
+/**
+ * `command` as redis-server 7.0 takes it: a script's `allow-key-locking` flag dropped (its
+ * original SHA1 remembered in `shas`, to the SHA1 of the script sent), an EVALSHA of an
+ * original SHA1 sent with the other.
+ */
+function translate(command: string[], shas: Map<string, string>): string[] {
+  const name = command[0]!.toUpperCase();
+  const at =
+    name === 'EVAL' || name === 'EVAL_RO'
+      ? 1
+      : name === 'SCRIPT' && command[1]?.toUpperCase() === 'LOAD'
+        ? 2
+        : -1;
+  if (at !== -1 && LOCKING.test(command[at] ?? '')) {
+    const script = command[at]!.replace(LOCKING, '#!lua$1');
+    shas.set(sha1(command[at]!), sha1(script));
+    return command.map((arg, i) => (i === at ? script : arg));
+  }
+  if ((name === 'EVALSHA' || name === 'EVALSHA_RO') && shas.has(command[1]?.toLowerCase() ?? ''))
+    return command.map((arg, i) => (i === 1 ? shas.get(arg.toLowerCase())! : arg));
+  return command;
+}
+
 /** A command as the client sends it: each argument as redis-server takes it (text). */
 function asCommand(value: unknown): string[] | undefined {
   if (!Array.isArray(value) || value.length === 0) return undefined;
@@ -164,7 +200,17 @@ export async function startUpstashBridge(
   redisPort: number,
   token = `tok-${Math.random().toString(36).slice(2)}`,
 ): Promise<UpstashBridge> {
-  const redis = new RespConnection(redisPort);
+  // A connection that closed (redis-server killed and restarted) is replaced at the next
+  // request, as the hosted service reconnects: the requests in flight when it closed fail.
+  let connection = new RespConnection(redisPort);
+  const shas = new Map<string, string>();
+  const redis = {
+    send(commands: string[][]): Promise<Resp[]> {
+      if (connection.closed) connection = new RespConnection(redisPort);
+      return connection.send(commands.map((c) => translate(c, shas)));
+    },
+    close: () => connection.close(),
+  };
   const requests = { total: 0, single: 0, pipeline: 0, multiExec: 0 };
   let commands = 0;
 
