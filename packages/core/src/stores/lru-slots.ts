@@ -55,10 +55,8 @@ export class LruSlots {
   #chain = new Int32Array(0);
   /** This store's hash seed. */
   readonly #seed = (Math.random() * 2 ** 32) | 0;
-  /** The last key found, its key space and slot (a key asked again costs one compare). */
-  #lastKey: string | undefined;
-  #lastSpace = -1;
-  #lastSlot = -1;
+  /** The slot last found: a key asked again costs no hash (checked as any other). */
+  #last = 0;
   /** Least recently used slot of each list, or -1. */
   #head = new Int32Array(0);
   /** Most recently used slot of each list, or -1. */
@@ -128,17 +126,12 @@ export class LruSlots {
 
   /** The slot of `key` in key space `space`, or `undefined`. */
   find(space: number, key: string): number | undefined {
-    if (key === this.#lastKey && space === this.#lastSpace) return this.#lastSlot;
+    let slot = this.#last;
+    if (this.#keys[slot] === key && this.spaceOf(slot) === space) return slot;
     const table = this.#table;
-    let slot = table[this.#hash(space, key) & (table.length - 1)]! - 1;
-    for (; slot >= 0; slot = this.#chain[slot]! - 1) {
-      if (this.#keys[slot] === key && this.spaceOf(slot) === space) {
-        this.#lastKey = key;
-        this.#lastSpace = space;
-        this.#lastSlot = slot;
-        return slot;
-      }
-    }
+    slot = table[this.#hash(space, key) & (table.length - 1)]! - 1;
+    for (; slot >= 0; slot = this.#chain[slot]! - 1)
+      if (this.#keys[slot] === key && this.spaceOf(slot) === space) return (this.#last = slot);
   }
 
   /** The key space of the key in `slot`. */
@@ -289,7 +282,6 @@ export class LruSlots {
     const list = this.#list[slot]!;
     const group = list >> 1;
     this.#unindex(slot);
-    if (slot === this.#lastSlot) this.#lastKey = undefined;
     this.#count--;
     this.#keys[slot] = undefined;
     this.#unlink(slot, list);
