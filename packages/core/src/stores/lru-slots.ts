@@ -130,8 +130,12 @@ export class LruSlots {
     if (this.#keys[slot] === key && this.spaceOf(slot) === space) return slot;
     const table = this.#table;
     slot = table[this.#hash(space, key) & (table.length - 1)]! - 1;
-    for (; slot >= 0; slot = this.#chain[slot]! - 1)
-      if (this.#keys[slot] === key && this.spaceOf(slot) === space) return (this.#last = slot);
+    for (; slot >= 0; slot = this.#chain[slot]! - 1) {
+      if (this.#keys[slot] === key && this.spaceOf(slot) === space) {
+        this.#last = slot;
+        return slot;
+      }
+    }
   }
 
   /** The key space of the key in `slot`. */
