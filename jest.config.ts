@@ -41,6 +41,26 @@ const ioredis5 = process.env.SLUICE_IOREDIS === '5' ? { '^ioredis$': 'ioredis5' 
 // 2-core machine (CI runs the whole suite there); tests that need more say so.
 const testTimeout = 15_000;
 
+// The AI SDK 7 (the `ai-7` alias in packages/ai, `npm:ai@7`, Node 22+) and the packages under it
+// ship ES modules only, which jest's CommonJS runtime cannot require before Node 24.9: the ai
+// project compiles them to CommonJS (TypeScript's transpile, no type checks), every other
+// node_modules file is left as it is.
+const esmOnly = '(ai@7|@ai-sdk\\+(gateway@4|provider-utils@5|provider@4)|@workflow\\+serde@)';
+const esmOnlyProject = {
+  // zod's locales come by file name: `zod/v4/locales/en.js` is its ES build, `.cjs` its CommonJS.
+  moduleNameMapper: { '^zod/v4/locales/([a-zA-Z-]+)\\.js$': 'zod/v4/locales/$1.cjs' },
+  transformIgnorePatterns: [`^(?!.*/node_modules/\\.pnpm/${esmOnly}[^/]*/).*/node_modules/`],
+  transform: {
+    [`/node_modules/\\.pnpm/${esmOnly}[^/]*/.+\\.js$`]: [
+      'ts-jest',
+      {
+        tsconfig: { allowJs: true, module: 'commonjs', isolatedModules: true },
+        diagnostics: false,
+      },
+    ],
+  },
+};
+
 const config: Config = {
   testTimeout,
   // perf: two files at a time on the 2-core machines the suite is sized for (jest's default
@@ -55,13 +75,20 @@ const config: Config = {
     testEnvironment: 'node',
     testTimeout,
     testMatch: ['<rootDir>/src/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
-    moduleNameMapper: name === 'redis' ? { ...ioredis5, ...moduleNameMapper } : moduleNameMapper,
+    moduleNameMapper:
+      name === 'redis'
+        ? { ...ioredis5, ...moduleNameMapper }
+        : name === 'ai'
+          ? { ...esmOnlyProject.moduleNameMapper, ...moduleNameMapper }
+          : moduleNameMapper,
     transform: {
       '^.+\\.ts$': [
         'ts-jest',
         { tsconfig: '<rootDir>/tsconfig.test.json', diagnostics: { warnOnly: false } },
       ],
+      ...(name === 'ai' ? esmOnlyProject.transform : {}),
     },
+    ...(name === 'ai' ? { transformIgnorePatterns: esmOnlyProject.transformIgnorePatterns } : {}),
   })),
 };
 

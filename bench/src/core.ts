@@ -1,7 +1,10 @@
 // `pnpm bench:core`: sluice's RateLimiter + MemoryStore against rate-limiter-flexible's RateLimiterMemory
-// (decisions/s and heap per key), then against every peer's memory store (measure/core-peers.ts).
+// (decisions/s and heap per key), then against every peer's memory store (measure/core-peers.ts),
+// then what @sluice/ai's token budgets cost (measure/ai.ts; `--ai-only` runs just that section).
+
 import { corePairs, FIXED_CONFIG, heapSubjects, RLF_CONFIG } from './cases/core.js';
 import { parseCommand, shared } from './cli/args.js';
+import { type AiFigures, measureAi } from './measure/ai.js';
 import { GCRA_CONFIG, machine, median, RESIDENT_CONFIG } from './measure/common.js';
 import { heapPerKey, scaleAt } from './measure/core-heap.js';
 import { IN_FLIGHT, makeKeys, measurePairs } from './measure/core-loops.js';
@@ -9,7 +12,7 @@ import { measureOperations } from './measure/core-operations.js';
 import { runPeers } from './measure/core-peers.js';
 import { finishPart } from './report/render.js';
 import type { CoreReport } from './report/types.js';
-import { coreFailed, pass } from './report/verdicts.js';
+import { coreFailed, ESTIMATE_TARGET_NS, pass } from './report/verdicts.js';
 
 const { values: args } = parseCommand({
   usage: 'pnpm bench:core -- [options]',
@@ -29,6 +32,7 @@ const { values: args } = parseCommand({
     // The every-peer section runs in a process of its own, so other sections leave no JIT trace.
     'peers-only': { type: 'boolean', help: 'only the every-peer section' },
     'no-peers': { type: 'boolean', help: 'skip the every-peer section' },
+    'ai-only': { type: 'boolean', help: 'only the @sluice/ai section (estimate, charge, consume)' },
   },
 });
 const { rounds: ROUNDS, ms: MEASURE_MS, keys: MANY } = args;
@@ -40,6 +44,24 @@ if (gc === undefined) {
 }
 
 const SLUICE_CONFIG = `RateLimiter + MemoryStore({ maxKeys: keys }), ${GCRA_CONFIG} / ${FIXED_CONFIG}`;
+
+/** The @sluice/ai rows, printed; the estimate held to <= 5 µs p50 (docs/guide/ai.md). */
+async function aiSection(): Promise<AiFigures> {
+  const ai = await measureAi();
+  const us = (ns: number) => `${(ns / 1000).toFixed(2)} µs`;
+  console.log(
+    `ai: estimateTokens of a ${ai.bodyBytes} B body (${ai.tokens} tokens): ${us(ai.estimateP50Ns)} p50 ` +
+      `(p90 ${us(ai.estimateP90Ns)}) without a tokenizer (target <= 5 µs p50: ` +
+      `${ai.estimateP50Ns <= ESTIMATE_TARGET_NS ? 'PASS' : 'FAIL'}), ${us(ai.estimateTokenizerP50Ns)} p50 with ` +
+      "gpt-tokenizer's countTokens (CPU time)",
+  );
+  console.log(
+    `ai: tokenLimiter charge of that body ${us(ai.chargeP50Ns)} p50, with its settle ` +
+      `${us(ai.chargeSettleP50Ns)}; RateLimiter.consume of the same cost ${us(ai.consumeP50Ns)} ` +
+      '(memory store, GCRA, 1,000 keys; CPU time)',
+  );
+  return ai;
+}
 
 async function main(): Promise<void> {
   const host = machine();
@@ -59,6 +81,10 @@ async function main(): Promise<void> {
     heap: [],
   };
   console.log(`machine: ${host.cores} cores, ${host.cpu}, Node ${host.node}, ${host.platform}`);
+  if (args['ai-only']) {
+    report.ai = await aiSection();
+    return finishPart('core', report, pass(!coreFailed(report)), args.json);
+  }
 
   // --- heap first, on a clean heap ---
   if (!args['peers-only'])
@@ -103,6 +129,7 @@ async function main(): Promise<void> {
         `(p90 ${ops.patternP90Ns.toFixed(0)} ns) per decision, half of them matching one ` +
         `(target <= 500 ns p50: ${ops.patternP50Ns <= 500 ? 'PASS' : 'FAIL'}; CPU time)`,
     );
+    report.ai = await aiSection();
     if (args.scale) {
       const rows = [];
       for (const n of args['scale-keys']) {

@@ -142,6 +142,7 @@ async function runRounds(server: RedisProcess) {
     await subject(server.port, SLUICE, false, 'iovalkey'),
     await subject(server.port, SLUICE, true, 'iovalkey'),
     await subject(server.port, SLUICE, false, 'node-redis 6'),
+    await subject(server.port, SLUICE, false, 'valkey-glide'),
   ];
   const runs = [
     ...subjects.map((s) => () => measureRate(s.consume, keys, MEASURE_MS, INFLIGHT)),

@@ -58,6 +58,7 @@ const sidebar: DefaultTheme.Sidebar = [
       { text: 'Testing your app', link: '/guide/testing' },
       { text: 'The calling side (client)', link: '/guide/client' },
       { text: 'Developing sluice', link: '/guide/development' },
+      { text: 'The source tree', link: '/guide/source-tree' },
     ],
   },
   {

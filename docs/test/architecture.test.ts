@@ -1,14 +1,16 @@
-// ARCHITECTURE.md is the map a newcomer opens first: every path it names must exist, so a
-// move that forgets the map fails here. Two kinds of names are checked:
+// ARCHITECTURE.md is the map a newcomer opens first, docs/guide/source-tree.md its long half:
+// every path they name must exist, so a move that forgets the map fails here. Two kinds of
+// names are checked:
 // - each code span that names a path (`packages/core/src/http/verdict/denial.ts`, or a
 //   shorter tail such as `limiter/plan.ts`, which some tracked file's path must end with);
-// - each file and subfolder listed under a folder in the "Folders" block, exactly there.
+// - each file and subfolder listed under a folder in the page's "Folders" block, exactly there.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { codeSpans, ROOT } from './markdown.js';
 
 const MAP = path.join(ROOT, 'ARCHITECTURE.md');
+const TREE = path.join(ROOT, 'docs', 'guide', 'source-tree.md');
 
 /**
  * Paths the map names ahead of a branch that creates them (issue 31: the prefetch layer
@@ -65,15 +67,23 @@ function folderListing(text: string): { folder: string; names: string[] }[] {
   return out;
 }
 
-describe('ARCHITECTURE.md', () => {
-  const text = readFileSync(MAP, 'utf8');
+describe('ARCHITECTURE.md and the source tree page', () => {
+  const map = readFileSync(MAP, 'utf8');
+  const tree = readFileSync(TREE, 'utf8');
   const tracked = trackedPaths();
   const exists = (p: string) => tracked.has(p) || PENDING.includes(p);
 
-  it('every path it names in code spans exists (a tail names some tracked path)', () => {
+  it('the map is short: at most 250 lines (the folder by folder detail is the page)', () => {
+    expect(map.split('\n').length).toBeLessThanOrEqual(250);
+  });
+
+  it.each([
+    ['ARCHITECTURE.md', map],
+    ['docs/guide/source-tree.md', tree],
+  ])('every path %s names in code spans exists (a tail names some tracked path)', (_, text) => {
     const prose = text.replace(/```[\s\S]*?```/g, '');
     const spans = [...new Set(codeSpans(prose).filter(isPathSpan))];
-    expect(spans.length).toBeGreaterThan(30);
+    expect(spans.length).toBeGreaterThan(10);
     const all = [...tracked];
     const missing = spans.filter(
       (span) => !exists(span) && !all.some((p) => p.endsWith(`/${span}`)),
@@ -82,7 +92,7 @@ describe('ARCHITECTURE.md', () => {
   });
 
   it('every file and subfolder of the Folders block is in its folder', () => {
-    const listing = folderListing(text);
+    const listing = folderListing(tree);
     expect(listing.length).toBeGreaterThan(15);
     const missing: string[] = [];
     for (const { folder, names } of listing) {
@@ -90,6 +100,17 @@ describe('ARCHITECTURE.md', () => {
       for (const name of names) if (!exists(folder + name)) missing.push(folder + name);
     }
     expect(missing).toEqual([]);
+  });
+
+  it("every file of the map's floors block exists in the core", () => {
+    const start = map.indexOf('## Layers');
+    const open = map.indexOf('```', start);
+    const block = map.slice(open + 3, map.indexOf('```', open + 3));
+    const names = [...block.matchAll(/[\w-]+(?:\/[\w.-]+)*\.ts|[\w-]+\/(?=[\s,(:])/g)].map(
+      (m) => m[0],
+    );
+    expect(names.length).toBeGreaterThan(10);
+    expect(names.filter((n) => !exists(`packages/core/src/${n}`))).toEqual([]);
   });
 
   it('names no pending path that already exists (drop it from PENDING once merged)', () => {

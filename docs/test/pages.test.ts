@@ -273,6 +273,40 @@ describe('markdown that renders as written', () => {
   });
 });
 
+describe('no document outside the repository', () => {
+  /** Every text file of the project, less what is installed, built or generated. */
+  function projectFiles(dir: string): string[] {
+    return readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
+      const rel = path.join(dir, e.name);
+      if (e.isDirectory()) {
+        return /^(node_modules|dist|cache|\.git|\.packed|\.turbo|coverage)$/.test(e.name)
+          ? []
+          : projectFiles(rel);
+      }
+      return /\.(ts|tsx|mts|cts|js|mjs|cjs|md|json|yml|yaml|sql)$|^run$|^user-install$/.test(e.name)
+        ? [rel]
+        : [];
+    });
+  }
+
+  it('no file names the design document the project started from: it cites its own pages', () => {
+    // The guards that look for the name (here and in benchmarks.test.ts) name it themselves.
+    const guards = new Set(['docs/test/pages.test.ts', 'docs/test/benchmarks.test.ts']);
+    const files = [
+      ...['packages', 'bench', 'docs', 'scripts', 'examples', '.changeset', '.ci'].flatMap(
+        projectFiles,
+      ),
+      'ARCHITECTURE.md',
+      'CONTRIBUTING.md',
+      'README.md',
+      'package.json',
+    ].filter((f) => !guards.has(f) && !f.endsWith('pnpm-lock.yaml'));
+    expect(files.length).toBeGreaterThan(500);
+    const citing = files.filter((f) => /\bDESIGN\b/.test(readFileSync(path.join(ROOT, f), 'utf8')));
+    expect(citing).toEqual([]);
+  });
+});
+
 describe('the front pages', () => {
   /** Every package users install: the workspace's packages that are not private. */
   const published = readdirSync(path.join(ROOT, 'packages'))

@@ -21,7 +21,7 @@ export const FULL_ONLY: Record<string, string> = {
   'docs/test/snippets\\.test\\.ts$': 'runs the snippets as processes',
   'docs/test/shown-snippets\\.test\\.ts$':
     "runs the pages' blocks and the README's apps as processes",
-  'docs/test/architecture\\.test\\.ts$': 'runs the import-graph tool as a process',
+  'docs/test/architecture\\.test\\.ts$': 'lists the tracked files with git (a process)',
   'bench/test/(pages|scripts)\\.test\\.ts$':
     'renders the pages through the bench scripts (processes)',
   'packages/cloudflare/test/(bundle|conformance|reserve-all|table|workerd)\\.test\\.ts$':
@@ -67,6 +67,8 @@ export const ONCE_PER_CI: Record<string, string> = {
   '/packages/redis/test/([a-z-]+-processes|contention|late-replies|cluster-[a-z-]+)\\.test\\.ts$':
     "processes racing on one key, Cluster failovers: Redis's atomicity and failover",
   '/packages/redis/test/store-conformance\\.test\\.ts$': 'processes racing: Redis atomicity',
+  '/packages/redis/test/conformance-glide(-cluster)?\\.test\\.ts$':
+    'processes racing through Valkey GLIDE, standalone and Cluster (also under conformance-)',
   '/packages/postgres/test/(conformance|operations-processes)\\.test\\.ts$':
     "processes racing: PostgreSQL's atomicity",
   '/packages/hono/test/runtimes\\.test\\.ts$': 'Bun, Deno and workerd',
@@ -80,4 +82,6 @@ export const ONCE_PER_CI: Record<string, string> = {
     'the pages: their links, plots, reference, the site in Chromium',
   '/bench/test/': 'the benchmark pages rendered from the committed results',
   '/packages/[a-z]+/test/export-names\\.test\\.ts$': "the export lists: TypeScript's checker",
+  '/scripts/test/import-rules\\.test\\.ts$':
+    'the import graph (dependency-cruiser): the sources, not Node',
 };

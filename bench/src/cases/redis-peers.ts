@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { RateLimiter } from '@sluice/core';
 import type { Algorithm } from '@sluice/core/store';
 import { RedisStore } from '@sluice/redis';
+import { GlideClient } from '@valkey/valkey-glide';
 import { Redis } from 'ioredis';
 import { Redis as Valkey } from 'iovalkey';
 import { RedisStore as RateLimitRedisStore, type RedisReply } from 'rate-limit-redis';
@@ -131,17 +132,30 @@ export interface Subject {
 
 /**
  * `limiter` on a client of its own (a rejection, e.g. RLF over its limit, aborts the run): ioredis,
- * or sluice on iovalkey (ioredis's fork: the same options) or node-redis 6 (no auto-pipelining
- * option: it writes a tick's commands at once).
+ * or sluice on iovalkey (ioredis's fork: the same options), node-redis 6 or Valkey GLIDE (no
+ * auto-pipelining option: each writes a tick's commands at once).
  */
 export async function subject(
   port: number,
   limiter: RedisLimiter,
   autoPipelining: boolean,
-  on: 'ioredis' | 'iovalkey' | 'node-redis 6' = 'ioredis',
+  on: 'ioredis' | 'iovalkey' | 'node-redis 6' | 'valkey-glide' = 'ioredis',
 ): Promise<Subject> {
   const auto = autoPipelining ? ', auto-pipelining' : '';
   const label = `${limiter.label}${on === 'ioredis' ? '' : `, ${on}`}${auto}`;
+  if (on === 'valkey-glide') {
+    // GLIDE's default requestTimeout (250 ms) is the store's timeoutMs's to decide here.
+    const client = await GlideClient.createClient({
+      addresses: [{ host: '127.0.0.1', port }],
+      requestTimeout: 10_000,
+    });
+    return {
+      label,
+      consume: limiter.consumer(client as unknown as Redis),
+      ping: () => client.ping(),
+      close: async () => client.close(),
+    };
+  }
   if (on === 'node-redis 6') {
     const client = createClient({ socket: { host: '127.0.0.1', port } });
     client.on('error', () => undefined);

@@ -27,6 +27,7 @@ const LIMITERS: [string, string, string?][] = [
   ['sluice (prefetch)', '#08306b', '#c6dbef'],
   ['sluice on iovalkey', '#6baed6'],
   ['sluice on node-redis 6', '#17becf'],
+  ['sluice on valkey-glide', '#4292c6'],
   ['rate-limiter-flexible', '#ff7f0e'],
   ['@fastify/rate-limit', '#2ca02c'],
   ['express-rate-limit', '#d62728'],

@@ -17,6 +17,7 @@ import type {
   StoresReport,
 } from './types.js';
 import {
+  ESTIMATE_TARGET_NS,
   flatness,
   httpSides,
   ioredisRow,
@@ -267,6 +268,53 @@ function storesView(stores: StoresReport, run?: RunInfo) {
   };
 }
 
+/** The @sluice/ai rows of bench:core (measure/ai.ts): µs per call, the estimate's target. */
+function coreAiView(ai: NonNullable<CoreReport['ai']>) {
+  const micro = (n: number) => (n / 1000).toFixed(2);
+  const estimateOk = ai.estimateP50Ns <= ESTIMATE_TARGET_NS;
+  return {
+    bodyBytes: count(ai.bodyBytes),
+    tokens: count(ai.tokens),
+    rows: [
+      {
+        label: 'estimateTokens, no tokenizer',
+        p50: micro(ai.estimateP50Ns),
+        p90: micro(ai.estimateP90Ns),
+        target: '<= 5 µs p50',
+        verdict: estimateOk ? 'PASS' : 'FAIL',
+      },
+      {
+        label: "estimateTokens, gpt-tokenizer's countTokens",
+        p50: micro(ai.estimateTokenizerP50Ns),
+        p90: '-',
+        target: '-',
+        verdict: '(info)',
+      },
+      {
+        label: 'tokenLimiter charge',
+        p50: micro(ai.chargeP50Ns),
+        p90: '-',
+        target: '-',
+        verdict: '(info)',
+      },
+      {
+        label: 'tokenLimiter charge + settle',
+        p50: micro(ai.chargeSettleP50Ns),
+        p90: '-',
+        target: '-',
+        verdict: '(info)',
+      },
+      {
+        label: 'RateLimiter.consume, same cost',
+        p50: micro(ai.consumeP50Ns),
+        p90: '-',
+        target: '-',
+        verdict: '(info)',
+      },
+    ],
+  };
+}
+
 /** The values of every part's section (false: the part is absent). */
 function partsView(input: Omit<ReportInput, 'run'> & { run?: RunInfo }) {
   const { run, core, redis, http, outcome, stores } = input;
@@ -276,6 +324,7 @@ function partsView(input: Omit<ReportInput, 'run'> & { run?: RunInfo }) {
       core !== undefined && core.throughput.length + core.heap.length > 0 && coreView(core, run),
     peers: core?.peers !== undefined && peersView(core, run),
     coreScale: core?.scale !== undefined && coreScaleView(core),
+    coreAi: core?.ai !== undefined && coreAiView(core.ai),
     redis: redis !== undefined && redisView(redis, run),
     command: partCommand(run, 'http'),
     http: http !== undefined && httpView(http),

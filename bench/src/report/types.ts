@@ -1,6 +1,7 @@
 // What each part's `--json` writes (figures only; verdicts come from verdicts.ts) and the run.
 import type { Variant } from '../cases/http-apps.js';
 import type { Framework } from '../cases/http-cases.js';
+import type { AiFigures } from '../measure/ai.js';
 import type { machine } from '../measure/common.js';
 import type { OperationsFigures } from '../measure/core-operations.js';
 import type { OverLimitReport } from '../measure/redis-over-limit.js';
@@ -36,6 +37,8 @@ export interface CoreReport {
   heap: { name: string; keys: number; overhead: number; withKeys: number }[];
   /** The operations section (measure/core-operations.ts): ns added per decision, per top-K update. */
   operations?: OperationsFigures;
+  /** The @sluice/ai section (measure/ai.ts): estimate, charge and consume, CPU ns per call. */
+  ai?: AiFigures;
   scale?: {
     config: string;
     rounds: number;

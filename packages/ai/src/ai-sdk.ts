@@ -2,7 +2,10 @@ import { RateLimitedError, SluiceConfigError } from '@sluice/core';
 import { chargeDetails, type TokenCharge } from './token-charge.js';
 import { type TokenLimiterOptions, tokenLimiter } from './token-limiter.js';
 
-/** What the middleware reads of the AI SDK's call options (`LanguageModelV3CallOptions`). */
+/**
+ * What the middleware reads of the AI SDK's call options (ai 6's `LanguageModelV3CallOptions`,
+ * ai 7's `LanguageModelV4CallOptions`: these fields are the same in both).
+ */
 export interface LanguageModelCallParams {
   /** The prompt: system, user, assistant and tool messages. */
   prompt: unknown;
@@ -24,8 +27,11 @@ interface ModelLike {
 }
 
 /**
- * The middleware for the AI SDK's `wrapLanguageModel` (ai 6, `specificationVersion: 'v3'`),
- * its types written structurally so that `@sluice/ai` needs no `ai` at run time.
+ * The middleware for the AI SDK's `wrapLanguageModel`, ai 6 and ai 7 (ai 7 needs Node 22+), its
+ * types written structurally so that `@sluice/ai` needs no `ai` at run time. It declares
+ * `specificationVersion: 'v3'`, which ai 6 requires and ai 7 accepts (ai 7's
+ * `LanguageModelMiddleware` leaves the version open; its `wrapGenerate`/`wrapStream` pass the
+ * same `doGenerate`/`doStream`, `params` and `model`, and the same `usage` and `finish` part).
  */
 export interface SluiceLanguageModelMiddleware {
   /** The AI SDK middleware version. */
@@ -45,7 +51,8 @@ export interface SluiceLanguageModelMiddleware {
 }
 
 /**
- * Token budgets for the AI SDK (docs/guide/ai.md): each `generateText` / `streamText` call of
+ * Token budgets for the AI SDK, ai 6 (Node 20+) and ai 7 (Node 22+), one middleware for both
+ * (docs/guide/ai.md): each `generateText` / `streamText` call of
  * the wrapped model is charged up front (its prompt, tools and `maxOutputTokens`, as
  * `tokenLimiter` estimates a body), and settled to the usage the model reports (the result's
  * `usage`, or the stream's `finish` part). A call the model fails before answering gives

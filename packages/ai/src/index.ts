@@ -23,11 +23,13 @@ export type {
 export { sluiceLanguageModelMiddleware } from './ai-sdk.js';
 export type { EstimateOptions } from './estimate.js';
 export { estimateTokens } from './estimate.js';
+export type { GenaiCalcPrice, GenaiPricesOptions } from './genai-prices.js';
+export { genaiPrices } from './genai-prices.js';
 export type { FetchHandler, LimitTokensOptions } from './limit-tokens.js';
 export { limitTokens } from './limit-tokens.js';
 export type { MeterStreamOptions } from './meter-stream.js';
 export { meterStream } from './meter-stream.js';
-export type { ModelPrice, PriceTable } from './price.js';
+export type { ModelPrice, PriceLookup, PriceTable, PriceTier, TokenRates } from './price.js';
 export type { LimitKind, TokenCharge } from './token-charge.js';
 export type {
   ChargeOptions,

@@ -1,4 +1,5 @@
 import type { Decision, ProtocolLimiter, ProtocolVerdict } from '@sluice/core';
+import type { AiMetrics } from './metrics.js';
 import { costOf, type ModelPrice } from './price.js';
 import { type UsageTokens, usageTokens } from './usage.js';
 
@@ -61,6 +62,10 @@ export interface SettleContext {
   periods: readonly number[];
   upfront: number;
   price: ModelPrice | undefined;
+  /** The request's model, for the metrics. */
+  model: string | undefined;
+  /** Where settled usage is counted (`undefined`: not recorded). */
+  metrics: AiMetrics | undefined;
 }
 
 /** Units per limit for `u`: what each limit counts of the usage. */
@@ -102,6 +107,7 @@ export function tokenCharge(ctx: SettleContext): TokenCharge {
       done = true;
       const u = usageTokens(usage);
       if (u === undefined) return Promise.resolve([]);
+      ctx.metrics?.settled(ctx.model, u.input, u.output);
       return run(unitsOf(ctx, u));
     },
     async cancel(): Promise<void> {

@@ -2,6 +2,7 @@ import {
   throttles as defaultThrottles,
   type Limit,
   type LimitInput,
+  type MetricsOption,
   PROTOCOL_STORE_OPTIONS,
   ProtocolLimiter,
   type ProtocolStoreOptions,
@@ -17,7 +18,8 @@ import {
 } from '@sluice/core/store';
 import { asBody, modelOf } from './body.js';
 import { type EstimateOptions, estimator, inputTokensOf, outputTokensOf } from './estimate.js';
-import { checkPrice, costOf, type ModelPrice, type PriceTable, priceOf } from './price.js';
+import { aiMetrics } from './metrics.js';
+import { checkPrice, costOf, type ModelPrice, type PriceLookup, type PriceTable } from './price.js';
 import { type LimitKind, type TokenCharge, tokenCharge } from './token-charge.js';
 
 /** Options of {@link tokenLimiter}. */
@@ -40,10 +42,22 @@ export interface TokenLimiterOptions extends Omit<ProtocolStoreOptions, 'ipv6Sub
    * charged at `price` with the token limits. Requires `price`.
    */
   budget?: LimitInput;
-  /** Prices per million tokens per model, in integer micro-units (see {@link PriceTable}). */
-  price?: PriceTable;
+  /**
+   * Prices per million tokens per model, in integer micro-units: a table you pass (see
+   * {@link PriceTable}) or a lookup ({@link PriceLookup}), e.g. `genaiPrices(calcPrice)` over
+   * `@pydantic/genai-prices`. sluice keeps no price table of its own.
+   */
+  price?: PriceTable | PriceLookup;
   /** How the upfront charge is estimated (see {@link EstimateOptions}). */
   estimate?: EstimateOptions;
+  /**
+   * OpenTelemetry metrics, as every sluice limiter's `metrics`: `true` (the global meter
+   * provider of `@opentelemetry/api`, an optional peer), `{ meterProvider }`, or `false`.
+   * Records `sluice.ai.charges` (by result and model) and `sluice.ai.tokens` (input and
+   * output tokens, upfront and settled, by model) on the meter `@sluice/ai`; never the key.
+   * @default false
+   */
+  metrics?: MetricsOption;
 }
 
 /** Options of one {@link TokenLimiter.charge}. */
@@ -91,6 +105,7 @@ const OPTIONS = [
   ...Object.values(OPTION_OF),
   'price',
   'estimate',
+  'metrics',
   ...PROTOCOL_STORE_OPTIONS.filter((name) => name !== 'ipv6Subnet'),
 ];
 const DEBT_ALGORITHMS =
@@ -142,6 +157,7 @@ export function tokenLimiter(options: TokenLimiterOptions): TokenLimiter {
   }
   const price = options.price === undefined ? undefined : checkPrice(options.price);
   const e = estimator(options.estimate);
+  const metrics = aiMetrics(options.metrics, options.logger ?? console);
   const factory: LimitAlgorithmFactory | undefined = options.algorithm;
   const registry = options.throttles ?? defaultThrottles;
   const inputs = KINDS.map((kind) => {
@@ -212,7 +228,7 @@ export function tokenLimiter(options: TokenLimiterOptions): TokenLimiter {
       if (signal?.aborted) throw abortError();
       const input = inputTokensOf(b, e);
       const output = outputTokensOf(b, e);
-      const modelPrice = price === undefined ? undefined : priceOf(price, model);
+      const modelPrice = price === undefined ? undefined : price(model);
       if (modelPrice === undefined && limits.some((r) => r.kind === 'budget')) {
         throw new SluiceConfigError(
           'price',
@@ -220,18 +236,25 @@ export function tokenLimiter(options: TokenLimiterOptions): TokenLimiter {
           `a price for the model of the call (or a '*' entry)`,
         );
       }
-      const { amount, upfront } = upfrontOf(limits, input, output, modelPrice);
+      const { amount, upfront, upfrontInput } = upfrontOf(limits, input, output, modelPrice);
       const cost = limits.map((r) => amount[r.kind]);
       const checked = limiter.check(view, { key, limits: limits.map((r) => r.limit), cost });
       const verdict = await (signal === undefined ? checked : raced(checked, signal, limiter));
-      return tokenCharge({
+      const charge = tokenCharge({
         limiter,
         verdict,
         kinds: limits.map((r) => r.kind),
         periods: limits.map((r) => r.periodMs),
         upfront,
         price: modelPrice,
+        model,
+        metrics,
       });
+      if (metrics !== undefined) {
+        const charged = charge.upfront === 0 ? 0 : upfrontInput;
+        metrics.charged(model, charge.allowed, charged, charge.upfront - charged);
+      }
+      return charge;
     },
   };
 }
@@ -245,7 +268,7 @@ function upfrontOf(
   input: number,
   output: number,
   modelPrice: ModelPrice | undefined,
-): { amount: Record<LimitKind, number>; upfront: number } {
+): { amount: Record<LimitKind, number>; upfront: number; upfrontInput: number } {
   const capOf = (kind: LimitKind) =>
     Math.min(...limits.filter((r) => r.kind === kind).map((r) => r.capacity));
   const amount: Record<LimitKind, number> = {
@@ -259,10 +282,10 @@ function upfrontOf(
         : Math.min(costOf(modelPrice, { input, cachedInput: 0, output }), capOf('budget')),
   };
   const hasTokens = limits.some((r) => r.kind === 'tokens');
-  const upfront = hasTokens
-    ? amount.tokens
-    : Math.min(input, amount.input) + Math.min(output, amount.output);
-  return { amount, upfront };
+  // Of the upfront tokens, the input's (a token limit's cap taken from the output first).
+  const upfrontInput = hasTokens ? Math.min(input, amount.tokens) : amount.input;
+  const upfront = hasTokens ? amount.tokens : amount.input + amount.output;
+  return { amount, upfront, upfrontInput };
 }
 
 /** A limit's name as the core derives it for a limit without one. */

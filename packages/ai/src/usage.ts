@@ -7,6 +7,8 @@ export interface UsageTokens {
   input: number;
   /** Of `input`, those read from the provider's prompt cache (priced apart). */
   cachedInput: number;
+  /** Of `input`, those written to the provider's prompt cache (Anthropic's, priced apart). */
+  cacheWriteInput: number;
   /** Output tokens (reasoning included). */
   output: number;
   /** `input + output`: what a token limit is settled to. */
@@ -40,7 +42,7 @@ const has = (o: Record<string, unknown>, ...names: string[]): boolean =>
  *   its upfront charge: it never settles to 0 on a missing report).
  * @example
  * ```ts
- * usageTokens({ prompt_tokens: 12, completion_tokens: 30 }); // { input: 12, cachedInput: 0, output: 30, total: 42 }
+ * usageTokens({ prompt_tokens: 12, completion_tokens: 30 }); // { input: 12, cachedInput: 0, cacheWriteInput: 0, output: 30, total: 42 }
  * ```
  */
 export function usageTokens(usage: unknown): UsageTokens | undefined {
@@ -48,6 +50,7 @@ export function usageTokens(usage: unknown): UsageTokens | undefined {
   const u = usage as Record<string, unknown>;
   let input: number;
   let cachedInput = 0;
+  let cacheWriteInput = 0;
   let output: number;
   if (has(u, 'prompt_tokens', 'completion_tokens')) {
     input = count(u.prompt_tokens);
@@ -55,20 +58,25 @@ export function usageTokens(usage: unknown): UsageTokens | undefined {
     cachedInput = count((u.prompt_tokens_details as { cached_tokens?: unknown })?.cached_tokens);
   } else if (has(u, 'input_tokens', 'output_tokens', 'cache_read_input_tokens')) {
     const read = count(u.cache_read_input_tokens);
-    input = count(u.input_tokens) + count(u.cache_creation_input_tokens) + read;
+    cacheWriteInput = count(u.cache_creation_input_tokens);
+    input = count(u.input_tokens) + cacheWriteInput + read;
     output = count(u.output_tokens);
     cachedInput =
       read + count((u.input_tokens_details as { cached_tokens?: unknown })?.cached_tokens);
   } else if (has(u, 'inputTokens', 'outputTokens')) {
     input = sdkCount(u.inputTokens);
     output = sdkCount(u.outputTokens);
-    const nested = u.inputTokens as { cacheRead?: unknown } | number | undefined;
-    cachedInput =
-      typeof nested === 'object' && nested !== null
-        ? count(nested.cacheRead)
-        : count(u.cachedInputTokens);
+    const nested = u.inputTokens as
+      | { cacheRead?: unknown; cacheWrite?: unknown }
+      | number
+      | undefined;
+    const isNested = typeof nested === 'object' && nested !== null;
+    cachedInput = isNested ? count(nested.cacheRead) : count(u.cachedInputTokens);
+    cacheWriteInput = isNested ? count(nested.cacheWrite) : 0;
   } else if (u.usage !== undefined) {
     return usageTokens(u.usage);
   } else return undefined;
-  return { input, cachedInput: Math.min(cachedInput, input), output, total: input + output };
+  cachedInput = Math.min(cachedInput, input);
+  cacheWriteInput = Math.min(cacheWriteInput, input - cachedInput);
+  return { input, cachedInput, cacheWriteInput, output, total: input + output };
 }

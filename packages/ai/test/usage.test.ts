@@ -33,6 +33,7 @@ describe('usageTokens', () => {
       505,
       400,
       9,
+      100,
     ],
     [
       'AI SDK v5',
@@ -44,17 +45,30 @@ describe('usageTokens', () => {
     [
       'AI SDK v6 (nested totals)',
       {
-        inputTokens: { total: 40, noCache: 30, cacheRead: 10 },
+        inputTokens: { total: 40, noCache: 25, cacheRead: 10, cacheWrite: 5 },
         outputTokens: { total: 15, text: 10, reasoning: 5 },
       },
       40,
       10,
       15,
+      5,
     ],
     ['a whole response', { id: 'x', usage: { prompt_tokens: 3, completion_tokens: 4 } }, 3, 0, 4],
     ['a missing field counts 0', { completion_tokens: 4 }, 0, 0, 4],
-  ])('%s', (_name, usage, input, cachedInput, output) => {
-    expect(usageTokens(usage)).toEqual({ input, cachedInput, output, total: input + output });
+  ])('%s', (_name, usage, input, cachedInput, output, cacheWriteInput = 0) => {
+    expect(usageTokens(usage)).toEqual({
+      input,
+      cachedInput,
+      cacheWriteInput,
+      output,
+      total: input + output,
+    });
+  });
+
+  it('cache reads and writes never add up to more than the input', () => {
+    expect(
+      usageTokens({ inputTokens: { total: 10, cacheRead: 8, cacheWrite: 8 }, outputTokens: 1 }),
+    ).toEqual({ input: 10, cachedInput: 8, cacheWriteInput: 2, output: 1, total: 11 });
   });
 
   it('is undefined for no usage object (the upfront charge is then kept)', () => {

@@ -1,7 +1,7 @@
 // The Redis side of `sluice`: an ioredis client (or Cluster) that fails fast, loaded only
 // when the command speaks to Redis.
 import { Cluster, Redis } from 'ioredis';
-import { StoreUnreachableError } from './connect.js';
+import { StoreUnreachableError } from './unreachable.js';
 
 /**
  * An ioredis client on `url` (one node of a Cluster when `isCluster`), connected, that fails

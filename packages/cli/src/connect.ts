@@ -2,17 +2,13 @@ import { existsSync } from 'node:fs';
 import type { Store } from '@sluice/core';
 import type { CommandLine, StoreKind } from './args.js';
 import { endpointOf } from './redact.js';
+import { StoreUnreachableError } from './unreachable.js';
 
 /** A store the command opened, and how to name it in a message (never with a secret). */
 export interface OpenedStore {
   store: Store;
   /** Closes the store, then the connection or file the command opened for it. */
   close(): Promise<void>;
-}
-
-/** A failure to reach the store: exit code 1, said as `sluice: <where> failed: <message>`. */
-export class StoreUnreachableError extends Error {
-  override readonly name = 'StoreUnreachableError';
 }
 
 /** `Redis at host:port`, `PostgreSQL at host:port`, `SQLite file <path>`: where, for messages. */

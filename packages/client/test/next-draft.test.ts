@@ -1,7 +1,6 @@
-import { EPOCH } from '@sluice/test-kit';
+import { EPOCH, VirtualTime } from '@sluice/test-kit';
 import { pacedFetch, parseRateLimitHeaders, WaitTooLongError } from '../src/index.js';
 import { scripted, virtual } from './scripted.js';
-import { VirtualTime } from './virtual-time.js';
 
 // The RateLimit draft is a draft: the revision answering the directorate review renames
 // `r` to `a` and `t` to `w` in the RateLimit field and adds a cost `c`; Atlassian sends the

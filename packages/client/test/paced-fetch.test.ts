@@ -4,11 +4,10 @@ import {
   parseDuration,
   RateLimitedError,
 } from '@sluice/core';
-import { EPOCH } from '@sluice/test-kit';
+import { EPOCH, VirtualTime } from '@sluice/test-kit';
 import { pacedFetch, SluiceConfigError, WaitTooLongError } from '../src/index.js';
 import { scripted, virtual } from './scripted.js';
 import { startServer } from './servers.js';
-import { VirtualTime } from './virtual-time.js';
 
 describe('options are checked at creation', () => {
   it.each([

@@ -1,7 +1,6 @@
-import { EPOCH } from '@sluice/test-kit';
+import { EPOCH, VirtualTime } from '@sluice/test-kit';
 import { pacedFetch } from '../src/index.js';
 import { type Adapter, startServer } from './servers.js';
-import { VirtualTime } from './virtual-time.js';
 
 // Requests against a sluice server at 10/s (GCRA, a burst of 10), each adapter, each header
 // style, on virtual time shared by the server's `clock` and the client's `clock` / `sleep`

@@ -1,4 +1,4 @@
-import type { VirtualTime } from './virtual-time.js';
+import type { VirtualTime } from '@sluice/test-kit';
 
 /** A scripted server: `answer` decides each request's status and headers at `time.now`. */
 export function scripted(

@@ -2,11 +2,16 @@ import { type Decision, SluiceConfigError, type Store } from '@sluice/core';
 import {
   type Algorithm,
   checkOptionNames,
+  enableOperations,
   fullKey,
+  type OperationsOptions,
+  type OperationsSync,
   optionNames,
+  parseOperationsOption,
   type StoreRequest,
   type StoreReservation,
 } from '@sluice/core/store';
+import { DurableObjectOperations } from './operations.js';
 import { shardOf } from './shard.js';
 import { checkNamespace, ShardBatches } from './shard-batches.js';
 import type { DurableObjectNamespaceLike } from './types.js';
@@ -44,6 +49,13 @@ export interface DurableObjectStoreOptions {
    * `(key) => key.slice(Math.max(key.lastIndexOf(':ip:'), key.lastIndexOf(':user:'), 0))`.
    */
   shardKey?: (key: string) => string;
+  /**
+   * The operator entries (`LimitOperations`: bans, allow and deny lists, overrides):
+   * `{ syncMs }`, how often each isolate re-reads their version, **ms** or a duration
+   * string (default 5 s). An entry written in one isolate reaches every isolate on the
+   * namespace within it, at no cost per decision.
+   */
+  operations?: OperationsOptions;
 }
 
 const OPTION_NAMES = optionNames<DurableObjectStoreOptions>({
@@ -51,6 +63,7 @@ const OPTION_NAMES = optionNames<DurableObjectStoreOptions>({
   shards: true,
   name: true,
   shardKey: true,
+  operations: true,
 });
 
 /**
@@ -70,23 +83,36 @@ const OPTION_NAMES = optionNames<DurableObjectStoreOptions>({
  * Decisions use the calling Worker's clock (the limiter's `nowMs`). A failed fetch fails
  * every decision of its batch: the limiter's `onStoreError` decides them.
  *
+ * Operator entries (`LimitOperations`) live in one object per limiter prefix,
+ * `idFromName('<name>:ops:<prefix>')`, and reach every isolate on the namespace: this
+ * store's limiters from their next decision, the others' within `operations.syncMs`.
+ *
  * @throws {@link SluiceConfigError} naming `namespace` (missing, not a Durable Object
  *   namespace, or a KV namespace: KV is not a counter store), `shards`, `name`,
- *   `shardKey`, or every unknown option.
+ *   `shardKey`, `operations`, `operations.syncMs`, or every unknown option.
  * @example
  * ```ts
- * import { rateLimit } from '@sluice/hono';
+ * import { LimitOperations, rateLimit } from '@sluice/hono';
  * import { DurableObjectStore } from '@sluice/cloudflare';
  * import { env } from 'cloudflare:workers';
  *
  * export { SluiceDurableObject } from '@sluice/cloudflare';
  * const store = new DurableObjectStore({ namespace: () => env.SLUICE, shards: 4 });
  * app.use(rateLimit({ limit: '100/min', store }));
+ * // in an admin route: every isolate answers 429 within operations.syncMs (5 s)
+ * await new LimitOperations({ store }).ban({ ip: '203.0.113.7' }, { for: '1h' });
  * ```
  */
 export class DurableObjectStore implements Store {
   /** How many objects the keys are spread over. */
   readonly shards: number;
+  /**
+   * The operator entries (`LimitOperations`) of every limiter prefix, in the object
+   * `'<name>:ops:<prefix>'` with a version each write bumps: this store's limiters see a
+   * write from their next decision, other isolates' when they next read the version (every
+   * `operations.syncMs`, default 5 s). Nothing is sent per decision.
+   */
+  readonly operations: OperationsSync;
   readonly #shardKey: ((key: string) => string) | undefined;
   readonly #batches: ShardBatches;
 
@@ -106,9 +132,12 @@ export class DurableObjectStore implements Store {
     if (shardKey !== undefined && typeof shardKey !== 'function') {
       throw new SluiceConfigError('shardKey', shardKey, 'a function (key) => string');
     }
+    const syncMs = parseOperationsOption(options.operations, 'DurableObjectStore');
     this.shards = shards;
     this.#shardKey = shardKey;
     this.#batches = new ShardBatches(namespace, name);
+    enableOperations();
+    this.operations = new DurableObjectOperations(this.#batches, syncMs);
   }
 
   /**

@@ -3,6 +3,7 @@ import {
   type Algorithm,
   consumeEach,
   expiryOf,
+  type OperationEntry,
   type State,
   type StoreReservation,
   stepAtMost,
@@ -28,6 +29,22 @@ export const SWEEP_INTERVAL_MS = 60_000;
 const SWEEP_SLACK_MS = 60_000;
 /** Keys one sweep reads per page. */
 const SWEEP_PAGE = 1000;
+/**
+ * The start of the storage keys of operator entries (no limiter key starts with NUL): the
+ * version of a prefix at `<OPS>v<NUL><prefix>`, each entry at `<OPS>e<NUL><prefix><NUL><id>`.
+ */
+const OPS = '\u0000ops\u0000';
+const versionKey = (prefix: string) => `${OPS}v\u0000${prefix}`;
+const entriesStart = (prefix: string) => `${OPS}e\u0000${prefix}\u0000`;
+
+/** The operator entries of one prefix as the object holds them in memory. */
+interface OpsSpace {
+  version: number;
+  entries: Map<string, OperationEntry>;
+}
+
+type OpsOperation = Extract<Operation, { p: string }>;
+const isOps = (op: Operation): op is OpsOperation => 'p' in op;
 
 /**
  * The Durable Object behind {@link DurableObjectStore}: export it from your Worker and bind
@@ -44,9 +61,11 @@ const SWEEP_PAGE = 1000;
  * the calling Worker's clock (the `nowMs` the limiter gives), as `MemoryStore` does.
  *
  * Expired states are swept out of storage by an alarm every minute while the object holds
- * any. Not meant to be called by anything but `DurableObjectStore` (its body is sluice's
- * batch format, which may change between versions: deploy the Worker and the object
- * together, as one script).
+ * any. The object named `'<name>:ops:<prefix>'` keeps the operator entries of one limiter
+ * prefix (`DurableObjectStore#operations`) and their version, in memory and in storage.
+ * Not meant to be called by anything but `DurableObjectStore` (its body is sluice's batch
+ * format, which may change between versions: deploy the Worker and the object together, as
+ * one script).
  *
  * @example
  * ```ts
@@ -62,6 +81,10 @@ export class SluiceDurableObject {
   readonly #algorithms = new Map<string, Algorithm>();
   /** Keys changed by the current batch: written (a state) or deleted (`undefined`). */
   #dirty = new Map<string, State | undefined>();
+  /** Operator entries by prefix, read from storage on first use. */
+  readonly #ops = new Map<string, OpsSpace>();
+  /** Storage keys of operator entries changed by the current batch (`undefined`: deleted). */
+  #opsDirty = new Map<string, OperationEntry | number | undefined>();
   #alarmSet = false;
   /** Batches between the start of their read and the end of their run (see `decide`). */
   #running = 0;
@@ -119,6 +142,7 @@ export class SluiceDurableObject {
       let last: string | undefined;
       for (const [key, state] of page) {
         last = key;
+        if (key.startsWith(OPS)) continue; // operator entries end by their own `until`
         // A batch may have written the key since the page was read: memory is newer.
         const now = this.#cache.has(key) ? this.#cache.get(key) : (state as State);
         if (now === undefined || expiryOf(now) < cutoff) expired.push(key);
@@ -148,10 +172,15 @@ export class SluiceDurableObject {
     return algorithm;
   }
 
-  /** Reads into memory the states of the batch's keys that are not there yet. */
+  /** Reads into memory the states (and operator entries) of the batch that are not there yet. */
   async #load(ops: readonly Operation[]): Promise<void> {
     const missing = new Set<string>();
+    const prefixes = new Set<string>();
     for (const op of ops) {
+      if (isOps(op)) {
+        if (!this.#ops.has(op.p)) prefixes.add(op.p);
+        continue;
+      }
       for (const key of op.op === 'all' || op.op === 'reserveAll' ? op.keys : [op.key]) {
         if (!this.#cache.has(key)) missing.add(key);
       }
@@ -165,10 +194,59 @@ export class SluiceDurableObject {
         if (!this.#cache.has(key)) this.#cache.set(key, found.get(key) as State | undefined);
       }
     }
+    for (const prefix of prefixes) {
+      const [version, listed] = await Promise.all([
+        this.#storage.get([versionKey(prefix)]),
+        this.#storage.list({ prefix: entriesStart(prefix) }),
+      ]);
+      if (this.#ops.has(prefix)) continue; // another batch read it meanwhile: memory is newer
+      const entries = new Map<string, OperationEntry>();
+      for (const value of listed.values()) {
+        const entry = value as OperationEntry;
+        entries.set(entry.id, entry);
+      }
+      this.#ops.set(prefix, { version: Number(version.get(versionKey(prefix)) ?? 0), entries });
+    }
+  }
+
+  /** An operation on the operator entries of a prefix (read into memory by `#load`). */
+  #runOps(op: OpsOperation): Outcome {
+    const space = this.#ops.get(op.p)!;
+    switch (op.op) {
+      case 'opsLoad':
+        // The caller holds this version already: its entries need not cross again.
+        if (op.known === space.version) return { v: space.version };
+        return { v: space.version, entries: [...space.entries.values()] };
+      case 'opsVersion':
+        return { v: space.version };
+      case 'opsPut':
+      case 'opsRemove': {
+        const id = op.op === 'opsPut' ? op.entry?.id : op.id;
+        if (typeof id !== 'string') throw new TypeError('sluice: not an operator entry');
+        // Entries that have ended leave storage with the next entry written, by its writer's
+        // clock (`at`), as decisions use the caller's clock; readers drop them by theirs.
+        const now = op.op === 'opsPut' ? op.entry.at : Number.NEGATIVE_INFINITY;
+        for (const [old, entry] of space.entries) {
+          if (entry.until !== null && entry.until <= now) this.#setEntry(op.p, old, undefined);
+        }
+        this.#setEntry(op.p, id, op.op === 'opsPut' ? op.entry : undefined);
+        space.version++;
+        this.#opsDirty.set(versionKey(op.p), space.version);
+        return { v: space.version };
+      }
+    }
+  }
+
+  #setEntry(prefix: string, id: string, entry: OperationEntry | undefined): void {
+    const entries = this.#ops.get(prefix)!.entries;
+    if (entry === undefined) entries.delete(id);
+    else entries.set(id, entry);
+    this.#opsDirty.set(`${entriesStart(prefix)}${id}`, entry);
   }
 
   #run(op: Operation, algorithms: readonly Algorithm[]): Outcome {
     try {
+      if (isOps(op)) return this.#runOps(op);
       switch (op.op) {
         case 'consume':
           return { d: toWire(this.#step(op.key, algorithms[op.a]!, op.cost, op.t)) };
@@ -288,7 +366,12 @@ export class SluiceDurableObject {
 
   /** Writes the batch's changes to storage (the answer waits for them: durable when it goes). */
   async #write(): Promise<void> {
-    const dirty = this.#dirty;
+    const dirty: Map<string, unknown> = this.#dirty;
+    const states = dirty.size;
+    if (this.#opsDirty.size > 0) {
+      for (const [key, value] of this.#opsDirty) dirty.set(key, value);
+      this.#opsDirty = new Map();
+    }
     if (dirty.size === 0) return;
     this.#dirty = new Map();
     const writes: Promise<unknown>[] = [];
@@ -313,7 +396,7 @@ export class SluiceDurableObject {
     }
     if (putCount > 0) writes.push(this.#storage.put(puts));
     if (deletes.length > 0) writes.push(this.#storage.delete(deletes));
-    if (!this.#alarmSet) writes.push(this.#schedule());
+    if (states > 0 && !this.#alarmSet) writes.push(this.#schedule());
     await Promise.all(writes);
   }
 

@@ -31,17 +31,22 @@ interface Pending {
 }
 
 /**
+ * Where a batch goes: a shard's number (`idFromName('<name>:<shard>')`), or the name of
+ * another object after `'<name>:'` (`'ops:<prefix>'`, the operator entries of a prefix).
+ */
+export type Target = number | string;
+
+/**
  * How `DurableObjectStore` reaches its objects: the operations queued in one microtask turn
- * for one shard go to that shard's object in one fetch (`idFromName('<name>:<shard>')`),
- * and each caller gets its own outcome. No timer: a batch leaves at the end of the turn
- * that opened it, in that turn's request context.
+ * for one object go to it in one fetch, and each caller gets its own outcome. No timer: a
+ * batch leaves at the end of the turn that opened it, in that turn's request context.
  */
 export class ShardBatches {
   readonly #name: string;
   readonly #namespaceOption: DurableObjectNamespaceLike | (() => DurableObjectNamespaceLike);
   #namespace: DurableObjectNamespaceLike | undefined;
-  readonly #ids = new Map<number, DurableObjectIdLike>();
-  readonly #pending = new Map<number, Pending>();
+  readonly #ids = new Map<Target, DurableObjectIdLike>();
+  readonly #pending = new Map<Target, Pending>();
 
   /** @param namespace - checked already when it is not a function (see {@link checkNamespace}). */
   constructor(
@@ -54,12 +59,12 @@ export class ShardBatches {
   }
 
   /**
-   * Queues one operation for `shard`'s next batch (sent at the end of this microtask
-   * turn) and resolves with its outcome. `make` builds it, given a function that returns
+   * Queues one operation for the next batch of `shard` (a {@link Target}), sent at the end
+   * of this microtask turn, and resolves with its outcome. `make` builds it, given a function that returns
    * an algorithm's index in the batch (a `TypeError` for one that cannot cross).
    */
   send(
-    shard: number,
+    shard: Target,
     make: (a: (algorithm: Algorithm, nowMs: number) => number) => Operation,
   ): Promise<Outcome> {
     const pending = this.#pending.get(shard);
@@ -90,11 +95,12 @@ export class ShardBatches {
   }
 
   /** Sends `shard`'s batch in one fetch and answers each of its decisions. */
-  async #flush(shard: number): Promise<void> {
+  async #flush(shard: Target): Promise<void> {
     const batch = this.#pending.get(shard)!;
     this.#pending.delete(shard);
     const body: Batch = { algorithms: batch.algorithms, ops: batch.ops };
     let reply: BatchReply;
+    const object = typeof shard === 'number' ? `shard ${shard}` : 'the operator entries';
     try {
       const namespace = this.#resolveNamespace();
       let id = this.#ids.get(shard);
@@ -109,12 +115,12 @@ export class ShardBatches {
       });
       if (!response.ok) {
         throw new Error(
-          `sluice: the Durable Object of shard ${shard} answered ${response.status}: ${(await response.text()).slice(0, 200)}`,
+          `sluice: the Durable Object of ${object} answered ${response.status}: ${(await response.text()).slice(0, 200)}`,
         );
       }
       reply = (await response.json()) as BatchReply;
       if (!Array.isArray(reply.outcomes) || reply.outcomes.length !== batch.ops.length) {
-        throw new Error(`sluice: the Durable Object of shard ${shard} answered a malformed batch`);
+        throw new Error(`sluice: the Durable Object of ${object} answered a malformed batch`);
       }
     } catch (error) {
       for (const w of batch.waiters) w.reject(error);

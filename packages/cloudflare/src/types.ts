@@ -52,8 +52,12 @@ export interface DurableObjectStorageLike {
   put(entries: Record<string, unknown>): Promise<void>;
   /** Deletes `keys` (at most 128); resolves with how many existed. */
   delete(keys: string[]): Promise<number>;
-  /** Up to `limit` entries in key order, from `start` (inclusive). */
-  list(options?: { start?: string; limit?: number }): Promise<Map<string, unknown>>;
+  /** Up to `limit` entries in key order, from `start` (inclusive), those whose key begins with `prefix` only. */
+  list(options?: {
+    start?: string;
+    limit?: number;
+    prefix?: string;
+  }): Promise<Map<string, unknown>>;
   /** When the object's alarm is set to fire (ms since the Unix epoch), or null. */
   getAlarm(): Promise<number | null>;
   /** Sets the object's alarm to fire at `scheduledTime` (ms since the Unix epoch): `alarm()` runs then. */

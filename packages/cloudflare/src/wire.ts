@@ -6,6 +6,7 @@ import {
   ConcurrencyAlgorithm,
   FixedWindowAlgorithm,
   GcraAlgorithm,
+  type OperationEntry,
   PenaltyAlgorithm,
   SlidingLogAlgorithm,
   SlidingWindowAlgorithm,
@@ -33,7 +34,13 @@ export type Operation =
   | { op: 'reserve'; key: string; a: number; cost: number; t: number; maxWait: number }
   | { op: 'all'; keys: string[]; a: number[]; costs: number[]; t: number }
   | { op: 'reserveAll'; keys: string[]; a: number[]; costs: number[]; t: number; maxWait: number }
-  | { op: 'reset'; key: string };
+  | { op: 'reset'; key: string }
+  // Operator entries (`DurableObjectStore#operations`), on the object of their prefix. `p`
+  // is the limiter prefix; `known` the version the caller holds (its entries then stay home).
+  | { op: 'opsLoad'; p: string; known?: number }
+  | { op: 'opsVersion'; p: string }
+  | { op: 'opsPut'; p: string; entry: OperationEntry }
+  | { op: 'opsRemove'; p: string; id: string };
 
 /** A batch: the body of one fetch to the object. */
 export interface Batch {
@@ -46,7 +53,8 @@ export type WireDecision = [number, number, number, number, number, number];
 
 /**
  * One operation's answer: a decision, decisions (`all`), a reservation, reservations
- * (`reserveAll`), `ok` (reset) or an error.
+ * (`reserveAll`), `ok` (reset), a version of operator entries (`v`, with the entries for an
+ * `opsLoad` whose `known` version is not the object's) or an error.
  */
 export type Outcome =
   | { d: WireDecision }
@@ -54,6 +62,7 @@ export type Outcome =
   | { d: WireDecision; delay: number }
   | { reserved: [decision: WireDecision, delay: number][] }
   | { ok: true }
+  | { v: number; entries?: OperationEntry[] }
   | { error: string };
 
 /** The object's answer to a batch: one outcome per operation, in order. */

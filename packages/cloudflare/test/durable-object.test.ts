@@ -82,3 +82,58 @@ describe('DurableObjectStore batching', () => {
     expect(fetches).toHaveLength(shards.size + 1);
   });
 });
+
+describe('SluiceDurableObject keeping operator entries (in process, its storage a Map)', () => {
+  const AT = Date.now();
+  const entry = (id: string, until: number | null) => ({
+    id,
+    kind: 'deny' as const,
+    subject: { user: id },
+    until,
+    at: AT,
+  });
+
+  it('bumps the version on each write, keeps entries in storage (a new instance reads them), drops ended ones on the next write, and answers a known version alone', async () => {
+    const s = memoryStorage();
+    const object = new SluiceDurableObject({ storage: s.storage });
+    const now = Date.now();
+    const run = async (o: SluiceDurableObject, ops: Parameters<typeof o.decide>[0]['ops']) =>
+      (await o.decide({ algorithms: [], ops })).outcomes;
+    expect(await run(object, [{ op: 'opsLoad', p: 'sl' }])).toEqual([{ v: 0, entries: [] }]);
+    expect(
+      await run(object, [
+        { op: 'opsPut', p: 'sl', entry: entry('a', null) },
+        { op: 'opsPut', p: 'sl', entry: entry('b', now + 50) },
+        { op: 'opsPut', p: 'other', entry: entry('c', null) },
+        { op: 'opsVersion', p: 'sl' },
+      ]),
+    ).toEqual([{ v: 1 }, { v: 2 }, { v: 1 }, { v: 2 }]);
+    // No sweep alarm for entries: they end by their own `until`.
+    expect(s.alarm()).toBeNull();
+    // A restarted object (the same storage) has them; a caller holding version 2 gets it alone.
+    const restarted = new SluiceDurableObject({ storage: s.storage });
+    const [loaded] = await run(restarted, [{ op: 'opsLoad', p: 'sl' }]);
+    expect(loaded).toEqual({ v: 2, entries: [entry('a', null), entry('b', now + 50)] });
+    expect(await run(restarted, [{ op: 'opsLoad', p: 'sl', known: 2 }])).toEqual([{ v: 2 }]);
+    // A removal drops only its entry; the next entry written at or after b's end (by its
+    // writer's clock, `at`) removes b from storage too.
+    const ended = [...s.data.keys()].filter((k) => k.endsWith('\u0000b'));
+    expect(ended).toHaveLength(1);
+    expect(await run(restarted, [{ op: 'opsRemove', p: 'sl', id: 'nothing' }])).toEqual([{ v: 3 }]);
+    expect(s.data.has(ended[0]!)).toBe(true);
+    const later = { ...entry('d', null), at: now + 50 };
+    expect(await run(restarted, [{ op: 'opsPut', p: 'sl', entry: later }])).toEqual([{ v: 4 }]);
+    expect(s.data.has(ended[0]!)).toBe(false);
+    expect(await run(restarted, [{ op: 'opsLoad', p: 'sl', known: 2 }])).toEqual([
+      { v: 4, entries: [entry('a', null), later] },
+    ]);
+    // The sweep of expired states leaves the entries alone; a malformed write is an error.
+    await restarted.alarm();
+    expect(
+      await run(new SluiceDurableObject({ storage: s.storage }), [{ op: 'opsLoad', p: 'other' }]),
+    ).toEqual([{ v: 1, entries: [entry('c', null)] }]);
+    expect(await run(restarted, [{ op: 'opsPut', p: 'sl', entry: {} as never }])).toEqual([
+      { error: 'sluice: not an operator entry' },
+    ]);
+  });
+});

@@ -17,10 +17,18 @@ export function memoryStorage() {
         for (const [k, v] of Object.entries(entries)) data.set(k, v);
       },
       delete: async (keys: string[]) => keys.filter((k) => data.delete(k)).length,
-      list: async ({ start = '', limit = Infinity }: { start?: string; limit?: number } = {}) =>
+      list: async ({
+        start = '',
+        limit = Infinity,
+        prefix = '',
+      }: {
+        start?: string;
+        limit?: number;
+        prefix?: string;
+      } = {}) =>
         new Map(
           [...data]
-            .filter(([k]) => k >= start)
+            .filter(([k]) => k >= start && k.startsWith(prefix))
             .sort()
             .slice(0, limit),
         ),

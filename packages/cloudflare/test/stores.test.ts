@@ -113,6 +113,10 @@ describe('DurableObjectStore options', () => {
     [{ namespace, shards: 2000 }, 'shards'],
     [{ namespace, name: '' }, 'name'],
     [{ namespace, shardKey: 'subject' }, 'shardKey'],
+    [{ namespace, operations: 5 }, 'operations'],
+    [{ namespace, operations: { syncMs: 0 } }, 'operations.syncMs'],
+    [{ namespace, operations: { syncMs: '5x' } }, 'operations.syncMs'],
+    [{ namespace, operations: { sync: 5 } }, 'sync'],
     [{}, 'namespace'],
     [{ namespace, shard: 4 }, 'shard'],
   ])('%o is refused naming %s', (options, option) => {

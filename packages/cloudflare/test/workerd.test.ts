@@ -1,4 +1,7 @@
+import { LimitOperations } from '@sluice/core';
 import type { WorkerdProcess } from '@sluice/test-kit';
+import { DurableObjectStore } from '../src/index.js';
+import { bridgeNamespace } from './bridge.js';
 import { DOCS_WORKER, startDoWorker } from './workerd.js';
 
 // The Durable Object store in real workerd (from npm, without nodejs_compat): the store in
@@ -55,6 +58,40 @@ describe('DurableObjectStore and SluiceDurableObject on workerd', () => {
     // 3 per minute: two taken, one given back → 2 left; after reset, full.
     expect(checks.refunded).toBe(2);
     expect(checks.afterReset).toBe(3);
+  }, 60_000);
+
+  it("a ban written by another process reaches the Worker's first decision after syncMs (1 s on its clock), with no fetch per decision", async () => {
+    // The Worker's clock is the query's t; the ban's own clock is T0 too, so Retry-After is exact.
+    const T0 = Date.now();
+    const ask = async (t: number, client = '203.0.113.77') => {
+      const res = await fetch(`${worker.url}/ops?t=${t}`, {
+        headers: { 'cf-connecting-ip': client },
+      });
+      await res.arrayBuffer();
+      return {
+        status: res.status,
+        retryAfter: res.headers.get('retry-after'),
+        fetches: Number(res.headers.get('x-ops-fetches')),
+      };
+    };
+    // The isolate's first decision loads the entries: one fetch to their object.
+    expect(await ask(T0)).toEqual({ status: 200, retryAfter: null, fetches: 1 });
+    const store = new DurableObjectStore({ namespace: bridgeNamespace(worker.url) });
+    const ops = new LimitOperations({ store, prefix: 'opsdemo', clock: () => T0 });
+    await ops.ban({ ip: '203.0.113.77' }, { for: '1h' });
+    // Within syncMs the Worker decides from what it loaded, sending nothing for the entries.
+    for (const t of [T0 + 1, T0 + 999]) {
+      expect(await ask(t)).toEqual({ status: 200, retryAfter: null, fetches: 1 });
+    }
+    // Its first decision at syncMs reloads (one fetch) and waits for it: banned for what is left.
+    expect({ answer: await ask(T0 + 1000), output: worker.output() }).toEqual({
+      answer: { status: 429, retryAfter: '3599', fetches: 2 },
+      output: expect.not.stringMatching(/hung|different request context/),
+    });
+    expect(await ask(T0 + 1001, '203.0.113.78')).toMatchObject({ status: 200, fetches: 2 });
+    await ops.unban({ ip: '203.0.113.77' });
+    expect(await ask(T0 + 1999)).toMatchObject({ status: 429 });
+    expect(await ask(T0 + 2000)).toEqual({ status: 200, retryAfter: null, fetches: 3 });
   }, 60_000);
 });
 

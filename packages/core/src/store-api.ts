@@ -33,6 +33,8 @@ export { SlidingLogAlgorithm } from './algorithms/sliding-log.js';
 export { SlidingWindowAlgorithm } from './algorithms/sliding-window.js';
 export { isRedisClientLike, SluiceConfigError } from './common/errors.js';
 export { checkOptionNames, optionNames } from './common/known-options.js';
+export type { OtelApi } from './http/metrics/meter.js';
+export { loadOpenTelemetryApi } from './http/metrics/otel-loader.js';
 export type { LimitAlgorithmFactory } from './limits/limit.js';
 export { limitAlgorithm } from './limits/limit.js';
 export { resolveLimitInput } from './limits/throttle-registry.js';

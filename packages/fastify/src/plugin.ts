@@ -34,7 +34,7 @@ type SeenConfig = { [kSeen]?: boolean; rateLimit?: unknown };
 type Done = HookHandlerDoneFunction;
 
 /** A hook of kind `hook` running `guards` (preParsing passes the payload on). */
-export function hookFor(guards: readonly Guard[], hook: RateLimitHook) {
+function hookFor(guards: readonly Guard[], hook: RateLimitHook) {
   const run = (request: FastifyRequest, reply: FastifyReply, next: () => void, done: Done) => {
     const passed = runGuards(guards, request, reply);
     if (passed === true) next();

@@ -1,4 +1,4 @@
-import type { FetchRequestState } from './binding.js';
+import type { FetchRequestState } from './request-state.js';
 
 /**
  * The function that settles what a request holds (leases, outcome-aware counting,

@@ -21,7 +21,7 @@ export class ThrottleException extends HttpException {
 }
 
 /** Sends a denied verdict's status, content type and body, on Express or Fastify. */
-export function sendVerdict(res: NestResponse, v: HttpVerdict): void {
+function sendVerdict(res: NestResponse, v: HttpVerdict): void {
   const body = typeof v.body === 'string' ? v.body : JSON.stringify(v.body);
   if (typeof res.code === 'function' && 'raw' in res) {
     res.code(v.statusCode).header('content-type', v.contentType).send(body);

@@ -9,7 +9,7 @@ import type { SqlClient } from './client.js';
 import { EXPIRED, WIDTH } from './sql/decide.sql.js';
 
 /** The most requests one statement decides; more wait for the next statement. */
-export const MAX_BATCH = 512;
+const MAX_BATCH = 512;
 
 /** One request of a batch. */
 export interface Request {

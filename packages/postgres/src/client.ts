@@ -83,7 +83,7 @@ export interface Listening {
  * operator entries (unless the connection string sets one): what to look for in
  * `pg_stat_activity`.
  */
-export const LISTEN_APPLICATION_NAME = 'sluice-listen';
+const LISTEN_APPLICATION_NAME = 'sluice-listen';
 
 /** What a client that is neither is told (SluiceConfigError's `expected`). */
 export const SUPPORTED_CLIENTS =

@@ -3,7 +3,7 @@ import type { SqlClient } from './client.js';
 import type { SqlNames } from './sql/names.js';
 
 /** What to do when the store's objects are missing (in every such message). */
-export const MIGRATE_FIX =
+const MIGRATE_FIX =
   'run `await store.migrate()` once (at deploy or start-up) before the first decision';
 
 /**

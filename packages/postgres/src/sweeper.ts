@@ -3,7 +3,7 @@ import { sweepSql } from './sql/decide.sql.js';
 import type { SqlNames } from './sql/names.js';
 
 /** Ms a row outlives its state's expiry before a sweep deletes it (clock skew margin). */
-export const SWEEP_SLACK_MS = 1000;
+const SWEEP_SLACK_MS = 1000;
 
 /**
  * Deletes expired rows in bounded passes (`sweepBatch` rows each, `SKIP LOCKED`), every

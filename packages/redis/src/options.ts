@@ -11,6 +11,7 @@ import {
   SUPPORTED_CLIENTS,
   scriptClient,
 } from './clients/client.js';
+import { isGlideShaped } from './clients/glide.js';
 import { checkNodeRedisOpen } from './clients/node-redis.js';
 import { type PrefetchConfig, type PrefetchOptions, parsePrefetch } from './prefetch/options.js';
 import { ISOLATED_REQUESTS } from './runtime/isolation.js';
@@ -43,7 +44,10 @@ export interface RedisStoreOptions {
    * The Redis client, told apart by shape: ioredis or iovalkey (`new Redis(...)`,
    * `new Cluster(...)`, `new Redis({ sentinels, name })`), or node-redis 5/6
    * (`createClient()`, `createCluster()`, `createSentinel()` of the `redis` package; call
-   * its `connect()` yourself), or an `@upstash/redis` 1.35+ `Redis` (`new Redis({ url,
+   * its `connect()` yourself), or a Valkey GLIDE 2.3+ client (`@valkey/valkey-glide`:
+   * `await GlideClient.createClient(...)`, `await GlideClusterClient.createClient(...)`; no
+   * Sentinel in GLIDE; give it a `requestTimeout` above `timeoutMs`, its default is 250 ms),
+   * or an `@upstash/redis` 1.35+ `Redis` (`new Redis({ url,
    * token })`, `Redis.fromEnv()`: Redis over HTTP, on any runtime; a turn's decisions in one
    * `/pipeline` request; on Cloudflare Workers no batch across requests and no `prefetch`).
    * The store never closes it.
@@ -131,7 +135,8 @@ export function parseStoreOptions(options: RedisStoreOptions): StoreConfig {
       'an object { client, prefix?, hashTag?, clock?, timeoutMs?, prefetch? }',
     );
   }
-  if (isRedisClientLike(options)) {
+  // A GLIDE client is told here, not by the core's isRedisClientLike (in every Worker bundle).
+  if (isRedisClientLike(options) || isGlideShaped(options)) {
     throw new SluiceConfigError('options', options, 'an object { client, … }', {
       hint: 'pass the client as an option: `new RedisStore({ client })`',
     });

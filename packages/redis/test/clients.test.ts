@@ -119,6 +119,7 @@ describe('a value that is no supported client', () => {
     expect(message).toContain('iovalkey');
     expect(message).toContain('node-redis');
     expect(message).toContain('createCluster');
+    expect(message).toContain('GlideClusterClient');
     expect(message).toContain(`got ${kind}`);
     expectNoSecret(error);
   });

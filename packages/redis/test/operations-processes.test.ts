@@ -19,9 +19,9 @@ import { KEY } from './operations-worker.js';
 /** Process B: operations-worker.ts. */
 const WORKER = join(__dirname, 'operations-worker.ts');
 
-// Real-time bounds for a loaded machine (load 10-30 on 2 cores): the DESIGN target is
-// 50 ms p99 (with pub/sub) and syncMs + 50 ms (without); the test fails only well past them,
-// and prints the figures measured.
+// Real-time bounds for a loaded machine (load 10-30 on 2 cores): the target of
+// docs/guide/operating.md is 50 ms p99 (with pub/sub) and syncMs + 50 ms (without); the test
+// fails only well past them, and prints the figures measured.
 const PUBSUB_P99_BOUND_MS = 250;
 const SYNC_MS = 300;
 const DEAF_BOUND_MS = SYNC_MS + 300;

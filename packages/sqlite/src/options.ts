@@ -53,7 +53,7 @@ export interface SqliteStoreOptions {
  * Default `busyTimeoutMs`: a synchronous store blocks its whole process while it waits for
  * the lock, so the wait is short and a lock held longer is a store failure (`onStoreError`).
  */
-export const DEFAULT_BUSY_TIMEOUT_MS = 250;
+const DEFAULT_BUSY_TIMEOUT_MS = 250;
 
 const OPTIONS = optionNames<SqliteStoreOptions>({
   database: true,

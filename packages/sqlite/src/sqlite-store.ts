@@ -33,7 +33,7 @@ function isNoSuchTable(error: unknown): boolean {
 }
 
 /** Ms a row outlives its state's expiry before a sweep deletes it. */
-export const SWEEP_SLACK_MS = 1000;
+const SWEEP_SLACK_MS = 1000;
 
 /**
  * A {@link Store} in an SQLite file that every process of one host shares (PM2,

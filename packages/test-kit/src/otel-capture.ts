@@ -20,6 +20,11 @@ export interface CapturedMetrics {
   attributes: string[];
   /** The instruments seen: `name` → `unit`. */
   units: Record<string, string>;
+  /**
+   * Every counter's value (a monotonic or up-down sum) by `name{k=v,…}`, the attributes
+   * sorted by name: `sluice.ai.tokens{gen_ai.token.type=input,sluice.ai.phase=settled}`.
+   */
+  sums: Record<string, number>;
 }
 
 /**
@@ -47,6 +52,7 @@ export function otelCapture(): {
         top: {},
         attributes: [],
         units: {},
+        sums: {},
       };
       const batches = exporter.getMetrics();
       const last = batches[batches.length - 1];
@@ -57,6 +63,14 @@ export function otelCapture(): {
           for (const point of metric.dataPoints) {
             const a = point.attributes;
             for (const [k, v] of Object.entries(a)) out.attributes.push(`${k}=${String(v)}`);
+            if (metric.dataPointType === DataPointType.SUM) {
+              const labels = Object.entries(a)
+                .map(([k, v]) => `${k}=${String(v)}`)
+                .sort()
+                .join(',');
+              const series = `${name}{${labels}}`;
+              out.sums[series] = (out.sums[series] ?? 0) + (point.value as number);
+            }
             if (name === 'sluice.requests' && metric.dataPointType === DataPointType.SUM) {
               const key = `${a['sluice.limit']}|${a['sluice.result']}`;
               out.requests[key] = (out.requests[key] ?? 0) + (point.value as number);

@@ -47,7 +47,7 @@ export interface WsLimitOptions<Req = UpgradeRequest> extends ProtocolStoreOptio
   store?: Store;
 }
 
-export const COMMON_OPTIONS = ['key', 'user', 'ip', ...PROTOCOL_STORE_OPTIONS];
+const COMMON_OPTIONS = ['key', 'user', 'ip', ...PROTOCOL_STORE_OPTIONS];
 
 /** The process's default store for WebSocket limits. */
 let defaultStore: MemoryStore | undefined;

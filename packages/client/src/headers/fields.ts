@@ -1,4 +1,4 @@
-import type { HeadersLike } from './parse.js';
+import type { HeadersLike } from './types.js';
 
 /** A header's value, or `undefined` when absent or blank. */
 export function read(headers: HeadersLike, name: string): string | undefined {

@@ -1,7 +1,7 @@
 import type { BareItem, Dictionary, List } from 'structured-headers';
 import { parseDictionary, parseList } from 'structured-headers';
 import { decimalField, integerField, read } from './fields.js';
-import type { HeadersLike, ObservedPolicy } from './parse.js';
+import type { HeadersLike, ObservedPolicy } from './types.js';
 
 // The styles before draft-8 (one unnamed policy each): draft-7, draft-6 and legacy
 // X-RateLimit-*.

@@ -1,5 +1,5 @@
 import { integerField, onCallerClock, read } from './fields.js';
-import type { HeadersLike, ObservedPolicy } from './parse.js';
+import type { HeadersLike, ObservedPolicy } from './types.js';
 
 /** What a provider's headers say of one limit. */
 interface Counts {
@@ -24,19 +24,41 @@ function policy(provider: string, unit: string, counts: Counts): ObservedPolicy 
   };
 }
 
+/** A Go duration's units: their order (largest first) and their length in ms. */
+const GO_UNITS = new Map<string, readonly [rank: number, ms: number]>([
+  ['h', [0, 3_600_000]],
+  ['m', [1, 60_000]],
+  ['s', [2, 1000]],
+  ['ms', [3, 1]],
+  ['µs', [4, 1e-3]], // U+00B5, as Go prints it
+  ['μs', [4, 1e-3]], // U+03BC, which Go reads too
+  ['us', [4, 1e-3]],
+  ['ns', [5, 1e-6]],
+]);
+const GO_PART = /(\d{1,9}(?:\.\d{1,9})?)(h|ms|m|s|µs|μs|us|ns)/y;
+
 /**
- * OpenAI's reset: a Go-style duration from now, `6m0s`, `1.5s`, `20ms`, `1h2m3.5s`, `0s`.
- * Returns ms, or `undefined` when the text is not one.
+ * OpenAI's reset: a Go duration from now, as Go prints one (`6m0s`, `1.5s`, `20ms`,
+ * `1h2m3.5s`, `850µs`, `0s`): decimal numbers each with a unit of `h`, `m`, `s`, `ms`, `µs`
+ * (or `us`), `ns`, the units largest first, each once. Returns ms, rounded up, or
+ * `undefined` when the text is not one.
  */
 export function openAiDuration(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const m =
-    /^\s*(?:(\d{1,6}(?:\.\d{1,9})?)h)?(?:(\d{1,6}(?:\.\d{1,9})?)m(?!s))?(?:(\d{1,9}(?:\.\d{1,9})?)s)?(?:(\d{1,9}(?:\.\d{1,9})?)ms)?\s*$/.exec(
-      text,
-    );
-  if (m === null || m.slice(1).every((part) => part === undefined)) return undefined;
-  const [h, min, s, ms] = m.slice(1).map((part) => (part === undefined ? 0 : Number(part)));
-  return Math.ceil(h! * 3_600_000 + min! * 60_000 + s! * 1000 + ms!);
+  const s = text?.trim();
+  if (s === undefined || s === '') return undefined;
+  let ms = 0;
+  let last = -1;
+  GO_PART.lastIndex = 0;
+  while (GO_PART.lastIndex < s.length) {
+    const m = GO_PART.exec(s);
+    if (m === null) return undefined;
+    const [rank, length] = GO_UNITS.get(m[2]!)!;
+    if (rank <= last) return undefined;
+    last = rank;
+    ms += Number(m[1]) * length;
+  }
+  // Rounded to the nanosecond first: 59.999 × 1000 is 59999.000000000007 in binary.
+  return Math.ceil(Math.round(ms * 1e6) / 1e6);
 }
 
 /**

@@ -1,7 +1,7 @@
 /** Google SRE's client-side throttling: the window, in ms (2 minutes). */
-export const SELF_THROTTLE_WINDOW_MS = 120_000;
+const SELF_THROTTLE_WINDOW_MS = 120_000;
 /** The multiplier K: the client sends up to K times what the server accepts. */
-export const SELF_THROTTLE_K = 2;
+const SELF_THROTTLE_K = 2;
 /** Counts are kept in buckets of this many ms (120 buckets over the window). */
 const BUCKET_MS = 1000;
 

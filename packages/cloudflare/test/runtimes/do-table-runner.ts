@@ -6,12 +6,7 @@
 // SLUICE_TABLE_NO_SWAP=1 in table.test.ts: the same on the memory stores, to tell a
 // runtime's failure from the store's). Bundled by table.test.ts.
 import * as luxon from 'luxon';
-import {
-  type HttpLimitOptions,
-  MemoryStore,
-  provideLuxon,
-  type Store,
-} from '../../../core/src/index.js';
+import { type HttpLimitOptions, MemoryStore, provideLuxon } from '../../../core/src/index.js';
 import { ip } from '../../../fetch/src/index.js';
 import { buildFetchApp, buildOutOfReach } from '../../../fetch/test/fetch-app.js';
 import { buildHonoApp, buildHonoOutOfReach } from '../../../hono/test/hono-app.js';
@@ -44,14 +39,6 @@ export const UNSUPPORTED: Record<string, string> = {
     'DurableObjectStore swapped in for it does not see (the conformance suite covers lease expiry)',
   "mode 'queue': a client that disconnects while waiting gives its slot back; the next request takes it":
     'needs a real connection to drop (node:http client); in-process calls have none',
-  'ban: a banned user or IP gets 429 with Retry-After = what is left of the ban, uncharged; unban lets the next request through':
-    'DurableObjectStore keeps no operator entries (no Store.operations): the limiters on it never see the entries the row writes',
-  'deny: a denied CIDR or user gets 403 with the configured body and no Retry-After; others pass':
-    'DurableObjectStore keeps no operator entries (no Store.operations): the limiters on it never see the entries the row writes',
-  'allow: an allowed subject passes every limit uncharged, without rate-limit headers; allow beats deny and ban':
-    'DurableObjectStore keeps no operator entries (no Store.operations): the limiters on it never see the entries the row writes',
-  'override: applies from the next decision on the same key (GCRA keeps its TAT); removing it restores the configured limit':
-    'DurableObjectStore keeps no operator entries (no Store.operations): the limiters on it never see the entries the row writes',
 };
 
 const socket = ip.cloudflare();
@@ -60,8 +47,8 @@ let stores = 0;
 let noSwap = false;
 
 /** Each MemoryStore of the row (and the app's default store) as a DurableObjectStore of its own. */
-const swapped = new WeakMap<object, Store>();
-function durable(store: unknown): Store {
+const swapped = new WeakMap<object, DurableObjectStore>();
+function durable(store: unknown): DurableObjectStore {
   const key = (store ?? swapped) as object;
   let found = swapped.get(key);
   if (found === undefined) {
@@ -69,6 +56,25 @@ function durable(store: unknown): Store {
     swapped.set(key, found);
   }
   return found;
+}
+
+// A row's LimitOperations is built on its MemoryStore before the app (and the swap) exists:
+// a MemoryStore's `operations` are those of the DurableObjectStore swapped in for it, so the
+// row's entries are written to and read from Durable Objects, as its limiters decide there.
+const memoryOperations = Object.getOwnPropertyDescriptor(MemoryStore.prototype, 'operations')!;
+function operationsOnDurableObjects(on: boolean): void {
+  Object.defineProperty(
+    MemoryStore.prototype,
+    'operations',
+    on
+      ? {
+          configurable: true,
+          get(this: MemoryStore) {
+            return durable(this).operations;
+          },
+        }
+      : memoryOperations,
+  );
 }
 
 function withDurableStores(spec: AppSpec): AppSpec {
@@ -128,6 +134,7 @@ export default {
     if (url.pathname !== '/run') return new Response('ready');
     namespace = env.SLUICE;
     noSwap = url.searchParams.get('swap') === '0';
+    operationsOnDurableObjects(!noSwap);
     installGlobals();
     const g = globalThis as { setImmediate?: (fn: () => void) => unknown };
     g.setImmediate ??= (fn) => setTimeout(fn, 0);

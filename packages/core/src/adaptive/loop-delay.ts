@@ -1,4 +1,4 @@
-import type { AdaptiveAlgorithm } from './adaptive-gate.js';
+import type { AdaptiveConcurrency } from './adaptive-concurrency.js';
 
 /** The monitor's sampling period, ms: subtracted from what it reports. */
 const RESOLUTION_MS = 10;
@@ -12,7 +12,7 @@ const RESOLUTION_MS = 10;
  * static `node:` import, so the core still bundles for Workers; where the runtime has none,
  * the limit follows latency alone.
  */
-export function useNodeLoopDelay(adaptive: AdaptiveAlgorithm): void {
+export function useNodeLoopDelay(adaptive: { readonly controller: AdaptiveConcurrency }): void {
   const controller = adaptive.controller;
   if (!controller.wantsLoopDelay) return;
   const monitor = perfHooks()?.monitorEventLoopDelay;

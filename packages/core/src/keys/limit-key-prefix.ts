@@ -1,8 +1,8 @@
 import type { Algorithm } from '../algorithms/algorithm.js';
 import { calendarText } from '../algorithms/calendar.js';
 import { algorithmKeyTag } from '../algorithms/key-tag.js';
-import { keySegment } from '../http/request/key-segment.js';
 import type { Limit } from '../limits/limit.js';
+import { keySegment } from './key-segment.js';
 
 // The one rule for where a limit's keys live, used by every front door: the HTTP plan
 // (http/limiter/plan.ts), the protocol limiter of GraphQL, ws and tRPC

@@ -250,7 +250,10 @@ export class RateLimiter {
     const now = clock();
     const ops = this.#operations;
     try {
-      if (ops?.snapshot.active && ops.snapshot.live(now)) {
+      const live = ops?.snapshot.active && ops.snapshot.live(now);
+      if (live) {
+        // Workers: the entries' reload this decision started (it never rejects), then decide.
+        if (live !== true) return live.then(() => this.consumeAtMost(key, max));
         const operated = ops.operated(key, n, now);
         if (operated !== undefined) {
           if (!isAlgorithm(operated)) {
@@ -364,7 +367,10 @@ export class RateLimiter {
     let operating = false;
     try {
       // perf: a field read when no operator entry is in force.
-      if (ops?.snapshot.active && ops.snapshot.live(now)) {
+      const live = ops?.snapshot.active && ops.snapshot.live(now);
+      if (live) {
+        // Workers: the entries' reload this decision started (it never rejects), then book.
+        if (live !== true) return live.then(() => this.#reserve(key, cost, maxWaitMs, signal));
         operating = true;
         const operated = ops.operated(key, cost, now);
         if (operated !== undefined) {
@@ -476,7 +482,10 @@ export class RateLimiter {
     const ops = this.#operations;
     try {
       // perf: a field read when no operator entry is in force.
-      if (ops?.snapshot.active && ops.snapshot.live(now)) {
+      const live = ops?.snapshot.active && ops.snapshot.live(now);
+      if (live) {
+        // Workers: the entries' reload this decision started (it never rejects), then decide.
+        if (live !== true) return live.then(() => this.#decide(key, cost));
         const operated = ops.operated(key, cost, now);
         if (operated !== undefined) {
           if (!isAlgorithm(operated)) return Promise.resolve(operated);

@@ -27,7 +27,7 @@ export interface LimitOperationsOptions {
   /**
    * How often every limiter of this process on the store and prefix re-checks the store's
    * version of the entries (catching a missed notification): **ms** or a duration string.
-   * Default 5 s. Only a shared store (Redis, Postgres, SQLite) polls.
+   * Default 5 s. Only a shared store (Redis, Postgres, SQLite, Durable Objects) polls.
    */
   syncMs?: Duration;
   /** ms since the Unix epoch, for `at` and `until`; default `Date.now`. */
@@ -155,7 +155,7 @@ export class LimitOperations {
     const sync = (store as Store | undefined)?.operations;
     if (sync === undefined || sync === null || typeof sync.load !== 'function') {
       throw new SluiceConfigError('store', store, 'a store with operations (Store.operations)', {
-        hint: 'this store cannot share operations (bans, allow and deny lists, overrides) between processes; use MemoryStore (this process), RedisStore, PostgresStore or SqliteStore',
+        hint: 'this store cannot share operations (bans, allow and deny lists, overrides) between processes; use MemoryStore (this process), RedisStore, PostgresStore, SqliteStore or DurableObjectStore',
       });
     }
     if (typeof prefix !== 'string' || prefix === '') {

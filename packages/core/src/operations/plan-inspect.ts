@@ -1,6 +1,6 @@
 import { type Charge, consumeAt } from '../http/limiter/charge.js';
 import type { LimitPlan } from '../http/limiter/plan.js';
-import { keySegment } from '../http/request/key-segment.js';
+import { keySegment } from '../keys/key-segment.js';
 import type { OperationSubject } from './entry.js';
 import type { Inspectable, InspectedKey } from './snapshot.js';
 

@@ -4,8 +4,8 @@ import type { Decision } from '../algorithms/decision.js';
 import { SluiceConfigError } from '../common/errors.js';
 import { checkOptionNames } from '../common/known-options.js';
 import { integerAtLeast } from '../common/validate.js';
-import { keySegment } from '../http/request/key-segment.js';
 import { ipSubject, userIdOf } from '../http/request/keys.js';
+import { keySegment } from '../keys/key-segment.js';
 import { limitKeyPrefix, limitName } from '../keys/limit-key-prefix.js';
 import {
   defaultLimitAlgorithm,

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import { base64url, H0, K, pureSha256Base64url, sha256Base64url } from '../../src/common/sha256.js';
 import { STATUS_TEXT } from '../../src/common/status-text.js';
-import { keySegment } from '../../src/http/request/key-segment.js';
+import { keySegment } from '../../src/keys/key-segment.js';
 
 const nodeHash = (text: string) => createHash('sha256').update(text).digest('base64url');
 

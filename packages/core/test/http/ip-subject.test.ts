@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
-import { keySegment } from '../../src/http/request/key-segment.js';
 import { checkedSubnet, ipSubject, subnetOf } from '../../src/http/request/keys.js';
+import { keySegment } from '../../src/keys/key-segment.js';
 
 // The IP part of every key. It was first computed with ipaddr.js; it is now parsed by the
 // runtime's URL parser (no dependency in a bundle). Keys must not move: existing Redis,

@@ -1,11 +1,12 @@
 import { SluiceConfigError } from '@sluice/core';
 import { type DocumentNode, type GraphQLSchema, parse } from 'graphql';
-import { actualCost, costlyOnly, readsVariables, requestedCost } from './cost.js';
+import { actualCost, readsVariables, requestedCost } from './cost.js';
 import { type CostModel, type CostModelName, parseCostModel } from './models.js';
 import {
   buildTree,
   type CostNode,
   type CostOverrides,
+  costlyOnly,
   type FieldInfoCache,
   fragmentsOf,
   operationOf,

@@ -3,22 +3,6 @@ import type { CostNode, PageSize } from './tree.js';
 
 type Variables = Readonly<Record<string, unknown>> | null | undefined;
 
-/**
- * The tree without the fields that can never cost a point (0 points and nothing costly
- * below, as the scalars of most models; or always skipped), so costing per request walks
- * only what counts.
- */
-export function costlyOnly(nodes: readonly CostNode[]): CostNode[] {
-  const out: CostNode[] = [];
-  for (const n of nodes) {
-    if (n.when?.some((c) => c.variable === '')) continue; // always left out
-    const children = costlyOnly(n.children);
-    if (n.points === 0 && children.length === 0) continue;
-    out.push(children.length === n.children.length ? n : { ...n, children });
-  }
-  return out;
-}
-
 /** Whether the requested cost depends on variables (a variable page size, `@skip` / `@include`). */
 export function readsVariables(nodes: readonly CostNode[]): boolean {
   for (const n of nodes) {

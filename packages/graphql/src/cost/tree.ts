@@ -16,7 +16,6 @@ import {
   type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
-import { costlyOnly } from './cost.js';
 import type { CostModel } from './models.js';
 
 /**
@@ -226,6 +225,23 @@ function costNode(
   return when === undefined
     ? { key, points, list, children }
     : { key, points, list, children, when };
+}
+
+// costlyOnly is here, beside the tree it walks (cost.ts imports this file).
+/**
+ * The tree without the fields that can never cost a point (0 points and nothing costly
+ * below, as the scalars of most models; or always skipped), so costing per request walks
+ * only what counts.
+ */
+export function costlyOnly(nodes: readonly CostNode[]): CostNode[] {
+  const out: CostNode[] = [];
+  for (const n of nodes) {
+    if (n.when?.some((c) => c.variable === '')) continue; // always left out
+    const children = costlyOnly(n.children);
+    if (n.points === 0 && children.length === 0) continue;
+    out.push(children.length === n.children.length ? n : { ...n, children });
+  }
+  return out;
 }
 
 /** Whether a field of `points` with `children` costs nothing, whatever the variables. */

@@ -3,7 +3,7 @@
  * to change at most: 1000 ppm (NTP slews at most 500 ppm). An estimate this old loses
  * 1 ms per second, so it stays a lower bound while the two clocks drift apart.
  */
-export const MAX_DRIFT = 0.001;
+const MAX_DRIFT = 0.001;
 
 /** The lower bound of one server's clock offset, and when it was taken. */
 interface Offset {

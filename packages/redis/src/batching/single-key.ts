@@ -6,8 +6,6 @@ import type { LuaScript } from '../twins/lua-script.js';
 import type { Part } from './all-or-nothing.js';
 import { Batch, BatchEngine, type Call, type EngineOptions } from './engine.js';
 
-export { MAX_BATCH } from './engine.js';
-
 /** Gives back `part.cost` units charged at `at` (ms, on the clock of `now`; '' = Redis TIME). */
 export type GiveBack = (part: Part, now: number | '', at: number) => Promise<unknown>;
 

@@ -1,4 +1,4 @@
-import { DOWN_ERRORS, type ScriptClient } from './client.js';
+import { DOWN_ERRORS, type ScriptClient } from './script-client.js';
 
 /** The parts of an ioredis (or iovalkey) `Redis` or `Cluster` the store uses. */
 interface Ioredis {

@@ -1,5 +1,5 @@
 import { SluiceConfigError } from '@sluice/core';
-import { DOWN_ERRORS, type ScriptClient } from './client.js';
+import { DOWN_ERRORS, type ScriptClient } from './script-client.js';
 
 /** The parts of a node-redis 5/6 client, cluster or sentinel the store uses. */
 interface NodeRedis {

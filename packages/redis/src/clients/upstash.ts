@@ -1,4 +1,4 @@
-import type { ScriptClient } from './client.js';
+import { evalFirst, type ScriptClient } from './script-client.js';
 
 /** One command's reply in an `@upstash/redis` pipeline run with `keepErrors`. */
 interface PipelineReply {
@@ -136,8 +136,6 @@ export function upstashClient(client: object): ScriptClient {
     });
   };
 
-  /** The scripts this client has run: sent by SHA from then on. */
-  const loaded = new Set<string>();
   const evalsha = (sha: string, numKeys: number, argv: (string | number)[]) =>
     send((p) => p.evalsha(sha, keysOf(argv, numKeys), argsOf(argv, numKeys)));
   const evalSource = (source: string, numKeys: number, argv: (string | number)[]) =>
@@ -148,24 +146,7 @@ export function upstashClient(client: object): ScriptClient {
     cluster: false,
     evalsha,
     eval: evalSource,
-    // A script this client has not run yet goes as EVAL (its source, which loads it): an
-    // isolate of an edge runtime lives briefly, and EVALSHA first would cost each new one a
-    // NOSCRIPT round trip per script. Known scripts go by SHA, EVAL again on NOSCRIPT.
-    run(script, numKeys, argv) {
-      const { sha1, source } = script;
-      if (!loaded.has(sha1)) {
-        return evalSource(source, numKeys, argv).then((reply) => {
-          loaded.add(sha1);
-          return reply;
-        });
-      }
-      return evalsha(sha1, numKeys, argv).catch((error: unknown) => {
-        if (error instanceof Error && error.message.startsWith('NOSCRIPT')) {
-          return evalSource(source, numKeys, argv);
-        }
-        throw error;
-      });
-    },
+    run: evalFirst(evalsha, evalSource),
     del: (key) => send((p) => p.del(key)),
     // The client parses JSON-looking replies by default (`automaticDeserialization`): the
     // operator entries are JSON text, so a parsed value is turned back into its text.

@@ -1,4 +1,6 @@
+import { isGlideShaped } from '../clients/glide.js';
 import { isIoredisShaped } from '../clients/ioredis.js';
+import { type Timer, unrefTimeout } from '../runtime/timers.js';
 
 /** What a subscriber connection tells its owner. */
 export interface SubscriberEvents {
@@ -56,6 +58,21 @@ interface NodeRedisLike {
   readonly getMasterNode?: unknown;
 }
 
+/** A Valkey GLIDE 2.3+ `GlideClient` or `GlideClusterClient`, as far as pub/sub goes. */
+interface GlideLike {
+  /** The options the client was made with (private in GLIDE's types, a field at run time). */
+  readonly config?: Record<string, unknown>;
+  /** The client's class: `GlideClient` or `GlideClusterClient`. */
+  readonly constructor: { createClient?(config: Record<string, unknown>): Promise<GlideLike> };
+  /** The client's socket to GLIDE's core (private in GLIDE's types). */
+  readonly socket?: { unref?(): void };
+  /** Set by `close()` (protected in GLIDE's types, a field at run time). */
+  readonly isClosed?: boolean;
+  subscribe(channels: Iterable<string>, timeoutMs: number): Promise<void>;
+  unsubscribe(channels: Iterable<string>, timeoutMs: number): Promise<void>;
+  close(): void;
+}
+
 const ignore = () => undefined;
 
 /**
@@ -66,7 +83,10 @@ const ignore = () => undefined;
  * - node-redis `createClient()`: `client.duplicate()`, connected here (node-redis resubscribes
  *   after a reconnect);
  * - node-redis `createCluster()` / `createSentinel()`: their own `subscribe`, which already
- *   runs on a pub/sub connection of theirs (nothing to duplicate).
+ *   runs on a pub/sub connection of theirs (nothing to duplicate);
+ * - Valkey GLIDE `GlideClient` / `GlideClusterClient` (no `duplicate()`): a second client of
+ *   the same class and configuration, made with `pubsubSubscriptions` (GLIDE's callback) and
+ *   subscribed with its `subscribe` (GLIDE 2.3+ resubscribes by itself after a reconnect).
  *
  * Errors of the duplicate are swallowed: the user's client reports the same outage, and a
  * missed message is caught up by the version check every `syncMs`. The duplicate never
@@ -168,6 +188,7 @@ class SharedSubscriber {
 
 /** The pub/sub connection itself, by client kind. */
 function connectionOf(client: object, events: SubscriberEvents): Subscriber {
+  if (isGlideShaped(client)) return glideSubscriber(client as GlideLike, events);
   if (isIoredisShaped(client)) return ioredisSubscriber(client as IoredisLike, events);
   const c = client as Partial<NodeRedisLike> & { slots?: unknown; masters?: unknown };
   const pooled = ('slots' in c && 'masters' in c) || typeof c.getMasterNode === 'function';
@@ -265,6 +286,66 @@ function nodeRedisSubscriber(client: NodeRedisLike, events: SubscriberEvents): S
       await connected.catch(ignore);
       shut(connection);
     },
+  };
+}
+
+/**
+ * How long a GLIDE `subscribe` / `unsubscribe` waits for the server's confirmation, ms: GLIDE
+ * keeps the subscription it was asked for and reconciles it by itself past that (a version
+ * check every `syncMs` covers the meantime).
+ */
+const GLIDE_CONFIRM_MS = 5000;
+/** How often a GLIDE pub/sub client checks that the user's client is still open, ms. */
+const GLIDE_WATCH_MS = 1000;
+
+/**
+ * The pub/sub connection of a GLIDE client: a client of the same class and options (GLIDE has
+ * no `duplicate()`), made with `pubsubSubscriptions` and no channel, whose callback hears the
+ * messages; channels are added with GLIDE 2.3's dynamic `subscribe`. Its socket to GLIDE's
+ * core is unref'd (it never keeps the process alive), and it is closed within
+ * {@link GLIDE_WATCH_MS} of the user's client (`close()`). GLIDE tells nobody of a reconnect: a
+ * change published meanwhile is caught up by the version check every `syncMs`. A client on
+ * RESP2 cannot subscribe (GLIDE's pub/sub needs RESP3): the version check alone then.
+ */
+function glideSubscriber(client: GlideLike, events: SubscriberEvents): Subscriber {
+  const make = client.constructor.createClient;
+  const made: Promise<GlideLike> =
+    typeof make === 'function'
+      ? make.call(client.constructor, {
+          ...client.config,
+          pubsubSubscriptions: {
+            channelsAndPatterns: {},
+            callback: (msg: { channel: unknown; message: unknown }) =>
+              events.message(String(msg.channel), String(msg.message)),
+          },
+        })
+      : Promise.reject(new Error('sluice: the GLIDE client has no createClient'));
+  made.then((connection) => connection.socket?.unref?.(), ignore);
+  let closed = false;
+  let watch: Timer | undefined;
+  const shut = async () => {
+    if (closed) return;
+    closed = true;
+    if (watch !== undefined) clearTimeout(watch);
+    const connection = await made.catch(ignore);
+    connection?.close();
+  };
+  // GLIDE emits no event when the user's client is closed: its `isClosed` is read every
+  // GLIDE_WATCH_MS (an unref'd timer), and the pub/sub client goes with it.
+  const check = () => {
+    if (closed) return;
+    if (client.isClosed === true) {
+      shut().then(() => events.ended?.(), ignore);
+      return;
+    }
+    watch = unrefTimeout(check, GLIDE_WATCH_MS);
+  };
+  check();
+  return {
+    add: (channel) => made.then((c) => c.subscribe([channel], GLIDE_CONFIRM_MS)),
+    drop: (channel) =>
+      closed ? Promise.resolve() : made.then((c) => c.unsubscribe([channel], GLIDE_CONFIRM_MS)),
+    close: shut,
   };
 }
 

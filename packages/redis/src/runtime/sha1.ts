@@ -56,7 +56,7 @@ function encode(digest: Uint8Array, encoding: Encoding): string {
 const W = new Uint32Array(80);
 
 /** SHA-1 (FIPS 180-4) of `bytes`: the 20-byte digest. */
-export function pureSha1(bytes: Uint8Array): Uint8Array {
+function pureSha1(bytes: Uint8Array): Uint8Array {
   const length = bytes.length;
   const blocks = Math.ceil((length + 9) / 64);
   const padded = new Uint8Array(blocks * 64);

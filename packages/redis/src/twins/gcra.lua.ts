@@ -139,12 +139,7 @@ end
  * Builds the {@link Decision} from the 4 numbers at `at` in a GCRA twin's reply (same
  * divisions as the TS engine).
  */
-export function decodeGcra(
-  reply: number[],
-  at: number,
-  algorithm: GcraAlgorithm,
-  cost: number,
-): Decision {
+function decodeGcra(reply: number[], at: number, algorithm: GcraAlgorithm, cost: number): Decision {
   const perMs = algorithm.ticksPerMs;
   const retry = reply[at + 2]!;
   return {

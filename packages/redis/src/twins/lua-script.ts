@@ -6,7 +6,8 @@ import { sha1 } from '../runtime/sha1.js';
  * it) when Redis answers `NOSCRIPT`, e.g. after `SCRIPT FLUSH`, a restart or a failover.
  *
  * Runs on every client the store takes, through its {@link ScriptClient} (see
- * clients/client.ts): ioredis's direct send (no auto-pipelining), node-redis's `sendCommand`.
+ * clients/client.ts): ioredis's direct send (no auto-pipelining), node-redis's `sendCommand`,
+ * GLIDE's `customCommand`.
  */
 export class LuaScript {
   /** The script's Lua source. */
@@ -30,7 +31,7 @@ export class LuaScript {
     argv: (string | number)[],
     raw = false,
   ): Promise<unknown> {
-    if (driver.run !== undefined) return driver.run(this, numKeys, argv);
+    if (driver.run !== undefined) return driver.run(this, numKeys, argv, raw);
     return driver.evalsha(this.sha1, numKeys, argv, raw).catch((error: unknown) => {
       if (error instanceof Error && error.message.startsWith('NOSCRIPT')) {
         return driver.eval(this.source, numKeys, argv);

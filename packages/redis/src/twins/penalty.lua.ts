@@ -5,7 +5,7 @@ import { type LuaTwin, luaTwin } from './lua-common.js';
  * The suffix of a key's penalty key: `<key>!block`, beside the key (after a Cluster hash
  * tag, so in the same slot). sluice's HTTP keys never hold a `!` (such a segment is hashed).
  */
-export const BLOCK_SUFFIX = '!block';
+const BLOCK_SUFFIX = '!block';
 
 /**
  * The Lua twin of `PenaltyAlgorithm` (@sluice/core penalty.ts) over `inner`'s twin: the

@@ -84,7 +84,7 @@ end
 `;
 
 /** Builds the {@link Decision} from a sliding-window twin's reply. */
-export function decodeSlidingWindow(
+function decodeSlidingWindow(
   reply: number[],
   at: number,
   algorithm: SlidingWindowAlgorithm,

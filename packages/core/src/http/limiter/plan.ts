@@ -3,6 +3,7 @@ import type { AdaptivePriority } from '../../adaptive/options.js';
 import type { Algorithm } from '../../algorithms/algorithm.js';
 import { calendarText } from '../../algorithms/calendar.js';
 import { SluiceConfigError } from '../../common/errors.js';
+import { keySegment } from '../../keys/key-segment.js';
 import { limitKeyPrefix, limitName } from '../../keys/limit-key-prefix.js';
 import {
   type CostAfter,
@@ -17,7 +18,6 @@ import type { OperationsSnapshot, Override } from '../../operations/snapshot.js'
 import { trackKeySpaces } from '../../stores/key-spaces.js';
 import { keySpaceView, type Store } from '../../stores/store.js';
 import type { HttpConfig } from '../options/options.js';
-import { keySegment } from '../request/key-segment.js';
 import { ipSubject, subnetOf } from '../request/keys.js';
 import { ceilSeconds, type LimitPolicy } from '../verdict/headers.js';
 import type { Charge, KeySpace } from './charge.js';

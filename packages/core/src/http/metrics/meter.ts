@@ -32,5 +32,9 @@ export interface MeterProviderLike {
 
 /** `@opentelemetry/api`, as far as sluice uses it. */
 export interface OtelApi {
-  metrics: { getMeter(name: string): MeterLike };
+  /** `@opentelemetry/api`'s `metrics`: the global meter provider's front. */
+  metrics: {
+    /** The meter of an instrumentation scope (`@sluice/core`, `@sluice/ai`) on the global provider. */
+    getMeter(name: string): MeterLike;
+  };
 }

@@ -1,6 +1,6 @@
 import { describe, SluiceConfigError } from '../../common/errors.js';
+import { keySegment } from '../../keys/key-segment.js';
 import type { RequestView } from '../../limits/request-view.js';
-import { keySegment } from './key-segment.js';
 
 /**
  * The subjects a request's keys are made of: the client IP (grouped by network), the user

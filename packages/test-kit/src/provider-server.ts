@@ -83,7 +83,16 @@ export async function startProvider(options: ProviderOptions): Promise<ProviderS
       res.setHeader('Retry-After', String(Math.ceil((end - now) / 1000)));
       if (options.provider === 'openai') res.setHeader('retry-after-ms', String(end - now));
       res.statusCode = 429;
-      res.end(JSON.stringify(refusal(options.provider)));
+      res.end(
+        JSON.stringify(
+          refusal(options.provider, {
+            model: body.model ?? 'm',
+            limit: options.tokens,
+            used: tokensUsed,
+            requested: cost,
+          }),
+        ),
+      );
       return;
     }
     state.served++;
@@ -144,13 +153,15 @@ function providerHeaders(
   };
 }
 
-/** The provider's 429 body. */
-function refusal(provider: 'openai' | 'anthropic'): unknown {
+/** The provider's 429 body, OpenAI's message with the window's figures as it writes them. */
+function refusal(
+  provider: 'openai' | 'anthropic',
+  s: { model: string; limit: number; used: number; requested: number },
+): unknown {
   if (provider === 'openai') {
     return {
       error: {
-        message:
-          'Rate limit reached for m on tokens per min (TPM): Limit 600, Used 600, Requested 100.',
+        message: `Rate limit reached for ${s.model} on tokens per min (TPM): Limit ${s.limit}, Used ${s.used}, Requested ${s.requested}.`,
         type: 'tokens',
         param: null,
         code: 'rate_limit_exceeded',

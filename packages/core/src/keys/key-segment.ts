@@ -1,4 +1,4 @@
-import { sha256Base64url } from '../../common/sha256.js';
+import { sha256Base64url } from '../common/sha256.js';
 
 /** Key segments longer than this, or with characters outside {@link SAFE_SEGMENT}, are hashed. */
 export const MAX_SEGMENT_LENGTH = 100;
