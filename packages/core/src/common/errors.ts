@@ -118,11 +118,9 @@ export function notAStoreHint(value: unknown): string | undefined {
     typeof v.list === 'function'
   ) {
     return (
-      'this is a Workers KV namespace, and KV is not a counter store: it has no atomic ' +
-      'increment and is eventually consistent, so a count is read, then written, and ' +
-      'concurrent requests overwrite each other (46 of 50 concurrent increments lost when ' +
-      'measured in miniflare); use DurableObjectStore from @sluice/cloudflare (exact), or ' +
-      'its WorkersRateLimitBindingStore (approximate)'
+      'a Workers KV namespace: KV is not a counter store (no atomic increment: concurrent ' +
+      "requests overwrite each other's counts); use DurableObjectStore or " +
+      'WorkersRateLimitBindingStore from @sluice/cloudflare'
     );
   }
   return undefined;

@@ -4,19 +4,6 @@ import { type Limit, type LimitAlgorithmFactory, limitAlgorithm } from './limit.
 import type { ResolvedLimitEntry } from './throttle-registry.js';
 
 /**
- * Why an algorithm cannot settle `Limit.costAfter`, by kind: said in the error, so the
- * reader knows what to change rather than only that it failed.
- */
-const NO_DEBT: Record<string, string> = {
-  'sliding-window':
-    'a sliding window keeps two counters it weighs by the time elapsed, so a charge past its ' +
-    'limit (a response that used more than its reserve) has nowhere to be kept',
-  'sliding-log':
-    'a sliding log keeps one entry per admitted unit inside the window, so a charge past its ' +
-    'limit (a response that used more than its reserve) cannot be logged',
-};
-
-/**
  * Checks that `algorithm` can settle `limit`'s `costAfter` (an algorithm with `debt`:
  * GCRA, the leaky and token buckets, the fixed window, calendar quotas).
  *
@@ -24,13 +11,12 @@ const NO_DEBT: Record<string, string> = {
  */
 export function checkCostAfter(limit: Limit, algorithm: Algorithm): void {
   if (limit.responseCost === undefined || algorithm.debt === true) return;
-  const why = NO_DEBT[algorithm.kind] ?? `${algorithm.kind} cannot charge past its limit`;
   throw new SluiceConfigError('costAfter', algorithm.description, '', {
     message:
-      `sluice: invalid option "costAfter": Limit#costAfter() needs an algorithm that can charge ` +
-      `past its limit, and the algorithm option gives ${algorithm.kind} (${algorithm.description}): ` +
-      `${why}. Use gcra (the default, also leaky and token buckets), fixed-window or a calendar ` +
-      `quota for this limit, or charge a fixed cost with .cost(n)`,
+      `sluice: invalid option "costAfter": the algorithm option gives ${algorithm.kind} ` +
+      `(${algorithm.description}), and a ${algorithm.kind.replace('-', ' ')} cannot keep a charge ` +
+      `past its limit (a response that used more than its reserve). Use gcra (the default, also ` +
+      `leaky and token buckets), fixed-window or a calendar quota, or a fixed cost: .cost(n)`,
   });
 }
 

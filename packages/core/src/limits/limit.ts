@@ -424,12 +424,7 @@ export class Limit {
     }
     const requestCost = integerAtLeast('cost', units, 0);
     if (this.responseCost !== undefined) {
-      throw new SluiceConfigError('cost', units, '', {
-        message:
-          `sluice: invalid option "cost": this limit's cost is settled from the response ` +
-          `(costAfter), and what it charges on arrival is its reserve: write ` +
-          `.costAfter(units, { reserve: ${requestCost} }) instead of .cost(${requestCost})`,
-      });
+      throw costWithCostAfter('cost', units, requestCost);
     }
     return this.#with({ requestCost, costGiven: true });
   }
@@ -519,13 +514,7 @@ export class Limit {
     }
     checkOptionNames(options, ['reserve', 'unit'], 'Limit#costAfter()');
     if (this.costGiven) {
-      const r = this.requestCost;
-      throw new SluiceConfigError('costAfter', units, '', {
-        message:
-          `sluice: invalid option "costAfter": .cost(${r}) before .costAfter() would be dropped: ` +
-          `a costAfter limit charges its reserve on arrival (default 1), then settles to the ` +
-          `response's units. Write .costAfter(units, { reserve: ${r} }) instead`,
-      });
+      throw costWithCostAfter('costAfter', units, this.requestCost);
     }
     const reserve = integerAtLeast('reserve', options.reserve ?? 1, 0);
     const unit = options.unit;
@@ -683,4 +672,17 @@ export function limitAlgorithm(
   }
   const p = limit.penalty as WrappingPenalty | undefined;
   return p === undefined ? algorithm : p[PENALTY_ALGORITHM](algorithm);
+}
+
+/**
+ * The error of `.cost(n)` with `.costAfter()` on one limit (either order): a costAfter limit
+ * charges its reserve on arrival, so the fixed cost is written as that reserve.
+ */
+function costWithCostAfter(option: string, value: unknown, cost: number): SluiceConfigError {
+  return new SluiceConfigError(option, value, '', {
+    message:
+      `sluice: invalid option "${option}": a costAfter limit charges its reserve on arrival ` +
+      `(default 1), then settles to the response's units: write ` +
+      `.costAfter(units, { reserve: ${cost} }) instead of .cost(${cost})`,
+  });
 }

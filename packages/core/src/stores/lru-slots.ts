@@ -1,9 +1,15 @@
 /**
  * A fixed-capacity store of integer **slots**, each holding a string key of some **group**
- * (a key space: a `Map<string, slot>` owned by the caller, see {@link LruSlots.addGroup}),
- * for the memory store's hot path: one `Map` lookup per access, recency kept in typed
- * arrays, no allocation once a key has a slot. The caller keeps per-slot data in its own
- * arrays indexed by slot.
+ * in some **key space** (see {@link LruSlots.addGroup}), for the memory store's hot path:
+ * one probe of an open-addressing hash table per access ({@link LruSlots.find}), recency
+ * kept in typed arrays, no allocation once a key has a slot. The caller keeps per-slot data
+ * in its own arrays indexed by slot.
+ *
+ * The table is chained through typed arrays: a bucket per key or more (`Int32Array`, a power
+ * of 2 long) holding its first `slot + 1` (0: none), and each slot the next of its bucket:
+ * 8–12 B a key where a `Map<string, number>` took 28–56 B (its three-word entries, grown by
+ * doubling). Keys are hashed by a per-store seeded 32-bit hash of their UTF-16 code units
+ * and key space, so which keys share a bucket differs per process.
  *
  * Each group has two LRU lists: its **open** keys and its **denied** keys (the last decision
  * on the key was a denial, remembered with the time it ends: {@link LruSlots.deny}).
@@ -41,8 +47,16 @@ export class LruSlots {
    * key instead of 8 keep the memory store under 100 B a key.
    */
   #untilS = new Uint32Array(0);
-  /** The key space (map) of each group. */
-  readonly #maps: Map<string, number>[] = [];
+  /** The key space of each group. */
+  readonly #spaces: number[] = [];
+  /** The hash table's buckets: the first `slot + 1` of each, 0 for none; a power of 2 long. */
+  #table = new Int32Array(16);
+  /** The next `slot + 1` in each slot's bucket, 0 for none. */
+  #chain = new Int32Array(0);
+  /** This store's hash seed. */
+  readonly #seed = (Math.random() * 2 ** 32) | 0;
+  /** The slot last found: a key asked again costs no hash (checked as any other). */
+  #last = 0;
   /** Least recently used slot of each list, or -1. */
   #head = new Int32Array(0);
   /** Most recently used slot of each list, or -1. */
@@ -94,12 +108,13 @@ export class LruSlots {
   }
 
   /**
-   * A new group whose keys live in `map` (several groups may share a map: their keys then
-   * must not collide). Returns its id, for {@link LruSlots.insert}.
+   * A new group whose keys are in key space `space` (default: the group's own id; several
+   * groups may share a space: their keys then must not collide). Returns its id, for
+   * {@link LruSlots.insert}.
    */
-  addGroup(map: Map<string, number>): number {
-    const group = this.#maps.length;
-    this.#maps.push(map);
+  addGroup(space?: number): number {
+    const group = this.#spaces.length;
+    this.#spaces.push(space ?? group);
     if (2 * group + 2 > this.#head.length) {
       const length = Math.max(8, 2 * this.#head.length);
       this.#head = grown(new Int32Array(length).fill(-1), this.#head);
@@ -107,6 +122,25 @@ export class LruSlots {
       this.#length = grown(new Int32Array(length), this.#length);
     }
     return group;
+  }
+
+  /** The slot of `key` in key space `space`, or `undefined`. */
+  find(space: number, key: string): number | undefined {
+    let slot = this.#last;
+    if (this.#keys[slot] === key && this.spaceOf(slot) === space) return slot;
+    const table = this.#table;
+    slot = table[this.#hash(space, key) & (table.length - 1)]! - 1;
+    for (; slot >= 0; slot = this.#chain[slot]! - 1) {
+      if (this.#keys[slot] === key && this.spaceOf(slot) === space) {
+        this.#last = slot;
+        return slot;
+      }
+    }
+  }
+
+  /** The key space of the key in `slot`. */
+  spaceOf(slot: number): number {
+    return this.#spaces[this.#list[slot]! >> 1]!;
   }
 
   /** Keys `group` holds. */
@@ -152,7 +186,7 @@ export class LruSlots {
   }
 
   /**
-   * Adds `key` (not present in the group's map) as most recently used and open, evicting a
+   * Adds `key` (not present in the group's key space) as most recently used and open, evicting a
    * key when full (see the class comment; `nowMs` tells which denials have ended).
    */
   insert(group: number, key: string, nowMs: number): number {
@@ -168,11 +202,12 @@ export class LruSlots {
         this.#grow(Math.min(this.capacity, this.#keys.length * 2));
       slot = this.#used++;
     }
-    this.#maps[group]!.set(key, slot);
     if (this.countOf(group) === 0) this.#groupsHolding++;
     this.#count++;
     this.#keys[slot] = key;
     this.#list[slot] = 2 * group;
+    if (this.#count > this.#table.length) this.#rehash(2 * this.#table.length);
+    else this.#place(slot);
     this.#length[2 * group]!++;
     this.#link(slot, 2 * group);
     return slot;
@@ -231,7 +266,7 @@ export class LruSlots {
    * exists whenever the inserting group is under its share of a full store.
    */
   #overShare(groups: number): number {
-    const total = this.#maps.length;
+    const total = this.#spaces.length;
     let group = this.#cursor;
     let largest = group;
     for (let i = 0; i < total; i++) {
@@ -250,13 +285,50 @@ export class LruSlots {
     this.#onRelease(slot);
     const list = this.#list[slot]!;
     const group = list >> 1;
-    this.#maps[group]!.delete(this.#keys[slot]!);
+    this.#unindex(slot);
     this.#count--;
     this.#keys[slot] = undefined;
     this.#unlink(slot, list);
     this.#length[list]!--;
     this.#list[slot] = -1;
     if (this.countOf(group) === 0) this.#groupsHolding--;
+  }
+
+  /** The hash of `key` in `space`: FNV-1a from the seed and space, then a final mix. */
+  #hash(space: number, key: string): number {
+    let h = this.#seed ^ space;
+    for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+    h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+    return h ^ (h >>> 13);
+  }
+
+  /** The bucket of the key in `slot`. */
+  #bucket(slot: number): number {
+    return this.#hash(this.spaceOf(slot), this.#keys[slot]!) & (this.#table.length - 1);
+  }
+
+  /** Enters the key in `slot` first in its bucket. */
+  #place(slot: number): void {
+    const bucket = this.#bucket(slot);
+    this.#chain[slot] = this.#table[bucket]!;
+    this.#table[bucket] = slot + 1;
+  }
+
+  /** A table of `length` buckets holding every key. */
+  #rehash(length: number): void {
+    this.#table = new Int32Array(length);
+    for (let slot = 0; slot < this.#used; slot++) if (this.holds(slot)) this.#place(slot);
+  }
+
+  /** Takes the key in `slot` out of its bucket. */
+  #unindex(slot: number): void {
+    const bucket = this.#bucket(slot);
+    let prev = this.#table[bucket]! - 1;
+    if (prev === slot) this.#table[bucket] = this.#chain[slot]!;
+    else {
+      while (this.#chain[prev] !== slot + 1) prev = this.#chain[prev]! - 1;
+      this.#chain[prev] = this.#chain[slot]!;
+    }
   }
 
   /** Takes `slot` out of `list` (its length is the caller's). */
@@ -284,6 +356,7 @@ export class LruSlots {
   #grow(length: number): void {
     this.#prev = grown(new Int32Array(length), this.#prev);
     this.#next = grown(new Int32Array(length), this.#next);
+    this.#chain = grown(new Int32Array(length), this.#chain);
     this.#list = grown(new Int32Array(length).fill(-1), this.#list);
     this.#untilS = grown(new Uint32Array(length), this.#untilS);
     this.#keys.length = length;
