@@ -188,6 +188,21 @@ export interface RedisCluster {
  * `--cluster-require-full-coverage no`).
  */
 export async function startCluster(extraArgs: string[] = [], replicas = 0): Promise<RedisCluster> {
+  // Once in a CI run (Node 24, two Cluster files at once on a loaded machine) `redis-cli
+  // --cluster create` failed on nodes that answered PING; its reason is on stdout, which the
+  // error then carries. One more try on new nodes and new ports, then the error.
+  try {
+    return await createCluster(extraArgs, replicas);
+  } catch (error) {
+    if (!(error instanceof ClusterCreateError)) throw error;
+    return await createCluster(extraArgs, replicas);
+  }
+}
+
+/** `redis-cli --cluster create` failed; the message has what it printed. */
+class ClusterCreateError extends Error {}
+
+async function createCluster(extraArgs: string[], replicas: number): Promise<RedisCluster> {
   const nodes: RedisProcess[] = [];
   for (let i = 0; i < 3 * (1 + replicas); i++) {
     nodes.push(
@@ -202,14 +217,25 @@ export async function startCluster(extraArgs: string[] = [], replicas = 0): Prom
       ]),
     );
   }
-  await run('redis-cli', [
-    '--cluster',
-    'create',
-    ...nodes.map((n) => `127.0.0.1:${n.port}`),
-    '--cluster-replicas',
-    String(replicas),
-    '--cluster-yes',
-  ]);
+  try {
+    await run('redis-cli', [
+      '--cluster',
+      'create',
+      ...nodes.map((n) => `127.0.0.1:${n.port}`),
+      '--cluster-replicas',
+      String(replicas),
+      '--cluster-yes',
+    ]);
+  } catch (error) {
+    await Promise.all(nodes.map((n) => n.stop()));
+    if (isMissing(error)) throw new Error(missingBinaryMessage('redis-cli'));
+    const { message, stdout } = error as Error & { stdout?: string };
+    throw new ClusterCreateError(
+      `${message}\n${String(stdout ?? '')
+        .trim()
+        .slice(-2000)}`,
+    );
+  }
   const deadline = Date.now() + 20_000;
   for (const node of nodes) {
     for (;;) {
