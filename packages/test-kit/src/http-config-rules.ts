@@ -113,6 +113,27 @@ export function describeConfigRules(harness: AdapterHarness): void {
       });
     });
 
+    it('a trusted forwarded hop that is not an IP address answers 500 (no bucket of its text); an address is limited', async () => {
+      const spec: AppSpec = {
+        global: { ...base(), limit: 'throttle:1,1' },
+        routes: [{ method: 'GET', path: '/a' }],
+        trustProxy: true,
+      };
+      await withApp(spec, async (client) => {
+        for (const hop of ['not-an-ip', '999.1.1.1', '01.2.3.4', '9'.repeat(5000), '1:2:3']) {
+          // twice: nothing was charged under the text
+          for (const _ of [1, 2]) {
+            const status = (await client.request('GET', '/a', from(hop))).status;
+            expect([hop.slice(0, 12), status]).toEqual([hop.slice(0, 12), 500]);
+          }
+        }
+        expect(client.handlerRuns('GET', '/a')).toBe(0);
+        expect((await client.request('GET', '/a', from('203.0.113.7'))).status).toBe(200);
+        expect((await client.request('GET', '/a', from('203.0.113.7'))).status).toBe(429);
+        expect((await client.request('GET', '/a', from('2001:db8::7'))).status).toBe(200);
+      });
+    });
+
     it('a user option returning an object answers 500 through the framework (never keys by IP); null means no user', async () => {
       const wrong: AppSpec = {
         global: { ...base(), limit: 'throttle:5,1', user: () => ({ id: 7 }) },

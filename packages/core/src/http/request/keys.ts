@@ -11,8 +11,11 @@ import type { RequestView } from '../../limits/request-view.js';
  * The subject of a request's key: the client IP, grouped by network. IPv4 is kept
  * as is; an IPv4-mapped IPv6 address (`::ffff:10.1.2.3`) is treated as its IPv4; any other
  * IPv6 address is reduced to its `/ipv6Subnet` network (`2001:db8:1:2::/64`), since one
- * user usually holds a whole /64. Text that is not an IP (a unix socket, an empty string)
- * becomes a hashed segment.
+ * user usually holds a whole /64. An empty IP (a unix socket) becomes a hashed segment.
+ *
+ * @throws SluiceConfigError naming `ip` for other text that is not an IP (`not-an-ip`,
+ *   `999.1.1.1`): a forwarded hop the framework's proxy setting trusted; the front door
+ *   answers 500, as fetch's `ip.forwardedFor` refuses such a hop.
  *
  * @param ipv6Subnet - prefix length 1..128; default 64.
  */
@@ -63,10 +66,14 @@ const ipv6Subjects = new Map<number, Map<string, string>>();
 const IPV6_CACHE_SIZE = 4096;
 
 function parsedSubject(ip: string, ipv6Subnet: number): string {
-  if (!ip.includes(':')) return keySegment(ip);
   const zone = ip.indexOf('%');
-  const hextets = parseIPv6(zone < 0 ? ip : ip.slice(0, zone));
-  if (hextets === undefined) return keySegment(ip);
+  const hextets = ip.includes(':') ? parseIPv6(zone < 0 ? ip : ip.slice(0, zone)) : undefined;
+  if (hextets === undefined) {
+    // A socket always has an IP (or none: a unix socket, ''), so other text came from a
+    // header a proxy setting trusts (`not-an-ip`, `999.1.1.1`): refused, never a bucket.
+    if (ip !== '') throw new SluiceConfigError('ip', ip, 'an IP address from the proxy hop');
+    return keySegment(ip);
+  }
   // An embedded dotted quad after zeros (`::ffff:a.b.c.d`, and the deprecated `::a.b.c.d`)
   // is that IPv4 address, as ipaddr.js (the parser these keys were first made with) reads it.
   if (isIPv4Mapped(hextets) || (ip.includes('.') && hextets.slice(0, 6).every((h) => h === 0))) {
