@@ -39,11 +39,11 @@ throttles.define('plan', async (req) => {
   ];
 });
 
-// A chat endpoint billed in tokens: 500 reserved on arrival, settled to what it used.
+// A chat endpoint billed in tokens: 500 charged upfront on arrival, settled to what it used.
 const tokens = Limit.perMinute(100_000)
   .named('tokens')
   .costAfter((_req, res: express.Response) => res.locals.tokens as number, {
-    reserve: 500,
+    upfront: 500,
     unit: 'tokens',
   });
 

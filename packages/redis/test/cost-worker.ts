@@ -3,7 +3,7 @@
 //   parent -> { type: 'run', seed, n }         worker -> { type: 'result', units, admitted }
 // Each run sends `n` requests at once through an HTTP limiter with a `costAfter` limit on one
 // shared key of one standalone Redis (server clock), and settles each admitted one with its
-// response's units: some below the reserve (given back), some above it (charged past it).
+// response's units: some below the upfront charge (given back), some above it (charged past it).
 import { Limit, type Store } from '@sluice/core';
 import { HttpLimiter } from '@sluice/core/http';
 import { Redis } from 'ioredis';
@@ -48,7 +48,7 @@ process.on('message', (message: { type: string; port?: number; seed?: number; n?
           limit: Limit.perHour(1_000_000)
             .by('tenant')
             .named('tokens')
-            .costAfter((req: { units: number }) => req.units, { reserve: 10 }),
+            .costAfter((req: { units: number }) => req.units, { upfront: 10 }),
           algorithm: 'fixed-window',
           store,
           onStoreError: 'deny',

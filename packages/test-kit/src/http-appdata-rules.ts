@@ -210,7 +210,7 @@ export function describeAppDataRules(harness: AdapterHarness): void {
       const logged: string[] = [];
       const limit = Limit.perMinute(10)
         .named('tokens')
-        .costAfter(unitsOf, { reserve: 4, unit: 'tokens' });
+        .costAfter(unitsOf, { upfront: 4, unit: 'tokens' });
       const spec: AppSpec = {
         routes: [
           {
@@ -241,7 +241,7 @@ export function describeAppDataRules(harness: AdapterHarness): void {
         const denied = await client.request('GET', '/chat', used(1));
         expect(denied.status).toBe(429);
         expect(denied.headers['retry-after']).toBe('60');
-        // A units function that gives garbage keeps the reserve and logs, never a crash.
+        // A units function that gives garbage keeps the upfront charge and logs, never a crash.
         time.now += 60_000;
         const bad = await client.request('GET', '/chat', used('NaN'));
         expect(bad.status).toBe(200);
@@ -265,7 +265,7 @@ export function describeAppDataRules(harness: AdapterHarness): void {
           {
             method: 'POST',
             path: '/chat',
-            limit: Limit.perMinute(10).costAfter(counted, { reserve: 4 }),
+            limit: Limit.perMinute(10).costAfter(counted, { upfront: 4 }),
             options: {
               store: new MemoryStore(),
               clock: () => time.now,

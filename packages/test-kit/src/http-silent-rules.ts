@@ -50,18 +50,18 @@ export function describeSilentFailureRules(harness: AdapterHarness): void {
       });
     }
 
-    it('a static cost or reserve above the quota is a start-up error naming cost / reserve; one that fits the burst is taken', async () => {
+    it('a static cost or upfront charge above the quota is a start-up error naming cost / upfront; one that fits the burst is taken', async () => {
       const cost = await startError({
         global: { limit: Limit.perMinute(5).cost(6) },
         routes: [{ method: 'GET', path: '/a' }],
       });
       expect([cost.option, cost instanceof SluiceConfigError]).toEqual(['cost', true]);
       expect(cost.message).toContain('at most 5');
-      const reserve = await startError({
-        global: { limit: Limit.perMinute(5).costAfter(() => 1, { reserve: 9 }) },
+      const upfront = await startError({
+        global: { limit: Limit.perMinute(5).costAfter(() => 1, { upfront: 9 }) },
         routes: [{ method: 'GET', path: '/a' }],
       });
-      expect(reserve.option).toBe('reserve');
+      expect(upfront.option).toBe('upfront');
       // The capacity is the algorithm's: a burst of 10 admits a cost of 6.
       const spec: AppSpec = {
         global: {

@@ -15,22 +15,22 @@ export function checkCostAfter(limit: Limit, algorithm: Algorithm): void {
     message:
       `sluice: invalid option "costAfter": the algorithm option gives ${algorithm.kind} ` +
       `(${algorithm.description}), and a ${algorithm.kind.replace('-', ' ')} cannot keep a charge ` +
-      `past its limit (a response that used more than its reserve). Use gcra (the default, also ` +
+      `past its limit (a response that used more than its upfront charge). Use gcra (the default, also ` +
       `leaky and token buckets), fixed-window or a calendar quota, or a fixed cost: .cost(n)`,
   });
 }
 
 /**
  * Checks that a request under `limit` can ever be admitted by `algorithm`: its cost (or its
- * `costAfter` reserve) is at most the algorithm's capacity (`Algorithm.limit`: the burst,
+ * `costAfter` upfront charge) is at most the algorithm's capacity (`Algorithm.limit`: the burst,
  * the window's limit). A cost above it would be denied forever.
  *
- * @throws {@link SluiceConfigError} naming `cost` (or `reserve` for `costAfter`).
+ * @throws {@link SluiceConfigError} naming `cost` (or `upfront` for `costAfter`).
  */
 export function checkCostFits(limit: Limit, algorithm: Algorithm): void {
   const cost = limit.requestCost;
   if (cost <= algorithm.limit) return;
-  const option = limit.responseCost === undefined ? 'cost' : 'reserve';
+  const option = limit.responseCost === undefined ? 'cost' : 'upfront';
   throw new SluiceConfigError(option, cost, '', {
     message:
       `sluice: invalid option "${option}": each request costs ${cost} units but its limit runs ` +
@@ -47,7 +47,7 @@ export function checkCostFits(limit: Limit, algorithm: Algorithm): void {
  *
  * @param entries - the `limit` option's entries; its `Limit`s (not named limiters) are checked.
  * @param factory - the `algorithm` option, as a factory.
- * @throws {@link SluiceConfigError} naming `algorithm`, `costAfter`, `cost` or `reserve`.
+ * @throws {@link SluiceConfigError} naming `algorithm`, `costAfter`, `cost` or `upfront`.
  */
 export function checkStaticLimits(
   entries: readonly ResolvedLimitEntry[],

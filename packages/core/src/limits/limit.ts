@@ -92,7 +92,7 @@ export const PENALTY_ALGORITHM = Symbol.for('sluice.v0.penaltyAlgorithm');
 type WrappingPenalty = Penalty & { readonly [PENALTY_ALGORITHM]: (inner: Algorithm) => Algorithm };
 
 /**
- * How a request's cost is settled from its response (`Limit.costAfter`): `reserve` units
+ * How a request's cost is settled from its response (`Limit.costAfter`): `upfront` units
  * charged on arrival, then the difference to `units(req, res)` when the response finishes.
  */
 export interface CostAfter {
@@ -103,7 +103,7 @@ export interface CostAfter {
   // biome-ignore lint/suspicious/noExplicitAny: called with each framework's own request and response
   units: (req: any, res: any) => number | PromiseLike<number>;
   /** Units charged on arrival: an integer >= 0. */
-  reserve: number;
+  upfront: number;
   /** The unit's name for draft-8+ headers (`qu`), or `undefined` (requests). */
   unit: string | undefined;
 }
@@ -111,8 +111,14 @@ export interface CostAfter {
 /** Options of `Limit.costAfter`. */
 export interface CostAfterOptions {
   /**
-   * Units charged when the request arrives: it is admitted only if they fit.
+   * Units charged when the request arrives (the upfront charge): it is admitted only if
+   * they fit.
    * @default 1
+   */
+  upfront?: number;
+  /**
+   * @deprecated `upfront`'s old name, accepted with one warning (`console.warn`) until the
+   *   next minor release; beside `upfront` it is ignored.
    */
   reserve?: number;
   /**
@@ -411,7 +417,7 @@ export class Limit {
    * @param units - an integer >= 0.
    * @returns a new `Limit`; the receiver is unchanged. Read the value as {@link Limit.requestCost}.
    * @throws {@link SluiceConfigError} naming `cost` for anything else, or on a limit with
-   *   {@link Limit.costAfter} (its arrival cost is the `reserve` option). A cost above the
+   *   {@link Limit.costAfter} (its arrival cost is the `upfront` option). A cost above the
    *   quota's capacity is refused when the middleware is created.
    */
   cost(units: number): Limit {
@@ -473,7 +479,7 @@ export class Limit {
   declare blockFor: (duration: Duration, options?: PenaltyOptions) => Limit;
 
   /**
-   * The same limit with each request's cost taken from its response: `reserve` units are
+   * The same limit with each request's cost taken from its response: `upfront` units are
    * charged when the request arrives (it is admitted only if they fit), and when the
    * response finishes the difference to `units(req, res)` is settled, atomically on Redis:
    * given back exactly when smaller, charged when larger, past the quota if need be (a
@@ -481,19 +487,20 @@ export class Limit {
    * the window's end on a window algorithm). For APIs billed by what a response used: LLM
    * tokens, bytes, rows (Envoy's `hits_addend`, Kong's AI rate limiting). A `units` that
    * throws, rejects or gives something other than a finite number >= 0 is logged (the
-   * `logger` option) and the reserve stays charged; a fraction is rounded up. Runs on GCRA
+   * `logger` option) and the upfront charge stays; a fraction is rounded up. Runs on GCRA
    * (the default, with leaky and token buckets), the fixed window and calendar quotas.
    *
    * @param units - `(req, res) => number | Promise<number>`, given the **framework's**
    *   request and response (Express `req, res`; Fastify `request, reply`; Koa `ctx, ctx`).
-   * @param options - `reserve`: an integer >= 0, default 1; `unit`: the `qu` of draft-8+
+   * @param options - `upfront`: an integer >= 0, default 1 (`reserve`, its deprecated old
+   *   name, is read with a warning); `unit`: the `qu` of draft-8+
    *   headers (`'tokens'`).
-   * @returns a new `Limit`; its {@link Limit.requestCost} is `reserve`.
-   * @throws {@link SluiceConfigError} naming `costAfter`, `reserve` or `unit`; naming
-   *   `costAfter` after {@link Limit.cost} (which it would drop: give `reserve` instead), and,
+   * @returns a new `Limit`; its {@link Limit.requestCost} is `upfront`.
+   * @throws {@link SluiceConfigError} naming `costAfter`, `upfront` or `unit`; naming
+   *   `costAfter` after {@link Limit.cost} (which it would drop: give `upfront` instead), and,
    *   when the middleware is created, on a sliding window or log (they cannot keep a debt) or
-   *   with a `reserve` above the quota's capacity.
-   * @example Limit.perMinute(10_000).named('tokens').costAfter((req, res) => res.locals.tokens, { reserve: 500 })
+   *   with an `upfront` above the quota's capacity.
+   * @example Limit.perMinute(10_000).named('tokens').costAfter((req, res) => res.locals.tokens, { upfront: 500 })
    */
   costAfter<Req = unknown, Res = unknown>(
     units: (req: Req, res: Res) => number | PromiseLike<number>,
@@ -510,20 +517,20 @@ export class Limit {
       throw new SluiceConfigError('costAfter', units, 'a function (req, res) => units');
     }
     if (options === null || typeof options !== 'object') {
-      throw new SluiceConfigError('options', options, 'an object { reserve?, unit? }');
+      throw new SluiceConfigError('options', options, 'an object { upfront?, unit? }');
     }
-    checkOptionNames(options, ['reserve', 'unit'], 'Limit#costAfter()');
+    checkOptionNames(options, ['upfront', 'reserve', 'unit'], 'Limit#costAfter()');
     if (this.costGiven) {
       throw costWithCostAfter('costAfter', units, this.requestCost);
     }
-    const reserve = integerAtLeast('reserve', options.reserve ?? 1, 0);
+    const upfront = integerAtLeast('upfront', upfrontOption(options) ?? 1, 0);
     const unit = options.unit;
     if (unit !== undefined && (typeof unit !== 'string' || !/^[A-Za-z][\w-]*$/.test(unit))) {
       throw new SluiceConfigError('unit', unit, "a token such as 'tokens'");
     }
     return this.#with({
-      requestCost: reserve,
-      responseCost: { units: units as CostAfter['units'], reserve, unit },
+      requestCost: upfront,
+      responseCost: { units: units as CostAfter['units'], upfront, unit },
     });
   }
 
@@ -544,7 +551,7 @@ export class Limit {
     parts.push(
       this.responseCost === undefined
         ? `cost ${this.requestCost}`
-        : `cost after the response, reserve ${this.requestCost}`,
+        : `cost after the response, upfront ${this.requestCost}`,
     );
     return `Limit(${parts.join(', ')})`;
   }
@@ -674,15 +681,26 @@ export function limitAlgorithm(
   return p === undefined ? algorithm : p[PENALTY_ALGORITHM](algorithm);
 }
 
+let warnedReserve = false;
+
+/** `costAfter`'s `upfront`, or (one warning per process) its deprecated old name `reserve`. */
+function upfrontOption(o: CostAfterOptions): number | undefined {
+  if (o.reserve !== undefined && !warnedReserve) {
+    warnedReserve = true;
+    console.warn('sluice: costAfter\'s "reserve" is now "upfront"');
+  }
+  return o.upfront ?? o.reserve;
+}
+
 /**
  * The error of `.cost(n)` with `.costAfter()` on one limit (either order): a costAfter limit
- * charges its reserve on arrival, so the fixed cost is written as that reserve.
+ * charges its upfront units on arrival, so the fixed cost is written as `upfront`.
  */
 function costWithCostAfter(option: string, value: unknown, cost: number): SluiceConfigError {
   return new SluiceConfigError(option, value, '', {
     message:
-      `sluice: invalid option "${option}": a costAfter limit charges its reserve on arrival ` +
+      `sluice: invalid option "${option}": a costAfter limit charges its upfront units on arrival ` +
       `(default 1), then settles to the response's units: write ` +
-      `.costAfter(units, { reserve: ${cost} }) instead of .cost(${cost})`,
+      `.costAfter(units, { upfront: ${cost} }) instead of .cost(${cost})`,
   });
 }

@@ -33,7 +33,7 @@ function thrown(fn: () => unknown): SluiceConfigError {
 }
 
 describe('cost and costAfter', () => {
-  it('.cost(n) then .costAfter() is refused (it would drop the cost), saying to give reserve', () => {
+  it('.cost(n) then .costAfter() is refused (it would drop the cost), saying to give upfront', () => {
     const error = thrown(() =>
       Limit.perMinute(100)
         .cost(10)
@@ -41,7 +41,7 @@ describe('cost and costAfter', () => {
     );
     expect(error).toBeInstanceOf(SluiceConfigError);
     expect(error.option).toBe('costAfter');
-    expect(error.message).toContain('.costAfter(units, { reserve: 10 })');
+    expect(error.message).toContain('.costAfter(units, { upfront: 10 })');
     // .cost(1) given explicitly is a cost too.
     expect(
       thrown(() =>
@@ -50,18 +50,38 @@ describe('cost and costAfter', () => {
           .costAfter(() => 1),
       ).option,
     ).toBe('costAfter');
-    // Without .cost(), costAfter's reserve is the arrival cost (default 1).
-    expect(Limit.perMinute(100).costAfter(() => 1, { reserve: 10 }).requestCost).toBe(10);
+    // Without .cost(), costAfter's upfront is the arrival cost (default 1).
+    expect(Limit.perMinute(100).costAfter(() => 1, { upfront: 10 }).requestCost).toBe(10);
   });
 
-  it('.costAfter() then .cost(n) is refused, naming cost and the reserve to write', () => {
+  it('.costAfter() then .cost(n) is refused, naming cost and the upfront to write', () => {
     const error = thrown(() =>
       Limit.perMinute(100)
         .costAfter(() => 1)
         .cost(4),
     );
     expect(error.option).toBe('cost');
-    expect(error.message).toContain('{ reserve: 4 }');
+    expect(error.message).toContain('{ upfront: 4 }');
+  });
+
+  it("costAfter's old option name reserve is read as upfront, with one warning per process; upfront wins over it", () => {
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      const old = { reserve: 7 } as const;
+      expect(Limit.perMinute(100).costAfter(() => 1, old).requestCost).toBe(7);
+      expect(Limit.perMinute(100).costAfter(() => 1, { reserve: 0 }).requestCost).toBe(0);
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(String(warn.mock.calls[0]![0])).toContain('"upfront"');
+      // With both, the new name is taken.
+      expect(Limit.perMinute(100).costAfter(() => 1, { reserve: 2, upfront: 3 }).requestCost).toBe(
+        3,
+      );
+      expect(thrown(() => Limit.perMinute(100).costAfter(() => 1, { reserve: -1 })).option).toBe(
+        'upfront',
+      );
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   it.each([
@@ -83,14 +103,14 @@ describe('cost and costAfter', () => {
     },
   );
 
-  it('a static cost or reserve above the capacity is refused when the limiter is made; the capacity is the algorithm’s', () => {
+  it('a static cost or upfront charge above the capacity is refused when the limiter is made; the capacity is the algorithm’s', () => {
     expect(thrown(() => new HttpLimiter({ limit: Limit.perMinute(5).cost(6) })).option).toBe(
       'cost',
     );
-    const reserve = thrown(
-      () => new HttpLimiter({ limit: Limit.perMinute(5).costAfter(() => 1, { reserve: 6 }) }),
+    const upfront = thrown(
+      () => new HttpLimiter({ limit: Limit.perMinute(5).costAfter(() => 1, { upfront: 6 }) }),
     );
-    expect(reserve.option).toBe('reserve');
+    expect(upfront.option).toBe('upfront');
     // In an array beside a named limiter: still checked at construction.
     const throttles = new ThrottleRegistry().define('api', () => Limit.perMinute(60));
     expect(

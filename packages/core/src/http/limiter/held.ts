@@ -45,7 +45,7 @@ export function holdCharge(
  * Settles the `held` charges once their request ended with `status` (`undefined`: the
  * connection closed first, a failure): gives back every lease and the charges `rule` skips
  * for that outcome, and settles each `Limit.costAfter` charge to the units its response
- * used (the difference to the reserve given back, or charged past the limit). Never throws
+ * used (the difference to the upfront charge given back, or charged past the limit). Never throws
  * or rejects: a user callback or a store that fails leaves the charge in place (a lease
  * then expires by itself); a units function that fails is logged to `logger`.
  */
@@ -105,8 +105,8 @@ export async function settle<Req, Res>(
 
 /**
  * The units a response used by `costAfter.units`, rounded up to a whole unit; `undefined`
- * (logged) when it throws, rejects or gives anything but a finite number >= 0: the reserve
- * then stays charged, never a crash and never a negative charge.
+ * (logged) when it throws, rejects or gives anything but a finite number >= 0: the upfront charge
+ * then stays, never a crash and never a negative charge.
  */
 async function unitsOf(
   costAfter: CostAfter,
@@ -118,12 +118,12 @@ async function unitsOf(
   try {
     units = await costAfter.units(req, res);
   } catch (error) {
-    logger.warn('sluice: a costAfter units function failed; the reserve stays charged', error);
+    logger.warn('sluice: a costAfter units function failed; the upfront charge stays', error);
     return undefined;
   }
   if (typeof units !== 'number' || !Number.isFinite(units) || units < 0) {
     logger.warn(
-      `sluice: a costAfter units function returned ${describe(units)}, not a finite number >= 0; the reserve stays charged`,
+      `sluice: a costAfter units function returned ${describe(units)}, not a finite number >= 0; the upfront charge stays`,
     );
     return undefined;
   }

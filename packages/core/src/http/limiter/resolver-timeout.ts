@@ -159,10 +159,9 @@ export class ResolverTimeouts {
   #timedOut(option: ResolverOption): void {
     if (this.#failing.has(option)) return;
     this.#failing.add(option);
+    // perf: the error's own message, then what the log adds (a Worker bundle carries both).
     this.#logger.warn(
-      `sluice: the ${option} resolver did not settle within ${this.#timeoutMs} ms ` +
-        '(option resolverTimeout); such requests are answered with a TimeoutError (500) and ' +
-        'this is logged again only after it has settled in time once',
+      `${new ResolverTimeoutError(option, this.#timeoutMs).message} (a 500); logged again once it settles in time`,
     );
   }
 }
