@@ -53,7 +53,7 @@ export function heatmapSpec(m: Matrix, theme: PlotTheme): TopLevelSpec {
     background: c.background,
     padding: 8,
     data: { values: cells },
-    width: { step: 24 },
+    width: { step: 20 },
     height: { step: 15 },
     encoding: { x, y },
     layer: [
