@@ -5,7 +5,7 @@ import { fixedWindow, gcra, slidingLog, slidingWindow } from '@sluice/core';
 import type { Algorithm } from '@sluice/core/store';
 import type { Bounds } from './measure.js';
 import type { ProxyMode } from './proxy.js';
-import type { Fault, FaultContext, Load } from './redis-cell.js';
+import type { Fault, FaultContext, Load, StoreServer } from './redis-cell.js';
 import {
   type AlgorithmId,
   erlSubject,
@@ -22,7 +22,7 @@ import {
 export const LIMIT = 200;
 /** The restart cells exhaust the key before the kill, so what the restart forgets shows. */
 export const SMALL_LIMIT = 50;
-const GCRA_PERIOD_MS = 3_600_000;
+export const GCRA_PERIOD_MS = 3_600_000;
 
 export function makeAlgorithm(id: AlgorithmId, limit: number): Algorithm {
   switch (id) {
@@ -47,16 +47,16 @@ export const FAULTS: Record<string, Fault> = {
     id: 'stop',
     label: 'SIGSTOP of redis-server for 1 s, then SIGCONT',
     durationMs: 1000,
-    apply: (c) => c.redis.pause(),
-    heal: (c) => c.redis.resume(),
+    apply: (c) => c.server.pause(),
+    heal: (c) => c.server.resume(),
   },
   restart: {
     id: 'restart',
     label: 'SIGKILL of redis-server (no persistence), restarted 1 s later on its port',
     durationMs: 1000,
     losesState: true,
-    apply: (c) => c.redis.kill(),
-    heal: (c) => c.redis.restart(),
+    apply: (c) => c.server.kill(),
+    heal: (c) => c.server.restart(),
   },
   latency: {
     id: 'latency',
@@ -107,9 +107,11 @@ export interface RedisCellSpec {
   /** What the bound is, in a user's words. */
   boundText: string;
   quick: boolean;
+  /** The store's server (default: a redis-server of the cell's own). */
+  start?: () => Promise<StoreServer>;
 }
 
-const load = (limit: number, algorithm: AlgorithmId | 'peer'): Load => ({
+export const load = (limit: number, algorithm: AlgorithmId | 'peer'): Load => ({
   limit,
   before: limit === SMALL_LIMIT ? 150 : 100,
   gapMs: 5,
@@ -135,7 +137,7 @@ const peers = (limit: number): SubjectSpec[] => [
 ];
 
 /** The bound of a sluice subject under `fault`, and its meaning. */
-function sluiceBound(fault: string, s: SluiceOptions): [Bounds, string] {
+export function sluiceBound(fault: string, s: SluiceOptions): [Bounds, string] {
   const insurance = s.policy === 'insurance';
   if (s.policy === 'allow' && ['stop', 'restart', 'partition', 'hold'].includes(fault))
     return [

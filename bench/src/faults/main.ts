@@ -3,26 +3,42 @@
 // processes, stops them by pid, and the run fails when a process of its own is left, or (the
 // gate, `--quick` in CI) when a sluice cell admits past its documented bound, loses units
 // past it, or crashes. Latencies and recovery times are published, never gated.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Command, type OptionSpecs, parseCommand } from '../cli/args.js';
 import { machine, redisServerVersion } from '../measure/common.js';
 import { redisCells } from './cells.js';
+import { writeHeatmap } from './heatmap-svg.js';
 import { type Bounds, breaches, type CellFigures, figures } from './measure.js';
 import { otherCells } from './other-cells.js';
+import { pgCells } from './pg-cells.js';
 import { leftBehind } from './procs.js';
 import { runRedisCell } from './redis-cell.js';
 import { type CellResult, type Matrix, render } from './render.js';
+import { sqliteCells } from './sqlite-cells.js';
+import { topologyCells } from './topology-cells.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 export const RESULTS = path.resolve(HERE, '../../results/faults/matrix.json');
 const PAGE = path.resolve(HERE, '../../../docs/reliability.md');
 
-/** Renders the matrix in `results` to docs/reliability.md. */
-function renderPage(results: string): void {
-  writeFileSync(PAGE, render(JSON.parse(readFileSync(results, 'utf8')) as Matrix));
+/** Renders the matrix in `results` to docs/reliability.md and its heat map beside it. */
+async function renderPage(results: string): Promise<void> {
+  const m = JSON.parse(readFileSync(results, 'utf8')) as Matrix;
+  writeFileSync(PAGE, render(m));
+  await writeHeatmap(m, path.dirname(PAGE));
 }
+
+/** Every cell, in the page's order. */
+const allCells = (broken?: string) => [
+  ...redisCells(broken),
+  ...topologyCells(),
+  ...pgCells(),
+  ...sqliteCells(),
+  ...otherCells(broken),
+];
 
 /**
  * Puts `run`'s cells into the matrix at `file` (same seed): a cell of the same id replaced, a new
@@ -88,6 +104,17 @@ function cellSeed(seed: number, id: string): number {
   return h >>> 0;
 }
 
+/** The `postgres` binary's version, as `postgres --version` prints it. */
+function postgresVersion(): string {
+  try {
+    return (
+      /(\d+\.\d+)/.exec(execFileSync('postgres', ['--version'], { encoding: 'utf8' }))?.[1] ?? '?'
+    );
+  } catch {
+    return 'not found';
+  }
+}
+
 let crashes = 0;
 process.on('unhandledRejection', () => void crashes++);
 process.on('uncaughtException', () => void crashes++);
@@ -95,13 +122,13 @@ process.on('uncaughtException', () => void crashes++);
 async function main(): Promise<number> {
   const { values: args } = parseCommand(COMMAND);
   if (args['report-only']) {
-    renderPage(RESULTS);
+    await renderPage(RESULTS);
     return 0;
   }
   const started = new Date();
   const results: CellResult[] = [];
   const failures: string[] = [];
-  const cells = [...redisCells(args.break), ...otherCells(args.break)].filter(
+  const cells = allCells(args.break).filter(
     (c) =>
       (!args.quick || c.quick) &&
       (args.cell === undefined ||
@@ -114,13 +141,7 @@ async function main(): Promise<number> {
     let f: CellFigures;
     let bounds: Bounds = c.bounds;
     if (c.kind === 'redis') {
-      const r = await runRedisCell(
-        c.subject,
-        c.fault,
-        c.load,
-        cellSeed(args.seed, c.id),
-        `${c.id}:${args.seed}`,
-      );
+      const r = await runRedisCell(c, cellSeed(args.seed, c.id), `${c.id}:${args.seed}`);
       f = figures(r.requests, r.timeline, r.logLines, crashes - before);
     } else {
       f = await c.run(cellSeed(args.seed, c.id));
@@ -165,6 +186,9 @@ async function main(): Promise<number> {
       '@upstash/ratelimit': '2.2.0',
       '@upstash/redis': '1.39.0',
       '@valkey/valkey-glide': '2.5.2',
+      postgresql: postgresVersion(),
+      pg: '8.23.1',
+      'better-sqlite3': '12.9.0',
     },
     processes: left.started,
     cells: results,
@@ -177,9 +201,9 @@ async function main(): Promise<number> {
     mergeInto(
       RESULTS,
       matrix,
-      [...redisCells(), ...otherCells()].map((c) => c.id),
+      allCells().map((c) => c.id),
     );
-    renderPage(RESULTS);
+    await renderPage(RESULTS);
   }
   const out =
     args.json ??
@@ -187,7 +211,7 @@ async function main(): Promise<number> {
   if (out !== undefined) {
     mkdirSync(path.dirname(out), { recursive: true });
     writeFileSync(out, `${JSON.stringify(matrix, null, 2)}\n`);
-    if (out === RESULTS) renderPage(RESULTS);
+    if (out === RESULTS) await renderPage(RESULTS);
   }
   process.stderr.write(
     `${results.length} cells, ${left.started} processes started, ${left.alive.length} left; ${failures.length === 0 ? 'every bound held' : `FAILED:\n  ${failures.join('\n  ')}`}\n`,

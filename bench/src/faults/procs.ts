@@ -1,10 +1,15 @@
 // Every process the fault runner starts, by pid: redis-servers (through test-kit's
-// startRedis, on a free port of 127.0.0.1 with `--save '' --appendonly no`) and app
-// processes. `leftBehind()` is the final check: a pid of ours still alive fails the run.
+// startRedis, on a free port of 127.0.0.1 with `--save '' --appendonly no`), PostgreSQL
+// servers (pg-server.ts) and app processes. `leftBehind()` is the final check: a pid of ours still alive fails the run.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { type RedisProcess, startRedis } from '@sluice/test-kit';
 
 const started = new Set<number>();
+
+/** Records a pid the run started itself (a PostgreSQL server, a Sentinel or Cluster node). */
+export function own(pid: number | undefined): void {
+  if (pid !== undefined) started.add(pid);
+}
 
 /** A redis-server of the run's own; each pid it gets (after a restart too) is recorded. */
 export async function ownRedis(): Promise<RedisProcess & { restart(): Promise<void> }> {

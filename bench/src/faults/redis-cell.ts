@@ -2,15 +2,28 @@
 // seeded open-loop load in three phases (before, during, after the fault), then the count
 // the store kept, read directly (not through a proxy). Every loop is bounded in count, every
 // wait in time.
-import { type RedisProcess, seededRandom } from '@sluice/test-kit';
+import { seededRandom } from '@sluice/test-kit';
 import type { Request, Timeline } from './measure.js';
 import { ownRedis } from './procs.js';
 import { type FaultProxy, faultProxy } from './proxy.js';
 import type { App, Outcome, SubjectSpec } from './subjects.js';
 
+/** The store's server process(es) a fault acts on: a redis-server, or a PostgreSQL (pg-server.ts). */
+export interface StoreServer {
+  port: number;
+  pid: number;
+  /** SIGSTOP: the server stalls, connections stay open; `resume()` is SIGCONT. */
+  pause(): void;
+  resume(): void;
+  /** SIGKILL; `restart()` starts it again on its port. */
+  kill(): Promise<void>;
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
 /** What the fault acts on. */
 export interface FaultContext {
-  redis: RedisProcess & { restart(): Promise<void> };
+  server: StoreServer;
   /** One proxy per app: app 0's and app 1's path to the store. */
   proxies: [FaultProxy, FaultProxy];
   /** ms added to app 1's clock (sluice's injected clock). */
@@ -59,21 +72,27 @@ export interface RedisCellResult {
   logLines: number;
 }
 
+/** One cell to run: its subject and fault, the load, and its store's server (a redis-server by default). */
+export interface CellRun {
+  subject: SubjectSpec;
+  fault: Fault;
+  load: Load;
+  start?: () => Promise<StoreServer>;
+}
+
 export async function runRedisCell(
-  subject: SubjectSpec,
-  fault: Fault,
-  load: Load,
+  { subject, fault, load, start = ownRedis }: CellRun,
   seed: number,
   key: string,
 ): Promise<RedisCellResult> {
   const random = seededRandom(seed);
-  const redis = await ownRedis();
+  const redis = await start();
   const proxies: [FaultProxy, FaultProxy] = [
     await faultProxy(redis.port),
     await faultProxy(redis.port),
   ];
   const skew = { ms: 0 };
-  const ctx: FaultContext = { redis, proxies, skew };
+  const ctx: FaultContext = { server: redis, proxies, skew };
   const apps: App[] = [];
   try {
     apps.push(await subject.app(proxies[0].port, () => Date.now()));
