@@ -98,8 +98,11 @@ export interface EngineOptions {
   statuses: boolean;
   /** Bulk strings in replies stay Buffers (only error texts in ours; see `LuaScript.runMany`). */
   raw?: boolean;
-  /** An error when the client knows its connection is lost: a batch then fails unsent. */
-  down?: () => Error | undefined;
+  /**
+   * An error when the client knows its connection (to `node`, the batch's server, on a
+   * Cluster) is lost: a batch then fails unsent.
+   */
+  down?: (node: string | undefined) => Error | undefined;
   /** Keeps the script calls in flight, for {@link BatchEngine.idle}. */
   inflight?: boolean;
   /**
@@ -127,7 +130,7 @@ export abstract class BatchEngine<A, C extends Call<A>, B extends Batch<C>> {
   readonly #clocks: ServerClocks;
   readonly #statuses: boolean;
   readonly #raw: boolean;
-  readonly #down: (() => Error | undefined) | undefined;
+  readonly #down: ((node: string | undefined) => Error | undefined) | undefined;
   /** Script calls sent and not yet answered (with option `inflight`). */
   readonly #inflight: Set<Promise<void>> | undefined;
   /** Open batches by group (standalone), or by group then slot (Cluster). */
@@ -135,7 +138,7 @@ export abstract class BatchEngine<A, C extends Call<A>, B extends Batch<C>> {
   #openBySlot = new Map<string | number, Map<number, B>>();
   /** Batches opened since the last flush, in the order they were opened. */
   #pending: B[] = [];
-  /** The client's `lost`, on a Cluster client that has one: told of each failed batch. */
+  /** The client's `lost`, on a client that has one: told of each failed batch. */
   readonly #lost: ((node: string | undefined) => void) | undefined;
   /** Each call is sent alone, at once (option `isolated`). */
   readonly #isolated: boolean;
@@ -151,8 +154,7 @@ export abstract class BatchEngine<A, C extends Call<A>, B extends Batch<C>> {
     this.#inflight = options.inflight ? new Set() : undefined;
     this.#isolated = options.isolated ?? ISOLATED_REQUESTS;
     const client = options.client;
-    this.#lost =
-      options.cluster && client.lost !== undefined ? (node) => client.lost!(node) : undefined;
+    this.#lost = client.lost !== undefined ? (node) => client.lost!(node) : undefined;
   }
 
   /** The script `batch` runs. */
@@ -242,7 +244,8 @@ export abstract class BatchEngine<A, C extends Call<A>, B extends Batch<C>> {
 
   #send(batch: B): void {
     batch.sent = true;
-    const down = this.#down?.();
+    const node = this.cluster ? this.client.masterOf(batch.slot) : '';
+    const down = this.#down?.(node);
     if (down !== undefined) {
       batch.reject(down);
       batch.done();
@@ -251,7 +254,6 @@ export abstract class BatchEngine<A, C extends Call<A>, B extends Batch<C>> {
     // The deadline runs from the send, not from the first call: a batch held back because
     // this process's event loop was blocked has not waited on Redis.
     this.deadlines.track(batch);
-    const node = this.cluster ? this.client.masterOf(batch.slot) : '';
     batch.node = node;
     batch.onLost = this.#lost;
     if (batch.abandonable) batch.server = node;

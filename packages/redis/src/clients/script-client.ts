@@ -45,13 +45,17 @@ export interface ScriptClient {
   /**
    * An error when the client knows its connection is lost (reconnecting, closed): a call
    * then fails at once rather than wait in the client's offline queue, which would run it
-   * after the reconnect, long after its caller got a fallback decision.
+   * after the reconnect, long after its caller got a fallback decision. `node`: the
+   * server the call goes to (a {@link ScriptClient.masterOf} value), when known (GLIDE
+   * knows it per node).
    */
-  down(): Error | undefined;
+  down(node?: string): Error | undefined;
   /**
    * Optional: calls to `server` (a {@link ScriptClient.masterOf} value; undefined: unknown)
    * failed or timed out. A Cluster client that does not follow a failover by itself
-   * reloads its topology meanwhile (node-redis); ioredis does on its own.
+   * reloads its topology meanwhile (node-redis); ioredis does on its own; GLIDE, which tells
+   * no connection state, pings the server until it answers (`down` fails calls to it
+   * meanwhile).
    */
   lost?(server?: string): void;
 }
