@@ -7,8 +7,9 @@
 // store's `timeoutMs` (nothing has told the store yet); every later one rejects before the
 // event loop's next turn (no I/O: `down()` answers before the send). Counted, not timed:
 // each call's outcome, and whether it settled before a `setImmediate` queued after it.
-// Nothing of the outage is charged in Redis, and decisions resume once the server is back.
-import { gcra, RateLimiter } from '@sluice/core';
+// Nothing of the outage is charged in Redis, and decisions resume once the server is back;
+// a limiter's breaker probes fail at once too.
+import { gcra, RateLimiter, type Store } from '@sluice/core';
 import { StoreTimeoutError } from '@sluice/core/store';
 import { EPOCH, type RedisProcess, startRedis } from '@sluice/test-kit';
 import type { GlideClient } from '@valkey/valkey-glide';
@@ -71,7 +72,7 @@ describe.each([
   ['SIGKILLed, then started again', 'kill'],
   ['stalled (SIGSTOP), then SIGCONT', 'stall'],
 ] as const)('redis-server %s', (_label, fault) => {
-  it('the first call waits timeoutMs, every later one fails at once, unsent; nothing of the outage is charged; decisions resume', async () => {
+  it('the first call is sent, every later one fails at once, unsent; nothing of the outage is charged; decisions resume', async () => {
     const prefix = `${fault}:`;
     const store = new RedisStore({ client, prefix, timeoutMs: TIMEOUT_MS, clock: 'client' });
     const key = 'user';
@@ -84,9 +85,11 @@ describe.each([
     else server.pause();
     let outage: { outcome: Outcome; atOnce: boolean }[];
     try {
-      // The first call: sent, and held by GLIDE (reconnecting, or the server stalled).
+      // The first call: sent, held by GLIDE (reconnecting, or the server stalled) until the
+      // store's timeout, or failed by GLIDE if it was in flight as the connection dropped.
       const first = await outcome(() => store.consume(key, algorithm, 1, EPOCH));
-      expect(first).toEqual({ outcome: 'timeout', atOnce: false });
+      expect(first.atOnce).toBe(false);
+      expect(['timeout', 'other']).toContain(first.outcome);
       // Calls one at a time and in bursts, for about 1 s: decisions, bans' reads, resets.
       outage = [];
       for (let round = 0; round < 10; round++) {
@@ -125,9 +128,28 @@ describe.each([
   }, 40_000);
 });
 
-it("a limiter on it decides the outage by onStoreError 'deny' (no admission), logs it once, and decides on Redis again after", async () => {
+it("a limiter on it: the breaker's probes fail at once after the first; onStoreError 'deny' decides the outage, logged once; back on Redis after", async () => {
   const messages: string[] = [];
-  const store = new RedisStore({ client, prefix: 'limiter:', timeoutMs: TIMEOUT_MS });
+  const redis = new RedisStore({ client, prefix: 'limiter:', timeoutMs: TIMEOUT_MS });
+  /** How each call the limiter let through to the store during the outage ended. */
+  const seen: Outcome[] = [];
+  let watching = false;
+  const store: Store = {
+    consume: (key, alg, cost, nowMs) =>
+      Promise.resolve(redis.consume(key, alg, cost, nowMs)).catch((error: unknown) => {
+        if (watching) {
+          seen.push(
+            error instanceof StoreTimeoutError
+              ? 'timeout'
+              : (error as Error).message === DOWN
+                ? 'down'
+                : 'other',
+          );
+        }
+        throw error;
+      }),
+    reset: (key) => redis.reset(key),
+  };
   const limiter = new RateLimiter({
     algorithm,
     store,
@@ -137,6 +159,7 @@ it("a limiter on it decides the outage by onStoreError 'deny' (no admission), lo
   });
   expect(await limiter.consume('warm')).toMatchObject({ allowed: true });
   await server.kill();
+  watching = true;
   const decisions = [];
   try {
     // 50 ms cooldown: the breaker lets a probe through to the store every 50 ms, which
@@ -146,9 +169,14 @@ it("a limiter on it decides the outage by onStoreError 'deny' (no admission), lo
       await sleep(25);
     }
   } finally {
+    watching = false;
     await server.start();
   }
   expect(decisions.filter((d) => d.allowed)).toEqual([]);
+  // 40 requests over at least 1 s, a probe 50 ms after each failed one: at least 5 probes.
+  expect(['timeout', 'other']).toContain(seen[0]); // sent (see above)
+  expect(seen.length).toBeGreaterThanOrEqual(5);
+  expect(seen.slice(1).filter((o) => o !== 'down')).toEqual([]);
   expect(messages).toHaveLength(1);
   expect(messages[0]).toMatch(/store failing .*onStoreError 'deny'/);
   const deadline = performance.now() + 15_000;

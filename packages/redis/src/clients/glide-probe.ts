@@ -20,8 +20,8 @@ export const PROBE_EVERY_MS = 100;
  *
  * `isMaster` (a Cluster): whether a node still serves slots; a master replaced by its
  * promoted replica is forgotten (its slots' calls go to the new master), not pinged forever.
- * `failed`: told of each failed `PING` (a Cluster reloads its slot table: calls failed at
- * once no longer tell it that a node fails).
+ * `failed`: told of each failed `PING` and each call refused (a Cluster reloads its slot
+ * table: calls failed at once no longer tell it that a node fails).
  */
 export class GlideProbe {
   readonly #client: Pingable;
@@ -50,8 +50,16 @@ export class GlideProbe {
   down(node: string | undefined): Error | undefined {
     if (this.#client.isClosed === true) return DOWN_ERRORS.close;
     if (this.#down.size === 0) return undefined;
-    const n = this.#cluster ? node : '';
-    return n !== undefined && this.#down.has(n) ? DOWN_ERRORS.reconnecting : undefined;
+    if (!this.#cluster) return this.#down.has('') ? DOWN_ERRORS.reconnecting : undefined;
+    if (node === undefined || !this.#down.has(node)) return undefined;
+    // A failover: the slots' masters, reloaded (at most every 250 ms) while calls to the
+    // node are refused (its PING may wait in GLIDE), no longer list it.
+    if (!this.#isMaster(node)) {
+      this.#down.delete(node);
+      return undefined;
+    }
+    this.#failed?.();
+    return DOWN_ERRORS.reconnecting;
   }
 
   /** A call to `node` failed or timed out: calls to it fail at once until a `PING` answers. */
