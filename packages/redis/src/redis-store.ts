@@ -121,7 +121,7 @@ export class RedisStore implements Store {
     this.timeoutMs = timeoutMs;
     this.#deadlines = new DeadlineQueue(timeoutMs);
     const clocks = new ServerClocks();
-    const down = (node?: string) => driver.down(node);
+    const down = () => driver.down();
     const deadlines = this.#deadlines;
     const twins = STORE_TWINS;
     // The engines get the client resolved once (`driver`), never the raw client.

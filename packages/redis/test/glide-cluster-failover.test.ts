@@ -1,8 +1,8 @@
 // A Cluster failover on a Valkey GLIDE GlideClusterClient (the scenario, the same as
 // ioredis's and node-redis's: cluster-failover.ts): a master SIGKILLed, its replica promoted;
-// no wrong admission on the healthy masters, back on Redis within 2 s of the promotion (the
-// store pings the dead master, fails its calls at once meanwhile, and reloads the slots'
-// masters: the promoted replica takes its place), the next outage logged.
+// no wrong admission on the healthy masters, back on Redis within 2 s of the promotion (GLIDE
+// follows it by itself; the store reloads the slots' masters for its per-node breakers), the
+// next outage logged.
 import type { RedisClient } from '../src/index.js';
 import { describeClusterFailover } from './cluster-failover.js';
 import { connectGlide } from './glide.js';

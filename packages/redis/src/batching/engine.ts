@@ -98,11 +98,8 @@ export interface EngineOptions {
   statuses: boolean;
   /** Bulk strings in replies stay Buffers (only error texts in ours; see `LuaScript.runMany`). */
   raw?: boolean;
-  /**
-   * An error when the client knows its connection (to `node`, the batch's server, on a
-   * Cluster) is lost: a batch then fails unsent.
-   */
-  down?: (node: string | undefined) => Error | undefined;
+  /** An error when the client knows its connection is lost: a batch then fails unsent. */
+  down?: () => Error | undefined;
   /** Keeps the script calls in flight, for {@link BatchEngine.idle}. */
   inflight?: boolean;
   /**
@@ -130,7 +127,7 @@ export abstract class BatchEngine<A, C extends Call<A>, B extends Batch<C>> {
   readonly #clocks: ServerClocks;
   readonly #statuses: boolean;
   readonly #raw: boolean;
-  readonly #down: ((node: string | undefined) => Error | undefined) | undefined;
+  readonly #down: (() => Error | undefined) | undefined;
   /** Script calls sent and not yet answered (with option `inflight`). */
   readonly #inflight: Set<Promise<void>> | undefined;
   /** Open batches by group (standalone), or by group then slot (Cluster). */
@@ -244,8 +241,7 @@ export abstract class BatchEngine<A, C extends Call<A>, B extends Batch<C>> {
 
   #send(batch: B): void {
     batch.sent = true;
-    const node = this.cluster ? this.client.masterOf(batch.slot) : '';
-    const down = this.#down?.(node);
+    const down = this.#down?.();
     if (down !== undefined) {
       batch.reject(down);
       batch.done();
@@ -254,6 +250,7 @@ export abstract class BatchEngine<A, C extends Call<A>, B extends Batch<C>> {
     // The deadline runs from the send, not from the first call: a batch held back because
     // this process's event loop was blocked has not waited on Redis.
     this.deadlines.track(batch);
+    const node = this.cluster ? this.client.masterOf(batch.slot) : '';
     batch.node = node;
     batch.onLost = this.#lost;
     if (batch.abandonable) batch.server = node;

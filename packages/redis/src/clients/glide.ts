@@ -1,6 +1,6 @@
 import { keySlot } from '../redis-key.js';
 import { GlideProbe } from './glide-probe.js';
-import { evalFirst, type ScriptClient } from './script-client.js';
+import { DOWN_ERRORS, evalFirst, type ScriptClient } from './script-client.js';
 
 /** The parts of a Valkey GLIDE 2.x `GlideClient` or `GlideClusterClient` the store uses. */
 interface Glide {
@@ -99,8 +99,10 @@ function serverError(error: unknown): never {
  * ({@link evalFirst}: GLIDE's core logs every error reply). `INFO` goes to one node. The
  * masters of the slots (the per-node breakers) are read with `CLUSTER SLOTS`, once and again
  * after a failed call. GLIDE tells no connection state (it reconnects by itself, and holds a
- * call meanwhile up to its `requestTimeout`): a node whose call failed or timed out is
- * `PING`ed ({@link GlideProbe}), and `down` fails calls to it at once until one answers.
+ * call meanwhile up to its `requestTimeout`): on a `GlideClient`, after a call failed or
+ * timed out the server is `PING`ed ({@link GlideProbe}) and `down` fails calls at once until
+ * one answers; on a `GlideClusterClient`, `down` reports a closed client only (the limiter's
+ * per-node breakers stand for it).
  */
 export function glideClient(client: object): ScriptClient {
   const c = client as Glide;
@@ -108,7 +110,7 @@ export function glideClient(client: object): ScriptClient {
   const send = (args: string[], raw = false): Promise<unknown> =>
     c.customCommand(args, raw ? { decoder: BYTES } : undefined).catch(serverError);
   const slots = cluster ? slotTable(c) : undefined;
-  const probe = new GlideProbe(c, cluster, (node) => slots?.serves(node) ?? true, slots?.reload);
+  const probe = cluster ? undefined : new GlideProbe(c);
   const evalsha: ScriptClient['evalsha'] = (sha, numKeys, argv, raw) =>
     send(strings(['EVALSHA', sha, String(numKeys)], argv), raw);
   const evalSource: ScriptClient['eval'] = (source, numKeys, argv) =>
@@ -132,11 +134,11 @@ export function glideClient(client: object): ScriptClient {
         .customCommand(['INFO', 'server'], cluster ? { route: 'randomNode' } : undefined)
         .then(String, serverError),
     masterOf: slots === undefined ? () => '' : (slot) => slots.masterOf(slot),
-    lost(node) {
-      slots?.reload();
-      probe.lost(node);
-    },
-    down: (node) => probe.down(node),
+    lost: slots === undefined ? () => probe!.lost() : () => slots.reload(),
+    down:
+      probe === undefined
+        ? () => (c.isClosed === true ? DOWN_ERRORS.close : undefined)
+        : () => probe.down(),
   };
 }
 
@@ -149,12 +151,7 @@ const RELOAD_EVERY_MS = 250;
  * fail, so the per-node breakers follow a failover. GLIDE keeps its own topology and does not
  * show it.
  */
-function slotTable(c: Glide): {
-  masterOf(slot: number): string | undefined;
-  /** Whether `node` is the master of a slot (true before the table is known). */
-  serves(node: string): boolean;
-  reload(): void;
-} {
+function slotTable(c: Glide): { masterOf(slot: number): string | undefined; reload(): void } {
   let masters: (string | undefined)[] | undefined;
   let loading = false;
   let loadedAt = Number.NEGATIVE_INFINITY;
@@ -185,7 +182,6 @@ function slotTable(c: Glide): {
       if (masters === undefined) reload();
       return masters?.[slot];
     },
-    serves: (node) => masters === undefined || masters.includes(node),
     reload,
   };
 }

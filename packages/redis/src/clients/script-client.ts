@@ -45,16 +45,14 @@ export interface ScriptClient {
   /**
    * An error when the client knows its connection is lost (reconnecting, closed): a call
    * then fails at once rather than wait in the client's offline queue, which would run it
-   * after the reconnect, long after its caller got a fallback decision. `node`: the
-   * server the call goes to (a {@link ScriptClient.masterOf} value), when known (GLIDE
-   * knows it per node).
+   * after the reconnect, long after its caller got a fallback decision.
    */
-  down(node?: string): Error | undefined;
+  down(): Error | undefined;
   /**
    * Optional: calls to `server` (a {@link ScriptClient.masterOf} value; undefined: unknown)
    * failed or timed out. A Cluster client that does not follow a failover by itself
-   * reloads its topology meanwhile (node-redis); ioredis does on its own; GLIDE, which tells
-   * no connection state, pings the server until it answers (`down` fails calls to it
+   * reloads its topology meanwhile (node-redis); ioredis does on its own. A `GlideClient`,
+   * which tells no connection state, pings its server until it answers (`down` fails calls
    * meanwhile).
    */
   lost?(server?: string): void;
