@@ -69,8 +69,8 @@ export const ONCE_PER_CI: Record<string, string> = {
   '/packages/redis/test/store-conformance\\.test\\.ts$': 'processes racing: Redis atomicity',
   '/packages/redis/test/conformance-glide(-cluster)?\\.test\\.ts$':
     'processes racing through Valkey GLIDE, standalone and Cluster (also under conformance-)',
-  '/packages/redis/test/glide\\.test\\.ts$':
-    'Valkey GLIDE on a standalone server and a Cluster (a topology; its addon is Node-API, the same on every major)',
+  '/packages/redis/test/glide(-reconnect|-cluster-failover)?\\.test\\.ts$':
+    'Valkey GLIDE on a standalone server and a Cluster, its reconnects, a Cluster failover (a topology; its addon is Node-API, the same on every major)',
   '/packages/postgres/test/(conformance|operations-processes)\\.test\\.ts$':
     "processes racing: PostgreSQL's atomicity",
   '/packages/hono/test/runtimes\\.test\\.ts$': 'Bun, Deno and workerd',

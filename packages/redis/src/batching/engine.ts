@@ -135,7 +135,7 @@ export abstract class BatchEngine<A, C extends Call<A>, B extends Batch<C>> {
   #openBySlot = new Map<string | number, Map<number, B>>();
   /** Batches opened since the last flush, in the order they were opened. */
   #pending: B[] = [];
-  /** The client's `lost`, on a Cluster client that has one: told of each failed batch. */
+  /** The client's `lost`, on a client that has one: told of each failed batch. */
   readonly #lost: ((node: string | undefined) => void) | undefined;
   /** Each call is sent alone, at once (option `isolated`). */
   readonly #isolated: boolean;
@@ -151,8 +151,7 @@ export abstract class BatchEngine<A, C extends Call<A>, B extends Batch<C>> {
     this.#inflight = options.inflight ? new Set() : undefined;
     this.#isolated = options.isolated ?? ISOLATED_REQUESTS;
     const client = options.client;
-    this.#lost =
-      options.cluster && client.lost !== undefined ? (node) => client.lost!(node) : undefined;
+    this.#lost = client.lost !== undefined ? (node) => client.lost!(node) : undefined;
   }
 
   /** The script `batch` runs. */

@@ -1,4 +1,5 @@
 import { keySlot } from '../redis-key.js';
+import { GlideProbe } from './glide-probe.js';
 import { DOWN_ERRORS, evalFirst, type ScriptClient } from './script-client.js';
 
 /** The parts of a Valkey GLIDE 2.x `GlideClient` or `GlideClusterClient` the store uses. */
@@ -97,8 +98,11 @@ function serverError(error: unknown): never {
  * key and follows `MOVED` / `ASK` and failovers by itself. A script's first run is an `EVAL`
  * ({@link evalFirst}: GLIDE's core logs every error reply). `INFO` goes to one node. The
  * masters of the slots (the per-node breakers) are read with `CLUSTER SLOTS`, once and again
- * after a failed call. GLIDE tells no connection state: `down` reports a closed client only
- * (GLIDE reconnects by itself; a call while it does waits for GLIDE's `requestTimeout`).
+ * after a failed call. GLIDE tells no connection state (it reconnects by itself, and holds a
+ * call meanwhile up to its `requestTimeout`): on a `GlideClient`, after a call failed or
+ * timed out the server is `PING`ed ({@link GlideProbe}) and `down` fails calls at once until
+ * one answers; on a `GlideClusterClient`, `down` reports a closed client only (the limiter's
+ * per-node breakers stand for it).
  */
 export function glideClient(client: object): ScriptClient {
   const c = client as Glide;
@@ -106,6 +110,7 @@ export function glideClient(client: object): ScriptClient {
   const send = (args: string[], raw = false): Promise<unknown> =>
     c.customCommand(args, raw ? { decoder: BYTES } : undefined).catch(serverError);
   const slots = cluster ? slotTable(c) : undefined;
+  const probe = cluster ? undefined : new GlideProbe(c);
   const evalsha: ScriptClient['evalsha'] = (sha, numKeys, argv, raw) =>
     send(strings(['EVALSHA', sha, String(numKeys)], argv), raw);
   const evalSource: ScriptClient['eval'] = (source, numKeys, argv) =>
@@ -129,8 +134,11 @@ export function glideClient(client: object): ScriptClient {
         .customCommand(['INFO', 'server'], cluster ? { route: 'randomNode' } : undefined)
         .then(String, serverError),
     masterOf: slots === undefined ? () => '' : (slot) => slots.masterOf(slot),
-    lost: slots === undefined ? undefined : () => slots.reload(),
-    down: () => (c.isClosed === true ? DOWN_ERRORS.close : undefined),
+    lost: slots === undefined ? () => probe!.lost() : () => slots.reload(),
+    down:
+      probe === undefined
+        ? () => (c.isClosed === true ? DOWN_ERRORS.close : undefined)
+        : () => probe.down(),
   };
 }
 

@@ -51,7 +51,9 @@ export interface ScriptClient {
   /**
    * Optional: calls to `server` (a {@link ScriptClient.masterOf} value; undefined: unknown)
    * failed or timed out. A Cluster client that does not follow a failover by itself
-   * reloads its topology meanwhile (node-redis); ioredis does on its own.
+   * reloads its topology meanwhile (node-redis); ioredis does on its own. A `GlideClient`,
+   * which tells no connection state, pings its server until it answers (`down` fails calls
+   * meanwhile).
    */
   lost?(server?: string): void;
 }
