@@ -26,6 +26,7 @@ const packages = [
 const moduleNameMapper = {
   '^@sluice/core/http$': '<rootDir>/../core/src/http/index.ts',
   '^@sluice/core/store$': '<rootDir>/../core/src/store-api.ts',
+  '^@sluice/core/protocol$': '<rootDir>/../core/src/protocol-api.ts',
   '^@sluice/core/duration$': '<rootDir>/../core/src/duration-api.ts',
   '^@sluice/core/shared$': '<rootDir>/../core/src/shared-api.ts',
   '^@sluice/([a-z-]+)$': '<rootDir>/../$1/src/index.ts',
@@ -112,6 +113,7 @@ function project(displayName: string, dir: string, testMatch: string[]) {
       ...moduleNameMapper,
       '^@sluice/core/http$': `${root}/packages/core/src/http/index.ts`,
       '^@sluice/core/store$': `${root}/packages/core/src/store-api.ts`,
+      '^@sluice/core/protocol$': `${root}/packages/core/src/protocol-api.ts`,
       '^@sluice/core/duration$': `${root}/packages/core/src/duration-api.ts`,
       '^@sluice/core/shared$': `${root}/packages/core/src/shared-api.ts`,
       '^@sluice/([a-z-]+)$': `${root}/packages/$1/src/index.ts`,

@@ -110,6 +110,7 @@ const sidebar: DefaultTheme.Sidebar = [
       { text: '@sluice/cli (the sluice command)', link: '/reference/cli' },
       { text: '@sluice/core/store', link: '/reference/api/core/store' },
       { text: '@sluice/core/http', link: '/reference/api/core/http' },
+      { text: '@sluice/core/protocol', link: '/reference/api/core/protocol' },
     ],
   },
   { text: 'Benchmarks', link: '/benchmarks' },

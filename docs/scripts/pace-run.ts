@@ -10,7 +10,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { pacedFetch } from '@sluice/client';
-import { type HeaderStyleName, Limit, MemoryStore, rateLimit } from '@sluice/express';
+import type { HeaderStyleName } from '@sluice/core/http';
+import { Limit, MemoryStore, rateLimit } from '@sluice/express';
 import express from 'express';
 
 const { values: args } = parseArgs({

@@ -22,6 +22,7 @@ const root = path.resolve(docs, '..');
 export const ENTRY_POINTS = [
   'packages/core/src/index.ts',
   'packages/core/src/store-api.ts',
+  'packages/core/src/protocol-api.ts',
   'packages/core/src/http/index.ts',
   'packages/express/src/index.ts',
   'packages/fastify/src/index.ts',
@@ -80,6 +81,7 @@ async function app(): Promise<Application> {
 const MODULE_NAMES: Record<string, string> = {
   'core/src': '@sluice/core',
   'core/src/store-api': '@sluice/core/store',
+  'core/src/protocol-api': '@sluice/core/protocol',
   'core/src/http': '@sluice/core/http',
   'express/src': '@sluice/express',
   'fastify/src': '@sluice/fastify',

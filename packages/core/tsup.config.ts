@@ -1,12 +1,14 @@
 import { defineConfig } from 'tsup';
 
-// The five entries: `@sluice/core`, the adapters' `@sluice/core/http`, the stores'
-// `@sluice/core/store`, `@sluice/core/duration` (the duration parser alone, for
-// @sluice/client) and `@sluice/core/shared` (SluiceConfigError and HeaderStyle).
+// The six entries: `@sluice/core`, the adapters' `@sluice/core/http`, the stores'
+// `@sluice/core/store`, the front doors' `@sluice/core/protocol`, `@sluice/core/duration`
+// (the duration parser alone, for @sluice/client) and `@sluice/core/shared`
+// (SluiceConfigError and HeaderStyle).
 const entries = {
   index: 'src/index.ts',
   'http/index': 'src/http/index.ts',
   'store/index': 'src/store-api.ts',
+  'protocol/index': 'src/protocol-api.ts',
   'duration/index': 'src/duration-api.ts',
   'shared/index': 'src/shared-api.ts',
 };

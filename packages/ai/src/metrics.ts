@@ -1,10 +1,5 @@
-import {
-  type MeterLike,
-  type MeterProviderLike,
-  type MetricAttributes,
-  type MetricsOption,
-  SluiceConfigError,
-} from '@sluice/core';
+import { type MetricsOption, SluiceConfigError } from '@sluice/core';
+import type { MeterLike, MeterProviderLike, MetricAttributes } from '@sluice/core/protocol';
 import { loadOpenTelemetryApi } from '@sluice/core/store';
 
 /**

@@ -1,4 +1,5 @@
-import type { Decision, ProtocolLimiter, ProtocolVerdict } from '@sluice/core';
+import type { Decision } from '@sluice/core';
+import type { ProtocolLimiter, ProtocolVerdict } from '@sluice/core/protocol';
 import type { AiMetrics } from './metrics.js';
 import { costOf, type ModelPrice } from './price.js';
 import { type UsageTokens, usageTokens } from './usage.js';

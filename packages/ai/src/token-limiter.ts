@@ -3,13 +3,15 @@ import {
   type Limit,
   type LimitInput,
   type MetricsOption,
+  type RequestView,
+  SluiceConfigError,
+} from '@sluice/core';
+import {
   PROTOCOL_STORE_OPTIONS,
   ProtocolLimiter,
   type ProtocolStoreOptions,
   protocolStoreOptions,
-  type RequestView,
-  SluiceConfigError,
-} from '@sluice/core';
+} from '@sluice/core/protocol';
 import {
   checkOptionNames,
   type LimitAlgorithmFactory,

@@ -1,4 +1,5 @@
-import { LimitOperations, type OperationEntry, type Store } from '@sluice/core';
+import { LimitOperations, type Store } from '@sluice/core';
+import type { OperationEntry } from '@sluice/core/store';
 import {
   type CommandLine,
   type CommandName,

@@ -1,9 +1,5 @@
-import {
-  SluiceConfigError as CoreConfigError,
-  Limit,
-  parseDuration,
-  RateLimitedError,
-} from '@sluice/core';
+import { SluiceConfigError as CoreConfigError, Limit, RateLimitedError } from '@sluice/core';
+import { parseDuration } from '@sluice/core/duration';
 import { EPOCH, VirtualTime } from '@sluice/test-kit';
 import { pacedFetch, SluiceConfigError, WaitTooLongError } from '../src/index.js';
 import { scripted, virtual } from './scripted.js';

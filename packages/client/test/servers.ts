@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
-import type { HeaderStyleName, LimitInput } from '@sluice/core';
+import type { LimitInput } from '@sluice/core';
 import { Limit, MemoryStore } from '@sluice/core';
+import type { HeaderStyleName } from '@sluice/core/http';
 import { rateLimit as expressLimit } from '@sluice/express';
 import { rateLimit as fastifyLimit } from '@sluice/fastify';
 import { rateLimit as koaLimit } from '@sluice/koa';

@@ -3,7 +3,8 @@
  * jest): the client's `HeaderStyle` and `SluiceConfigError` are the core's own (re-exported
  * from `@sluice/core/shared`), not copies; a copy made again fails the root `tsc` here.
  */
-import type { SluiceConfigError as CoreConfigError, HeaderStyle as CoreStyle } from '@sluice/core';
+import type { SluiceConfigError as CoreConfigError } from '@sluice/core';
+import type { HeaderStyle as CoreStyle } from '@sluice/core/shared';
 import type { Equal } from '@sluice/test-kit';
 import type { SluiceConfigError as ClientConfigError, HeaderStyle } from '../src/index.js';
 

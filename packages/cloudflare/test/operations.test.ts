@@ -5,13 +5,12 @@
 import './as-workers.js';
 import {
   gcra,
-  type HttpVerdict,
   LimitOperations,
   RateLimiter,
   type RequestView,
   SluiceConfigError,
 } from '@sluice/core';
-import { HttpLimiter } from '@sluice/core/http';
+import { HttpLimiter, type HttpVerdict } from '@sluice/core/http';
 import { describeOverrideKinds, describeWildcardSubjects, EPOCH } from '@sluice/test-kit';
 import { DurableObjectStore } from '../src/index.js';
 import { inProcessNamespace } from './in-process.js';

@@ -1,12 +1,15 @@
 /**
- * `@sluice/core`: what application authors write with: the algorithm factories, the
- * `Limit` builder, throttle strings and named limiters, `RateLimiter`, `MemoryStore`, the
- * `@SkipThrottle()` decorator, and the types of the HTTP options every adapter takes.
+ * `@sluice/core`: what application authors write with (at most 60 names, a reviewed list in
+ * `test/exports/index.txt`): the algorithm factories and their options, the `Limit` builder
+ * and named limiters, `RateLimiter`, `MemoryStore`, `LimitOperations`, the `@SkipThrottle()`
+ * decorator, the errors an application catches, and the option types it writes. Every
+ * adapter re-exports exactly these names.
  *
- * Store and algorithm authors (and sibling packages such as `@sluice/redis`) use
- * `@sluice/core/store`; adapter authors use `@sluice/core/http`.
+ * Front-door authors (GraphQL, WebSocket, tRPC, AI SDK) use `@sluice/core/protocol`; HTTP
+ * adapter authors `@sluice/core/http`; store and algorithm authors (and sibling packages
+ * such as `@sluice/redis`) `@sluice/core/store`.
  *
- * @packageDocumentation
+ @packageDocumentation
  */
 
 export type { AdaptiveOptions, AdaptivePriority } from './adaptive/options.js';
@@ -17,7 +20,7 @@ export type {
 } from './algorithms/calendar.js';
 export type { ConcurrencyOptions } from './algorithms/concurrency.js';
 export { concurrency } from './algorithms/concurrency.js';
-export type { CellReply, Decision } from './algorithms/decision.js';
+export type { Decision } from './algorithms/decision.js';
 export { toCellReply } from './algorithms/decision.js';
 export { fixedWindow } from './algorithms/fixed-window.js';
 export type { GcraOptions } from './algorithms/gcra.js';
@@ -34,34 +37,16 @@ export type { TokenBucketOptions } from './algorithms/token-bucket.js';
 export { tokenBucket } from './algorithms/token-bucket.js';
 export type { WindowOptions } from './algorithms/window-options.js';
 export type { Duration } from './common/duration.js';
-export { parseDuration } from './common/duration.js';
 export { SluiceConfigError } from './common/errors.js';
-export type { MeterLike, MeterProviderLike, MetricAttributes } from './http/metrics/meter.js';
-export type { MetricsOption, RequestResult } from './http/metrics/metrics.js';
-export { METER_NAME } from './http/metrics/metrics.js';
+export type { MetricsOption } from './http/metrics/metrics.js';
 export type { HttpLimitOptions } from './http/options/options.js';
-export type { MethodDecorator } from './http/request/decorators.js';
 export { SkipThrottle } from './http/request/decorators.js';
 export { ipSubject } from './http/request/keys.js';
-export type { ValidateOptions } from './http/request/proxy-warnings.js';
-export type { BodyStyle, QuotaExceededProblem } from './http/verdict/denial.js';
-export { QUOTA_EXCEEDED_TITLE, QUOTA_EXCEEDED_TYPE } from './http/verdict/denial.js';
-export type { HeaderStyle, HeaderStyleName, HeadersOption } from './http/verdict/headers.js';
-export type {
-  OpenApiHeaderObject,
-  OpenApiResponseObject,
-  OpenApiResponses,
-  OpenApiSchemaObject,
-} from './http/verdict/openapi.js';
+export type { HeadersOption } from './http/verdict/headers.js';
+export type { OpenApiResponses } from './http/verdict/openapi.js';
 export { openApiResponses } from './http/verdict/openapi.js';
 export type { LimitedInfo, LimitMode } from './http/verdict/shadow.js';
-export type { HttpVerdict } from './http/verdict/verdict.js';
-export type {
-  CostAfter,
-  CostAfterOptions,
-  LimitAlgorithmFactory,
-  LimitQuota,
-} from './limits/limit.js';
+export type { CostAfter, CostAfterOptions } from './limits/limit.js';
 export { Limit } from './limits/limit-factories.js';
 export { RateLimitedError } from './limits/rate-limited-error.js';
 export type {
@@ -74,41 +59,17 @@ export type {
 } from './limits/rate-limiter.js';
 export { RateLimiter } from './limits/rate-limiter.js';
 export type { RequestView } from './limits/request-view.js';
-export type { LimitInput, LimitResolver } from './limits/throttle-registry.js';
+export type { LimitInput } from './limits/throttle-registry.js';
 export { ThrottleRegistry, throttles } from './limits/throttle-registry.js';
-export type { ThrottleSpec } from './limits/throttle-string.js';
-export { parseThrottle } from './limits/throttle-string.js';
-export type {
-  OperationEntry,
-  OperationKind,
-  OperationSubject,
-  SubjectInput,
-} from './operations/entry.js';
+export type { SubjectInput } from './operations/entry.js';
 export type {
   BanOptions,
-  InspectedLimit,
-  Inspection,
   LimitOperationsOptions,
   ListOptions,
   OverrideOptions,
-  TopEntry,
 } from './operations/limit-operations.js';
 export { LimitOperations } from './operations/limit-operations.js';
-export type { ProtocolCheckOptions, ProtocolLimiterOptions } from './protocol/protocol-limiter.js';
-export { ProtocolLimiter } from './protocol/protocol-limiter.js';
-export type { ProtocolRequest, ProtocolStoreOptions } from './protocol/protocol-options.js';
-export {
-  PROTOCOL_STORE_OPTIONS,
-  protocolStoreOptions,
-  protocolView,
-} from './protocol/protocol-options.js';
-export type { ProtocolCharge } from './protocol/protocol-verdict.js';
-export { ProtocolVerdict, parseHeaderStyles } from './protocol/protocol-verdict.js';
-export type { CircuitBreakerOptions } from './store-failure/circuit-breaker.js';
-export type { OverLimitCacheOptions } from './store-failure/over-limit-cache.js';
-export type { StoreErrorPolicy, StoreFailureLogger } from './store-failure/store-failure.js';
 export { StoreNotReadyError } from './store-failure/store-not-ready-error.js';
-export type { MemoryStoreSnapshot } from './stores/memory-snapshot.js';
 export type { MemoryStoreOptions } from './stores/memory-store.js';
 export { MemoryStore } from './stores/memory-store.js';
 export type { Store } from './stores/store.js';

@@ -35,7 +35,7 @@ export { isRedisClientLike, SluiceConfigError } from './common/errors.js';
 export { checkOptionNames, optionNames } from './common/known-options.js';
 export type { OtelApi } from './http/metrics/meter.js';
 export { loadOpenTelemetryApi } from './http/metrics/otel-loader.js';
-export type { LimitAlgorithmFactory } from './limits/limit.js';
+export type { LimitAlgorithmFactory, LimitQuota } from './limits/limit.js';
 export { limitAlgorithm } from './limits/limit.js';
 export { resolveLimitInput } from './limits/throttle-registry.js';
 export type {
@@ -52,7 +52,9 @@ export {
   OperationListeners,
   parseOperationsOption,
 } from './operations/store-sync.js';
+export type { CircuitBreakerOptions } from './store-failure/circuit-breaker.js';
 export { DEFAULT_COOLDOWN_MS } from './store-failure/circuit-breaker.js';
+export type { OverLimitCacheOptions } from './store-failure/over-limit-cache.js';
 export { DEFAULT_OVER_LIMIT_KEYS } from './store-failure/over-limit-cache.js';
 export { StoreAbandonedError, StoreTimeoutError } from './store-failure/store-call-errors.js';
 export type {

@@ -51,7 +51,17 @@ describePackageExports({
       stack: error.stack.split(String.fromCharCode(10))[0],
       limit: pkg.Limit.name,
     };
-    return { first, second, periodMs: pkg.parseDuration('period', '1 minute'), dual, otel, names };
+    // The front doors' entry, in either format: the protocol limiter and its verdict.
+    const protocol = await load('@sluice/core/protocol');
+    const duration = await load('@sluice/core/duration');
+    const front = {
+      limiter: typeof protocol.ProtocolLimiter,
+      verdict: typeof protocol.ProtocolVerdict,
+      storeOptions: protocol.PROTOCOL_STORE_OPTIONS.length > 0,
+      notInRoot: pkg.ProtocolLimiter === undefined,
+    };
+    const periodMs = duration.parseDuration('period', '1 minute');
+    return { first, second, periodMs, dual, otel, names, front };
   `,
   check(result) {
     const printed =
@@ -64,6 +74,12 @@ describePackageExports({
       limit: 'Limit',
     });
     expect(result.periodMs).toBe(60_000);
+    expect(result.front).toEqual({
+      limiter: 'function',
+      verdict: 'function',
+      storeOptions: true,
+      notInRoot: true,
+    });
     expect(result.otel).toEqual({ recording: true, warnings: [] });
     expect(result.first).toMatchObject({ allowed: true, limit: 1, remaining: 0 });
     expect(result.second).toMatchObject({ allowed: false, remaining: 0 });

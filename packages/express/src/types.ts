@@ -1,4 +1,5 @@
-import type { Decision, HttpLimitOptions, HttpVerdict } from '@sluice/core';
+import type { Decision, HttpLimitOptions } from '@sluice/core';
+import type { HttpVerdict } from '@sluice/core/http';
 import type { NextFunction, Request, Response } from 'express';
 
 declare global {

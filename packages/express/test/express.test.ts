@@ -1,14 +1,7 @@
 import { once } from 'node:events';
 import type { AddressInfo, Server } from 'node:net';
-import {
-  type Decision,
-  type HttpVerdict,
-  Limit,
-  MemoryStore,
-  SluiceConfigError,
-  type Store,
-} from '@sluice/core';
-import { markSkipThrottle } from '@sluice/core/http';
+import { type Decision, Limit, MemoryStore, SluiceConfigError, type Store } from '@sluice/core';
+import { type HttpVerdict, markSkipThrottle } from '@sluice/core/http';
 import {
   type AdapterHarness,
   type AppSpec,

@@ -1,4 +1,4 @@
-import type { OpenApiHeaderObject, OpenApiResponseObject } from '@sluice/core';
+import type { OpenApiHeaderObject, OpenApiResponseObject } from '@sluice/core/http';
 import { openApiOfLimiters } from '@sluice/core/http';
 import type { RouteOptions } from 'fastify';
 import type { Guard } from './guards.js';

@@ -1,4 +1,5 @@
-import type { Decision, HttpLimitOptions, HttpVerdict, LimitInput } from '@sluice/core';
+import type { Decision, HttpLimitOptions, LimitInput } from '@sluice/core';
+import type { HttpVerdict } from '@sluice/core/http';
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 
 /**

@@ -1,11 +1,5 @@
-import {
-  type Decision,
-  type HttpVerdict,
-  Limit,
-  MemoryStore,
-  SluiceConfigError,
-  type Store,
-} from '@sluice/core';
+import { type Decision, Limit, MemoryStore, SluiceConfigError, type Store } from '@sluice/core';
+import type { HttpVerdict } from '@sluice/core/http';
 import { describeAdapter, EPOCH, expectNoSecret, secretCarriers } from '@sluice/test-kit';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { rateLimit, SkipThrottle, Throttle } from '../src/index.js';

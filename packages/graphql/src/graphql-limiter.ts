@@ -1,14 +1,12 @@
+import { type Decision, type RequestView, SluiceConfigError } from '@sluice/core';
 import {
-  type Decision,
   type HeaderStyle,
   ProtocolLimiter,
   ProtocolVerdict,
   parseHeaderStyles,
   protocolStoreOptions,
   protocolView,
-  type RequestView,
-  SluiceConfigError,
-} from '@sluice/core';
+} from '@sluice/core/protocol';
 import { checkOptionNames } from '@sluice/core/store';
 import { type DocumentNode, GraphQLError, type GraphQLSchema } from 'graphql';
 import { CostAnalyzer, type OperationCost, parseCostOptions } from './cost/analyzer.js';

@@ -1,10 +1,5 @@
-import {
-  type HeadersOption,
-  type LimitInput,
-  PROTOCOL_STORE_OPTIONS,
-  type ProtocolStoreOptions,
-  SluiceConfigError,
-} from '@sluice/core';
+import { type HeadersOption, type LimitInput, SluiceConfigError } from '@sluice/core';
+import { PROTOCOL_STORE_OPTIONS, type ProtocolStoreOptions } from '@sluice/core/protocol';
 import type { CostOptions } from './cost/analyzer.js';
 
 /**

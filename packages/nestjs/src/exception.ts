@@ -1,5 +1,5 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException } from '@nestjs/common';
-import type { HttpVerdict } from '@sluice/core';
+import type { HttpVerdict } from '@sluice/core/http';
 import type { NestResponse } from './types.js';
 
 /**

@@ -1,6 +1,6 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { GUARDS_METADATA } from '@nestjs/common/constants.js';
-import type { HttpVerdict } from '@sluice/core';
+import type { HttpVerdict } from '@sluice/core/http';
 import { ThrottleException } from './exception.js';
 import { SluiceRoutes } from './routes.js';
 import type { NestPipeline, NestRequest, NestResponse } from './types.js';

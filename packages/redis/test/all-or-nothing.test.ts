@@ -9,12 +9,11 @@ import {
   type Decision,
   fixedWindow,
   gcra,
-  type HttpVerdict,
   MemoryStore,
   slidingLog,
   slidingWindow,
 } from '@sluice/core';
-import { HttpLimiter, type RequestView } from '@sluice/core/http';
+import { HttpLimiter, type HttpVerdict, type RequestView } from '@sluice/core/http';
 import type { Algorithm, AlgorithmKind, StoreRequest } from '@sluice/core/store';
 import {
   EPOCH,

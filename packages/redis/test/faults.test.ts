@@ -5,15 +5,13 @@
 
 import { once } from 'node:events';
 import { runInThisContext } from 'node:vm';
+import { type Decision, fixedWindow, gcra, RateLimiter, type Store } from '@sluice/core';
 import {
-  type Decision,
-  fixedWindow,
-  gcra,
-  RateLimiter,
-  type Store,
+  type Algorithm,
+  DENY_RETRY_MS,
+  FailSafeStore,
   type StoreErrorPolicy,
-} from '@sluice/core';
-import { type Algorithm, DENY_RETRY_MS, FailSafeStore } from '@sluice/core/store';
+} from '@sluice/core/store';
 import { EPOCH, type RedisProcess, startRedis } from '@sluice/test-kit';
 import { Redis, type RedisOptions } from 'ioredis';
 import { RedisStore, StoreTimeoutError } from '../src/index.js';

@@ -3,8 +3,8 @@
 // slots pushed every later client to 429 until they drained), because a request counted
 // against `maxQueued` only once its reply came. Now it counts from before its store call:
 // the first conforms now, 19 are booked, 180 find the queue full and get 429 at once.
-import { gcra, type HttpVerdict, Limit } from '@sluice/core';
-import { HttpLimiter, type RequestView } from '@sluice/core/http';
+import { gcra, Limit } from '@sluice/core';
+import { HttpLimiter, type HttpVerdict, type RequestView } from '@sluice/core/http';
 import type { Algorithm, StoreReservation } from '@sluice/core/store';
 import { EPOCH, type RedisProcess, startRedis } from '@sluice/test-kit';
 import { Redis } from 'ioredis';

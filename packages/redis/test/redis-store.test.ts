@@ -2,13 +2,12 @@ import {
   cellThrottle,
   fixedWindow,
   gcra,
-  type HttpVerdict,
   leakyBucket,
   RateLimiter,
   slidingLog,
   slidingWindow,
 } from '@sluice/core';
-import { HttpLimiter } from '@sluice/core/http';
+import { HttpLimiter, type HttpVerdict } from '@sluice/core/http';
 import { type RedisProcess, replayVector, startRedis, vectorRuns } from '@sluice/test-kit';
 import { Redis } from 'ioredis';
 import { RedisStore } from '../src/index.js';

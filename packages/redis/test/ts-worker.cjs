@@ -4,28 +4,30 @@
 // - tsx (root devDependency) transpiles .ts on require (CommonJS, even though the package
 //   is "type": "module");
 // - with SLUICE_IOREDIS=5, `ioredis` resolves to the `ioredis5` alias (ioredis 5);
-// - `@sluice/<name>` resolves to packages/<name>/src/index.ts (`@sluice/core/http` to
-//   packages/core/src/http/index.ts, `@sluice/core/store` to packages/core/src/store-api.ts) and `./x.js` to `./x.ts`, the
-//   same mapping jest.config.ts's moduleNameMapper does for the tests.
+// - `@sluice/<name>` resolves to packages/<name>/src/index.ts (`@sluice/core/<subpath>` to
+//   its entry, CORE_ENTRIES) and `./x.js` to `./x.ts`, the same mapping jest.config.ts's moduleNameMapper does for the tests.
 const Module = require('node:module');
 const { existsSync } = require('node:fs');
 const path = require('node:path');
 
 const packagesDir = path.resolve(__dirname, '..', '..');
 const resolve = Module._resolveFilename;
+// @sluice/core's subpaths and their source entries (package.json `exports`).
+const CORE_ENTRIES = {
+  '@sluice/core/http': 'http/index.ts',
+  '@sluice/core/store': 'store-api.ts',
+  '@sluice/core/protocol': 'protocol-api.ts',
+  '@sluice/core/duration': 'duration-api.ts',
+  '@sluice/core/shared': 'shared-api.ts',
+};
 Module._resolveFilename = function resolveTs(request, parent, ...rest) {
   // SLUICE_IOREDIS=5: ioredis 5 (the `ioredis5` alias), as jest.config.ts maps it.
   if (request === 'ioredis' && process.env.SLUICE_IOREDIS === '5') {
     return resolve.call(this, 'ioredis5', parent, ...rest);
   }
-  if (request === '@sluice/core/http') {
-    const http = path.join(packagesDir, 'core', 'src', 'http', 'index.ts');
-    return resolve.call(this, http, parent, ...rest);
-  }
-  if (request === '@sluice/core/store') {
-    const store = path.join(packagesDir, 'core', 'src', 'store-api.ts');
-    return resolve.call(this, store, parent, ...rest);
-  }
+  const entry = CORE_ENTRIES[request];
+  if (entry)
+    return resolve.call(this, path.join(packagesDir, 'core', 'src', entry), parent, ...rest);
   const named = /^@sluice\/(core|redis)$/.exec(request);
   if (named) {
     return resolve.call(this, path.join(packagesDir, named[1], 'src', 'index.ts'), parent, ...rest);

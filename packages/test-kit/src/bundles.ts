@@ -24,6 +24,7 @@ export function workspaceAliases(
   const alias: Record<string, string> = {
     '@sluice/core/http': join(packagesDir(), 'core/src/http/index.ts'),
     '@sluice/core/store': join(packagesDir(), 'core/src/store-api.ts'),
+    '@sluice/core/protocol': join(packagesDir(), 'core/src/protocol-api.ts'),
     '@sluice/core/duration': join(packagesDir(), 'core/src/duration-api.ts'),
     '@sluice/core/shared': join(packagesDir(), 'core/src/shared-api.ts'),
     '@sluice/core': join(packagesDir(), 'core/src/index.ts'),

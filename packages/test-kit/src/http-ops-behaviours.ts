@@ -5,9 +5,8 @@ import {
   Limit,
   type LimitedInfo,
   MemoryStore,
-  QUOTA_EXCEEDED_TITLE,
-  QUOTA_EXCEEDED_TYPE,
 } from '@sluice/core';
+import { QUOTA_EXCEEDED_TITLE, QUOTA_EXCEEDED_TYPE } from '@sluice/core/http';
 import { EPOCH } from './epoch.js';
 import {
   type AdapterHarness,

@@ -6,7 +6,6 @@
 import {
   concurrency,
   gcra,
-  type HttpVerdict,
   Limit,
   LimitOperations,
   penalty,
@@ -15,7 +14,7 @@ import {
   SluiceConfigError,
   type Store,
 } from '@sluice/core';
-import { HttpLimiter } from '@sluice/core/http';
+import { HttpLimiter, type HttpVerdict } from '@sluice/core/http';
 
 /**
  * Defines the tests on the store `make()` gives (a fresh key space each call). Clocks are

@@ -1,7 +1,7 @@
 // Runs a TypeScript worker in a child process straight from the sources, with no prior
 // build: `fork(tsWorkerPath(), ['/abs/path/worker.ts'])` (see store-conformance.ts).
 // tsx transpiles .ts on require (CommonJS); `@sluice/<name>` resolves to
-// packages/<name>/src/index.ts (`@sluice/core/store` and `/http` to their entries) and
+// packages/<name>/src/index.ts (`@sluice/core/<subpath>` to its entry) and
 // `./x.js` to `./x.ts`, as jest.config.ts's moduleNameMapper does for the tests.
 const Module = require('node:module');
 const { existsSync } = require('node:fs');
@@ -9,13 +9,17 @@ const path = require('node:path');
 
 const packagesDir = path.resolve(__dirname, '..', '..');
 const resolve = Module._resolveFilename;
+// @sluice/core's subpaths and their source entries (package.json `exports`).
+const CORE_ENTRIES = {
+  '@sluice/core/http': 'http/index.ts',
+  '@sluice/core/store': 'store-api.ts',
+  '@sluice/core/protocol': 'protocol-api.ts',
+  '@sluice/core/duration': 'duration-api.ts',
+  '@sluice/core/shared': 'shared-api.ts',
+};
 Module._resolveFilename = function resolveTs(request, parent, ...rest) {
-  if (request === '@sluice/core/http') {
-    return resolve.call(this, path.join(packagesDir, 'core/src/http/index.ts'), parent, ...rest);
-  }
-  if (request === '@sluice/core/store') {
-    return resolve.call(this, path.join(packagesDir, 'core/src/store-api.ts'), parent, ...rest);
-  }
+  const entry = CORE_ENTRIES[request];
+  if (entry) return resolve.call(this, path.join(packagesDir, 'core/src', entry), parent, ...rest);
   const named = /^@sluice\/([a-z-]+)$/.exec(request);
   if (named) {
     return resolve.call(this, path.join(packagesDir, named[1], 'src', 'index.ts'), parent, ...rest);

@@ -1,14 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  type CellReply,
-  cellThrottle,
-  leakyBucket,
-  RateLimiter,
-  type Store,
-  toCellReply,
-} from '@sluice/core';
-import type { Algorithm } from '@sluice/core/store';
+import { cellThrottle, leakyBucket, RateLimiter, type Store, toCellReply } from '@sluice/core';
+import type { Algorithm, CellReply } from '@sluice/core/store';
 import { EPOCH } from './epoch.js';
 
 /** One step of a `shared/vectors/gcra.json` case. */

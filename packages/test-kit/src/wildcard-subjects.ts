@@ -6,14 +6,13 @@
 // store's tests call it.
 import {
   gcra,
-  type HttpVerdict,
   LimitOperations,
   RateLimiter,
   type RequestView,
   SluiceConfigError,
   type Store,
 } from '@sluice/core';
-import { HttpLimiter } from '@sluice/core/http';
+import { HttpLimiter, type HttpVerdict } from '@sluice/core/http';
 
 let prefixes = 0;
 

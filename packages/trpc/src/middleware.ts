@@ -1,13 +1,11 @@
+import { type LimitInput, MemoryStore, SluiceConfigError } from '@sluice/core';
 import {
-  type LimitInput,
-  MemoryStore,
   PROTOCOL_STORE_OPTIONS,
   ProtocolLimiter,
   type ProtocolStoreOptions,
   protocolStoreOptions,
   protocolView,
-  SluiceConfigError,
-} from '@sluice/core';
+} from '@sluice/core/protocol';
 import { checkOptionNames } from '@sluice/core/store';
 import { TRPCError } from '@trpc/server';
 import { RateLimitedError } from './errors.js';

@@ -1,4 +1,5 @@
-import type { ProtocolVerdict, RequestView } from '@sluice/core';
+import type { RequestView } from '@sluice/core';
+import type { ProtocolVerdict } from '@sluice/core/protocol';
 import type { Keyed } from './options.js';
 
 /** What happens to a message over the limit. */

@@ -6,8 +6,10 @@
  *
  * @packageDocumentation
  */
-export type { LimitInput, Store } from '@sluice/core';
-export { Limit, MemoryStore, SluiceConfigError, ThrottleRegistry, throttles } from '@sluice/core';
+// The application author's names of @sluice/core (its src/index.ts, reviewed in
+// packages/core/test/exports/index.txt), as every adapter re-exports them; this package's
+// export list shows each change too.
+export * from '@sluice/core';
 export type { BunWebSocketHandlerLike } from './bun.js';
 export { limitBunMessages } from './bun.js';
 export type { GateSocket, OnLimit, OnLimited } from './gate.js';

@@ -1,15 +1,17 @@
 import {
   type LimitInput,
   MemoryStore,
+  type RequestView,
+  SluiceConfigError,
+  type Store,
+} from '@sluice/core';
+import {
   PROTOCOL_STORE_OPTIONS,
   ProtocolLimiter,
   type ProtocolStoreOptions,
   protocolStoreOptions,
   protocolView,
-  type RequestView,
-  SluiceConfigError,
-  type Store,
-} from '@sluice/core';
+} from '@sluice/core/protocol';
 import { checkOptionNames } from '@sluice/core/store';
 
 /** The upgrade request (Node's `IncomingMessage`), as far as keys need it. */

@@ -1,4 +1,5 @@
-import { type LimitInput, type ProtocolVerdict, SluiceConfigError } from '@sluice/core';
+import { type LimitInput, SluiceConfigError } from '@sluice/core';
+import type { ProtocolVerdict } from '@sluice/core/protocol';
 import { type Keyed, keyed, type WsLimitOptions } from './options.js';
 
 /** A socket.io server socket, as far as sluice needs it (socket.io 4). */

@@ -1,5 +1,6 @@
-import type { LimitInput, ProtocolVerdict } from '@sluice/core';
+import type { LimitInput } from '@sluice/core';
 import { SluiceConfigError } from '@sluice/core';
+import type { ProtocolVerdict } from '@sluice/core/protocol';
 import { keyed, type UpgradeRequest, type WsLimitOptions } from './options.js';
 
 /** A connection limit at the HTTP upgrade (see {@link limitUpgrades}). */

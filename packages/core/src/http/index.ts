@@ -3,7 +3,10 @@
  * (`HttpPipeline`, fed by `splitHttpOptions`), the binding an adapter supplies, the
  * response-finished hook, the application's default store, and the decorator plumbing.
  * `HttpLimiter` and `RequestView` drive the pipeline without a framework (tests, custom
- * servers). Application authors write `@sluice/core` (or an adapter) instead.
+ * servers). The pieces of the 429 answer and of the OpenAPI responses an adapter writes
+ * (`QUOTA_EXCEEDED_TYPE`, the OpenAPI object types), and the nested option types
+ * `ValidateOptions`, `BodyStyle` and `HeaderStyleName`. Application authors write
+ * `@sluice/core` (or an adapter) instead.
  *
  * @packageDocumentation
  */
@@ -21,6 +24,14 @@ export { defaultStoreOf } from './request/default-store.js';
 export type { FinishingResponse } from './request/finished.js';
 export { whenFinished } from './request/finished.js';
 export { proxyTrustOf, requestProxyTrust } from './request/proxy-trust.js';
-export type { ProxySetting, ProxyTrust } from './request/proxy-warnings.js';
+export type { ProxySetting, ProxyTrust, ValidateOptions } from './request/proxy-warnings.js';
+export type { BodyStyle, QuotaExceededProblem } from './verdict/denial.js';
+export { QUOTA_EXCEEDED_TITLE, QUOTA_EXCEEDED_TYPE } from './verdict/denial.js';
+export type { HeaderStyleName } from './verdict/headers.js';
+export type {
+  OpenApiHeaderObject,
+  OpenApiResponseObject,
+  OpenApiSchemaObject,
+} from './verdict/openapi.js';
 export { openApiOfLimiters } from './verdict/openapi.js';
 export type { HttpVerdict } from './verdict/verdict.js';

@@ -1,14 +1,8 @@
 // Limit.adaptive in the core's HttpLimiter: per process (not keyed), 503 + Retry-After when
 // full, current limit in the headers, beside a keyed rate limit (all or nothing), bad input.
 import { EPOCH } from '@sluice/test-kit';
-import { HttpLimiter } from '../../src/http/index.js';
-import {
-  type HttpVerdict,
-  Limit,
-  MemoryStore,
-  type RequestView,
-  SluiceConfigError,
-} from '../../src/index.js';
+import { HttpLimiter, type HttpVerdict } from '../../src/http/index.js';
+import { Limit, MemoryStore, type RequestView, SluiceConfigError } from '../../src/index.js';
 
 function view(ip: string): RequestView {
   return { method: 'GET', route: 'GET /a', ip, headers: {}, raw: {} };

@@ -6,7 +6,6 @@ import {
   Limit,
   leakyBucket,
   MemoryStore,
-  parseThrottle,
   RateLimiter,
   SluiceConfigError,
   slidingLog,
@@ -15,6 +14,7 @@ import {
   tokenBucket,
   type WindowOptions,
 } from '../../src/index.js';
+import { parseThrottle } from '../../src/limits/throttle-string.js';
 import { resolveLimitInput } from '../../src/store-api.js';
 
 // Bad input: every invalid value at construction is a SluiceConfigError whose

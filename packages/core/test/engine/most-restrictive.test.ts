@@ -3,16 +3,15 @@
 // (-1), not the spent limit's "retry in 30 s", on HTTP and on a protocol limit alike.
 import { EPOCH } from '@sluice/test-kit';
 import { moreRestrictive, mostRestrictive } from '../../src/engine/restrictive.js';
-import { HttpLimiter } from '../../src/http/index.js';
+import { HttpLimiter, type HttpVerdict } from '../../src/http/index.js';
 import {
   type Decision,
-  type HttpVerdict,
   Limit,
   MemoryStore,
-  ProtocolLimiter,
   type RequestView,
   ThrottleRegistry,
 } from '../../src/index.js';
+import { ProtocolLimiter } from '../../src/protocol-api.js';
 
 /** A new request each call (the HTTP ledger charges one request once, by its `raw`). */
 const view = (): RequestView => ({

@@ -2,14 +2,8 @@
 // the synchronous path (no promise); an async one is awaited; a value of the wrong kind is
 // a TypeError naming the resolver, never a key shared by every request.
 import { EPOCH } from '@sluice/test-kit';
-import { HttpLimiter } from '../../src/http/index.js';
-import {
-  type HttpVerdict,
-  Limit,
-  MemoryStore,
-  type RequestView,
-  ThrottleRegistry,
-} from '../../src/index.js';
+import { HttpLimiter, type HttpVerdict } from '../../src/http/index.js';
+import { Limit, MemoryStore, type RequestView, ThrottleRegistry } from '../../src/index.js';
 
 function view(over: Partial<RequestView> = {}): RequestView {
   return { method: 'GET', route: 'GET /a', ip: '10.0.0.1', headers: {}, raw: {}, ...over };

@@ -3,15 +3,8 @@
 // without consumeAll (peek then consume each).
 
 import { EPOCH } from '@sluice/test-kit';
-import { HttpLimiter, type RequestView } from '../../src/http/index.js';
-import {
-  type Decision,
-  fixedWindow,
-  gcra,
-  type HttpVerdict,
-  MemoryStore,
-  type Store,
-} from '../../src/index.js';
+import { HttpLimiter, type HttpVerdict, type RequestView } from '../../src/http/index.js';
+import { type Decision, fixedWindow, gcra, MemoryStore, type Store } from '../../src/index.js';
 import { type AlgorithmKind, FailSafeStore, type StoreRequest } from '../../src/store-api.js';
 
 const KINDS: AlgorithmKind[] = ['gcra', 'fixed-window', 'sliding-window', 'sliding-log'];

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { EPOCH } from '@sluice/test-kit';
-import { HttpLimiter } from '../../src/http/index.js';
+import { HttpLimiter, type HttpVerdict } from '../../src/http/index.js';
 import { ProxyWarnings } from '../../src/http/request/proxy-warnings.js';
 import {
-  type HttpVerdict,
   Limit,
   MemoryStore,
   type RequestView,

@@ -1,9 +1,8 @@
 import { EPOCH } from '@sluice/test-kit';
-import { HttpLimiter, openApiOfLimiters } from '../../src/http/index.js';
+import { HttpLimiter, type HttpVerdict, openApiOfLimiters } from '../../src/http/index.js';
 import {
   type HeadersOption,
   type HttpLimitOptions,
-  type HttpVerdict,
   Limit,
   MemoryStore,
   openApiResponses,

@@ -1,13 +1,15 @@
 import { metrics as otelMetrics } from '@opentelemetry/api';
 import { EPOCH, otelCapture } from '@sluice/test-kit';
-import { HttpLimiter } from '../../src/http/index.js';
 import {
-  type HttpLimitOptions,
+  HttpLimiter,
   type HttpVerdict,
-  Limit,
-  MemoryStore,
   QUOTA_EXCEEDED_TITLE,
   QUOTA_EXCEEDED_TYPE,
+} from '../../src/http/index.js';
+import {
+  type HttpLimitOptions,
+  Limit,
+  MemoryStore,
   type RequestView,
   SluiceConfigError,
   type Store,

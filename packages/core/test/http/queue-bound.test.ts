@@ -4,8 +4,8 @@
 // client got 429 until the 200 drained). A denial or a zero wait gives its place back.
 
 import { EPOCH } from '@sluice/test-kit';
-import { HttpLimiter, type RequestView } from '../../src/http/index.js';
-import { type HttpVerdict, Limit, MemoryStore, type Store } from '../../src/index.js';
+import { HttpLimiter, type HttpVerdict, type RequestView } from '../../src/http/index.js';
+import { Limit, MemoryStore, type Store } from '../../src/index.js';
 import type { StoreRequest, StoreReservation } from '../../src/store-api.js';
 
 const view = (): RequestView => ({

@@ -4,12 +4,11 @@
 // is a SluiceConfigError at construction, never 'enforce' in silence.
 
 import { EPOCH } from '@sluice/test-kit';
-import { HttpLimiter, type RequestView } from '../../src/http/index.js';
+import { HttpLimiter, type HttpVerdict, type RequestView } from '../../src/http/index.js';
 import type { Verdict } from '../../src/http/verdict/verdict.js';
 import {
   fixedWindow,
   gcra,
-  type HttpVerdict,
   Limit,
   MemoryStore,
   SluiceConfigError,

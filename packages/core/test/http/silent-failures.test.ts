@@ -3,13 +3,12 @@
 // Retry-After), or a bounded wait (resolverTimeout), or fresh keys (an algorithm change).
 import { EPOCH } from '@sluice/test-kit';
 import { mostRestrictive } from '../../src/engine/restrictive.js';
-import { HttpLimiter } from '../../src/http/index.js';
+import { HttpLimiter, type HttpVerdict } from '../../src/http/index.js';
 import { ResolverTimeouts } from '../../src/http/limiter/resolver-timeout.js';
 import {
   type Decision,
   fixedWindow,
   gcra,
-  type HttpVerdict,
   Limit,
   MemoryStore,
   RateLimiter,

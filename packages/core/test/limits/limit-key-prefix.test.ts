@@ -2,19 +2,18 @@
 // key prefix on HTTP and on a protocol limit (GraphQL, ws, tRPC), algorithm tag included;
 // a protocol limit moved from GCRA to a fixed window no longer reads the GCRA's state.
 import { EPOCH } from '@sluice/test-kit';
-import { HttpLimiter } from '../../src/http/index.js';
+import { HttpLimiter, type HttpVerdict } from '../../src/http/index.js';
 import {
   fixedWindow,
-  type HttpVerdict,
   Limit,
-  type LimitAlgorithmFactory,
   MemoryStore,
-  ProtocolLimiter,
   RateLimiter,
   type RequestView,
   slidingLog,
   slidingWindow,
 } from '../../src/index.js';
+import { ProtocolLimiter } from '../../src/protocol-api.js';
+import type { LimitAlgorithmFactory } from '../../src/store-api.js';
 
 const view: RequestView = { method: 'GET', route: 'GET /a', ip: '10.0.0.1', headers: {}, raw: {} };
 const clock = () => EPOCH;

@@ -1,10 +1,5 @@
-import {
-  Limit,
-  MemoryStore,
-  ProtocolLimiter,
-  type RequestView,
-  ThrottleRegistry,
-} from '@sluice/core';
+import { Limit, MemoryStore, type RequestView, ThrottleRegistry } from '@sluice/core';
+import { ProtocolLimiter } from '@sluice/core/protocol';
 
 const at = { ms: 1_700_000_000_000 };
 const clock = () => at.ms;

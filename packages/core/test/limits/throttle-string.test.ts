@@ -1,4 +1,5 @@
-import { Limit, parseThrottle, SluiceConfigError, type ThrottleSpec } from '../../src/index.js';
+import { Limit, SluiceConfigError } from '../../src/index.js';
+import { parseThrottle, type ThrottleSpec } from '../../src/limits/throttle-string.js';
 
 function onlyLimit(spec: ThrottleSpec): Limit {
   if (spec.kind !== 'limits') throw new Error(`expected limits, got ${spec.kind}`);

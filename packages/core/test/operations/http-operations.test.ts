@@ -3,16 +3,9 @@
 // only, the key option's answer is a { key } subject, top counts denials by subject, and
 // entries expire by the limiter's clock.
 import { EPOCH } from '@sluice/test-kit';
-import { HttpLimiter } from '../../src/http/index.js';
-import {
-  type HttpVerdict,
-  Limit,
-  LimitOperations,
-  MemoryStore,
-  ProtocolLimiter,
-  type ProtocolVerdict,
-  type RequestView,
-} from '../../src/index.js';
+import { HttpLimiter, type HttpVerdict } from '../../src/http/index.js';
+import { Limit, LimitOperations, MemoryStore, type RequestView } from '../../src/index.js';
+import { ProtocolLimiter, type ProtocolVerdict } from '../../src/protocol-api.js';
 
 function view(over: Partial<RequestView> = {}): RequestView {
   return { method: 'GET', route: 'GET /a', ip: '10.0.0.1', headers: {}, raw: {}, ...over };

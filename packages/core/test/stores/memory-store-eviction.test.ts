@@ -2,11 +2,10 @@
 // fair between key spaces and keeps currently denied keys last.
 
 import { EPOCH } from '@sluice/test-kit';
-import { HttpLimiter } from '../../src/http/index.js';
+import { HttpLimiter, type HttpVerdict } from '../../src/http/index.js';
 import {
   fixedWindow,
   gcra,
-  type HttpVerdict,
   Limit,
   MemoryStore,
   RateLimiter,

@@ -1,4 +1,4 @@
-import type { StoreFailureLogger } from '@sluice/core';
+import type { StoreFailureLogger } from '@sluice/core/protocol';
 import { type CostConfig, type OperationCost, UNDERCHARGE_RATIO } from './analyzer.js';
 
 /** The most list fields warned about per limiter (then no more: the log stays readable). */

@@ -1,4 +1,5 @@
-import { type Duration, parseDuration, SluiceConfigError } from '@sluice/core';
+import { type Duration, SluiceConfigError } from '@sluice/core';
+import { parseDuration } from '@sluice/core/duration';
 import { checkOptionNames, optionNames } from '@sluice/core/store';
 
 /** Option `prefetch` of `RedisStore`. */
