@@ -21,6 +21,9 @@ export class IpEntries<T> {
   readonly #coarse = new Map<number, Map<string, T>>();
   /** By a request's prefix length: the entries as fine or finer, grouped at that length. */
   readonly #byLength = new Map<number, Map<string, T>>();
+  /** The map {@link IpEntries.match} used last, and its length (-1: none). */
+  #lastLength = -1;
+  #last: Map<string, T> | undefined = undefined;
   /** What two entries falling into one group answer (the first, or an override's merged list). */
   readonly #merge: (a: T, b: T) => T;
 
@@ -54,6 +57,7 @@ export class IpEntries<T> {
       groups.set(ip, had === undefined ? value : this.#merge(had, value));
     }
     this.#byLength.clear();
+    this.#lastLength = -1;
   }
 
   /**
@@ -77,8 +81,14 @@ export class IpEntries<T> {
 
   /** The entries at least as fine as `length`, by their group at `length` (built once). */
   #at(length: number): Map<string, T> {
+    // perf: most decisions ask the length the last one asked
+    if (length === this.#lastLength) return this.#last!;
     let groups = this.#byLength.get(length);
-    if (groups !== undefined) return groups;
+    if (groups !== undefined) {
+      this.#lastLength = length;
+      this.#last = groups;
+      return groups;
+    }
     groups = new Map();
     for (const [address, precision, value] of this.#v6) {
       if (precision < length) continue;
@@ -87,6 +97,8 @@ export class IpEntries<T> {
       groups.set(group, had === undefined ? value : this.#merge(had, value));
     }
     this.#byLength.set(length, groups);
+    this.#lastLength = length;
+    this.#last = groups;
     return groups;
   }
 }

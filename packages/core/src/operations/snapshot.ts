@@ -155,11 +155,9 @@ export class OperationsSnapshot {
     // perf: the request is held in fields for the lookups below, not in a closure per call.
     this.#subnet = subnet;
     this.#view = view;
-    try {
-      return this.#match(ip === undefined || ip === '' ? undefined : ip, user, key);
-    } finally {
-      this.#view = undefined;
-    }
+    const match = this.#match(ip === undefined || ip === '' ? undefined : ip, user, key);
+    this.#view = undefined; // the request is not held past its decision
+    return match;
   }
 
   #match(
