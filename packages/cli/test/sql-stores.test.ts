@@ -174,10 +174,10 @@ describe.each(SIDES)('sluice on $name', (side) => {
     expect(allow.code).toBe(0);
     expect(JSON.parse(allow.stdout)).toMatchObject({ kind: 'allow', until: null });
     const deny = clean(await sluice(['deny', 'ip', '2001:db8::7', '--for', '2h', ...base]));
-    // An IPv6 address stands for its /64, as the limiters' keys do.
+    // An IPv6 address is kept whole: each request matches it by its own group (ipv6Subnet).
     expect(JSON.parse(deny.stdout)).toMatchObject({
       kind: 'deny',
-      subject: { ip: '2001:db8::/64' },
+      subject: { ip: '2001:db8::7' },
     });
     const over = clean(
       await sluice(['override', 'user', '42', '100/1m', '--for', '30d', '--name', 'api', ...base]),

@@ -109,6 +109,34 @@ export function describeOperatorRules(harness: AdapterHarness): void {
       }
     });
 
+    it("an { ip } entry applies to the request's own group: a /56 ISP's whole /56, a /64 ISP's /64, a /128 client alone (ipv6Subnet per request)", async () => {
+      // ISP A hands out /56s, ISP C gives each client one address, everyone else a /64.
+      const ipv6Subnet = (req: { ip: string }) =>
+        req.ip.startsWith('2001:db8:a:') ? 56 : req.ip.startsWith('2001:db8:c:') ? 128 : 64;
+      const { ops, spec } = app(Limit.perMinute(3), { ipv6Subnet });
+      await withApp(spec, async (c) => {
+        await ops.ban({ ip: '2001:db8:a:1205::5' }, { for: '1m' });
+        await ops.ban({ ip: '2001:db8:b:1::5' }, { for: '1m' });
+        await ops.ban({ ip: '2001:db8:c:1::5' }, { for: '1m' });
+        await ops.override({ ip: '2001:db8:a:3400::1' }, '5/1m', { for: '1h' });
+        const status = async (ip: string) => (await c.request('GET', '/a', from(ip))).status;
+        // the banned address's /56: another /64 of it too
+        expect(await status('2001:db8:a:12ff::9')).toBe(429);
+        expect(await status('2001:db8:a:1200::1')).toBe(429);
+        expect(await status('2001:db8:a:1300::1')).toBe(200);
+        // a /64 request group: the banned address's /64 only, not the rest of its /56
+        expect(await status('2001:db8:b:1::abcd')).toBe(429);
+        expect(await status('2001:db8:b:2::5')).toBe(200);
+        // whole addresses: the banned one alone
+        expect(await status('2001:db8:c:1::5')).toBe(429);
+        expect(await status('2001:db8:c:1::6')).toBe(200);
+        // an override reaches the same group its request is keyed by
+        const over = await c.request('GET', '/a', from('2001:db8:a:34ff::2'));
+        expect(limitOf(over.body)).toMatchObject({ limit: 5, remaining: 4 });
+        expect(c.handlerRuns('GET', '/a')).toBe(4);
+      });
+    });
+
     it('allow: an allowed subject passes every limit uncharged, without rate-limit headers; allow beats deny and ban', async () => {
       const { ops, spec } = app(Limit.perMinute(1));
       await withApp(spec, async (c) => {

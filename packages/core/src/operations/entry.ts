@@ -7,9 +7,11 @@
 export type OperationKind = 'ban' | 'allow' | 'deny' | 'override';
 
 /**
- * Who an entry is about, normalised: `{ ip }` grouped as request keys are (IPv4 as is,
- * IPv4-mapped IPv6 folded to IPv4, other IPv6 to its `/64` network, e.g.
- * `'2001:db8:1:2::/64'`); `{ cidr }` a network in canonical form (`'10.0.0.0/8'`,
+ * Who an entry is about, normalised: `{ ip }` a whole address (IPv4 as is, IPv4-mapped
+ * IPv6 folded to IPv4, other IPv6 in canonical form, e.g. `'2001:db8:1:2::5'`), which
+ * applies to every request whose own group holds it (IPv6 grouped by that request's
+ * `ipv6Subnet`: at /56 the address's /56, at /64 its /64); an entry written by an earlier
+ * version kept the /64 (`'2001:db8:1:2::/64'`) and applies to that network; `{ cidr }` a network in canonical form (`'10.0.0.0/8'`,
  * `'2001:db8::/32'`); `{ user }` a user id as the `user` option returns it (as text);
  * `{ key }` the whole text of a `key` option's answer. A user or key may be a wildcard
  * pattern, kept as written: `*` matches any run of characters (none included), `\*` is a

@@ -16,7 +16,7 @@ import { parseOverrideLimit } from './override.js';
 import { covers } from './patterns.js';
 import { operationsSnapshot } from './registry.js';
 import { enableOperations, type OperationsSnapshot } from './snapshot.js';
-import { entryId, normaliseSubject, subjectId } from './subject.js';
+import { earlierIpId, entryId, normaliseSubject, subjectId } from './subject.js';
 
 /** Options of {@link LimitOperations}. */
 export interface LimitOperationsOptions {
@@ -117,7 +117,9 @@ const PRECEDENCE: Record<OperationKind, number> = { allow: 0, deny: 1, ban: 2, o
  * replaces the subject's quotas from its next decision, on the same keys (GCRA keeps its
  * TAT, windows their count).
  *
- * Subjects: `{ ip }` (grouped as keys are: IPv6 by /64, IPv4-mapped folded), `{ cidr }`
+ * Subjects: `{ ip }` (an address, IPv4-mapped folded; it applies to every request whose own
+ * group holds it: IPv6 grouped by that request's `ipv6Subnet`, so at /56 it reaches the
+ * address's /56, at /64 its /64, at /128 the address alone), `{ cidr }`
  * (allow, deny, ban), `{ user }` (the `user` option's id), `{ key }` (the `key` option's
  * answer; a `RateLimiter`'s key). A user or key may be a wildcard pattern: `*` matches any
  * run of characters (none included), `\*` is a literal star. An exact subject wins over a
@@ -192,9 +194,15 @@ export class LimitOperations {
     return this.#put('ban', s, forMs, options.reason);
   }
 
-  /** Lifts the ban on `subject` (nothing happens when there is none). */
-  unban(subject: SubjectInput): Promise<void> {
-    return this.remove(entryId('ban', normaliseSubject(subject)));
+  /**
+   * Lifts the ban on `subject` (nothing happens when there is none), and for an IPv6
+   * `{ ip }` the ban an earlier version wrote for its /64.
+   */
+  async unban(subject: SubjectInput): Promise<void> {
+    const s = normaliseSubject(subject);
+    const earlier = earlierIpId('ban', s);
+    if (earlier !== undefined) await this.#sync.remove(this.prefix, earlier);
+    return this.remove(entryId('ban', s));
   }
 
   /**
@@ -387,8 +395,11 @@ function applies(entry: OperationSubject, subject: OperationSubject): boolean {
   if (subjectId(entry) === subjectId(subject)) return true;
   if ('user' in entry && 'user' in subject) return covers(entry.user, subject.user);
   if ('key' in entry && 'key' in subject) return covers(entry.key, subject.key);
-  if ('cidr' in entry && 'ip' in subject) {
-    return new CidrSet([[entry.cidr, true]]).match(subject.ip.split('/')[0]!) === true;
+  // A CIDR holding the IP, or an earlier version's `{ ip }` entry naming its group.
+  const network =
+    'cidr' in entry ? entry.cidr : 'ip' in entry && entry.ip.includes('/') ? entry.ip : undefined;
+  if (network !== undefined && 'ip' in subject) {
+    return new CidrSet([[network, true]]).match(subject.ip) === true;
   }
   return false;
 }

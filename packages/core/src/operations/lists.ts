@@ -1,13 +1,14 @@
 import type { CidrSet } from './cidr.js';
+import { IpEntries } from './ip-groups.js';
 import { exactOf, PatternSet } from './patterns.js';
 
 /**
- * Entries of one kind (or overrides), by subject type, as a snapshot compiles them: exact
- * subjects in maps, CIDRs in a {@link CidrSet}, wildcard user and key subjects in a
- * {@link PatternSet} each (patterns.ts).
+ * Entries of one kind (or overrides), by subject type, as a snapshot compiles them: IPs by
+ * the request's group ({@link IpEntries}), exact users and keys in maps, CIDRs in a
+ * {@link CidrSet}, wildcard user and key subjects in a {@link PatternSet} each (patterns.ts).
  */
 export class Lists<T> {
-  readonly ip = new Map<string, T>();
+  readonly ip: IpEntries<T>;
   readonly user = new Map<string, T>();
   readonly key = new Map<string, T>();
   cidrs: CidrSet<T> | undefined = undefined;
@@ -17,6 +18,11 @@ export class Lists<T> {
   keyPatterns: PatternSet<T> | undefined = undefined;
   /** Patterns filed, by type and text, until {@link Lists.freeze}. */
   #pending: [Map<string, T>, Map<string, T>] | undefined;
+
+  /** @param merge - what two IP entries falling into one request group answer. */
+  constructor(merge?: (a: T, b: T) => T) {
+    this.ip = new IpEntries(merge);
+  }
 
   get empty(): boolean {
     return (

@@ -1,5 +1,6 @@
 import { type Charge, consumeAt } from '../http/limiter/charge.js';
-import type { LimitPlan } from '../http/limiter/plan.js';
+import type { LimitPlan, PlannedLimit } from '../http/limiter/plan.js';
+import { ipSubject } from '../http/request/keys.js';
 import { keySegment } from '../keys/key-segment.js';
 import type { OperationSubject } from './entry.js';
 import type { Inspectable, InspectedKey } from './snapshot.js';
@@ -34,7 +35,7 @@ async function inspectPlan(
 ): Promise<InspectedKey[]> {
   const out: InspectedKey[] = [];
   const match = plan.operations?.check(
-    'ip' in subject ? subject.ip.split('/')[0] : undefined,
+    'ip' in subject ? subject.ip : undefined,
     'user' in subject ? subject.user : undefined,
     'key' in subject ? subject.key : undefined,
   );
@@ -47,11 +48,15 @@ async function inspectPlan(
     if ('key' in subject) {
       charges.push({ ...base, keySpace: p.keySpace, subject: keySegment(subject.key) });
     } else if (p.byKeySpace === undefined) {
-      for (const spaces of p.routes.values()) {
+      for (const [route, spaces] of p.routes) {
         if ('user' in subject) {
           charges.push({ ...base, keySpace: spaces.user, subject: keySegment(subject.user) });
         } else if ('ip' in subject) {
-          charges.push({ ...base, keySpace: spaces.ip, subject: subject.ip });
+          charges.push({
+            ...base,
+            keySpace: spaces.ip,
+            subject: ipKey(plan, p, route, subject.ip),
+          });
         }
       }
     }
@@ -67,4 +72,17 @@ async function inspectPlan(
     }
   }
   return out;
+}
+
+/**
+ * The key subject of `ip` on `route` under `p`: grouped by the limiter's `ipv6Subnet` (a
+ * function is asked with a view of that route and address alone; /64 when it throws).
+ */
+function ipKey(plan: LimitPlan, p: PlannedLimit, route: string, ip: string): string {
+  const view = { method: 'GET', route, ip, headers: {}, raw: {} };
+  try {
+    return plan.chargeOf(view, p, undefined).subject;
+  } catch {
+    return ipSubject(ip, 64);
+  }
 }

@@ -1,7 +1,8 @@
 import { HTTP_OPERATIONS } from '../http/limiter/operated.js';
 import type { LimitPlan } from '../http/limiter/plan.js';
-import { ipSubject } from '../http/request/keys.js';
+import { subnetOf } from '../http/request/keys.js';
 import type { Limit } from '../limits/limit.js';
+import type { RequestView } from '../limits/request-view.js';
 import { CidrSet } from './cidr.js';
 import type { OperationEntry, OperationSubject, OperationsSync } from './entry.js';
 import { Lists } from './lists.js';
@@ -137,22 +138,38 @@ export class OperationsSnapshot {
   }
 
   /**
-   * What applies to a request whose client IP is `ip` (raw text; grouped here), user id
-   * `user` and `key` option answer (or `RateLimiter` key) `key`, by precedence: allow >
-   * deny > ban > override. `undefined`: nothing (the configured limits decide). Call after
-   * {@link OperationsSnapshot.live} answered `true`.
+   * What applies to a request whose client IP is `ip` (raw text), user id `user` and `key`
+   * option answer (or `RateLimiter` key) `key`, by precedence: allow > deny > ban >
+   * override. An `{ ip }` entry applies when the request's own group holds its address:
+   * IPv6 grouped by `subnet`, the limiter's `ipv6Subnet` (a function of `view`, asked only
+   * for an IPv6 client with `{ ip }` entries in force). `undefined`: nothing (the configured
+   * limits decide). Call after {@link OperationsSnapshot.live} answered `true`.
    */
   check(
     ip: string | undefined,
     user: string | undefined,
     key: string | undefined,
+    subnet: number | ((req: RequestView) => number) = 64,
+    view?: RequestView,
   ): OperationMatch | undefined {
-    const group = ip === undefined || ip === '' ? undefined : ipSubject(ip, 64);
-    const allowed = this.#find(this.#allow, ip, group, user, key);
+    // perf: the request is held in fields for the lookups below, not in a closure per call.
+    this.#subnet = subnet;
+    this.#view = view;
+    const match = this.#match(ip === undefined || ip === '' ? undefined : ip, user, key);
+    this.#view = undefined; // the request is not held past its decision
+    return match;
+  }
+
+  #match(
+    at: string | undefined,
+    user: string | undefined,
+    key: string | undefined,
+  ): OperationMatch | undefined {
+    const allowed = this.#find(this.#allow, at, user, key);
     if (allowed !== undefined) return { kind: 'allow', entry: allowed };
-    const denied = this.#find(this.#deny, ip, group, user, key);
+    const denied = this.#find(this.#deny, at, user, key);
     if (denied !== undefined) return { kind: 'deny', entry: denied };
-    const banned = this.#find(this.#ban, ip, group, user, key);
+    const banned = this.#find(this.#ban, at, user, key);
     if (banned !== undefined) return { kind: 'ban', entry: banned };
     const o = this.#overrides;
     if (o.empty) return undefined;
@@ -160,16 +177,24 @@ export class OperationsSnapshot {
     const overrides =
       (user === undefined ? undefined : o.user.get(user)) ??
       (key === undefined ? undefined : o.key.get(key)) ??
-      (group === undefined ? undefined : o.ip.get(group)) ??
+      (at === undefined || o.ip.size === 0 ? undefined : o.ip.match(at, this.#bits)) ??
       (user === undefined ? undefined : o.userPatterns?.match(user)) ??
       (key === undefined ? undefined : o.keyPatterns?.match(key));
     return overrides === undefined ? undefined : { kind: 'override', overrides };
   }
 
+  /** The request {@link OperationsSnapshot.check} is asking about: its `ipv6Subnet`, view. */
+  #subnet: number | ((req: RequestView) => number) = 64;
+  #view: RequestView | undefined = undefined;
+  /** The prefix length the checked request's IPv6 client is grouped by. */
+  readonly #bits = (): number => {
+    const s = this.#subnet;
+    return typeof s === 'number' ? s : subnetOf(this.#view!, s);
+  };
+
   #find(
     lists: Lists<OperationEntry>,
-    ip: string | undefined,
-    group: string | undefined,
+    at: string | undefined,
     user: string | undefined,
     key: string | undefined,
   ): OperationEntry | undefined {
@@ -177,8 +202,8 @@ export class OperationsSnapshot {
     return (
       (user === undefined || lists.user.size === 0 ? undefined : lists.user.get(user)) ??
       (key === undefined || lists.key.size === 0 ? undefined : lists.key.get(key)) ??
-      (group === undefined || lists.ip.size === 0 ? undefined : lists.ip.get(group)) ??
-      (ip === undefined || lists.cidrs === undefined ? undefined : lists.cidrs.match(ip)) ??
+      (at === undefined || lists.ip.size === 0 ? undefined : lists.ip.match(at, this.#bits)) ??
+      (at === undefined || lists.cidrs === undefined ? undefined : lists.cidrs.match(at)) ??
       (user === undefined ? undefined : lists.userPatterns?.match(user)) ??
       (key === undefined ? undefined : lists.keyPatterns?.match(key))
     );
@@ -341,7 +366,7 @@ export class OperationsSnapshot {
     const allow = new Lists<OperationEntry>();
     const deny = new Lists<OperationEntry>();
     const ban = new Lists<OperationEntry>();
-    const overrides = new Lists<Override[]>();
+    const overrides = new Lists<Override[]>((a, b) => narrowedFirst([...a, ...b]));
     const cidrs = { allow: [] as [string, OperationEntry][], deny: [], ban: [] } as Record<
       'allow' | 'deny' | 'ban',
       [string, OperationEntry][]
@@ -366,14 +391,14 @@ export class OperationsSnapshot {
           list.push(o);
           return list;
         };
-        if ('ip' in s) overrides.ip.set(s.ip, add(overrides.ip.get(s.ip)));
+        if ('ip' in s) overrides.ip.add(s.ip, [o]);
         else if ('user' in s) overrides.file('user', s.user, add);
         else if ('key' in s) overrides.file('key', s.key, add);
         continue;
       }
       const lists = entry.kind === 'allow' ? allow : entry.kind === 'deny' ? deny : ban;
       if ('cidr' in s) cidrs[entry.kind].push([s.cidr, entry]);
-      else if ('ip' in s) lists.ip.set(s.ip, entry);
+      else if ('ip' in s) lists.ip.add(s.ip, entry);
       else if ('user' in s) lists.file('user', s.user, () => entry);
       else if ('key' in s) lists.file('key', s.key, () => entry);
     }
@@ -390,10 +415,7 @@ export class OperationsSnapshot {
         }
       }
     }
-    // Narrowed overrides first: a limit takes the first override naming it, else a general one.
-    const narrowedFirst = (list: Override[]) =>
-      list.sort((a, b) => (a.name === undefined ? 1 : 0) - (b.name === undefined ? 1 : 0));
-    for (const map of [overrides.ip, overrides.user, overrides.key]) {
+    for (const map of [overrides.user, overrides.key]) {
       for (const list of map.values()) narrowedFirst(list);
     }
     overrides.freeze(narrowedFirst);
@@ -413,6 +435,11 @@ export class OperationsSnapshot {
 }
 
 type LoadResult = { version: number; entries: OperationEntry[] };
+
+/** Narrowed overrides first: a limit takes the first override naming it, else a general one. */
+function narrowedFirst(list: Override[]): Override[] {
+  return list.sort((a, b) => (a.name === undefined ? 1 : 0) - (b.name === undefined ? 1 : 0));
+}
 
 /** The inspector of each registered plan, held as long as its plan. */
 const plans = new WeakMap<LimitPlan, Inspectable>();

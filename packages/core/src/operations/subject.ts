@@ -12,8 +12,9 @@ const SUBJECT_FORMS =
 const MAX_TEXT = 512;
 
 /**
- * `input` as a normalised {@link OperationSubject}: an IP grouped as request keys are
- * (IPv6 by /64, IPv4-mapped folded), a CIDR in canonical form, a user id as text, a key as
+ * `input` as a normalised {@link OperationSubject}: an IP as a whole address in the form
+ * request keys print it (IPv4-mapped folded, IPv6 canonical; each request matches
+ * it by its own group, see ip-groups.ts), a CIDR in canonical form, a user id as text, a key as
  * given. A string is a CIDR (a bare address is its /32 or /128) when `cidrText` allows it.
  * A user or key may be a wildcard pattern (`'premium_*'`; `\*` a literal star, see
  * patterns.ts), kept as written.
@@ -39,7 +40,7 @@ export function normaliseSubject(
       if (typeof value !== 'string' || value.length > 64 || !isIpText(value)) {
         throw new SluiceConfigError(option, value, "an IP address such as { ip: '203.0.113.7' }");
       }
-      return { ip: ipSubject(ipaddr.parse(value).toString(), 64) };
+      return { ip: ipText(value) };
     case 'cidr':
       return { cidr: canonicalCidr(value, option) };
     case 'user':
@@ -62,6 +63,17 @@ export function normaliseSubject(
     default:
       throw new SluiceConfigError(option, input, SUBJECT_FORMS);
   }
+}
+
+/** An `{ ip }` subject's text: the address as a /128 request key names it, IPv4 as is. */
+function ipText(value: string): string {
+  return ipSubject(ipaddr.parse(value).toString(), 128);
+}
+
+/** The id an `{ ip }` entry had before entries kept the whole address (IPv6: its /64). */
+export function earlierIpId(kind: OperationKind, subject: OperationSubject): string | undefined {
+  if (!('ip' in subject) || !subject.ip.includes(':')) return undefined;
+  return entryId(kind, { ip: ipSubject(subject.ip, 64) });
 }
 
 /** Refuses a bad wildcard pattern, naming `field`; the value is never printed. */

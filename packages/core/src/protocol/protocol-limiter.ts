@@ -4,7 +4,7 @@ import type { Decision } from '../algorithms/decision.js';
 import { SluiceConfigError } from '../common/errors.js';
 import { checkOptionNames } from '../common/known-options.js';
 import { integerAtLeast } from '../common/validate.js';
-import { ipSubject, userIdOf } from '../http/request/keys.js';
+import { ipSubject, subnetOf, userIdOf } from '../http/request/keys.js';
 import { keySegment } from '../keys/key-segment.js';
 import { limitKeyPrefix, limitName } from '../keys/limit-key-prefix.js';
 import {
@@ -112,7 +112,7 @@ export class ProtocolLimiter {
   readonly #prefix: string;
   readonly #channel: string;
   readonly #clock: () => number;
-  readonly #ipv6Subnet: number;
+  readonly #ipv6Subnet: number | ((req: RequestView) => number);
   readonly #prepared = new Map<Limit | string, Prepared>();
   readonly #static: readonly Limit[] | undefined;
   /** Operator entries of the store and prefix (`LimitOperations`): allow, deny, ban. */
@@ -137,9 +137,11 @@ export class ProtocolLimiter {
         'a function ({ limit, periodMs }) => Algorithm',
       );
     }
-    this.#ipv6Subnet = integerAtLeast('ipv6Subnet', options.ipv6Subnet ?? 64, 1);
-    if (this.#ipv6Subnet > 128)
-      throw new SluiceConfigError('ipv6Subnet', options.ipv6Subnet, 'an integer 1-128');
+    const subnet = options.ipv6Subnet ?? 64;
+    this.#ipv6Subnet =
+      typeof subnet === 'function' ? subnet : integerAtLeast('ipv6Subnet', subnet, 1);
+    if ((this.#ipv6Subnet as number) > 128)
+      throw new SluiceConfigError('ipv6Subnet', subnet, 'an integer 1-128');
     const guarded = guardedStore({
       store: options.store ?? new MemoryStore(),
       onStoreError: options.onStoreError ?? 'insurance',
@@ -275,7 +277,7 @@ export class ProtocolLimiter {
     if (charges.length === 0) return ProtocolVerdict.unlimited(cost ?? 1);
     const ops = this.#operations;
     if (ops?.active === true) {
-      const operated = operatedVerdict(ops, view, key, charges, cost ?? 1, now);
+      const operated = operatedVerdict(ops, view, key, charges, cost ?? 1, now, this.#ipv6Subnet);
       if (operated !== undefined) return operated;
     }
     const store = this.#store;
@@ -302,7 +304,7 @@ export class ProtocolLimiter {
   #subjectOf(view: RequestView): string {
     const user = userIdOf(view.userId);
     if (user !== undefined) return `user:${keySegment(String(user))}`;
-    return `ip:${ipSubject(view.ip ?? '', this.#ipv6Subnet)}`;
+    return `ip:${ipSubject(view.ip ?? '', subnetOf(view, this.#ipv6Subnet))}`;
   }
 
   #prepare(limit: Limit): Prepared {

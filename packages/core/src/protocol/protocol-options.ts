@@ -24,8 +24,17 @@ export interface ProtocolStoreOptions {
   onStoreError?: StoreErrorPolicy;
   /** Where store-failure notices go. @default console */
   logger?: StoreFailureLogger;
-  /** IPv6 addresses are keyed by this network prefix length (1-128). @default 64 */
-  ipv6Subnet?: number;
+  /**
+   * IPv6 addresses are keyed by this network prefix length (1-128), or by a synchronous
+   * function of the request view returning one, asked once per IP-keyed unit of work (an
+   * answer out of 1..128 rejects the check with a `SluiceConfigError` naming `ipv6Subnet`).
+   * Operator `{ ip }` entries apply to the work whose group holds their address.
+   * @default 64
+   * @throws SluiceConfigError naming `ipv6Subnet` at construction for a value that is
+   *   neither such a number nor a function.
+   * @example ipv6Subnet: (req) => (req.ip.startsWith('2001:db8:') ? 56 : 64)
+   */
+  ipv6Subnet?: number | ((req: RequestView) => number);
 }
 
 /** The names of {@link ProtocolStoreOptions}, for a helper's option check. */

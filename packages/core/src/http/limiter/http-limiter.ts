@@ -268,7 +268,7 @@ export class HttpLimiter<Req = unknown> {
     // Workers: the entries' reload this decision started (it never rejects), then decide.
     if (live !== true) return live.then(() => this.#operated(view, plan, planned, custom, gone));
     const user = view.userId === undefined ? undefined : String(view.userId);
-    const match = ops.check(view.ip, user, custom);
+    const match = ops.check(view.ip, user, custom, this.config.ipv6Subnet, view);
     if (match === undefined) return this.#decide(view, plan, planned, custom, gone);
     if (match.kind === 'allow') return undefined;
     if (match.kind === 'override') {

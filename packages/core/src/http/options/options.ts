@@ -93,11 +93,12 @@ export interface HttpLimitOptions<Req = unknown, Res = unknown> {
   /**
    * IPv6 clients are grouped by this prefix length (an integer 1..128), or by the answer of
    * a synchronous function of the request (as `key` and `skip` get it), asked once per
-   * request whose key is its client IP (no `key` answer, no user). An answer that is not an
-   * integer 1..128 fails the request with a `SluiceConfigError` naming `ipv6Subnet`
-   * (a 500 through the framework's error handling, as a bad `key` answer), never the default.
-   * Operator `{ ip }` entries match by /64 whatever it is; a `{ cidr }` entry matches any
-   * group (docs/guide/operating.md).
+   * request whose key is its client IP (no `key` answer, no user), and for an IPv6 client
+   * while operator `{ ip }` entries are in force. An answer that is not an integer 1..128
+   * fails the request with a `SluiceConfigError` naming `ipv6Subnet` (a 500 through the
+   * framework's error handling, as a bad `key` answer), never the default. An operator
+   * `{ ip }` entry applies to the request whose group holds its address (at /56 the
+   * address's /56); a `{ cidr }` entry by containment of the address (docs/guide/operating.md).
    * @default 64
    * @throws SluiceConfigError naming `ipv6Subnet` for a value that is neither such a number
    *   nor a function.
