@@ -3,18 +3,12 @@
 // by /n (its limiter's ipv6Subnet, a number or a function of the request) matches it when
 // its /n holds that address. Entries an earlier version wrote (the /64) still apply.
 import { EPOCH } from '@sluice/test-kit';
-import { HttpLimiter } from '../../src/http/index.js';
-import {
-  type HttpVerdict,
-  Limit,
-  LimitOperations,
-  MemoryStore,
-  type OperationEntry,
-  ProtocolLimiter,
-  type RequestView,
-} from '../../src/index.js';
+import { HttpLimiter, type HttpVerdict } from '../../src/http/index.js';
+import { Limit, LimitOperations, MemoryStore, type RequestView } from '../../src/index.js';
 import { IpEntries } from '../../src/operations/ip-groups.js';
 import { normaliseSubject } from '../../src/operations/subject.js';
+import { ProtocolLimiter } from '../../src/protocol-api.js';
+import type { OperationEntry } from '../../src/store-api.js';
 
 const view = (ip: string): RequestView => ({
   method: 'GET',
