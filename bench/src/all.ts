@@ -15,11 +15,11 @@ import type { PartRun, ReportInput, RunInfo } from './report/types.js';
 const { values: args } = parseCommand({
   usage: 'pnpm bench -- [options]',
   summary:
-    'Every benchmark part in sequence (core, every peer, Redis, outcome, HTTP), each in a process of its own, then docs/benchmarks.md, its chart (light and dark) and bench/results.md from their results.',
+    'Every benchmark part in sequence (core, every peer, Redis, HTTP, HTTP in-process, outcome, stores), each in a process of its own, then docs/benchmarks.md, its chart (light and dark) and bench/results.md from their results.',
   options: {
     only: {
       type: 'string',
-      default: 'core,peers,redis,http,outcome,stores',
+      default: 'core,peers,redis,http,inproc,outcome,stores',
       help: 'the parts to run, comma-separated',
     },
     quick: {
@@ -60,6 +60,8 @@ const PARTS: [Name, string, string][] = [
   ['redis', 'src/redis.ts --scale', '--rounds 1 --ms 500 --scale-rounds 1 --scale-ms 500'],
   ['outcome', 'src/outcome.ts', '--rounds 1 --ms 200'],
   ['http', 'src/http.ts', '--rounds 1 --duration 1 --warmup 1'],
+  // Each framework's listener in process (Hono among them): the CPU a limiter adds over the floor.
+  ['inproc', 'src/http-inproc.ts --rounds 50', '--rounds 3 --batch 200'],
   // PostgreSQL and SQLite beside RedisStore and their peers, judged against their floors.
   ['stores', 'src/stores.ts', '--rounds 1 --ms 300'],
 ];
@@ -167,6 +169,7 @@ async function main(): Promise<void> {
     core: core && peers ? { ...core, peers } : core,
     redis: readJson(run, 'redis'),
     http: readJson(run, 'http'),
+    inproc: readJson(run, 'inproc'),
     outcome: readJson(run, 'outcome'),
     stores: readJson(run, 'stores'),
   };

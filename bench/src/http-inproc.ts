@@ -6,16 +6,10 @@ import { Duplex } from 'node:stream';
 import { BUILDERS, FRAMEWORKS, type Framework, type Variant } from './cases/http-apps.js';
 import { BASELINES, GROUPS } from './cases/http-cases.js';
 import { parseCommand, shared } from './cli/args.js';
-import {
-  canPin,
-  machine,
-  mean,
-  median,
-  pin,
-  plainTable,
-  quantile,
-  writeJson,
-} from './measure/common.js';
+import { canPin, machine, mean, median, pin, quantile } from './measure/common.js';
+import { inprocVerdict } from './report/inproc.js';
+import { finishPart } from './report/render.js';
+import type { InprocReport, InprocRow } from './report/types.js';
 
 const { values: args } = parseCommand({
   usage: 'pnpm bench:http:inproc -- [options]',
@@ -130,7 +124,7 @@ async function probe(listener: RequestListener): Promise<string> {
 }
 
 /** Each variant's rows: CPU ns per request of each batch (`batches`, by round), and against `none`. */
-async function measure(framework: Framework) {
+async function measure(framework: Framework): Promise<InprocRow[]> {
   const listeners: RequestListener[] = [];
   const probes: string[] = [];
   for (const v of VARIANTS) {
@@ -192,46 +186,11 @@ async function main(): Promise<void> {
     `machine: ${host.cores} cores, ${host.cpu}, Node ${host.node}; ${pinned ? 'pinned to core 1' : 'not pinned'}; ` +
       `${BATCH} requests per batch, ${ROUNDS} interleaved rounds\n`,
   );
-  const results: Record<string, Awaited<ReturnType<typeof measure>>> = {};
+  const results: InprocReport['results'] = {};
   for (const f of only as Framework[]) results[f] = await measure(f);
   const loadEnd = os.loadavg()[0]!;
 
-  const table = plainTable([
-    'framework',
-    'variant',
-    'CPU ns/req',
-    'Δns (mean)',
-    'Δns median [q1, q3]',
-    'in-process ratio',
-    'HTTP ratio (est.)',
-    'first response',
-  ]);
-  for (const [f, rows] of Object.entries(results)) {
-    for (const r of rows) {
-      const none = r.variant === 'none';
-      table.push([
-        r === rows[0] ? `${f} (HTTP ${HTTP_US[f as Framework]} µs)` : '',
-        r.label,
-        r.meanNs.toFixed(0),
-        none ? '-' : `${r.deltaNs >= 0 ? '+' : ''}${r.deltaNs.toFixed(0)}`,
-        none
-          ? '-'
-          : `${r.deltaMedian.toFixed(0)} [${r.deltaQ1.toFixed(0)}, ${r.deltaQ3.toFixed(0)}]`,
-        none ? '-' : r.ratio.toFixed(3),
-        none ? '-' : r.httpRatio.toFixed(3),
-        r.probe,
-      ]);
-    }
-  }
-  console.log(table.toString());
-  console.log(
-    'Δns: CPU per request minus unlimited, mean over all batches; median [q1, q3]: of the per-round paired Δ. ' +
-      'HTTP ratio (est.): X / (X + Δ) with X the unlimited CPU µs per request over HTTP (--http-us).',
-  );
-  console.log(
-    `load average (1 min) at start ${loadStart.toFixed(2)}, at end ${loadEnd.toFixed(2)}`,
-  );
-  writeJson(args.json, {
+  const report: InprocReport = {
     machine: host,
     pinned,
     batch: BATCH,
@@ -239,7 +198,8 @@ async function main(): Promise<void> {
     httpUs: HTTP_US,
     load: [loadStart, loadEnd],
     results,
-  });
+  };
+  finishPart('inproc', report, inprocVerdict(report), args.json);
 }
 
 await main();

@@ -82,6 +82,83 @@ describe('the committed benchmark pages', () => {
     }
   });
 
+  it("bench:http:inproc's part: Hono's rows with their Δ over the headers-only floor, in the section and the chart", async () => {
+    const copy = mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-results-'));
+    cpSync(path.join(BENCH, 'results'), copy, { recursive: true });
+    /** A variant's row: CPU ns per request of each of 3 rounds' batches. */
+    const row = (variant: string, label: string, batches: number[], none: number[]) => {
+      const mean = batches.reduce((a, b) => a + b, 0) / batches.length;
+      const noneMean = none.reduce((a, b) => a + b, 0) / none.length;
+      return {
+        variant,
+        label,
+        probe: '200 X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset',
+        batches,
+        meanNs: mean,
+        deltaNs: mean - noneMean,
+        deltaMedian: 0,
+        deltaQ1: 0,
+        deltaQ3: 0,
+        ratio: noneMean / mean,
+        httpRatio: 0.5,
+      };
+    };
+    const none = [20_000, 20_000, 20_000];
+    const inproc = {
+      machine: { cores: 2, cpu: 'test CPU', node: 'v20', platform: 'linux x64' },
+      pinned: true,
+      batch: 2000,
+      rounds: 3,
+      httpUs: { hono: 20 },
+      load: [0.5, 0.7],
+      results: {
+        hono: [
+          row('none', 'unlimited', none, none),
+          row('sluice', 'sluice', [30_000, 30_100, 30_200], none),
+          row('peer', 'hono-rate-limiter', [40_000, 40_000, 40_300], none),
+          row('headers', 'baseline: the 3 headers only', [22_000, 22_050, 22_100], none),
+        ],
+      },
+    };
+    writeFileSync(path.join(copy, 'inproc.json'), JSON.stringify(inproc));
+    const runFile = path.join(copy, 'run.json');
+    const run = JSON.parse(readFileSync(runFile, 'utf8'));
+    run.parts.push({
+      name: 'inproc',
+      command: 'node src/http-inproc.ts',
+      seconds: 10,
+      exitCode: 0,
+    });
+    writeFileSync(runFile, JSON.stringify(run));
+    const rendered = await render(copy);
+    try {
+      const results = readFileSync(path.join(rendered, 'results.md'), 'utf8');
+      const section = results.slice(results.indexOf('## HTTP in-process'));
+      // sluice over the floor: the per-round differences 8000, 8050, 8100.
+      expect(section).toContain('| hono (HTTP 20 µs) | unlimited | 20000 | - | - | - |');
+      expect(section).toContain(
+        '| sluice | 30100 | +10100 | +10100 [+10050, +10150] | +8050 [+8025, +8075] |',
+      );
+      expect(section).toContain(
+        '| hono-rate-limiter | 40100 | +20100 | +20000 [+20000, +20150] | +18000 [+17975, +18100] |',
+      );
+      const svg = readFileSync(path.join(rendered, 'benchmarks.svg'), 'utf8');
+      const bars = [
+        ...svg.matchAll(/aria-label="[^"]*case: ([^;]*); slot: \d+; limiter: ([^"]*)"/g),
+      ].map((m) => `${m[1]!.replaceAll('|', ' ')} / ${m[2]}`);
+      expect(bars).toEqual(
+        expect.arrayContaining([
+          'Hono on Node, memory, in-process / sluice',
+          'Hono on Node, memory, in-process / hono-rate-limiter',
+          'Hono on Node, memory, in-process / baseline: the 3 headers only',
+        ]),
+      );
+    } finally {
+      rmSync(rendered, { recursive: true, force: true });
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
   it('the chart has a row for every package and store the results have (Hono, PostgreSQL, SQLite)', async () => {
     const copy = mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-results-'));
     cpSync(path.join(BENCH, 'results'), copy, { recursive: true });

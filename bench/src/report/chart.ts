@@ -4,6 +4,7 @@ import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import { type PlotTheme, THEMES } from '../../../docs/scripts/plot-theme.js';
 import { count } from './format.js';
+import { inprocBars } from './inproc.js';
 import type { ReportInput } from './types.js';
 import { redisClient } from './verdicts.js';
 
@@ -16,6 +17,7 @@ export interface Bar {
 }
 
 const HTTP_PANEL = 'HTTP: requests/s';
+const INPROC_PANEL = 'HTTP in-process: CPU ns a limiter adds to a request (mean, over unlimited)';
 
 /**
  * Every subject the chart can show, in stacking order, each its own colour and legend entry (sluice's
@@ -83,12 +85,14 @@ function chartBars(input: ReportInput): Bar[] {
     bar(panel, label, 'sluice', r.sluice);
     bar(panel, label, 'rate-limiter-flexible', r.rlf);
   };
-  const { core, redis, http, stores } = input;
+  const { core, redis, http, inproc, stores } = input;
   if (http !== undefined) {
     const panel = `${HTTP_PANEL}, ${http.config.connections} connections (medians)`;
     for (const c of http.cases)
       for (const r of c.rows) bar(panel, c.title, SHORT[r.limiter] ?? r.limiter, r.rps);
   }
+  if (inproc !== undefined)
+    for (const b of inprocBars(inproc)) bar(INPROC_PANEL, b.case, b.limiter, b.value);
   if (core !== undefined) {
     const panel = 'memory store: decisions/s, one at a time (medians)';
     for (const r of core.throughput)
@@ -234,7 +238,12 @@ export function chartSpec(input: ReportInput, theme: PlotTheme = 'light'): TopLe
         x: {
           field: 'value',
           type: 'quantitative' as const,
-          title: panel.startsWith(HTTP_PANEL) ? 'requests/s' : 'decisions/s',
+          title:
+            panel === INPROC_PANEL
+              ? 'CPU ns per request'
+              : panel.startsWith(HTTP_PANEL)
+                ? 'requests/s'
+                : 'decisions/s',
           axis: { format: '~s' },
         },
         color,

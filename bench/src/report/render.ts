@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import Mustache from 'mustache';
 import { writeJson } from '../measure/common.js';
 import { bytes, count, kps, mps, ns, pct, ratio, rounds, rps, us } from './format.js';
+import { inprocView } from './inproc.js';
 import { flatView, peerMemoryView, peerView, summaryRows, targetRows } from './targets.js';
 import type {
   CoreReport,
@@ -33,7 +34,7 @@ import {
 const BENCH = fileURLToPath(new URL('../../', import.meta.url));
 const read = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8') : '');
 const template = (name: string) => read(`${BENCH}templates/${name}.md`);
-const SECTIONS = ['core', 'redis', 'http', 'outcome', 'stores'] as const;
+const SECTIONS = ['core', 'redis', 'http', 'inproc', 'outcome', 'stores'] as const;
 /** The parts' sections, and the hand-written notes results.md includes. */
 const partials = () => ({
   ...Object.fromEntries(SECTIONS.map((name) => [name, template(name)])),
@@ -317,7 +318,7 @@ function coreAiView(ai: NonNullable<CoreReport['ai']>) {
 
 /** The values of every part's section (false: the part is absent). */
 function partsView(input: Omit<ReportInput, 'run'> & { run?: RunInfo }) {
-  const { run, core, redis, http, outcome, stores } = input;
+  const { run, core, redis, http, inproc, outcome, stores } = input;
   const ranHttp = run?.parts.some((x) => x.name === 'http') ?? false;
   return {
     core:
@@ -329,6 +330,7 @@ function partsView(input: Omit<ReportInput, 'run'> & { run?: RunInfo }) {
     command: partCommand(run, 'http'),
     http: http !== undefined && httpView(http),
     ranHttp,
+    inproc: inproc !== undefined && inprocView(inproc, partCommand(run, 'inproc')),
     outcome: outcome !== undefined && outcomeView(outcome, run),
     stores: stores !== undefined && storesView(stores, run),
   };

@@ -228,8 +228,44 @@ export interface StoresReport {
   }[];
 }
 
+/** One variant of one framework in bench:http:inproc (../http-inproc.ts): CPU ns per request. */
+export interface InprocRow {
+  variant: Variant;
+  /** 'unlimited', 'sluice', the peer's name or a baseline's label. */
+  label: string;
+  /** Status and rate-limit header names of the first response. */
+  probe: string;
+  /** CPU ns per request of each batch, by round. */
+  batches: number[];
+  meanNs: number;
+  /** Mean minus the unlimited variant's mean. */
+  deltaNs: number;
+  /** Median and quartiles of the per-round paired Δ (this batch minus unlimited's). */
+  deltaMedian: number;
+  deltaQ1: number;
+  deltaQ3: number;
+  /** Unlimited / this variant's mean CPU per request. */
+  ratio: number;
+  /** X / (X + Δ), X the unlimited server's CPU µs per request over HTTP (`httpUs`). */
+  httpRatio: number;
+}
+
+/** bench:http:inproc: each framework's request listener driven without sockets. */
+export interface InprocReport {
+  machine: Machine;
+  pinned: boolean;
+  batch: number;
+  rounds: number;
+  /** The unlimited server's CPU µs per request over HTTP, per framework (`--http-us`). */
+  httpUs: Partial<Record<Framework, number>>;
+  /** The 1-minute load average at the start and at the end. */
+  load: [number, number];
+  /** Per framework, its variants in the order measured (`none`, the unlimited server, first). */
+  results: Partial<Record<Framework, InprocRow[]>>;
+}
+
 export interface PartRun {
-  name: 'core' | 'peers' | 'redis' | 'http' | 'outcome' | 'stores';
+  name: 'core' | 'peers' | 'redis' | 'http' | 'inproc' | 'outcome' | 'stores';
   /** The command line, relative to bench/. */
   command: string;
   seconds: number;
@@ -262,6 +298,7 @@ export interface ReportInput {
   core?: CoreReport;
   redis?: RedisReport;
   http?: HttpReport;
+  inproc?: InprocReport;
   outcome?: OutcomeReport;
   stores?: StoresReport;
 }
