@@ -60,10 +60,11 @@ describe('ipSubject: the same text ipaddr.js gave', () => {
     expect(ipSubject(ip, subnet)).toBe(before(ip, subnet));
   });
 
-  it('hashes text that is not an IP address', () => {
-    for (const text of ['1:2:3:4:5:6:7:8:9', 'abc:', '[::1]', '::1/64']) {
-      expect(ipSubject(text)).toBe(keySegment(text));
+  it('refuses text that is not an IP address (a forwarded hop), naming ip; an empty IP is hashed', () => {
+    for (const text of ['1:2:3:4:5:6:7:8:9', 'abc:', '[::1]', '::1/64', 'not-an-ip', '999.1.1.1']) {
+      expect(() => ipSubject(text)).toThrow(expect.objectContaining({ option: 'ip' }));
     }
+    expect(ipSubject('')).toBe(keySegment(''));
   });
 });
 
