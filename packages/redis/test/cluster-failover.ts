@@ -13,6 +13,13 @@ import type { TestClient } from './clients.js';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+// The store's timeout: a healthy master's reply must come within it. 1 s, not the 300 ms of
+// a tuned deployment: in CI this file runs beside Chromium and the other Redis topologies on
+// 2 cores, where node-redis 6 once saw 24 healthy-master replies past 300 ms (a loaded
+// event loop, not a wrong answer); the outage of the next master lasts well past it.
+const TIMEOUT_MS = 1000;
+const NEXT_OUTAGE_MS = 2.5 * TIMEOUT_MS;
+
 /** The failover scenario, in the `describe` block of `kind` (its name in the log line). */
 export function describeClusterFailover(
   kind: string,
@@ -102,7 +109,7 @@ export function describeClusterFailover(
     const other = await connect(); // "another process": exhausts every user
     const otherStore = new RedisStore({ client: other.client, timeoutMs: 5000 });
     const { client } = await connect();
-    const redis = new RedisStore({ client, timeoutMs: 300 });
+    const redis = new RedisStore({ client, timeoutMs: TIMEOUT_MS });
     const fromRedis = new WeakSet<Decision>();
     const messages: string[] = [];
     // No over-limit cache: every decision on a healthy master must come from Redis itself.
@@ -205,7 +212,7 @@ export function describeClusterFailover(
     try {
       const start = performance.now();
       const pending: Promise<unknown>[] = [];
-      for (let i = 0; performance.now() - start < 1000; i++) {
+      for (let i = 0; performance.now() - start < NEXT_OUTAGE_MS; i++) {
         pending.push(Promise.resolve(store.consume(users[i % users.length]!, algorithm, 1, 0)));
         await sleep(5);
       }
