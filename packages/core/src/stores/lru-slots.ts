@@ -297,7 +297,13 @@ export class LruSlots {
   /** The hash of `key` in `space`: FNV-1a from the seed and space, then a final mix. */
   #hash(space: number, key: string): number {
     let h = this.#seed ^ space;
-    for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+    // perf: h * 0x01000193 mod 2^32 as h * 0x193 (exact in a double) + h << 24, not
+    // Math.imul: in a vm context (jest) each read of the global Math is an interceptor call,
+    // which made a key's hash 27 times slower there
+    for (let i = 0; i < key.length; i++) {
+      h ^= key.charCodeAt(i);
+      h = (h * 0x193 + (h << 24)) | 0;
+    }
     h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
     return h ^ (h >>> 13);
   }
