@@ -19,6 +19,7 @@ import {
   startCluster,
   startRedis,
   startSentinel,
+  tsWorkerPath,
   vectorRuns,
 } from '@sluice/test-kit';
 import { RedisStore } from '../src/index.js';
@@ -45,7 +46,7 @@ interface Worker {
 }
 
 function startWorker(): Worker {
-  const child = fork(join(__dirname, 'ts-worker.cjs'), ['conformance-worker.ts'], {
+  const child = fork(tsWorkerPath(), [join(__dirname, 'conformance-worker.ts')], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const waiting = new Map<string, (message: unknown) => void>();

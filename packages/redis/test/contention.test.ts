@@ -3,7 +3,13 @@
 // algorithm, on standalone Redis and on a 3-master Cluster, with the default server clock.
 import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
-import { type RedisCluster, type RedisProcess, startCluster, startRedis } from '@sluice/test-kit';
+import {
+  type RedisCluster,
+  type RedisProcess,
+  startCluster,
+  startRedis,
+  tsWorkerPath,
+} from '@sluice/test-kit';
 import { type AlgorithmSpec, HUNDRED_PER_HOUR, specLabel } from './algorithm-specs.js';
 import type { WorkerReport } from './contention-worker.js';
 
@@ -18,7 +24,7 @@ interface Worker {
 }
 
 function startWorker(): Worker {
-  const child = fork(join(__dirname, 'ts-worker.cjs'), ['contention-worker.ts'], {
+  const child = fork(tsWorkerPath(), [join(__dirname, 'contention-worker.ts')], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const waiting = new Map<string, (message: unknown) => void>();

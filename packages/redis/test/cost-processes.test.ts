@@ -5,7 +5,7 @@
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import { fixedWindow } from '@sluice/core';
-import { type RedisProcess, startRedis } from '@sluice/test-kit';
+import { type RedisProcess, startRedis, tsWorkerPath } from '@sluice/test-kit';
 import { Redis } from 'ioredis';
 import { RedisStore } from '../src/index.js';
 
@@ -19,7 +19,7 @@ interface Result {
 }
 
 function startWorker() {
-  const child = fork(join(__dirname, 'ts-worker.cjs'), ['cost-worker.ts'], {
+  const child = fork(tsWorkerPath(), [join(__dirname, 'cost-worker.ts')], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const waiting: { type: string; resolve: (m: unknown) => void; reject: (e: Error) => void }[] = [];

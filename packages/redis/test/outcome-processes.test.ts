@@ -5,7 +5,7 @@
 // of a killed process expire after leaseMs.
 import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
-import { type RedisProcess, startRedis } from '@sluice/test-kit';
+import { type RedisProcess, startRedis, tsWorkerPath } from '@sluice/test-kit';
 import type { Step, StepResult } from './outcome-worker.js';
 
 const PROCESSES = 4;
@@ -16,7 +16,7 @@ interface Worker {
 }
 
 function startWorker(): Worker {
-  const child = fork(join(__dirname, 'ts-worker.cjs'), ['outcome-worker.ts'], {
+  const child = fork(tsWorkerPath(), [join(__dirname, 'outcome-worker.ts')], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const waiting: { type: string; resolve: (m: unknown) => void; reject: (e: Error) => void }[] = [];

@@ -5,7 +5,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
 import { fixedWindow, RateLimiter } from '@sluice/core';
-import { type RedisProcess, startRedis } from '@sluice/test-kit';
+import { type RedisProcess, startRedis, tsWorkerPath } from '@sluice/test-kit';
 import { Redis } from 'ioredis';
 import { RedisStore } from '../src/index.js';
 import type { PrefetchReport } from './prefetch-worker.js';
@@ -21,7 +21,7 @@ interface Worker {
 }
 
 function startWorker(): Worker {
-  const child = fork(join(__dirname, 'ts-worker.cjs'), ['prefetch-worker.ts'], {
+  const child = fork(tsWorkerPath(), [join(__dirname, 'prefetch-worker.ts')], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const waiting = new Map<string, { resolve: (m: unknown) => void; reject: (e: Error) => void }>();

@@ -6,7 +6,7 @@
 // `reserve`), on the same load: its call count is printed and is far above 100.
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
-import { type RedisProcess, startRedis } from '@sluice/test-kit';
+import { type RedisProcess, startRedis, tsWorkerPath } from '@sluice/test-kit';
 import { Redis } from 'ioredis';
 import { GCRA_RESERVE_LUA } from '../src/twins/reserve.lua.js';
 import type { Row } from './queue-worker.js';
@@ -16,7 +16,7 @@ const PER_PROCESS = 25;
 const N = PROCESSES * PER_PROCESS;
 
 function startWorker() {
-  const child = fork(join(__dirname, 'ts-worker.cjs'), ['queue-worker.ts'], {
+  const child = fork(tsWorkerPath(), [join(__dirname, 'queue-worker.ts')], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const waiting: { type: string; resolve: (m: unknown) => void; reject: (e: Error) => void }[] = [];

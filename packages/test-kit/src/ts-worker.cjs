@@ -1,8 +1,9 @@
 // Runs a TypeScript worker in a child process straight from the sources, with no prior
 // build: `fork(tsWorkerPath(), ['/abs/path/worker.ts'])` (see store-conformance.ts).
 // tsx transpiles .ts on require (CommonJS); `@sluice/<name>` resolves to
-// packages/<name>/src/index.ts (`@sluice/core/<subpath>` to its entry) and
-// `./x.js` to `./x.ts`, as jest.config.ts's moduleNameMapper does for the tests.
+// packages/<name>/src/index.ts (`@sluice/core/<subpath>` to its entry), `./x.js` to
+// `./x.ts`, and with SLUICE_IOREDIS=5 `ioredis` to the `ioredis5` alias (ioredis 5), as
+// jest.config.ts's moduleNameMapper does for the tests.
 const Module = require('node:module');
 const { existsSync } = require('node:fs');
 const path = require('node:path');
@@ -18,6 +19,9 @@ const CORE_ENTRIES = {
   '@sluice/core/shared': 'shared-api.ts',
 };
 Module._resolveFilename = function resolveTs(request, parent, ...rest) {
+  if (request === 'ioredis' && process.env.SLUICE_IOREDIS === '5') {
+    return resolve.call(this, 'ioredis5', parent, ...rest);
+  }
   const entry = CORE_ENTRIES[request];
   if (entry) return resolve.call(this, path.join(packagesDir, 'core/src', entry), parent, ...rest);
   const named = /^@sluice\/([a-z-]+)$/.exec(request);

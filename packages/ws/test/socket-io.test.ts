@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Limit, LimitOperations, MemoryStore } from '@sluice/core';
-import { type RedisProcess, startRedis } from '@sluice/test-kit';
+import { type RedisProcess, startRedis, tsWorkerPath } from '@sluice/test-kit';
 import { limitIoConnections, limitIoEvents } from '@sluice/ws';
 import { Server } from 'socket.io';
 import { io as connect, type Socket } from 'socket.io-client';
@@ -133,14 +133,10 @@ describe('socket.io on Redis across processes', () => {
   });
 
   function worker(prefix: string): Promise<{ port: number; child: ChildProcess }> {
-    const child = fork(
-      join(__dirname, '..', '..', 'redis', 'test', 'ts-worker.cjs'),
-      [join(__dirname, 'io-worker.ts')],
-      {
-        env: { ...process.env, REDIS_PORT: String(redis.port), PREFIX: prefix },
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      },
-    );
+    const child = fork(tsWorkerPath(), [join(__dirname, 'io-worker.ts')], {
+      env: { ...process.env, REDIS_PORT: String(redis.port), PREFIX: prefix },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     children.push(child);
     return new Promise((resolve, reject) => {
       child.once('message', (m: { port: number }) => resolve({ port: m.port, child }));
