@@ -328,7 +328,7 @@ describe('the front pages', () => {
       'pnpm install && pnpm pack:local',
       'pnpm install && pnpm demo',
       'pnpm install && pnpm test',
-      'pnpm test:quick   # the inner loop: no Redis, PostgreSQL, browser or child process, about a minute',
+      'pnpm test:quick   # the inner loop: no Redis, PostgreSQL, browser or child process, under a minute',
     ])
       expect(readme).toContain(line);
   });
