@@ -39,8 +39,9 @@ export function describeGlideConformance(topology: 'standalone' | 'Cluster'): vo
     clientClockStore: () => new RedisStore({ client, clock: 'client', timeoutMs: 30_000 }),
     // Redis keys expire in real time, the traces run on their own clock: few at once, each
     // clock never behind real time (a trace slowed by a loaded machine would find keys gone).
-    // 8, not 32 as on the Upstash bridge: 32 lanes of direct Redis traffic starved the file
-    // beside it (a Cluster failover and the pub/sub timings failed next to it on a CI run).
+    // 8, as in the ioredis suite, not 32 as on the Upstash bridge: there, 32 lanes of direct
+    // Redis traffic starved the file beside it (a Cluster failover and the pub/sub timings
+    // failed next to it on a CI run).
     traceConcurrency: 8,
     realTimeTraces: true,
     // The Lua is the ioredis suite's, traced there with 10,000 ops per algorithm; here the
